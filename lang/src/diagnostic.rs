@@ -1,0 +1,249 @@
+//! Diagnostics as data: every error or warning any stage of Writ reports.
+//!
+//! A [`Diagnostic`] is neutral: it knows its stable [`Code`], its severity,
+//! a message, labelled spans, notes and help, but nothing about terminals,
+//! colours or JSON. Rendering happens in exactly one place, at the edge (the
+//! `writ` package's `render` module).
+//!
+//! Invariants: every [`Code`] has an entry in `docs/errors.md` (checked by a
+//! test); a code's meaning never changes once published; a diagnostic has at
+//! most one primary label, and it comes first in [`Diagnostic::labels`].
+
+use serde::Serialize;
+
+use crate::span::Span;
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The program is rejected.
+    Error,
+    /// The program is accepted, but something is probably wrong.
+    Warning,
+}
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident = $code:literal, $title:literal;)*) => {
+        /// The stable code of a diagnostic. `E....` codes are errors, `W....`
+        /// codes are warnings; `docs/errors.md` explains each one.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in documentation order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code as printed, e.g. `E0100`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $code,)* }
+            }
+
+            /// A few words naming what the code is about.
+            pub fn title(self) -> &'static str {
+                match self { $(Code::$variant => $title,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    /// A character that cannot start any token.
+    UnknownCharacter = "E0001", "unknown character";
+    /// A string literal with no closing quote on its line.
+    UnterminatedString = "E0002", "unterminated string";
+    /// A backslash escape that Writ does not define.
+    InvalidEscape = "E0003", "invalid escape sequence";
+    /// An integer literal outside the range of `Int`.
+    IntegerOutOfRange = "E0004", "integer literal out of range";
+    /// A float literal too large for `Float`.
+    FloatOutOfRange = "E0005", "float literal out of range";
+    /// A `/*` comment with no matching `*/`.
+    UnterminatedComment = "E0006", "unterminated block comment";
+    /// A bidirectional-text control character, which can make code read
+    /// differently from how it runs.
+    BidiControl = "E0007", "bidirectional control character";
+    /// An identifier that mixes letters of different scripts.
+    MixedScriptIdentifier = "E0008", "identifier mixes scripts";
+    /// A `${` inside a string with no matching `}`.
+    UnterminatedInterpolation = "E0009", "unterminated interpolation";
+    /// An opening bracket with no closing bracket.
+    UnclosedDelimiter = "E0010", "unclosed delimiter";
+    /// A closing bracket with no opening bracket.
+    UnexpectedClosingDelimiter = "E0011", "unexpected closing delimiter";
+    /// A bracket closed by a bracket of another kind.
+    MismatchedDelimiter = "E0012", "mismatched delimiter";
+    /// Brackets nested deeper than the parser accepts.
+    NestingTooDeep = "E0013", "nesting too deep";
+    /// A token where the grammar does not allow it.
+    UnexpectedToken = "E0100", "unexpected token";
+    /// Comparisons written one after another, like `a < b < c`.
+    ChainedComparison = "E0101", "chained comparison";
+    /// An effect operation named but not called.
+    OperationNotCalled = "E0102", "operation not called";
+    /// A word Writ reserves, used where a name or expression was expected.
+    ReservedWord = "E0103", "reserved word";
+    /// A row variable that is not the last thing in an effect row.
+    RowVariablePosition = "E0104", "misplaced row variable";
+    /// A file that cannot be read.
+    CannotReadFile = "E9001", "cannot read file";
+    /// A path that names a directory where a file was expected.
+    IsADirectory = "E9002", "path is a directory";
+    /// A file whose bytes are not UTF-8 text.
+    NotUtf8 = "E9003", "file is not UTF-8";
+    /// A file larger than Writ accepts.
+    FileTooLarge = "E9004", "file too large";
+}
+
+impl Code {
+    /// The severity every diagnostic with this code has.
+    pub fn severity(self) -> Severity {
+        if self.as_str().starts_with('W') {
+            Severity::Warning
+        } else {
+            Severity::Error
+        }
+    }
+
+    /// Look a code up by its printed form (case-insensitive).
+    pub fn parse(text: &str) -> Option<Code> {
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str().eq_ignore_ascii_case(text.trim()))
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// A span with a message attached.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Label {
+    /// What the label points at.
+    pub span: Span,
+    /// What it says there (may be empty).
+    pub message: String,
+    /// Whether this is the diagnostic's main location.
+    pub primary: bool,
+}
+
+/// One error or warning, ready to be rendered for a person or a program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// Stable code, e.g. `E0100`.
+    pub code: Code,
+    /// Derived from the code.
+    pub severity: Severity,
+    /// One sentence: what was expected and what was found.
+    pub message: String,
+    /// The primary label first, then secondary labels in the order given.
+    pub labels: Vec<Label>,
+    /// Extra facts worth knowing.
+    pub notes: Vec<String>,
+    /// What to do about it, where there is something to say.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with `code` and `message` and no labels yet.
+    pub fn new(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            labels: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+        }
+    }
+
+    /// Set the primary label (replacing any earlier primary label).
+    pub fn with_primary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.retain(|l| !l.primary);
+        self.labels.insert(
+            0,
+            Label {
+                span,
+                message: message.into(),
+                primary: true,
+            },
+        );
+        self
+    }
+
+    /// Add a secondary label.
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+            primary: false,
+        });
+        self
+    }
+
+    /// Add a note.
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Set the help text.
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// The primary label's span, if the diagnostic has one.
+    pub fn primary_span(&self) -> Option<Span> {
+        self.labels.iter().find(|l| l.primary).map(|l| l.span)
+    }
+
+    /// Whether this diagnostic rejects the program.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Sort diagnostics by position (then code) and drop exact duplicates.
+pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {
+    diags.sort_by_key(|d| (d.primary_span().map(|s| (s.start, s.end)), d.code));
+    diags.dedup_by(|a, b| a.code == b.code && a.primary_span() == b.primary_span());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_parse_back() {
+        for (i, a) in Code::ALL.iter().enumerate() {
+            assert_eq!(Code::parse(a.as_str()), Some(*a));
+            for b in &Code::ALL[i + 1..] {
+                assert_ne!(a.as_str(), b.as_str());
+            }
+        }
+        assert_eq!(Code::parse("e0100"), Some(Code::UnexpectedToken));
+        assert_eq!(Code::parse("X1"), None);
+    }
+
+    #[test]
+    fn primary_label_comes_first() {
+        let d = Diagnostic::new(Code::UnexpectedToken, "m")
+            .with_secondary(Span::new(0, 1), "a")
+            .with_primary(Span::new(2, 3), "b");
+        assert!(d.labels[0].primary);
+        assert_eq!(d.primary_span(), Some(Span::new(2, 3)));
+    }
+}

@@ -1,0 +1,147 @@
+//! chumsky's "expected / found" errors as Writ diagnostics.
+//!
+//! The message always names what was expected and what was found, in the
+//! grammar's own words ("expected an expression, found `)`"); where the found
+//! token is a common slip (a loop keyword, `return`, `=` for `==`), the help
+//! says what to write instead.
+
+use chumsky::error::{Rich, RichPattern, RichReason};
+use chumsky::span::SimpleSpan;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::parser::span;
+use crate::token::Token;
+
+/// The most expectations listed in one message.
+const MAX_EXPECTED: usize = 6;
+
+fn describe(p: &RichPattern<'_, Token>) -> Option<String> {
+    match p {
+        RichPattern::Token(t) => Some(t.to_string()),
+        RichPattern::Label(l) => Some(l.to_string()),
+        RichPattern::Identifier(i) => Some(format!("`{i}`")),
+        RichPattern::EndOfInput => Some("end of input".to_string()),
+        RichPattern::Any => Some("more input".to_string()),
+        RichPattern::SomethingElse => None,
+        _ => None,
+    }
+}
+
+/// Tokens that can only continue an expression: listed as "an operator".
+const OPERATORS: &[&str] = &[
+    "`!=`", "`%`", "`&&`", "`*`", "`+`", "`++`", "`-`", "`.`", "`/`", "`<`", "`<=`", "`==`", "`>`",
+    "`>=`", "`|>`", "`||`", "`(`",
+];
+
+/// Tokens that can start an expression: implied by "an expression".
+const EXPRESSION_STARTS: &[&str] = &[
+    "`!`", "`-`", "`(`", "`[`", "`{`", "`fn`", "`if`", "`match`", "`handle`",
+];
+
+/// Shorten a list of expectations: operators become "an operator", and
+/// tokens that start an expression disappear when "an expression" is listed.
+fn summarise(mut expected: Vec<String>) -> Vec<String> {
+    if expected.iter().any(|e| e == "an expression") {
+        expected.retain(|e| !EXPRESSION_STARTS.contains(&e.as_str()));
+    }
+    let before = expected.len();
+    expected.retain(|e| !OPERATORS.contains(&e.as_str()));
+    if expected.len() + 2 < before {
+        expected.push("an operator".to_string());
+    }
+    expected
+}
+
+/// Joins `["a", "b", "c"]` as "a, b or c".
+fn one_of(mut items: Vec<String>) -> String {
+    items.sort();
+    items.dedup();
+    if items.len() > MAX_EXPECTED {
+        items.truncate(MAX_EXPECTED);
+        items.push("…".to_string());
+    }
+    match items.len() {
+        0 => "something else".to_string(),
+        1 => items.remove(0),
+        n => {
+            let last = items.remove(n - 1);
+            format!("{} or {last}", items.join(", "))
+        }
+    }
+}
+
+/// Help for tokens that usually mean the writer expected another language.
+fn help_for(found: Option<&Token>, expected: &[String]) -> (Code, Option<String>) {
+    let Some(found) = found else {
+        return (
+            Code::UnexpectedToken,
+            Some("the file ended in the middle of a construct; finish it or remove it".to_string()),
+        );
+    };
+    match found {
+        Token::Reserved(word) => {
+            let help = match word.as_str() {
+                "for" | "while" | "loop" | "break" | "continue" | "do" => {
+                    format!("Writ has no `{word}`: use `list.map`, `list.filter`, `list.fold` or a recursive function")
+                }
+                "mut" | "var" | "const" => {
+                    "values never change in Writ: bind a new value with `let`".to_string()
+                }
+                "import" | "use" | "mod" | "pub" => {
+                    "no imports are needed: the standard library is always in scope as `list.`, `str.`, `map.` ...".to_string()
+                }
+                "struct" | "trait" => {
+                    "declare records and sum types with `type Name = ...`".to_string()
+                }
+                _ => format!("`{word}` is reserved for future use; choose another name"),
+            };
+            (Code::ReservedWord, Some(help))
+        }
+        Token::Return => (
+            Code::UnexpectedToken,
+            Some(
+                "Writ has no `return` statement: a block's value is its last expression"
+                    .to_string(),
+            ),
+        ),
+        Token::Assign if expected.iter().any(|e| e.contains("`==`")) => (
+            Code::UnexpectedToken,
+            Some("to compare, write `==`; `=` only appears in `let`".to_string()),
+        ),
+        Token::Semi => (
+            Code::UnexpectedToken,
+            Some("`;` can only end a statement".to_string()),
+        ),
+        _ => (Code::UnexpectedToken, None),
+    }
+}
+
+/// Convert one chumsky error. `eoi` is the source length.
+pub(crate) fn to_diagnostic(err: &Rich<'_, Token, SimpleSpan>, eoi: usize) -> Diagnostic {
+    let at = span(*err.span());
+    match err.reason() {
+        RichReason::Custom(msg) => {
+            Diagnostic::new(Code::UnexpectedToken, msg.clone()).with_primary(at, "")
+        }
+        RichReason::ExpectedFound { .. } => {
+            let expected = summarise(err.expected().filter_map(describe).collect());
+            let found = err.found();
+            let found_text = match found {
+                Some(t) => t.to_string(),
+                None => "end of input".to_string(),
+            };
+            let (code, help) = help_for(found, &expected);
+            let message = format!("expected {}, found {found_text}", one_of(expected));
+            let label = if found.is_none() || at.start >= eoi {
+                "input ends here".to_string()
+            } else {
+                format!("unexpected {found_text}")
+            };
+            let d = Diagnostic::new(code, message).with_primary(at, label);
+            match help {
+                Some(h) => d.with_help(h),
+                None => d,
+            }
+        }
+    }
+}

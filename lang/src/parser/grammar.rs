@@ -1,0 +1,538 @@
+//! Expressions, blocks and statements.
+//!
+//! Precedence, loosest first (see `docs/language.md`): `||`, `&&`,
+//! comparisons (non-associative), `++`, `|>`, `+ -`, `* / %`, prefix `- !`,
+//! then postfix call `f(x)` and field access `e.name`. All binary operators
+//! associate to the left.
+//!
+//! Statements need no separator: an expression ends where the next token
+//! cannot continue it. Operators continue an expression across line breaks
+//! (so a pipeline may put `|>` at the start of each line), but a `(` that
+//! starts a line never calls the expression before it. `;` may end any
+//! statement.
+//!
+//! Recovery: a statement that does not parse is skipped, bracket group by
+//! bracket group, up to the next `let`, `fn` or `;`, or the end of its
+//! block, and reported once.
+
+use chumsky::pratt::{infix, left, prefix};
+use chumsky::prelude::*;
+
+use crate::ast::{
+    Arm, BinOp, Block, Clause, Expr, ExprKind, FieldInit, FnDecl, HandlerState, Param, Stmt,
+    StrPart, UnOp,
+};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::parser::patterns::{int_out_of_range, int_value, pattern};
+use crate::parser::types::{row, type_expr};
+use crate::parser::{Extra, P, Tokens, doc, lower, lparen, report, span, upper};
+use crate::span::Span;
+use crate::token::Token;
+
+fn expr_at(kind: ExprKind, s: Span) -> Expr {
+    Expr { kind, span: s }
+}
+
+/// One balanced bracket group, or one token that is not a bracket. Used to
+/// skip over damaged input without tearing bracket pairs apart.
+pub(crate) fn token_tree<'t>() -> impl P<'t, ()> {
+    recursive(|tree| {
+        let inner = tree.repeated();
+        let group = choice((
+            lparen()
+                .ignore_then(inner.clone())
+                .then_ignore(just(Token::RParen)),
+            just(Token::LBrace)
+                .ignore_then(inner.clone())
+                .then_ignore(just(Token::RBrace)),
+            just(Token::LBracket)
+                .ignore_then(inner)
+                .then_ignore(just(Token::RBracket)),
+        ));
+        let single = any()
+            .filter(|t: &Token| !t.is_open() && !t.is_close())
+            .ignored();
+        group.or(single)
+    })
+}
+
+/// Parameters `(name (: T)?, ...)` of a function or lambda.
+pub(crate) fn params<'t>() -> impl P<'t, Vec<Param>> {
+    let name = lower().or(just(Token::Underscore).map_with(|_, e| crate::ast::Ident {
+        name: "_".to_string(),
+        span: span(e.span()),
+    }));
+    name.then(just(Token::Colon).ignore_then(type_expr()).or_not())
+        .map_with(|(name, ty), e| Param {
+            name,
+            ty,
+            span: span(e.span()),
+        })
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(lparen(), just(Token::RParen))
+        .labelled("a parameter list")
+}
+
+/// A named function: `fn name[a](params) -> T / {E} { body }`.
+pub(crate) fn fn_decl<'t>(block: impl P<'t, Block>) -> impl P<'t, FnDecl> {
+    let generics = lower()
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LBracket), just(Token::RBracket));
+    doc()
+        .then_ignore(just(Token::Fn))
+        .then(lower())
+        .then(generics.or_not())
+        .then(params())
+        .then(just(Token::Arrow).ignore_then(type_expr()).or_not())
+        .then(just(Token::Slash).ignore_then(row(type_expr())).or_not())
+        .then(block)
+        .map_with(
+            |((((((doc, name), generics), params), ret), effects), body), e| FnDecl {
+                doc,
+                name,
+                generics: generics.unwrap_or_default(),
+                params,
+                ret,
+                effects,
+                body,
+                span: span(e.span()),
+            },
+        )
+}
+
+/// A statement: `let`, a local `fn`, or an expression.
+pub(crate) fn stmt<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl P<'t, Stmt> {
+    let let_stmt = just(Token::Let)
+        .ignore_then(pattern())
+        .then(just(Token::Colon).ignore_then(type_expr()).or_not())
+        .then_ignore(just(Token::Assign))
+        .then(expr.clone())
+        .map_with(|((pattern, ty), value), e| Stmt::Let {
+            pattern,
+            ty,
+            value,
+            span: span(e.span()),
+        });
+    choice((let_stmt, fn_decl(block).map(Stmt::Fn), expr.map(Stmt::Expr)))
+}
+
+/// What a damaged statement is replaced by.
+fn skipped_stmt(s: Span) -> Stmt {
+    Stmt::Expr(expr_at(ExprKind::Error, s))
+}
+
+/// Skips a damaged statement: at least one token tree, then more up to the
+/// next statement start.
+pub(crate) fn skip_stmt<'t>() -> impl P<'t, Span> {
+    let boundary = choice((just(Token::Let), just(Token::Fn), just(Token::Semi))).ignored();
+    token_tree()
+        .then(token_tree().and_is(boundary.not()).repeated())
+        .map_with(|_, e| span(e.span()))
+}
+
+/// `{ stmt* }`
+pub(crate) fn block<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl P<'t, Block> {
+    let semis = just(Token::Semi).repeated();
+    let stmt = stmt(expr, block).recover_with(via_parser(skip_stmt().map(skipped_stmt)));
+    semis
+        .clone()
+        .ignore_then(stmt.then_ignore(semis).repeated().collect::<Vec<_>>())
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .map_with(|stmts, e| Block {
+            stmts,
+            span: span(e.span()),
+        })
+        .labelled("a block")
+}
+
+/// Comma-separated call arguments in parentheses.
+fn call_args<'t>(expr: impl P<'t, Expr>, open: impl P<'t, ()>) -> impl P<'t, Vec<Expr>> {
+    expr.separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(open, just(Token::RParen))
+}
+
+/// Whether `e` is a comparison written without parentheses around it.
+fn bare_comparison(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Binary { op, lhs, .. } => op.is_comparison() && lhs.span.start == e.span.start,
+        _ => false,
+    }
+}
+
+fn binary(op: BinOp, lhs: Expr, rhs: Expr, s: Span) -> Expr {
+    expr_at(
+        ExprKind::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        },
+        s,
+    )
+}
+
+/// The expression grammar. `block` is the (recursive) block parser.
+pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl P<'t, Expr> {
+    let literal = select! {
+        Token::True => ExprKind::Bool(true),
+        Token::False => ExprKind::Bool(false),
+        Token::Float(x) => ExprKind::Float(x),
+        Token::Str(s) => ExprKind::Str(s),
+        Token::Error => ExprKind::Error,
+    };
+    let int = select! { Token::Int(v) => v }.validate(|v, e, _| match int_value(false, v) {
+        Some(n) => ExprKind::Int(n),
+        None => {
+            report(e, |at| int_out_of_range(at));
+            ExprKind::Int(i64::MIN)
+        }
+    });
+
+    let interp = select! { Token::StrHead(s) => s }
+        .then(expr.clone())
+        .then(
+            select! { Token::StrMid(s) => s }
+                .then(expr.clone())
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .then(select! { Token::StrTail(s) => s })
+        .map(|(((head, first), rest), tail)| {
+            let mut parts = vec![StrPart::Text(head), StrPart::Expr(first)];
+            for (text, e) in rest {
+                parts.push(StrPart::Text(text));
+                parts.push(StrPart::Expr(e));
+            }
+            parts.push(StrPart::Text(tail));
+            parts.retain(|p| !matches!(p, StrPart::Text(t) if t.is_empty()));
+            ExprKind::Interp(parts)
+        });
+
+    let items = expr
+        .clone()
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>();
+    let parens = lparen()
+        .ignore_then(
+            expr.clone()
+                .separated_by(just(Token::Comma))
+                .collect::<Vec<_>>()
+                .then(just(Token::Comma).or_not()),
+        )
+        .then_ignore(just(Token::RParen))
+        .map(|(mut items, trailing)| match items.len() {
+            0 => ExprKind::Unit,
+            1 if trailing.is_none() => items.remove(0).kind,
+            _ => ExprKind::Tuple(items),
+        });
+    let list = items
+        .clone()
+        .delimited_by(just(Token::LBracket), just(Token::RBracket))
+        .map(ExprKind::List);
+
+    let field_init = lower()
+        .then_ignore(just(Token::Colon))
+        .then(expr.clone())
+        .map(|(name, value)| FieldInit { name, value });
+    let fields = field_init
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>();
+    let record = lower()
+        .then_ignore(just(Token::Colon))
+        .rewind()
+        .ignore_then(fields.clone())
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .map(ExprKind::Record);
+    let update = just(Token::DotDot)
+        .ignore_then(expr.clone())
+        .then(just(Token::Comma).ignore_then(fields).or_not())
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .map(|(base, fields)| ExprKind::RecordUpdate {
+            base: Box::new(base),
+            fields: fields.unwrap_or_default(),
+        });
+
+    let perform = upper()
+        .then_ignore(just(Token::Dot))
+        .then(lower())
+        .then(call_args(expr.clone(), just(Token::LParen).ignored()).or_not())
+        .validate(|((effect, op), args), e, _| match args {
+            Some(args) => ExprKind::Perform { effect, op, args },
+            None => {
+                report(e, |at| {
+                    Diagnostic::new(
+                        Code::OperationNotCalled,
+                        format!(
+                            "expected a call of the operation `{}.{}`, found it used as a value",
+                            effect.name, op.name
+                        ),
+                    )
+                    .with_primary(at, "operation not called")
+                    .with_help(format!(
+                        "operations are performed by calling them: `{}.{}(...)`; to pass one as a function, wrap it: `fn(x) {{ {}.{}(x) }}`",
+                        effect.name, op.name, effect.name, op.name
+                    ))
+                });
+                ExprKind::Error
+            }
+        });
+
+    let lambda = just(Token::Fn)
+        .ignore_then(params())
+        .then(just(Token::Arrow).ignore_then(type_expr()).or_not())
+        .then(just(Token::Slash).ignore_then(row(type_expr())).or_not())
+        .then(block.clone())
+        .map(|(((params, ret), effects), body)| ExprKind::Lambda {
+            params,
+            ret,
+            effects,
+            body,
+        });
+
+    let if_expr = just(Token::If)
+        .ignore_then(expr.clone())
+        .then(block.clone())
+        .then(
+            just(Token::Else)
+                .then(just(Token::If))
+                .ignore_then(expr.clone())
+                .then(block.clone())
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .then(just(Token::Else).ignore_then(block.clone()).or_not())
+        .map(|(((cond, then), more), otherwise)| {
+            let mut branches = vec![(cond, then)];
+            branches.extend(more);
+            ExprKind::If {
+                branches,
+                otherwise,
+            }
+        });
+
+    let arm = pattern()
+        .then(just(Token::If).ignore_then(expr.clone()).or_not())
+        .then_ignore(just(Token::FatArrow))
+        .then(expr.clone())
+        .map_with(|((pattern, guard), body), e| Arm {
+            pattern,
+            guard,
+            body,
+            span: span(e.span()),
+        });
+    let match_expr = just(Token::Match)
+        .ignore_then(expr.clone())
+        .then(
+            arm.then_ignore(just(Token::Comma).or_not())
+                .repeated()
+                .collect::<Vec<_>>()
+                .delimited_by(just(Token::LBrace), just(Token::RBrace)),
+        )
+        .map(|(scrutinee, arms)| ExprKind::Match {
+            scrutinee: Box::new(scrutinee),
+            arms,
+        });
+
+    let clause_params = pattern()
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(lparen(), just(Token::RParen));
+    let op_clause = upper()
+        .then_ignore(just(Token::Dot))
+        .then(lower())
+        .then(clause_params)
+        .then_ignore(just(Token::FatArrow))
+        .then(expr.clone())
+        .map_with(|(((effect, op), params), body), e| Clause::Op {
+            effect,
+            op,
+            params,
+            body,
+            span: span(e.span()),
+        });
+    let return_clause = just(Token::Return)
+        .ignore_then(pattern().delimited_by(lparen(), just(Token::RParen)))
+        .then_ignore(just(Token::FatArrow))
+        .then(expr.clone())
+        .map_with(|(param, body), e| Clause::Return {
+            param,
+            body,
+            span: span(e.span()),
+        });
+    let handler_state = lower()
+        .then_ignore(just(Token::Assign))
+        .then(expr.clone())
+        .delimited_by(lparen(), just(Token::RParen))
+        .map(|(name, init)| HandlerState {
+            name,
+            init: Box::new(init),
+        });
+    let handle = just(Token::Handle)
+        .ignore_then(expr.clone())
+        .then_ignore(just(Token::With))
+        .then(handler_state.or_not())
+        .then(
+            return_clause
+                .or(op_clause)
+                .labelled("a handler clause such as `Eff.op(x) => ...` or `return(x) => ...`")
+                .then_ignore(just(Token::Comma).or_not())
+                .repeated()
+                .collect::<Vec<_>>()
+                .delimited_by(just(Token::LBrace), just(Token::RBrace)),
+        )
+        .map(|((body, state), clauses)| ExprKind::Handle {
+            body: Box::new(body),
+            state,
+            clauses,
+        });
+
+    let atom = choice((
+        int,
+        literal,
+        interp,
+        perform,
+        upper().map(ExprKind::Ctor),
+        lower().map(ExprKind::Var),
+        parens,
+        list,
+        record,
+        update,
+        block.clone().map(ExprKind::Block),
+        lambda,
+        if_expr,
+        match_expr,
+        handle,
+    ))
+    .map_with(|kind, e| expr_at(kind, span(e.span())))
+    .labelled("an expression")
+    .boxed();
+
+    enum Postfix {
+        Call(Vec<Expr>),
+        Field(crate::ast::Ident),
+    }
+    let postfix = call_args(expr.clone(), just(Token::LParen).ignored())
+        .map(Postfix::Call)
+        .or(just(Token::Dot).ignore_then(lower()).map(Postfix::Field));
+    let call = atom.foldl_with(postfix.repeated(), |callee, post, e| {
+        let s = span(e.span());
+        match post {
+            Postfix::Call(args) => expr_at(
+                ExprKind::Call {
+                    callee: Box::new(callee),
+                    args,
+                },
+                s,
+            ),
+            Postfix::Field(name) => expr_at(
+                ExprKind::Field {
+                    expr: Box::new(callee),
+                    name,
+                },
+                s,
+            ),
+        }
+    });
+
+    let bin = |tok: Token, op: BinOp| just(tok).to(op);
+    let comparison = choice((
+        bin(Token::EqEq, BinOp::Eq),
+        bin(Token::NotEq, BinOp::Ne),
+        bin(Token::Le, BinOp::Le),
+        bin(Token::Ge, BinOp::Ge),
+        bin(Token::Lt, BinOp::Lt),
+        bin(Token::Gt, BinOp::Gt),
+    ));
+    let fold = |lhs: Expr,
+                op: BinOp,
+                rhs: Expr,
+                e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
+        binary(op, lhs, rhs, span(e.span()))
+    };
+    call.pratt((
+        infix(left(1), bin(Token::OrOr, BinOp::Or), fold),
+        infix(left(2), bin(Token::AndAnd, BinOp::And), fold),
+        infix(left(3), comparison, |lhs: Expr, op: BinOp, rhs: Expr, e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
+            if bare_comparison(&lhs) {
+                let first = match &lhs.kind {
+                    ExprKind::Binary { op, .. } => op.as_str(),
+                    _ => "",
+                };
+                report(e, |at| {
+                    Diagnostic::new(
+                        Code::ChainedComparison,
+                        format!(
+                            "expected `&&` or `||` between comparisons, found `{first}` followed by `{}`",
+                            op.as_str()
+                        ),
+                    )
+                    .with_primary(Span::new(lhs.span.end, at.end), "comparisons cannot be chained")
+                    .with_secondary(lhs.span, "first comparison")
+                    .with_help("write `a < b && b < c`, or add parentheses if you mean to compare a `Bool`")
+                });
+            }
+            binary(op, lhs, rhs, span(e.span()))
+        }),
+        infix(left(4), bin(Token::PlusPlus, BinOp::Concat), fold),
+        infix(left(5), bin(Token::Pipe, BinOp::Pipe), fold),
+        infix(
+            left(6),
+            bin(Token::Plus, BinOp::Add).or(bin(Token::Minus, BinOp::Sub)),
+            fold,
+        ),
+        infix(
+            left(7),
+            choice((
+                bin(Token::Star, BinOp::Mul),
+                bin(Token::Slash, BinOp::Div),
+                bin(Token::Percent, BinOp::Rem),
+            )),
+            fold,
+        ),
+        prefix(
+            8,
+            just(Token::Minus).to(UnOp::Neg).or(just(Token::Bang).to(UnOp::Not)),
+            |op: UnOp, operand: Expr, e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
+                let s = span(e.span());
+                match (op, &operand.kind) {
+                    // Fold `-literal` into the literal, so that the smallest
+                    // `Int` can be written.
+                    (UnOp::Neg, ExprKind::Int(n)) if operand.span.start > s.start => {
+                        let value = if *n == i64::MIN { i64::MIN } else { -n };
+                        let at = operand.span;
+                        e.state()
+                            .retain(|d| !(d.code == Code::IntegerOutOfRange && d.primary_span() == Some(at)));
+                        expr_at(ExprKind::Int(value), s)
+                    }
+                    (UnOp::Neg, ExprKind::Float(x)) => expr_at(ExprKind::Float(-x), s),
+                    _ => expr_at(
+                        ExprKind::Unary {
+                            op,
+                            expr: Box::new(operand),
+                        },
+                        s,
+                    ),
+                }
+            },
+        ),
+    ))
+    .labelled("an expression")
+    .boxed()
+}
+
+/// Wires the recursive expression and block parsers together.
+pub(crate) fn expr_and_block<'t>() -> (impl P<'t, Expr>, impl P<'t, Block>) {
+    let mut e = Recursive::declare();
+    let mut b = Recursive::declare();
+    e.define(expr(e.clone(), b.clone()));
+    b.define(block(e.clone(), b.clone()));
+    (e, b)
+}

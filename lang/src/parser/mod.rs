@@ -1,0 +1,177 @@
+//! Tokens → AST, with chumsky.
+//!
+//! The pipeline for one source text is [`parse`]: lex, balance brackets
+//! ([`crate::delimiters`]), drop doc comments that document nothing, then run
+//! the grammar. Every stage reports into one list of diagnostics, and the
+//! grammar recovers at statement and item boundaries, so one run reports
+//! every independent syntax error and still returns the partial program.
+//!
+//! Layout: [`grammar`] holds the expression, block and statement rules;
+//! [`items`] the top-level declarations; [`patterns`] and [`types`] their own
+//! sub-languages; [`errors`] turns chumsky's errors into diagnostics.
+//!
+//! Invariants: [`parse`] never panics and always returns a [`Program`]; a
+//! syntax error located at a token that an earlier stage already reported
+//! (an error token, or a closer the bracket balancer inserted) is not
+//! reported again.
+
+mod errors;
+mod grammar;
+mod items;
+mod patterns;
+mod types;
+
+use chumsky::input::{Input as _, MappedInput};
+use chumsky::inspector::TruncateState;
+use chumsky::prelude::*;
+
+use crate::ast::{Ident, Program};
+use crate::delimiters;
+use crate::diagnostic::{Diagnostic, sort_and_dedup};
+use crate::lexer;
+use crate::span::Span;
+use crate::token::Token;
+
+/// The input type every rule reads: tokens with chumsky spans.
+pub(crate) type Tokens<'t> = MappedInput<'t, Token, SimpleSpan, &'t [(Token, SimpleSpan)]>;
+
+/// Parser extras: rich errors, and a rewindable list of diagnostics that
+/// rules can report directly (for errors that are not "unexpected token").
+pub(crate) type Extra<'t> = extra::Full<Rich<'t, Token, SimpleSpan>, TruncateState<Diagnostic>, ()>;
+
+/// Shorthand for "a parser of `O` over Writ tokens".
+pub(crate) trait P<'t, O>: Parser<'t, Tokens<'t>, O, Extra<'t>> + Clone + 't {}
+impl<'t, O, T: Parser<'t, Tokens<'t>, O, Extra<'t>> + Clone + 't> P<'t, O> for T {}
+
+/// A chumsky span as a Writ span.
+pub(crate) fn span(s: SimpleSpan) -> Span {
+    Span::new(s.start, s.end)
+}
+
+/// A lower-case identifier.
+pub(crate) fn lower<'t>() -> impl P<'t, Ident> {
+    select! { Token::Lower(name) = e => Ident { name, span: span(e.span()) } }.labelled("a name")
+}
+
+/// An upper-case identifier.
+pub(crate) fn upper<'t>() -> impl P<'t, Ident> {
+    select! { Token::Upper(name) = e => Ident { name, span: span(e.span()) } }
+        .labelled("a capitalised name")
+}
+
+/// `(` whether or not it starts a line.
+pub(crate) fn lparen<'t>() -> impl P<'t, ()> {
+    just(Token::LParen).or(just(Token::LParenLine)).ignored()
+}
+
+/// `///` comments before an item, joined by newlines.
+pub(crate) fn doc<'t>() -> impl P<'t, Option<String>> {
+    select! { Token::DocComment(text) => text }
+        .repeated()
+        .collect::<Vec<String>>()
+        .map(|lines| {
+            if lines.is_empty() {
+                None
+            } else {
+                Some(lines.join("\n"))
+            }
+        })
+}
+
+/// The result of parsing one source text.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    /// Everything that could be built; unparseable parts are `Error` nodes
+    /// or are missing.
+    pub program: Program,
+    /// Every lexical and syntax diagnostic, sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Parsed {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Keep a doc comment only where it documents a declaration (before `type`,
+/// `effect` or `fn name`, possibly after other doc comments).
+fn attach_doc_comments(tokens: Vec<(Token, Span)>) -> Vec<(Token, Span)> {
+    let mut keep = vec![false; tokens.len()];
+    let mut documented = false;
+    for i in (0..tokens.len()).rev() {
+        let Some((tok, _)) = tokens.get(i) else {
+            continue;
+        };
+        match tok {
+            Token::DocComment(_) => {
+                if let Some(k) = keep.get_mut(i) {
+                    *k = documented;
+                }
+            }
+            Token::Type | Token::Effect => documented = true,
+            Token::Fn => documented = matches!(tokens.get(i + 1), Some((Token::Lower(_), _))),
+            _ => documented = false,
+        }
+        if !matches!(tok, Token::DocComment(_))
+            && let Some(k) = keep.get_mut(i)
+        {
+            *k = true;
+        }
+    }
+    tokens
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(t, k)| k.then_some(t))
+        .collect()
+}
+
+/// Parse a whole source text. Never fails: see [`Parsed`].
+pub fn parse(src: &str) -> Parsed {
+    let lexed = lexer::lex(src);
+    let mut diagnostics = lexed.diagnostics;
+    let balanced = delimiters::balance(src, lexed.tokens, &mut diagnostics);
+    let tokens = attach_doc_comments(balanced);
+    // Tokens whose errors were reported before parsing: error tokens and
+    // the (empty) closers the balancer inserted.
+    let reported: Vec<Span> = tokens
+        .iter()
+        .filter(|(t, s)| *t == Token::Error || s.is_empty())
+        .map(|(_, s)| *s)
+        .collect();
+    let input: Vec<(Token, SimpleSpan)> = tokens
+        .into_iter()
+        .map(|(t, s)| (t, SimpleSpan::from(s.start..s.end)))
+        .collect();
+    let eoi = SimpleSpan::from(src.len()..src.len());
+    let mut state: TruncateState<Diagnostic> = TruncateState(Vec::new());
+    let (output, errs) = items::program()
+        .parse_with_state(input.as_slice().split_token_span(eoi), &mut state)
+        .into_output_errors();
+    diagnostics.extend(state.0);
+    for err in errs {
+        let at = span(*err.span());
+        let known = reported
+            .iter()
+            .any(|r| r.start == at.start && (r.is_empty() || *r == at));
+        if !known {
+            diagnostics.push(errors::to_diagnostic(&err, src.len()));
+        }
+    }
+    sort_and_dedup(&mut diagnostics);
+    Parsed {
+        program: output.unwrap_or_default(),
+        diagnostics,
+    }
+}
+
+/// Report a diagnostic from inside a rule, given a function from the rule's
+/// span to the diagnostic (rewound with the rule on backtracking).
+pub(crate) fn report<'t>(
+    e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>,
+    make: impl FnOnce(Span) -> Diagnostic,
+) {
+    let at = span(e.span());
+    e.state().push(make(at));
+}

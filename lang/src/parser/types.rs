@@ -1,0 +1,185 @@
+//! Type expressions and effect rows.
+//!
+//! ```text
+//! type  := atom ("->" type ("/" row)?)?
+//! atom  := Upper ("[" type,+ "]")? | lower | "(" type,* ")" | "{" field,* "}"
+//!        | "fn" "(" type,* ")" ("->" type)? ("/" row)?
+//! row   := "{" (Effect ("," Effect)*)? ("|" lower)? "}" | "{" lower "}"
+//! ```
+//! A parenthesised list before `->` is a parameter list: `(Int, Str) -> Bool`
+//! takes two arguments, `((Int, Str)) -> Bool` one tuple. A row after an
+//! arrow belongs to that arrow.
+
+use chumsky::prelude::*;
+
+use crate::ast::{EffectRef, EffectRow, FieldDecl, Ident, TypeExpr, TypeExprKind};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::parser::{P, lower, lparen, report, span, upper};
+use crate::token::Token;
+
+/// One element of an effect row before validation.
+#[derive(Clone)]
+enum RowItem {
+    Effect(EffectRef),
+    Var(Ident),
+}
+
+/// An effect row, given the type parser for effect arguments.
+pub(crate) fn row<'t>(ty: impl P<'t, TypeExpr>) -> impl P<'t, EffectRow> {
+    let args = ty
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LBracket), just(Token::RBracket));
+    let effect = upper().then(args.or_not()).map_with(|(name, args), e| {
+        RowItem::Effect(EffectRef {
+            name,
+            args: args.unwrap_or_default(),
+            span: span(e.span()),
+        })
+    });
+    let item = effect.or(lower().map(RowItem::Var));
+    item.separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .then(just(Token::Bar).ignore_then(lower()).or_not())
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .validate(|(items, bar_tail), e, _| {
+            let row_span = span(e.span());
+            let mut effects = Vec::new();
+            let mut tail = bar_tail;
+            let only_item = items.len() == 1 && tail.is_none();
+            for item in items {
+                match item {
+                    RowItem::Effect(r) => effects.push(r),
+                    RowItem::Var(v) if only_item => tail = Some(v),
+                    RowItem::Var(v) => report(e, |_| {
+                        Diagnostic::new(
+                            Code::RowVariablePosition,
+                            format!(
+                                "expected an effect name, found the row variable `{}`",
+                                v.name
+                            ),
+                        )
+                        .with_primary(v.span, "row variable in the middle of the row")
+                        .with_help(format!(
+                            "put the row variable last, after `|`: `{{E1, E2 | {}}}`",
+                            v.name
+                        ))
+                    }),
+                }
+            }
+            EffectRow {
+                effects,
+                tail,
+                span: row_span,
+            }
+        })
+        .labelled("an effect row such as `{Http, Log}`")
+}
+
+/// A type expression.
+pub(crate) fn type_expr<'t>() -> impl P<'t, TypeExpr> {
+    recursive(|ty| {
+        let type_args = ty
+            .clone()
+            .separated_by(just(Token::Comma))
+            .allow_trailing()
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .delimited_by(just(Token::LBracket), just(Token::RBracket));
+        let named = upper()
+            .then(type_args.or_not())
+            .map(|(name, args)| TypeExprKind::Named {
+                name,
+                args: args.unwrap_or_default(),
+            });
+        let var = lower().map(TypeExprKind::Var);
+        let field = lower()
+            .then_ignore(just(Token::Colon))
+            .then(ty.clone())
+            .map_with(|(name, ty), e| FieldDecl {
+                name,
+                ty,
+                span: span(e.span()),
+            });
+        let record = field
+            .separated_by(just(Token::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(just(Token::LBrace), just(Token::RBrace))
+            .map(TypeExprKind::Record);
+        let list = ty
+            .clone()
+            .separated_by(just(Token::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(lparen(), just(Token::RParen));
+        let fn_type = just(Token::Fn)
+            .ignore_then(list.clone())
+            .then(just(Token::Arrow).ignore_then(ty.clone()).or_not())
+            .then(just(Token::Slash).ignore_then(row(ty.clone())).or_not())
+            .map_with(|((params, ret), effects), e| {
+                let ret = ret.unwrap_or(TypeExpr {
+                    kind: TypeExprKind::Unit,
+                    span: span(e.span()),
+                });
+                TypeExprKind::Fn {
+                    params,
+                    ret: Box::new(ret),
+                    effects,
+                }
+            });
+        let error = just(Token::Error).to(TypeExprKind::Error);
+
+        // Atoms other than a parenthesised list.
+        let single = choice((fn_type, named, var, record, error)).map_with(|kind, e| {
+            (
+                vec![TypeExpr {
+                    kind,
+                    span: span(e.span()),
+                }],
+                false,
+            )
+        });
+        let parens = list.map(|items| (items, true));
+        let arrow = just(Token::Arrow)
+            .ignore_then(ty.clone())
+            .then(just(Token::Slash).ignore_then(row(ty)).or_not());
+
+        single
+            .or(parens)
+            .then(arrow.or_not())
+            .map_with(|((mut items, parenthesised), arrow), e| {
+                let whole = span(e.span());
+                match arrow {
+                    Some((ret, effects)) => TypeExpr {
+                        kind: TypeExprKind::Fn {
+                            params: items,
+                            ret: Box::new(ret),
+                            effects,
+                        },
+                        span: whole,
+                    },
+                    None if !parenthesised && items.len() == 1 => items.remove(0),
+                    None => match items.len() {
+                        0 => TypeExpr {
+                            kind: TypeExprKind::Unit,
+                            span: whole,
+                        },
+                        1 => {
+                            let mut t = items.remove(0);
+                            t.span = whole;
+                            t
+                        }
+                        _ => TypeExpr {
+                            kind: TypeExprKind::Tuple(items),
+                            span: whole,
+                        },
+                    },
+                }
+            })
+            .labelled("a type")
+    })
+}

@@ -1,0 +1,207 @@
+//! The `writ` command line. The only part of Writ that touches the file
+//! system and the terminal: it reads files, checks them through the library
+//! facade and prints what the facade reports.
+//!
+//! Exit codes: 0 every file accepted; 1 some program rejected; 2 a usage
+//! error, or a file that could not be read (this wins over 1).
+
+use std::fs::File;
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::json;
+use writ::{Code, Diagnostic, MAX_SOURCE_BYTES, render};
+
+/// Writ: run programs an LLM writes, with exactly the authority a person grants.
+#[derive(Parser)]
+#[command(name = "writ", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check programs without running them; report every problem.
+    Check {
+        /// The files to check.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Output for people (`human`) or programs (`json`).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Explain a diagnostic code, e.g. `writ explain E0100`.
+    Explain {
+        /// The code, e.g. `E0100`.
+        code: String,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+/// One file's outcome.
+struct FileReport {
+    path: String,
+    text: String,
+    diagnostics: Vec<Diagnostic>,
+    /// The file could not be read.
+    unreadable: bool,
+}
+
+fn read_file(path: &str) -> Result<String, Diagnostic> {
+    let p = Path::new(path);
+    let fail = |e: std::io::Error| {
+        Diagnostic::new(Code::CannotReadFile, format!("cannot read `{path}`: {e}"))
+            .with_help("check the path and its permissions")
+    };
+    let meta = std::fs::metadata(p).map_err(fail)?;
+    if meta.is_dir() {
+        return Err(Diagnostic::new(
+            Code::IsADirectory,
+            format!("expected a Writ source file, found the directory `{path}`"),
+        )
+        .with_help("name the `.writ` files inside it"));
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(writ::too_large(meta.len()));
+    }
+    let mut bytes = Vec::new();
+    File::open(p)
+        .and_then(|f| f.take(MAX_SOURCE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(fail)?;
+    writ::source_text(&bytes).map(str::to_string)
+}
+
+fn check_file(path: &str) -> FileReport {
+    match read_file(path) {
+        Ok(text) => {
+            let checked = writ::check_source(&text);
+            FileReport {
+                path: path.to_string(),
+                text,
+                diagnostics: checked.diagnostics,
+                unreadable: false,
+            }
+        }
+        Err(d) => FileReport {
+            path: path.to_string(),
+            text: String::new(),
+            diagnostics: vec![d],
+            unreadable: true,
+        },
+    }
+}
+
+fn summary(r: &FileReport) -> String {
+    let errors = r.diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = r.diagnostics.len() - errors;
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    if r.unreadable {
+        format!("{}: not checked\n", r.path)
+    } else if errors == 0 && warnings == 0 {
+        format!("{}: accepted\n", r.path)
+    } else if errors == 0 {
+        format!(
+            "{}: accepted with {}\n",
+            r.path,
+            plural(warnings, "warning")
+        )
+    } else {
+        format!(
+            "{}: rejected: {}{}\n",
+            r.path,
+            plural(errors, "error"),
+            if warnings > 0 {
+                format!(", {}", plural(warnings, "warning"))
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
+fn check(files: &[String], format: Format) -> ExitCode {
+    let reports: Vec<FileReport> = files.iter().map(|f| check_file(f)).collect();
+    let mut out = String::new();
+    match format {
+        Format::Human => {
+            let color = render::want_color(
+                std::io::stdout().is_terminal(),
+                std::env::var("NO_COLOR").ok().as_deref(),
+            );
+            for r in &reports {
+                out.push_str(&render::human(&r.diagnostics, &r.path, &r.text, color));
+                out.push_str(&summary(r));
+            }
+        }
+        Format::Json => {
+            let files: Vec<_> = reports
+                .iter()
+                .map(|r| {
+                    json!({
+                        "path": r.path,
+                        "status": if r.unreadable { "unreadable" } else if accepted(r) { "accepted" } else { "rejected" },
+                        "diagnostics": render::json(&r.diagnostics, &r.path, &r.text),
+                    })
+                })
+                .collect();
+            let doc = json!({ "version": 1, "files": files });
+            out = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            out.push('\n');
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    if reports.iter().any(|r| r.unreadable) {
+        ExitCode::from(2)
+    } else if reports.iter().all(accepted) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn accepted(r: &FileReport) -> bool {
+    !r.unreadable && !r.diagnostics.iter().any(Diagnostic::is_error)
+}
+
+fn explain(code: &str) -> ExitCode {
+    match Code::parse(code).and_then(writ::explain::explain) {
+        Some(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        None => {
+            eprintln!(
+                "error: `{code}` is not a Writ diagnostic code (codes look like `E0100`; see docs/errors.md)"
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match cli.command {
+        Command::Check { files, format } => check(&files, format),
+        Command::Explain { code } => explain(&code),
+    }
+}

@@ -1,0 +1,178 @@
+//! The one place diagnostics are rendered: for people (ariadne) and for
+//! programs (JSON).
+//!
+//! Invariants: rendering never panics, whatever spans a diagnostic holds
+//! (they are clamped to the source); the human form contains colour codes
+//! only when asked to; the JSON form is stable: fields are only ever added.
+
+use std::fmt::Write as _;
+
+use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
+use serde_json::{Value, json};
+use writ_lang::{Diagnostic, LineIndex, Severity, Span};
+
+/// Whether human output should be coloured: only on a terminal, and never
+/// when `NO_COLOR` is set to a non-empty value.
+pub fn want_color(is_terminal: bool, no_color: Option<&str>) -> bool {
+    is_terminal && no_color.is_none_or(str::is_empty)
+}
+
+/// Clamp a span to `len` and to character boundaries of `text`.
+fn clamp(text: &str, span: Span) -> std::ops::Range<usize> {
+    let mut start = span.start.min(text.len());
+    let mut end = span.end.min(text.len()).max(start);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
+}
+
+/// Render diagnostics about the file `path` (whose text is `text`) for a
+/// person.
+pub fn human(diagnostics: &[Diagnostic], path: &str, text: &str, color: bool) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        out.push_str(&human_one(d, path, text, color));
+    }
+    out
+}
+
+fn human_one(d: &Diagnostic, path: &str, text: &str, color: bool) -> String {
+    let kind = match d.severity {
+        Severity::Error => ReportKind::Error,
+        Severity::Warning => ReportKind::Warning,
+    };
+    let Some(primary) = d.primary_span() else {
+        return plain(d, path);
+    };
+    let mut report = Report::build(kind, (path, clamp(text, primary)))
+        .with_config(
+            Config::new()
+                .with_color(color)
+                .with_index_type(IndexType::Byte),
+        )
+        .with_code(d.code.as_str())
+        .with_message(&d.message);
+    for label in &d.labels {
+        let mut l = Label::new((path, clamp(text, label.span)));
+        if !label.message.is_empty() {
+            l = l.with_message(&label.message);
+        }
+        if color {
+            l = l.with_color(if label.primary {
+                ariadne::Color::Red
+            } else {
+                ariadne::Color::Blue
+            });
+        }
+        report = report.with_label(l);
+    }
+    for note in &d.notes {
+        report = report.with_note(note);
+    }
+    if let Some(help) = &d.help {
+        report = report.with_help(help);
+    }
+    let mut buf = Vec::new();
+    if report
+        .finish()
+        .write((path, Source::from(text)), &mut buf)
+        .is_err()
+    {
+        return plain(d, path);
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// A diagnostic with no location in a text (an unreadable file, say).
+fn plain(d: &Diagnostic, path: &str) -> String {
+    let kind = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let mut out = format!("[{}] {kind}: {}\n  in {path}\n", d.code, d.message);
+    for note in &d.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
+    if let Some(help) = &d.help {
+        let _ = writeln!(out, "  help: {help}");
+    }
+    out
+}
+
+/// One diagnostic as JSON: code, severity, message, file, labels (with
+/// line, column and byte offset of both ends), notes and help.
+pub fn json_one(d: &Diagnostic, path: &str, text: &str) -> Value {
+    let lines = LineIndex::new(text);
+    let labels: Vec<Value> = d
+        .labels
+        .iter()
+        .map(|l| {
+            let r = clamp(text, l.span);
+            json!({
+                "primary": l.primary,
+                "message": l.message,
+                "start": lines.position(r.start),
+                "end": lines.position(r.end),
+            })
+        })
+        .collect();
+    json!({
+        "code": d.code.as_str(),
+        "severity": d.severity,
+        "message": d.message,
+        "file": path,
+        "labels": labels,
+        "notes": d.notes,
+        "help": d.help,
+    })
+}
+
+/// Every diagnostic about one file as a JSON array.
+pub fn json(diagnostics: &[Diagnostic], path: &str, text: &str) -> Value {
+    Value::Array(
+        diagnostics
+            .iter()
+            .map(|d| json_one(d, path, text))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use writ_lang::Code;
+
+    #[test]
+    fn colour_follows_terminal_and_no_color() {
+        assert!(want_color(true, None));
+        assert!(want_color(true, Some("")));
+        assert!(!want_color(true, Some("1")));
+        assert!(!want_color(false, None));
+    }
+
+    #[test]
+    fn out_of_range_spans_do_not_panic() {
+        let d = Diagnostic::new(Code::UnexpectedToken, "m").with_primary(Span::new(50, 90), "x");
+        let text = "é";
+        assert!(human(&[d.clone()], "f.writ", text, false).contains("E0100"));
+        let v = json_one(&d, "f.writ", text);
+        assert_eq!(v["labels"][0]["start"]["offset"], 2);
+    }
+
+    #[test]
+    fn json_has_positions() {
+        let d = Diagnostic::new(Code::UnexpectedToken, "m")
+            .with_primary(Span::new(3, 4), "here")
+            .with_help("h");
+        let v = json_one(&d, "f.writ", "ab\ncd");
+        assert_eq!(v["labels"][0]["start"]["line"], 2);
+        assert_eq!(v["labels"][0]["start"]["column"], 1);
+        assert_eq!(v["labels"][0]["end"]["column"], 2);
+        assert_eq!(v["help"], "h");
+        assert_eq!(v["severity"], "error");
+    }
+}
