@@ -73,7 +73,7 @@ pub fn too_large(size: u64) -> Diagnostic {
         Code::FileTooLarge,
         format!("expected a source file of at most {MAX_SOURCE_BYTES} bytes, found {size} bytes"),
     )
-    .with_help("split the program, or move data into the effects that supply it")
+    .with_help("a program is one file: keep data out of the source and let an effect (such as `Http` or `Records`) supply it")
 }
 
 #[cfg(test)]

@@ -90,15 +90,15 @@ fn human_one(d: &Diagnostic, path: &str, text: &str, color: bool) -> String {
 /// A diagnostic with no location in a text (an unreadable file, say).
 fn plain(d: &Diagnostic, path: &str) -> String {
     let kind = match d.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
+        Severity::Error => "Error",
+        Severity::Warning => "Warning",
     };
     let mut out = format!("[{}] {kind}: {}\n  in {path}\n", d.code, d.message);
     for note in &d.notes {
-        let _ = writeln!(out, "  note: {note}");
+        let _ = writeln!(out, "  Note: {note}");
     }
     if let Some(help) = &d.help {
-        let _ = writeln!(out, "  help: {help}");
+        let _ = writeln!(out, "  Help: {help}");
     }
     out
 }

@@ -15,11 +15,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("corpus")
 }
 
 fn cases(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for path in entries {
@@ -41,7 +45,10 @@ fn run(rel: &str, args: &[&str]) -> (String, i32) {
         .env("NO_COLOR", "1")
         .output()
         .expect("the writ binary runs");
-    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code().unwrap_or(-1))
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
 }
 
 /// The codes the first line of a case promises, or `None` for "accepted".
@@ -63,7 +70,11 @@ fn corpus() {
     let bless = std::env::var_os("WRIT_BLESS").is_some();
     let mut all = Vec::new();
     cases(&corpus_dir(), &mut all);
-    assert!(all.len() >= 60, "expected at least 60 corpus cases, found {}", all.len());
+    assert!(
+        all.len() >= 60,
+        "expected at least 60 corpus cases, found {}",
+        all.len()
+    );
     let mut failures = Vec::new();
     for path in &all {
         let rel = path
@@ -85,19 +96,25 @@ fn corpus() {
         let doc: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
         let codes: Vec<String> = doc["files"][0]["diagnostics"]
             .as_array()
-            .map(|ds| ds.iter().filter_map(|d| d["code"].as_str().map(str::to_string)).collect())
+            .map(|ds| {
+                ds.iter()
+                    .filter_map(|d| d["code"].as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         match &expected_codes {
-            None if human_code != 0 || !codes.is_empty() => {
-                failures.push(format!("{rel}: expected to be accepted, got exit {human_code} and codes {codes:?}"))
-            }
-            Some(want) if *want != codes || human_code != 1 => {
-                failures.push(format!("{rel}: expected codes {want:?} and exit 1, got {codes:?} and exit {human_code}"))
-            }
+            None if human_code != 0 || !codes.is_empty() => failures.push(format!(
+                "{rel}: expected to be accepted, got exit {human_code} and codes {codes:?}"
+            )),
+            Some(want) if *want != codes || human_code != 1 => failures.push(format!(
+                "{rel}: expected codes {want:?} and exit 1, got {codes:?} and exit {human_code}"
+            )),
             _ => {}
         }
         if human_code != json_code {
-            failures.push(format!("{rel}: exit code {human_code} (human) but {json_code} (json)"));
+            failures.push(format!(
+                "{rel}: exit code {human_code} (human) but {json_code} (json)"
+            ));
         }
 
         for (ext, actual) in [("out", &human), ("json", &json)] {
@@ -117,5 +134,10 @@ fn corpus() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} corpus failures:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} corpus failures:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

@@ -11,12 +11,19 @@
 //!   closing `}` at the start of a line lines up with an outer opener's line,
 //!   where a new item (`fn name`, `type Name`, `effect Name`) starts at
 //!   column 1, or at the end of input, are closed there;
-//! - a group nested deeper than [`MAX_NESTING`] is replaced by one
-//!   [`Token::Error`] token.
+//! - a group nested deeper than [`MAX_NESTING`] brackets, or deeper than
+//!   [`MAX_DEPTH`] when operator chains are counted too, is replaced by one
+//!   [`Token::Error`] token; so is the rest of an operator chain that would
+//!   make the tree deeper than [`MAX_DEPTH`].
 //!
-//! Invariant: the output has balanced brackets and never nests deeper than
-//! [`MAX_NESTING`], so no later recursive stage can exhaust the stack on
-//! bracket nesting.
+//! The depth estimate counts, per bracket level, the operators (binary,
+//! prefix, `.`, `->`) and bracket groups seen since the last separator
+//! (`,` `;` `=>` `=` `:` `let` ...) or statement-ending line break. It is
+//! conservative: the syntax tree the parser builds is never deeper.
+//!
+//! Invariant: the output has balanced brackets and describes a tree at most
+//! [`MAX_DEPTH`] deep, so no later recursive stage (parsing, dropping,
+//! checking) can exhaust the stack on deeply nested input.
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{LineIndex, Span};
@@ -25,12 +32,181 @@ use crate::token::Token;
 /// The deepest bracket nesting accepted.
 pub const MAX_NESTING: usize = 256;
 
+/// The deepest syntax tree accepted, counting bracket levels and operator
+/// chains (`a + b + ...`, `!!x`, `a.b.c`, `A -> B -> C`) together.
+pub const MAX_DEPTH: usize = 1000;
+
 /// An open bracket waiting for its closer.
 struct Open {
     token: Token,
     span: Span,
     /// Indentation (in characters) of the line the opener is on.
     indent: usize,
+    /// Operators seen at this level since the last separator (the chain
+    /// counter of the level the bracket opened *inside* is kept in the
+    /// entry below it, or in `Balancer::top_chain`).
+    chain: usize,
+}
+
+/// Why tokens are being skipped.
+#[derive(Clone, Copy)]
+enum Skip {
+    /// A group opened too deep: skip until the stack is back to `depth`.
+    Group { depth: usize, start: Span },
+    /// An operator chain too long: skip the rest of the expression at
+    /// `depth` (up to a separator or the closer of its level).
+    Chain { depth: usize, start: Span },
+}
+
+/// Tokens that end one expression and begin a sibling: they reset the
+/// operator chain of their level.
+fn is_separator(tok: &Token) -> bool {
+    matches!(
+        tok,
+        Token::Comma
+            | Token::Semi
+            | Token::FatArrow
+            | Token::Assign
+            | Token::Let
+            | Token::Type
+            | Token::Effect
+            | Token::Colon
+            | Token::DocComment(_)
+    )
+}
+
+/// Tokens after which a `(` calls what came before.
+fn ends_operand(tok: &Token) -> bool {
+    matches!(
+        tok,
+        Token::Lower(_)
+            | Token::Upper(_)
+            | Token::RParen
+            | Token::RBracket
+            | Token::RBrace
+            | Token::Str(_)
+            | Token::StrTail(_)
+    )
+}
+
+/// Tokens that make the tree one level deeper when they continue an
+/// expression or type: binary and prefix operators, field access, arrows.
+fn deepens(tok: &Token) -> bool {
+    matches!(
+        tok,
+        Token::OrOr
+            | Token::AndAnd
+            | Token::EqEq
+            | Token::NotEq
+            | Token::Lt
+            | Token::Le
+            | Token::Gt
+            | Token::Ge
+            | Token::PlusPlus
+            | Token::Pipe
+            | Token::Plus
+            | Token::Minus
+            | Token::Star
+            | Token::Slash
+            | Token::Percent
+            | Token::Bang
+            | Token::Dot
+            | Token::Arrow
+    )
+}
+
+struct Balancer<'s> {
+    src: &'s str,
+    lines: LineIndex<'s>,
+    out: Vec<(Token, Span)>,
+    stack: Vec<Open>,
+    /// The operator chain at top level (outside every bracket).
+    top_chain: usize,
+    skipping: Option<Skip>,
+}
+
+impl Balancer<'_> {
+    /// The operator chain of the innermost level.
+    fn chain_mut(&mut self) -> &mut usize {
+        match self.stack.last_mut() {
+            Some(open) => &mut open.chain,
+            None => &mut self.top_chain,
+        }
+    }
+
+    /// A conservative bound on how deep the syntax tree is at this point:
+    /// every bracket level plus every operator chain along the way.
+    fn depth_estimate(&self) -> usize {
+        self.stack.len() + self.top_chain + self.stack.iter().map(|o| o.chain).sum::<usize>()
+    }
+
+    /// Whether a line break separates the previous token from `at`.
+    fn first_on_line(&self, at: Span) -> Option<usize> {
+        let prev_end = self.out.last().map(|(_, s)| s.end)?;
+        self.src
+            .get(prev_end..at.start)
+            .is_some_and(|gap| gap.contains('\n'))
+            .then_some(prev_end)
+    }
+
+    /// While skipping: consume `tok` if it belongs to the skipped region.
+    /// Returns `true` if it was consumed.
+    fn skip(&mut self, tok: &Token, span: Span) -> bool {
+        let Some(skip) = self.skipping else {
+            return false;
+        };
+        let (depth, start, is_chain) = match skip {
+            Skip::Group { depth, start } => (depth, start, false),
+            Skip::Chain { depth, start } => (depth, start, true),
+        };
+        if tok.is_open() {
+            self.stack.push(Open {
+                token: tok.clone(),
+                span,
+                indent: 0,
+                chain: 0,
+            });
+            return true;
+        }
+        if tok.is_close() && self.stack.len() > depth {
+            self.stack.pop();
+            if self.stack.len() == depth && !is_chain {
+                self.out.push((Token::Error, start.join(span)));
+                self.skipping = None;
+            }
+            return true;
+        }
+        let ends_chain = is_chain && self.stack.len() == depth && is_separator(tok);
+        if !tok.is_close() && !ends_chain {
+            return true;
+        }
+        // A closer of the skipped level (or below), or a separator ending a
+        // skipped chain: the region ends before it.
+        self.out.push((Token::Error, start));
+        self.skipping = None;
+        false
+    }
+
+    fn too_deep(&self, span: Span, brackets: bool) -> Diagnostic {
+        let (message, label) = if brackets {
+            (
+                format!(
+                    "expected brackets nested at most {MAX_NESTING} deep, found deeper nesting"
+                ),
+                format!("bracket number {} on this path", MAX_NESTING + 1),
+            )
+        } else {
+            (
+                format!(
+                    "expected an expression at most {MAX_DEPTH} levels deep, found a deeper one (counting brackets and chained operators)"
+                ),
+                format!("level {} starts here", MAX_DEPTH + 1),
+            )
+        };
+        Diagnostic::new(Code::NestingTooDeep, message)
+            .with_primary(span, label)
+            .with_help("split the expression into smaller pieces with `let`")
+    }
 }
 
 /// Balance the brackets of `tokens`, reporting every repair.
@@ -39,128 +215,136 @@ pub fn balance(
     tokens: Vec<(Token, Span)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(Token, Span)> {
-    let lines = LineIndex::new(src);
-    let mut out: Vec<(Token, Span)> = Vec::with_capacity(tokens.len());
-    let mut stack: Vec<Open> = Vec::new();
-    // While skipping a too-deep group: the depth at which skipping ends and
-    // where the skipped region started.
-    let mut skipping: Option<(usize, Span)> = None;
+    let mut b = Balancer {
+        src,
+        lines: LineIndex::new(src),
+        out: Vec::with_capacity(tokens.len()),
+        stack: Vec::new(),
+        top_chain: 0,
+        skipping: None,
+    };
     let mut iter = tokens.into_iter().peekable();
 
     while let Some((tok, span)) = iter.next() {
-        if let Some((depth, start)) = skipping {
-            if tok.is_open() {
-                stack.push(Open {
-                    token: tok,
-                    span,
-                    indent: 0,
-                });
-                continue;
+        if b.skip(&tok, span) {
+            if let Some(Skip::Chain { start, .. } | Skip::Group { start, .. }) = b.skipping.as_mut()
+            {
+                *start = start.join(span);
             }
-            if tok.is_close() && stack.len() > depth {
-                stack.pop();
-                if stack.len() == depth {
-                    out.push((Token::Error, start.join(span)));
-                    skipping = None;
-                }
-                continue;
-            }
-            if !tok.is_close() {
-                continue;
-            }
-            // A closer that would close below the skip depth: stop skipping
-            // and handle it normally.
-            out.push((Token::Error, start.join(span)));
-            skipping = None;
+            continue;
         }
 
         if tok.is_open() {
-            if stack.len() >= MAX_NESTING {
-                diags.push(
-                    Diagnostic::new(
-                        Code::NestingTooDeep,
-                        format!(
-                            "expected at most {MAX_NESTING} levels of nested brackets, found more"
-                        ),
-                    )
-                    .with_primary(
-                        span,
-                        format!("this bracket is nested more than {MAX_NESTING} deep"),
-                    )
-                    .with_help("split the expression into smaller pieces with `let`"),
-                );
-                let depth = stack.len();
-                stack.push(Open {
+            // A call deepens the level it appears in (`f(a)(b)(c)`).
+            let is_call =
+                tok == Token::LParen && b.out.last().is_some_and(|(t, _)| ends_operand(t));
+            if is_call {
+                *b.chain_mut() += 1;
+            }
+            if b.stack.len() >= MAX_NESTING {
+                diags.push(b.too_deep(span, true));
+                let depth = b.stack.len();
+                b.stack.push(Open {
                     token: tok,
                     span,
                     indent: 0,
+                    chain: 0,
                 });
-                skipping = Some((depth, span));
+                b.skipping = Some(Skip::Group { depth, start: span });
                 continue;
             }
-            let indent = line_indent(src, &lines, span.start);
-            stack.push(Open {
+            if b.depth_estimate() >= MAX_DEPTH {
+                diags.push(b.too_deep(span, false));
+                let depth = b.stack.len();
+                b.stack.push(Open {
+                    token: tok,
+                    span,
+                    indent: 0,
+                    chain: 0,
+                });
+                b.skipping = Some(Skip::Chain { depth, start: span });
+                continue;
+            }
+            let indent = line_indent(src, &b.lines, span.start);
+            b.stack.push(Open {
                 token: tok.clone(),
                 span,
                 indent,
+                chain: 0,
             });
-            out.push((tok, span));
+            b.out.push((tok, span));
             continue;
         }
 
         if tok.is_close() {
-            close(src, &lines, &mut stack, &mut out, diags, tok, span);
+            close(src, &b.lines, &mut b.stack, &mut b.out, diags, tok, span);
             continue;
         }
 
-        // A line that starts at or left of the line where a `(` or `[` was
-        // opened, without closing it, means it was left open.
-        if let Some((prev_end, first_on_line)) = out.last().map(|(_, s)| s.end).map(|e| {
-            (
-                e,
-                src.get(e..span.start).is_some_and(|gap| gap.contains('\n')),
-            )
-        }) && first_on_line
-        {
-            let indent = line_indent(src, &lines, span.start);
-            while let Some(open) = stack.last()
+        if let Some(prev_end) = b.first_on_line(span) {
+            // A line that starts at or left of the line where a `(` or `[`
+            // was opened, without closing it, means it was left open.
+            let indent = line_indent(src, &b.lines, span.start);
+            while let Some(open) = b.stack.last()
                 && open.token != Token::LBrace
                 && open.indent >= indent
             {
-                let Some(open) = stack.pop() else { break };
+                let Some(open) = b.stack.pop() else { break };
                 report_unclosed(
-                    &lines,
+                    &b.lines,
                     &open,
                     span,
                     &format!("{tok} on the next line"),
                     diags,
                 );
-                push_closer(&mut out, &open, Span::point(prev_end));
+                push_closer(&mut b.out, &open, Span::point(prev_end));
+            }
+            // A new line that neither continues an operator chain nor is
+            // continued by one starts a new statement.
+            let prev_continues = b.out.last().is_some_and(|(t, _)| deepens(t));
+            if !prev_continues && !deepens(&tok) {
+                *b.chain_mut() = 0;
             }
         }
 
         // A new item at column 1 closes everything still open.
-        if !stack.is_empty()
+        if !b.stack.is_empty()
             && starts_item(&tok, iter.peek().map(|(t, _)| t))
-            && lines.position(span.start).column == 1
+            && b.lines.position(span.start).column == 1
         {
-            while let Some(open) = stack.pop() {
-                report_unclosed(&lines, &open, span, &found_text(&tok), diags);
-                push_closer(&mut out, &open, span);
+            while let Some(open) = b.stack.pop() {
+                report_unclosed(&b.lines, &open, span, &found_text(&tok), diags);
+                push_closer(&mut b.out, &open, span);
             }
         }
-        out.push((tok, span));
+
+        if is_separator(&tok) {
+            *b.chain_mut() = 0;
+        } else if deepens(&tok) {
+            *b.chain_mut() += 1;
+            if b.depth_estimate() > MAX_DEPTH {
+                diags.push(b.too_deep(span, false));
+                b.skipping = Some(Skip::Chain {
+                    depth: b.stack.len(),
+                    start: span,
+                });
+                continue;
+            }
+        }
+        b.out.push((tok, span));
     }
 
-    if let Some((_, start)) = skipping {
-        out.push((Token::Error, start.join(Span::point(src.len()))));
+    if b.skipping.take().is_some() {
+        // Close the skipped region at the end of input.
+        let start = b.out.last().map_or(0, |(_, s)| s.end);
+        b.out.push((Token::Error, Span::new(start, src.len())));
     }
     let eof = Span::point(src.len());
-    while let Some(open) = stack.pop() {
-        report_unclosed(&lines, &open, eof, "the end of input", diags);
-        push_closer(&mut out, &open, eof);
+    while let Some(open) = b.stack.pop() {
+        report_unclosed(&b.lines, &open, eof, "the end of input", diags);
+        push_closer(&mut b.out, &open, eof);
     }
-    out
+    b.out
 }
 
 /// Handle one closing token.
@@ -185,6 +369,7 @@ fn close(
         return;
     };
     let matches_top = top.token.closer().as_ref() == Some(&tok);
+    let same_line = lines.position(top.span.start).line == lines.position(span.start).line;
 
     // A `}` alone at the start of a line that lines up with an outer `{`'s
     // line closes that one; the blocks in between were left open.
@@ -195,9 +380,17 @@ fn close(
                 .iter()
                 .rposition(|o| o.token == Token::LBrace && o.indent == col)
         {
+            let outer = stack.get(pos).map(|o| lines.position(o.span.start));
+            let found = match outer {
+                Some(p) => format!(
+                    "the `}}` that lines up with the `{{` opened at {}:{}",
+                    p.line, p.column
+                ),
+                None => "`}`".to_string(),
+            };
             while stack.len() > pos + 1 {
                 if let Some(open) = stack.pop() {
-                    report_unclosed(lines, &open, span, "`}`", diags);
+                    report_unclosed(lines, &open, span, &found, diags);
                     push_closer(out, &open, span);
                 }
             }
@@ -213,10 +406,13 @@ fn close(
         return;
     }
 
-    // A closer for some outer opener: the ones above it were never closed.
+    // A closer for some outer opener: the ones above it were never closed
+    // (unless the innermost opener is on the same line: then the closer is
+    // probably just the wrong kind, and handled below).
     if let Some(pos) = stack
         .iter()
         .rposition(|o| o.token.closer().as_ref() == Some(&tok))
+        && !same_line
     {
         while stack.len() > pos + 1 {
             if let Some(open) = stack.pop() {
@@ -229,8 +425,25 @@ fn close(
         return;
     }
 
-    // No opener of this kind at all: treat it as the closer the innermost
-    // opener expects.
+    // A closer of another kind on a later line, with no opener of its kind:
+    // a stray closer.
+    if !same_line
+        && !stack
+            .iter()
+            .any(|o| o.token.closer().as_ref() == Some(&tok))
+    {
+        diags.push(
+            Diagnostic::new(
+                Code::UnexpectedClosingDelimiter,
+                format!("found {tok} with no matching opening bracket"),
+            )
+            .with_primary(span, "nothing to close here")
+            .with_help("remove it, or add the opening bracket it belongs to"),
+        );
+        return;
+    }
+
+    // Otherwise treat it as the closer the innermost opener expects.
     if let Some(open) = stack.pop() {
         let want = open.token.closer().unwrap_or(Token::RParen);
         let at = lines.position(open.span.start);

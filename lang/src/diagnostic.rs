@@ -87,6 +87,8 @@ codes! {
     ReservedWord = "E0103", "reserved word";
     /// A row variable that is not the last thing in an effect row.
     RowVariablePosition = "E0104", "misplaced row variable";
+    /// Two statements on one line with no `;` between them.
+    MissingSeparator = "E0105", "missing statement separator";
     /// A file that cannot be read.
     CannotReadFile = "E9001", "cannot read file";
     /// A path that names a directory where a file was expected.
@@ -219,7 +221,9 @@ impl Diagnostic {
 /// Sort diagnostics by position (then code) and drop exact duplicates.
 pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {
     diags.sort_by_key(|d| (d.primary_span().map(|s| (s.start, s.end)), d.code));
-    diags.dedup_by(|a, b| a.code == b.code && a.primary_span() == b.primary_span());
+    diags.dedup_by(|a, b| {
+        a.code == b.code && a.primary_span() == b.primary_span() && a.message == b.message
+    });
 }
 
 #[cfg(test)]

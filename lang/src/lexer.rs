@@ -276,22 +276,9 @@ impl<'s> Driver<'s> {
                                 ),
                             }
                         }
-                        '\n' => {
-                            self.error(
-                                Diagnostic::new(
-                                    Code::UnterminatedString,
-                                    "expected `\"` to close the string, found the end of the line",
-                                )
-                                .with_primary(
-                                    Span::new(start.saturating_sub(1), at),
-                                    "string starts here",
-                                )
-                                .with_help(
-                                    "strings cannot span lines; write `\\n` for a line break",
-                                ),
-                            );
-                            return (text, StrEnd::Unterminated, start + j);
-                        }
+                        // A backslash ending the line: the string is
+                        // unterminated, reported once by `string_part`.
+                        '\n' => return (text, StrEnd::Unterminated, start + j),
                         other => {
                             let span = Span::new(at, start + j + other.len_utf8());
                             self.error(
@@ -341,29 +328,23 @@ impl<'s> Driver<'s> {
                     .push((0, Span::new(next.saturating_sub(2), next)));
             }
             StrEnd::Unterminated => {
-                // The escape-at-newline case has already been reported.
-                let already = self.out.diagnostics.last().is_some_and(|d| {
-                    d.code == Code::UnterminatedString
-                        && d.primary_span().is_some_and(|s| s.end == next)
-                });
-                if !already {
+                {
                     let found = if next >= self.src.len() {
                         "the end of input"
                     } else {
                         "the end of the line"
                     };
-                    let start_span = if head {
-                        Span::new(open, open + 1)
-                    } else {
-                        Span::new(open, open + 1)
-                    };
+                    let start_span = Span::new(open, open + 1);
                     self.error(
                         Diagnostic::new(
                             Code::UnterminatedString,
                             format!("expected `\"` to close the string, found {found}"),
                         )
                         .with_primary(Span::point(next), "expected `\"` here")
-                        .with_secondary(start_span, "string starts here")
+                                .with_secondary(
+                            start_span,
+                            if head { "string starts here" } else { "string continues here" },
+                        )
                         .with_help("strings cannot span lines; close the string, or write `\\n` for a line break"),
                     );
                 }
@@ -388,10 +369,24 @@ impl<'s> Driver<'s> {
             let range = lex.span();
             let span = Span::new(range.start, range.end);
             let slice = lex.slice();
+            if !self.interp.is_empty() && self.newline_since_last_token(span.start) {
+                let from = self.out.tokens.last().map_or(0, |(_, s)| s.end);
+                let line_end = src
+                    .get(from..)
+                    .and_then(|r| r.find('\n'))
+                    .map_or(src.len(), |i| from + i);
+                self.end_interpolations(line_end, "the end of the line");
+            }
             let raw = match raw {
                 Ok(r) => r,
                 Err(()) => {
-                    self.unknown(span);
+                    if slice == "'"
+                        && let Some(next) = self.single_quoted(span.start)
+                    {
+                        lex.bump(next - span.end);
+                    } else {
+                        self.unknown(span);
+                    }
                     continue;
                 }
             };
@@ -451,18 +446,48 @@ impl<'s> Driver<'s> {
                 other => self.push(punct(other), span),
             }
         }
+        self.end_interpolations(src.len(), "the end of input");
+        self.out
+    }
+
+    /// Close every open `${` at `at` (a line end or the end of input): an
+    /// interpolation, like the string around it, cannot span lines.
+    fn end_interpolations(&mut self, at: usize, found: &str) {
         while let Some((_, open)) = self.interp.pop() {
             self.error(
                 Diagnostic::new(
                     Code::UnterminatedInterpolation,
-                    "expected `}` to close the interpolation, found the end of input",
+                    format!("expected `}}` to close the interpolation, found {found}"),
                 )
-                .with_primary(Span::point(src.len()), "expected `}` here")
+                .with_primary(Span::point(at), "expected `}` here")
                 .with_secondary(open, "interpolation starts here")
-                .with_help("close the expression with `}` and the string with `\"`"),
+                .with_help(
+                    "close the expression with `}` and the string with `\"` on the same line",
+                ),
             );
+            self.push(Token::StrTail(String::new()), Span::point(at));
         }
-        self.out
+    }
+
+    /// `'text'` on one line: reported once as a string in the wrong quotes,
+    /// and lexed as a string so parsing goes on. Returns the offset past the
+    /// closing `'`, or `None` if there is none on the line.
+    fn single_quoted(&mut self, start: usize) -> Option<usize> {
+        let rest = self.src.get(start + 1..)?;
+        let line = rest.split('\n').next().unwrap_or("");
+        let close = line.find('\'')?;
+        let text = line.get(..close)?.to_string();
+        let end = start + 1 + close + 1;
+        self.error(
+            Diagnostic::new(
+                Code::UnknownCharacter,
+                "expected a string in double quotes, found single quotes",
+            )
+            .with_primary(Span::new(start, end), "single-quoted text")
+            .with_help(format!("write \"{}\"", text.escape_debug())),
+        );
+        self.push(Token::Str(text), Span::new(start, end));
+        Some(end)
     }
 
     /// Whether any line break lies between the previous token and `offset`.
@@ -542,7 +567,7 @@ impl<'s> Driver<'s> {
             (
                 format!(
                     "expected a token, found the character `{}` (U+{:04X})",
-                    c.escape_debug(),
+                    shown(c),
                     c as u32
                 ),
                 hint.to_string(),
@@ -664,14 +689,42 @@ impl<'s> Driver<'s> {
     }
 }
 
+/// A character as shown in a message: itself if it is visible, escaped if
+/// not.
+fn shown(c: char) -> String {
+    if c.is_control() || c.is_whitespace() || is_invisible(c) {
+        c.escape_debug().to_string()
+    } else {
+        c.to_string()
+    }
+}
+
 /// Decode the `{XXXX}` part of a `\u{XXXX}` escape at the start of `rest`.
 /// Returns the character (or why not) and how many characters were used.
 fn decode_unicode_escape(rest: &str) -> (Result<char, String>, usize) {
     if !rest.starts_with('{') {
         return (Err("expected `{` after `\\u`".to_string()), 0);
     }
-    let Some(close) = rest.find('}') else {
-        return (Err("expected `}` to close `\\u{`".to_string()), 1);
+    // The closing `}` must come within the escape, before the string or the
+    // line ends.
+    let stop = rest
+        .char_indices()
+        .skip(1)
+        .take(8)
+        .find(|(_, c)| matches!(c, '}' | '"' | '\n'));
+    let close = match stop {
+        Some((i, '}')) => i,
+        Some((i, _)) => {
+            let used = rest.get(..i).map_or(1, |t| t.chars().count());
+            return (Err("expected `}` to close `\\u{`".to_string()), used);
+        }
+        None => {
+            let used = rest.chars().take(9).count();
+            return (
+                Err("expected `}` to close `\\u{` within 6 hex digits".to_string()),
+                used,
+            );
+        }
     };
     let inner = &rest[1..close];
     let used = rest[..=close].chars().count();
@@ -870,7 +923,7 @@ mod tests {
         let l = lex("\"x\u{202E}y\"");
         assert_eq!(l.diagnostics[0].code, Code::BidiControl);
         // One script, accented Latin or all-Greek, is fine.
-        assert!(lex("café λx").diagnostics.is_empty());
+        assert!(lex("café λ αβ").diagnostics.is_empty());
     }
 
     #[test]

@@ -44,9 +44,14 @@ fn summarise(mut expected: Vec<String>) -> Vec<String> {
     if expected.iter().any(|e| e == "an expression") {
         expected.retain(|e| !EXPRESSION_STARTS.contains(&e.as_str()));
     }
-    let before = expected.len();
-    expected.retain(|e| !OPERATORS.contains(&e.as_str()));
-    if expected.len() + 2 < before {
+    // A lone `(` is worth naming (a missing argument list); among other
+    // operators it is one more way to continue an expression.
+    let operators = expected
+        .iter()
+        .filter(|e| *e != "`(`" && OPERATORS.contains(&e.as_str()))
+        .count();
+    if operators >= 2 {
+        expected.retain(|e| !OPERATORS.contains(&e.as_str()));
         expected.push("an operator".to_string());
     }
     expected
@@ -71,7 +76,7 @@ fn one_of(mut items: Vec<String>) -> String {
 }
 
 /// Help for tokens that usually mean the writer expected another language.
-fn help_for(found: Option<&Token>, expected: &[String]) -> (Code, Option<String>) {
+fn help_for(found: Option<&Token>, wanted_comparison: bool) -> (Code, Option<String>) {
     let Some(found) = found else {
         return (
             Code::UnexpectedToken,
@@ -93,7 +98,12 @@ fn help_for(found: Option<&Token>, expected: &[String]) -> (Code, Option<String>
                 "struct" | "trait" => {
                     "declare records and sum types with `type Name = ...`".to_string()
                 }
-                _ => format!("`{word}` is reserved for future use; choose another name"),
+                "as" => "Writ has no `as` casts: convert values with standard-library functions".to_string(),
+                "self" => "Writ has no methods or `self`: pass the value as an ordinary parameter".to_string(),
+                "async" | "await" | "yield" => {
+                    "Writ has no async or generators: declare an effect and handle it".to_string()
+                }
+                _ => format!("`{word}` is reserved for future use and cannot be used here"),
             };
             (Code::ReservedWord, Some(help))
         }
@@ -104,7 +114,7 @@ fn help_for(found: Option<&Token>, expected: &[String]) -> (Code, Option<String>
                     .to_string(),
             ),
         ),
-        Token::Assign if expected.iter().any(|e| e.contains("`==`")) => (
+        Token::Assign if wanted_comparison => (
             Code::UnexpectedToken,
             Some("to compare, write `==`; `=` only appears in `let`".to_string()),
         ),
@@ -124,18 +134,28 @@ pub(crate) fn to_diagnostic(err: &Rich<'_, Token, SimpleSpan>, eoi: usize) -> Di
             Diagnostic::new(Code::UnexpectedToken, msg.clone()).with_primary(at, "")
         }
         RichReason::ExpectedFound { .. } => {
-            let expected = summarise(err.expected().filter_map(describe).collect());
+            let raw: Vec<String> = err.expected().filter_map(describe).collect();
+            let wanted_comparison = raw.iter().any(|e| e == "`==`");
+            let expected = summarise(raw);
             let found = err.found();
             let found_text = match found {
                 Some(t) => t.to_string(),
                 None => "end of input".to_string(),
             };
-            let (code, help) = help_for(found, &expected);
-            let message = format!("expected {}, found {found_text}", one_of(expected));
+            let (code, help) = help_for(found, wanted_comparison);
+            let message = if expected.is_empty() {
+                format!("unexpected {found_text}")
+            } else {
+                format!("expected {}, found {found_text}", one_of(expected))
+            };
             let label = if found.is_none() || at.start >= eoi {
                 "input ends here".to_string()
             } else {
-                format!("unexpected {found_text}")
+                let noun = found_text
+                    .strip_prefix("a ")
+                    .or_else(|| found_text.strip_prefix("the "))
+                    .unwrap_or(&found_text);
+                format!("unexpected {noun}")
             };
             let d = Diagnostic::new(code, message).with_primary(at, label);
             match help {

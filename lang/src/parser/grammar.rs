@@ -25,7 +25,7 @@ use crate::ast::{
 use crate::diagnostic::{Code, Diagnostic};
 use crate::parser::patterns::{int_out_of_range, int_value, pattern};
 use crate::parser::types::{row, type_expr};
-use crate::parser::{Extra, P, Tokens, doc, lower, lparen, report, span, upper};
+use crate::parser::{Extra, P, Tokens, check_separated, doc, lower, lparen, report, span, upper};
 use crate::span::Span;
 use crate::token::Token;
 
@@ -80,6 +80,7 @@ pub(crate) fn fn_decl<'t>(block: impl P<'t, Block>) -> impl P<'t, FnDecl> {
     let generics = lower()
         .separated_by(just(Token::Comma))
         .allow_trailing()
+        .at_least(1)
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LBracket), just(Token::RBracket));
     doc()
@@ -128,7 +129,11 @@ fn skipped_stmt(s: Span) -> Stmt {
 /// Skips a damaged statement: at least one token tree, then more up to the
 /// next statement start.
 pub(crate) fn skip_stmt<'t>() -> impl P<'t, Span> {
-    let boundary = choice((just(Token::Let), just(Token::Fn), just(Token::Semi))).ignored();
+    let boundary = choice((
+        just(Token::Let).ignored(),
+        just(Token::Fn).then(lower()).ignored(),
+        just(Token::Semi).ignored(),
+    ));
     token_tree()
         .then(token_tree().and_is(boundary.not()).repeated())
         .map_with(|_, e| span(e.span()))
@@ -140,11 +145,19 @@ pub(crate) fn block<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> imp
     let stmt = stmt(expr, block).recover_with(via_parser(skip_stmt().map(skipped_stmt)));
     semis
         .clone()
-        .ignore_then(stmt.then_ignore(semis).repeated().collect::<Vec<_>>())
+        .ignore_then(
+            stmt.then(semis.at_least(1).to(true).or_not().map(|s| s.is_some()))
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
-        .map_with(|stmts, e| Block {
-            stmts,
-            span: span(e.span()),
+        .map_with(|stmts, e| {
+            let seps: Vec<(Span, bool)> = stmts.iter().map(|(s, semi)| (s.span(), *semi)).collect();
+            check_separated(e, &seps);
+            Block {
+                stmts: stmts.into_iter().map(|(s, _)| s).collect(),
+                span: span(e.span()),
+            }
         })
         .labelled("a block")
 }
@@ -161,6 +174,15 @@ fn call_args<'t>(expr: impl P<'t, Expr>, open: impl P<'t, ()>) -> impl P<'t, Vec
 fn bare_comparison(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Binary { op, lhs, .. } => op.is_comparison() && lhs.span.start == e.span.start,
+        _ => false,
+    }
+}
+
+/// Whether `e` is a bare comparison whose left side is itself one (so a
+/// chain `a < b < c < d` is reported once, at its first link).
+fn chained_already(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Binary { lhs, .. } => bare_comparison(e) && bare_comparison(lhs),
         _ => false,
     }
 }
@@ -244,6 +266,12 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>();
+    let record_start = just(Token::LBrace).then(
+        lower()
+            .then(just(Token::Colon))
+            .ignored()
+            .or(just(Token::DotDot).ignored()),
+    );
     let record = lower()
         .then_ignore(just(Token::Colon))
         .rewind()
@@ -405,7 +433,11 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         list,
         record,
         update,
-        block.clone().map(ExprKind::Block),
+        // `{ name:` and `{ ..` start records, never blocks.
+        record_start
+            .not()
+            .ignore_then(block.clone())
+            .map(ExprKind::Block),
         lambda,
         if_expr,
         match_expr,
@@ -461,7 +493,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         infix(left(1), bin(Token::OrOr, BinOp::Or), fold),
         infix(left(2), bin(Token::AndAnd, BinOp::And), fold),
         infix(left(3), comparison, |lhs: Expr, op: BinOp, rhs: Expr, e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
-            if bare_comparison(&lhs) {
+            if bare_comparison(&lhs) && !chained_already(&lhs) {
                 let first = match &lhs.kind {
                     ExprKind::Binary { op, .. } => op.as_str(),
                     _ => "",
@@ -506,11 +538,28 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
                     // Fold `-literal` into the literal, so that the smallest
                     // `Int` can be written.
                     (UnOp::Neg, ExprKind::Int(n)) if operand.span.start > s.start => {
-                        let value = if *n == i64::MIN { i64::MIN } else { -n };
+                        if *n != i64::MIN {
+                            return expr_at(ExprKind::Int(-n), s);
+                        }
+                        // `9223372036854775808` was reported as out of range
+                        // when read; negated, it is the smallest `Int`.
                         let at = operand.span;
-                        e.state()
-                            .retain(|d| !(d.code == Code::IntegerOutOfRange && d.primary_span() == Some(at)));
-                        expr_at(ExprKind::Int(value), s)
+                        let diags = &mut e.state().diagnostics;
+                        let before = diags.len();
+                        diags.retain(|d| {
+                            !(d.code == Code::IntegerOutOfRange && d.primary_span() == Some(at))
+                        });
+                        if diags.len() == before {
+                            diags.push(
+                                Diagnostic::new(
+                                    Code::IntegerOutOfRange,
+                                    "expected a value `Int` can hold, found the negation of -9223372036854775808, which is 9223372036854775808",
+                                )
+                                .with_primary(s, "too large for `Int`")
+                                .with_help("the largest `Int` is 9223372036854775807"),
+                            );
+                        }
+                        expr_at(ExprKind::Int(i64::MIN), s)
                     }
                     (UnOp::Neg, ExprKind::Float(x)) => expr_at(ExprKind::Float(-x), s),
                     _ => expr_at(

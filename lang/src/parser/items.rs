@@ -17,7 +17,8 @@ use crate::ast::{
 use crate::ast::{Expr, ExprKind};
 use crate::parser::grammar::{expr_and_block, fn_decl, params, stmt, token_tree};
 use crate::parser::types::type_expr;
-use crate::parser::{P, doc, lower, lparen, span, upper};
+use crate::parser::{P, check_separated, doc, lower, lparen, span, upper};
+use crate::span::Span;
 use crate::token::Token;
 
 /// `[a, b]` after a declared name.
@@ -154,7 +155,27 @@ pub(crate) fn program<'t>() -> impl P<'t, Program> {
     let semis = just(Token::Semi).repeated();
     semis
         .clone()
-        .ignore_then(item.then_ignore(semis).repeated().collect::<Vec<_>>())
+        .ignore_then(
+            item.then(semis.at_least(1).to(true).or_not().map(|s| s.is_some()))
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
         .then_ignore(end())
-        .map(|items| Program { items })
+        .map_with(|items, e| {
+            // Anything after a statement on its line needs a `;`; a
+            // declaration may be followed directly.
+            let seps: Vec<(Span, bool)> = items
+                .iter()
+                .map(|(item, semi)| match item {
+                    Item::Stmt(s) => (s.span(), *semi),
+                    Item::Fn(f) => (f.span, true),
+                    Item::Type(t) => (t.span, true),
+                    Item::Effect(d) => (d.span, true),
+                })
+                .collect();
+            check_separated(e, &seps);
+            Program {
+                items: items.into_iter().map(|(i, _)| i).collect(),
+            }
+        })
 }

@@ -21,8 +21,8 @@ mod items;
 mod patterns;
 mod types;
 
-use chumsky::input::{Input as _, MappedInput};
-use chumsky::inspector::TruncateState;
+use chumsky::input::{Checkpoint, Cursor, Input as _, MappedInput};
+use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
 
 use crate::ast::{Ident, Program};
@@ -35,9 +35,38 @@ use crate::token::Token;
 /// The input type every rule reads: tokens with chumsky spans.
 pub(crate) type Tokens<'t> = MappedInput<'t, Token, SimpleSpan, &'t [(Token, SimpleSpan)]>;
 
-/// Parser extras: rich errors, and a rewindable list of diagnostics that
-/// rules can report directly (for errors that are not "unexpected token").
-pub(crate) type Extra<'t> = extra::Full<Rich<'t, Token, SimpleSpan>, TruncateState<Diagnostic>, ()>;
+/// Parser extras: rich errors, and the [`ParseState`].
+pub(crate) type Extra<'t> = extra::Full<Rich<'t, Token, SimpleSpan>, ParseState, ()>;
+
+/// What rules can read and write while parsing: the diagnostics they report
+/// directly (for errors that are not "unexpected token"), rewound with the
+/// rule on backtracking, and where the source's line breaks are.
+#[derive(Debug, Default)]
+pub(crate) struct ParseState {
+    /// Diagnostics reported by rules.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Byte offsets of every `\n` in the source, ascending.
+    line_breaks: Vec<usize>,
+}
+
+impl ParseState {
+    /// Whether a line break lies in the byte range `from..to`.
+    pub(crate) fn line_break_between(&self, from: usize, to: usize) -> bool {
+        let i = self.line_breaks.partition_point(|&b| b < from);
+        self.line_breaks.get(i).is_some_and(|&b| b < to)
+    }
+}
+
+impl<'t> Inspector<'t, Tokens<'t>> for ParseState {
+    type Checkpoint = usize;
+    fn on_token(&mut self, _: &Token) {}
+    fn on_save<'parse>(&self, _: &Cursor<'t, 'parse, Tokens<'t>>) -> usize {
+        self.diagnostics.len()
+    }
+    fn on_rewind<'parse>(&mut self, cp: &Checkpoint<'t, 'parse, Tokens<'t>, usize>) {
+        self.diagnostics.truncate(*cp.inspector());
+    }
+}
 
 /// Shorthand for "a parser of `O` over Writ tokens".
 pub(crate) trait P<'t, O>: Parser<'t, Tokens<'t>, O, Extra<'t>> + Clone + 't {}
@@ -61,7 +90,10 @@ pub(crate) fn upper<'t>() -> impl P<'t, Ident> {
 
 /// `(` whether or not it starts a line.
 pub(crate) fn lparen<'t>() -> impl P<'t, ()> {
-    just(Token::LParen).or(just(Token::LParenLine)).ignored()
+    just(Token::LParen)
+        .or(just(Token::LParenLine))
+        .ignored()
+        .labelled("`(`")
 }
 
 /// `///` comments before an item, joined by newlines.
@@ -127,8 +159,20 @@ fn attach_doc_comments(tokens: Vec<(Token, Span)>) -> Vec<(Token, Span)> {
         .collect()
 }
 
+/// Stack reserved for the grammar, which recurses once per nesting level
+/// (several frames per level, large ones in unoptimised builds). The
+/// bracket balancer bounds the nesting, so this bounds the stack; the memory
+/// is reserved, and only touched as deep input needs it.
+const PARSER_STACK_BYTES: usize = 1 << 30;
+
 /// Parse a whole source text. Never fails: see [`Parsed`].
 pub fn parse(src: &str) -> Parsed {
+    stacker::maybe_grow(PARSER_STACK_BYTES / 2, PARSER_STACK_BYTES, || {
+        parse_on_stack(src)
+    })
+}
+
+fn parse_on_stack(src: &str) -> Parsed {
     let lexed = lexer::lex(src);
     let mut diagnostics = lexed.diagnostics;
     let balanced = delimiters::balance(src, lexed.tokens, &mut diagnostics);
@@ -144,25 +188,57 @@ pub fn parse(src: &str) -> Parsed {
         .into_iter()
         .map(|(t, s)| (t, SimpleSpan::from(s.start..s.end)))
         .collect();
-    let eoi = SimpleSpan::from(src.len()..src.len());
-    let mut state: TruncateState<Diagnostic> = TruncateState(Vec::new());
+    // "End of input" is reported just after the last token, where a reader
+    // looks for what is missing (not after trailing blank lines).
+    let end = input.last().map_or(0, |(_, s)| s.end);
+    let eoi = SimpleSpan::from(end..end);
+    let mut state = ParseState {
+        diagnostics: Vec::new(),
+        line_breaks: src.match_indices('\n').map(|(i, _)| i).collect(),
+    };
     let (output, errs) = items::program()
         .parse_with_state(input.as_slice().split_token_span(eoi), &mut state)
         .into_output_errors();
-    diagnostics.extend(state.0);
+    diagnostics.extend(state.diagnostics);
     for err in errs {
         let at = span(*err.span());
         let known = reported
             .iter()
             .any(|r| r.start == at.start && (r.is_empty() || *r == at));
         if !known {
-            diagnostics.push(errors::to_diagnostic(&err, src.len()));
+            diagnostics.push(errors::to_diagnostic(&err, end));
         }
     }
     sort_and_dedup(&mut diagnostics);
     Parsed {
         program: output.unwrap_or_default(),
         diagnostics,
+    }
+}
+
+/// Check that consecutive statements are separated by a line break or `;`
+/// (`had_semi` says whether a `;` followed each), reporting the first
+/// statement of each pair that is not.
+pub(crate) fn check_separated<'t>(
+    e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>,
+    stmts: &[(Span, bool)],
+) {
+    for pair in stmts.windows(2) {
+        let [(prev, semi), (next, _)] = pair else {
+            continue;
+        };
+        if *semi || e.state().line_break_between(prev.end, next.start) {
+            continue;
+        }
+        e.state().diagnostics.push(
+            Diagnostic::new(
+                crate::diagnostic::Code::MissingSeparator,
+                "expected `;` or a line break between two statements, found another statement on the same line",
+            )
+            .with_primary(*next, "a second statement starts here")
+            .with_secondary(*prev, "after this one")
+            .with_help("to call a function, write its arguments in parentheses: `f(x)`; to put two statements on one line, separate them with `;`"),
+        );
     }
 }
 
@@ -173,5 +249,5 @@ pub(crate) fn report<'t>(
     make: impl FnOnce(Span) -> Diagnostic,
 ) {
     let at = span(e.span());
-    e.state().push(make(at));
+    e.state().diagnostics.push(make(at));
 }

@@ -50,10 +50,28 @@ pub(crate) fn row<'t>(ty: impl P<'t, TypeExpr>) -> impl P<'t, EffectRow> {
             let mut effects = Vec::new();
             let mut tail = bar_tail;
             let only_item = items.len() == 1 && tail.is_none();
-            for item in items {
+            let last = items.len().saturating_sub(1);
+            for (i, item) in items.into_iter().enumerate() {
                 match item {
                     RowItem::Effect(r) => effects.push(r),
                     RowItem::Var(v) if only_item => tail = Some(v),
+                    RowItem::Var(v) if i == last && tail.is_none() => {
+                        report(e, |_| {
+                            Diagnostic::new(
+                                Code::RowVariablePosition,
+                                format!(
+                                    "expected `|` before the row variable `{}`, found `,`",
+                                    v.name
+                                ),
+                            )
+                            .with_primary(v.span, "row variable after a comma")
+                            .with_help(format!(
+                                "separate the row variable with `|`: `{{E1, E2 | {}}}`",
+                                v.name
+                            ))
+                        });
+                        tail = Some(v);
+                    }
                     RowItem::Var(v) => report(e, |_| {
                         Diagnostic::new(
                             Code::RowVariablePosition,
