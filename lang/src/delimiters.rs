@@ -123,6 +123,16 @@ struct Balancer<'s> {
     /// The operator chain at top level (outside every bracket).
     top_chain: usize,
     skipping: Option<Skip>,
+    /// Whether the input's brackets are unbalanced, so that layout (line
+    /// starts, indentation) is used to guess where a bracket is missing.
+    /// Balanced input is never second-guessed, however it is laid out.
+    repair: bool,
+    /// Unmatched openers minus unmatched closers of each kind still to be
+    /// accounted for by repairs (see [`kind`]).
+    surplus: [i64; 3],
+    /// After a too-deep report at this stack depth, further ones at the same
+    /// depth or deeper are consequences of it and stay quiet.
+    quiet_from: Option<usize>,
 }
 
 impl Balancer<'_> {
@@ -187,6 +197,16 @@ impl Balancer<'_> {
         false
     }
 
+    /// Report a too-deep point at `span` (once per deep region).
+    fn report_too_deep(&mut self, span: Span, brackets: bool, diags: &mut Vec<Diagnostic>) {
+        let depth = self.stack.len();
+        if self.quiet_from.is_some_and(|q| depth >= q) {
+            return;
+        }
+        self.quiet_from = Some(depth);
+        diags.push(self.too_deep(span, brackets));
+    }
+
     fn too_deep(&self, span: Span, brackets: bool) -> Diagnostic {
         let (message, label) = if brackets {
             (
@@ -222,6 +242,9 @@ pub fn balance(
         stack: Vec::new(),
         top_chain: 0,
         skipping: None,
+        quiet_from: None,
+        repair: !is_balanced(&tokens),
+        surplus: surplus(&tokens),
     };
     let mut iter = tokens.into_iter().peekable();
 
@@ -242,7 +265,7 @@ pub fn balance(
                 *b.chain_mut() += 1;
             }
             if b.stack.len() >= MAX_NESTING {
-                diags.push(b.too_deep(span, true));
+                b.report_too_deep(span, true, diags);
                 let depth = b.stack.len();
                 b.stack.push(Open {
                     token: tok,
@@ -254,7 +277,7 @@ pub fn balance(
                 continue;
             }
             if b.depth_estimate() >= MAX_DEPTH {
-                diags.push(b.too_deep(span, false));
+                b.report_too_deep(span, false, diags);
                 let depth = b.stack.len();
                 b.stack.push(Open {
                     token: tok,
@@ -277,17 +300,23 @@ pub fn balance(
         }
 
         if tok.is_close() {
-            close(src, &b.lines, &mut b.stack, &mut b.out, diags, tok, span);
+            b.close(tok, span, diags);
+            if b.quiet_from.is_some_and(|q| b.stack.len() < q) {
+                b.quiet_from = None;
+            }
             continue;
         }
 
-        if let Some(prev_end) = b.first_on_line(span) {
+        if let Some(prev_end) = b.first_on_line(span)
+            && b.repair
+        {
             // A line that starts at or left of the line where a `(` or `[`
             // was opened, without closing it, means it was left open.
             let indent = line_indent(src, &b.lines, span.start);
             while let Some(open) = b.stack.last()
                 && open.token != Token::LBrace
                 && open.indent >= indent
+                && b.surplus_of(&open.token) > 0
             {
                 let Some(open) = b.stack.pop() else { break };
                 report_unclosed(
@@ -298,6 +327,7 @@ pub fn balance(
                     diags,
                 );
                 push_closer(&mut b.out, &open, Span::point(prev_end));
+                b.adjust(&open.token, -1);
             }
             // A new line that neither continues an operator chain nor is
             // continued by one starts a new statement.
@@ -308,14 +338,12 @@ pub fn balance(
         }
 
         // A new item at column 1 closes everything still open.
-        if !b.stack.is_empty()
+        if b.repair
+            && b.stack.last().is_some_and(|o| b.surplus_of(&o.token) > 0)
             && starts_item(&tok, iter.peek().map(|(t, _)| t))
             && b.lines.position(span.start).column == 1
         {
-            while let Some(open) = b.stack.pop() {
-                report_unclosed(&b.lines, &open, span, &found_text(&tok), diags);
-                push_closer(&mut b.out, &open, span);
-            }
+            b.close_down_to(0, span, &found_text(&tok), diags);
         }
 
         if is_separator(&tok) {
@@ -323,7 +351,7 @@ pub fn balance(
         } else if deepens(&tok) {
             *b.chain_mut() += 1;
             if b.depth_estimate() > MAX_DEPTH {
-                diags.push(b.too_deep(span, false));
+                b.report_too_deep(span, false, diags);
                 b.skipping = Some(Skip::Chain {
                     depth: b.stack.len(),
                     start: span,
@@ -339,128 +367,168 @@ pub fn balance(
         let start = b.out.last().map_or(0, |(_, s)| s.end);
         b.out.push((Token::Error, Span::new(start, src.len())));
     }
-    let eof = Span::point(src.len());
-    while let Some(open) = b.stack.pop() {
-        report_unclosed(&b.lines, &open, eof, "the end of input", diags);
-        push_closer(&mut b.out, &open, eof);
-    }
+    // Reported just after the last token, where a reader looks for what is
+    // missing.
+    let eof = Span::point(b.out.last().map_or(0, |(_, s)| s.end));
+    b.close_down_to(0, eof, "the end of input", diags);
     b.out
 }
 
-/// Handle one closing token.
-fn close(
-    src: &str,
-    lines: &LineIndex<'_>,
-    stack: &mut Vec<Open>,
-    out: &mut Vec<(Token, Span)>,
-    diags: &mut Vec<Diagnostic>,
-    tok: Token,
-    span: Span,
-) {
-    let Some(top) = stack.last() else {
-        diags.push(
-            Diagnostic::new(
-                Code::UnexpectedClosingDelimiter,
-                format!("found {tok} with no matching opening bracket"),
-            )
-            .with_primary(span, "nothing to close here")
-            .with_help("remove it, or add the opening bracket it belongs to"),
-        );
-        return;
-    };
-    let matches_top = top.token.closer().as_ref() == Some(&tok);
-    let same_line = lines.position(top.span.start).line == lines.position(span.start).line;
+/// Whether every bracket in `tokens` is closed by one of its own kind, in
+/// order.
+fn is_balanced(tokens: &[(Token, Span)]) -> bool {
+    let mut stack = Vec::new();
+    for (tok, _) in tokens {
+        if let Some(closer) = tok.closer() {
+            stack.push(closer);
+        } else if tok.is_close() && stack.pop().as_ref() != Some(tok) {
+            return false;
+        }
+    }
+    stack.is_empty()
+}
 
-    // A `}` alone at the start of a line that lines up with an outer `{`'s
-    // line closes that one; the blocks in between were left open.
-    if tok == Token::RBrace && at_line_start(src, span.start) {
-        let col = line_indent(src, lines, span.start);
-        if top.indent > col
-            && let Some(pos) = stack
-                .iter()
-                .rposition(|o| o.token == Token::LBrace && o.indent == col)
-        {
-            let outer = stack.get(pos).map(|o| lines.position(o.span.start));
-            let found = match outer {
-                Some(p) => format!(
-                    "the `}}` that lines up with the `{{` opened at {}:{}",
-                    p.line, p.column
-                ),
-                None => "`}`".to_string(),
-            };
-            while stack.len() > pos + 1 {
-                if let Some(open) = stack.pop() {
-                    report_unclosed(lines, &open, span, &found, diags);
-                    push_closer(out, &open, span);
-                }
+/// Which kind of bracket a token opens or closes: 0 `()`, 1 `{}`, 2 `[]`.
+fn kind(tok: &Token) -> usize {
+    match tok {
+        Token::LBrace | Token::RBrace => 1,
+        Token::LBracket | Token::RBracket => 2,
+        _ => 0,
+    }
+}
+
+/// Opening minus closing brackets of each kind in `tokens`.
+fn surplus(tokens: &[(Token, Span)]) -> [i64; 3] {
+    let mut s = [0i64; 3];
+    for (tok, _) in tokens {
+        if let Some(slot) = s.get_mut(kind(tok)) {
+            if tok.is_open() {
+                *slot += 1;
+            } else if tok.is_close() {
+                *slot -= 1;
             }
-            stack.pop();
-            out.push((tok, span));
+        }
+    }
+    s
+}
+
+impl Balancer<'_> {
+    fn surplus_of(&self, tok: &Token) -> i64 {
+        self.surplus.get(kind(tok)).copied().unwrap_or(0)
+    }
+
+    fn adjust(&mut self, tok: &Token, by: i64) {
+        if let Some(slot) = self.surplus.get_mut(kind(tok)) {
+            *slot += by;
+        }
+    }
+
+    /// Pop openers above stack index `keep`, reporting each as unclosed and
+    /// closing it just before `at`.
+    fn close_down_to(&mut self, keep: usize, at: Span, found: &str, diags: &mut Vec<Diagnostic>) {
+        while self.stack.len() > keep {
+            let Some(open) = self.stack.pop() else { break };
+            report_unclosed(&self.lines, &open, at, found, diags);
+            push_closer(&mut self.out, &open, at);
+            self.adjust(&open.token, -1);
+        }
+    }
+
+    /// Handle one closing token.
+    fn close(&mut self, tok: Token, span: Span, diags: &mut Vec<Diagnostic>) {
+        let Some(top) = self.stack.last() else {
+            report_stray(&tok, span, diags);
+            self.adjust(&tok, 1);
+            return;
+        };
+        if top.token.closer().as_ref() == Some(&tok) {
+            self.stack.pop();
+            self.out.push((tok, span));
             return;
         }
-    }
+        let top_token = top.token.clone();
+        let top_indent = top.indent;
+        let top_span = top.span;
+        let outer = self
+            .stack
+            .iter()
+            .rposition(|o| o.token.closer().as_ref() == Some(&tok));
 
-    if matches_top {
-        stack.pop();
-        out.push((tok, span));
-        return;
-    }
-
-    // A closer for some outer opener: the ones above it were never closed
-    // (unless the innermost opener is on the same line: then the closer is
-    // probably just the wrong kind, and handled below).
-    if let Some(pos) = stack
-        .iter()
-        .rposition(|o| o.token.closer().as_ref() == Some(&tok))
-        && !same_line
-    {
-        while stack.len() > pos + 1 {
-            if let Some(open) = stack.pop() {
-                report_unclosed(lines, &open, span, &found_text(&tok), diags);
-                push_closer(out, &open, span);
+        // A `}` alone at the start of a line that lines up with an outer
+        // `{`'s line closes that one; the openers in between were left open.
+        if self.repair && tok == Token::RBrace && at_line_start(self.src, span.start) {
+            let col = line_indent(self.src, &self.lines, span.start);
+            if top_indent > col
+                && let Some(pos) = self
+                    .stack
+                    .iter()
+                    .rposition(|o| o.token == Token::LBrace && o.indent == col)
+            {
+                let found = match self
+                    .stack
+                    .get(pos)
+                    .map(|o| self.lines.position(o.span.start))
+                {
+                    Some(p) => format!(
+                        "the `}}` that lines up with the `{{` opened at {}:{}",
+                        p.line, p.column
+                    ),
+                    None => "`}`".to_string(),
+                };
+                self.close_down_to(pos + 1, span, &found, diags);
+                self.stack.pop();
+                self.out.push((tok, span));
+                return;
             }
         }
-        stack.pop();
-        out.push((tok, span));
-        return;
-    }
 
-    // A closer of another kind on a later line, with no opener of its kind:
-    // a stray closer.
-    if !same_line
-        && !stack
-            .iter()
-            .any(|o| o.token.closer().as_ref() == Some(&tok))
-    {
-        diags.push(
-            Diagnostic::new(
-                Code::UnexpectedClosingDelimiter,
-                format!("found {tok} with no matching opening bracket"),
-            )
-            .with_primary(span, "nothing to close here")
-            .with_help("remove it, or add the opening bracket it belongs to"),
-        );
-        return;
+        // One opener too many of the top's kind and one closer too many of
+        // this kind: the closer is the wrong kind.
+        let wrong_kind = self.surplus_of(&top_token) > 0 && self.surplus_of(&tok) < 0;
+        match outer {
+            Some(pos) if !wrong_kind && self.surplus_of(&top_token) > 0 => {
+                // The openers above the matching one were never closed.
+                self.close_down_to(pos + 1, span, &found_text(&tok), diags);
+                self.stack.pop();
+                self.out.push((tok, span));
+            }
+            None if !wrong_kind => {
+                report_stray(&tok, span, diags);
+                self.adjust(&tok, 1);
+            }
+            _ => {
+                self.stack.pop();
+                let want = top_token.closer().unwrap_or(Token::RParen);
+                let at = self.lines.position(top_span.start);
+                diags.push(
+                    Diagnostic::new(
+                        Code::MismatchedDelimiter,
+                        format!(
+                            "expected {want} to close the {top_token} opened at {}:{}, found {tok}",
+                            at.line, at.column
+                        ),
+                    )
+                    .with_primary(span, format!("expected {want} here"))
+                    .with_secondary(top_span, "opened here")
+                    .with_help(format!("replace {tok} with {want}")),
+                );
+                self.adjust(&top_token, -1);
+                self.adjust(&tok, 1);
+                self.out.push((want, span));
+            }
+        }
     }
+}
 
-    // Otherwise treat it as the closer the innermost opener expects.
-    if let Some(open) = stack.pop() {
-        let want = open.token.closer().unwrap_or(Token::RParen);
-        let at = lines.position(open.span.start);
-        diags.push(
-            Diagnostic::new(
-                Code::MismatchedDelimiter,
-                format!(
-                    "expected {want} to close the {} opened at {}:{}, found {tok}",
-                    open.token, at.line, at.column
-                ),
-            )
-            .with_primary(span, format!("expected {want} here"))
-            .with_secondary(open.span, "opened here")
-            .with_help(format!("replace {tok} with {want}")),
-        );
-        out.push((want, span));
-    }
+fn report_stray(tok: &Token, span: Span, diags: &mut Vec<Diagnostic>) {
+    diags.push(
+        Diagnostic::new(
+            Code::UnexpectedClosingDelimiter,
+            format!("found {tok} with no matching opening bracket"),
+        )
+        .with_primary(span, "nothing to close here")
+        .with_help("remove it, or add the opening bracket it belongs to"),
+    );
 }
 
 fn report_unclosed(

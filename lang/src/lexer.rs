@@ -906,7 +906,6 @@ mod tests {
             vec![
                 Code::UnknownCharacter,
                 Code::UnterminatedString,
-                Code::UnknownCharacter,
                 Code::UnknownCharacter
             ]
         );

@@ -152,7 +152,7 @@ pub(crate) fn block<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> imp
         )
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
         .map_with(|stmts, e| {
-            let seps: Vec<(Span, bool)> = stmts.iter().map(|(s, semi)| (s.span(), *semi)).collect();
+            let seps: Vec<(&Stmt, bool)> = stmts.iter().map(|(s, semi)| (s, *semi)).collect();
             check_separated(e, &seps);
             Block {
                 stmts: stmts.into_iter().map(|(s, _)| s).collect(),

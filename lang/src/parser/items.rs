@@ -18,7 +18,6 @@ use crate::ast::{Expr, ExprKind};
 use crate::parser::grammar::{expr_and_block, fn_decl, params, stmt, token_tree};
 use crate::parser::types::type_expr;
 use crate::parser::{P, check_separated, doc, lower, lparen, span, upper};
-use crate::span::Span;
 use crate::token::Token;
 
 /// `[a, b]` after a declared name.
@@ -162,15 +161,12 @@ pub(crate) fn program<'t>() -> impl P<'t, Program> {
         )
         .then_ignore(end())
         .map_with(|items, e| {
-            // Anything after a statement on its line needs a `;`; a
-            // declaration may be followed directly.
-            let seps: Vec<(Span, bool)> = items
+            // Only statements need separating from what follows them.
+            let seps: Vec<(&Stmt, bool)> = items
                 .iter()
-                .map(|(item, semi)| match item {
-                    Item::Stmt(s) => (s.span(), *semi),
-                    Item::Fn(f) => (f.span, true),
-                    Item::Type(t) => (t.span, true),
-                    Item::Effect(d) => (d.span, true),
+                .filter_map(|(item, semi)| match item {
+                    Item::Stmt(s) => Some((s, *semi)),
+                    _ => None,
                 })
                 .collect();
             check_separated(e, &seps);

@@ -25,7 +25,7 @@ use chumsky::input::{Checkpoint, Cursor, Input as _, MappedInput};
 use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
 
-use crate::ast::{Ident, Program};
+use crate::ast::{Expr, ExprKind, Ident, Program, Stmt};
 use crate::delimiters;
 use crate::diagnostic::{Diagnostic, sort_and_dedup};
 use crate::lexer;
@@ -221,13 +221,28 @@ fn parse_on_stack(src: &str) -> Parsed {
 /// statement of each pair that is not.
 pub(crate) fn check_separated<'t>(
     e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>,
-    stmts: &[(Span, bool)],
+    stmts: &[(&Stmt, bool)],
 ) {
+    // A statement that could not be parsed was reported already.
+    let damaged = |s: &Stmt| {
+        matches!(
+            s,
+            Stmt::Expr(Expr {
+                kind: ExprKind::Error,
+                ..
+            })
+        )
+    };
     for pair in stmts.windows(2) {
-        let [(prev, semi), (next, _)] = pair else {
+        let [(prev_stmt, semi), (next_stmt, _)] = pair else {
             continue;
         };
-        if *semi || e.state().line_break_between(prev.end, next.start) {
+        let (prev, next) = (prev_stmt.span(), next_stmt.span());
+        if *semi
+            || damaged(prev_stmt)
+            || damaged(next_stmt)
+            || e.state().line_break_between(prev.end, next.start)
+        {
             continue;
         }
         e.state().diagnostics.push(
@@ -235,8 +250,8 @@ pub(crate) fn check_separated<'t>(
                 crate::diagnostic::Code::MissingSeparator,
                 "expected `;` or a line break between two statements, found another statement on the same line",
             )
-            .with_primary(*next, "a second statement starts here")
-            .with_secondary(*prev, "after this one")
+            .with_primary(next, "a second statement starts here")
+            .with_secondary(prev, "after this one")
             .with_help("to call a function, write its arguments in parentheses: `f(x)`; to put two statements on one line, separate them with `;`"),
         );
     }
