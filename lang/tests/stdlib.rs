@@ -9,12 +9,22 @@ fn stdlib_parses_and_documents_capabilities() {
     let mut effects = Vec::new();
     for file in FILES {
         let parsed = writ_lang::parse(file.source);
-        assert!(parsed.diagnostics.is_empty(), "{}: {:#?}", file.name, parsed.diagnostics);
+        assert!(
+            parsed.diagnostics.is_empty(),
+            "{}: {:#?}",
+            file.name,
+            parsed.diagnostics
+        );
         for item in parsed.program.items {
             if let Item::Effect(e) = item {
                 assert!(e.doc.is_some(), "effect {} has no doc comment", e.name.name);
                 for op in &e.ops {
-                    assert!(op.doc.is_some(), "{}.{} has no doc comment", e.name.name, op.name.name);
+                    assert!(
+                        op.doc.is_some(),
+                        "{}.{} has no doc comment",
+                        e.name.name,
+                        op.name.name
+                    );
                 }
                 effects.push(e.name.name);
             }

@@ -240,17 +240,13 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>();
-    let parens = lparen()
-        .ignore_then(
-            expr.clone()
-                .separated_by(just(Token::Comma))
-                .collect::<Vec<_>>()
-                .then(just(Token::Comma).or_not()),
-        )
-        .then_ignore(just(Token::RParen))
-        .map(|(mut items, trailing)| match items.len() {
+    // `(x)` and `(x,)` are `x`; two or more elements make a tuple.
+    let parens = items
+        .clone()
+        .delimited_by(lparen(), just(Token::RParen))
+        .map(|mut items| match items.len() {
             0 => ExprKind::Unit,
-            1 if trailing.is_none() => items.remove(0).kind,
+            1 => items.remove(0).kind,
             _ => ExprKind::Tuple(items),
         });
     let list = items

@@ -1,0 +1,57 @@
+//! Every ```writ block in the README and in docs/language.md is a program
+//! that `writ check` accepts, so the documentation shows working code.
+
+use std::path::Path;
+use std::process::Command;
+
+fn blocks(markdown: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    for (i, line) in markdown.lines().enumerate() {
+        match &mut current {
+            None if line.trim_start() == "```writ" => current = Some((i + 1, String::new())),
+            Some((start, text)) if line.trim_start() == "```" => {
+                out.push((*start, std::mem::take(text)));
+                current = None;
+            }
+            Some((_, text)) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn documented_programs_are_accepted() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("writ-docs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for doc in ["README.md", "docs/language.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).expect("doc exists");
+        for (line, program) in blocks(&text) {
+            count += 1;
+            let file = dir.join(format!("block{count}.writ"));
+            std::fs::write(&file, &program).expect("write");
+            let out = Command::new(env!("CARGO_BIN_EXE_writ"))
+                .arg("check")
+                .arg(&file)
+                .env("NO_COLOR", "1")
+                .output()
+                .expect("writ runs");
+            if out.status.code() != Some(0) {
+                failures.push(format!(
+                    "{doc}:{line}:\n{program}\n{}",
+                    String::from_utf8_lossy(&out.stdout)
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(count >= 8, "expected documented programs, found {count}");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
