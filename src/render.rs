@@ -158,7 +158,7 @@ mod tests {
     fn out_of_range_spans_do_not_panic() {
         let d = Diagnostic::new(Code::UnexpectedToken, "m").with_primary(Span::new(50, 90), "x");
         let text = "é";
-        assert!(human(&[d.clone()], "f.writ", text, false).contains("E0100"));
+        assert!(human(std::slice::from_ref(&d), "f.writ", text, false).contains("E0100"));
         let v = json_one(&d, "f.writ", text);
         assert_eq!(v["labels"][0]["start"]["offset"], 2);
     }

@@ -275,7 +275,7 @@ pub enum StrPart {
     /// Literal text (escapes decoded).
     Text(String),
     /// `${expr}`
-    Expr(Expr),
+    Expr(Box<Expr>),
 }
 
 /// `field: value` in a record literal or update.

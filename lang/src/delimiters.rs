@@ -568,12 +568,12 @@ fn found_text(tok: &Token) -> String {
 
 /// Whether `tok` followed by `next` begins a top-level item.
 fn starts_item(tok: &Token, next: Option<&Token>) -> bool {
-    match (tok, next) {
-        (Token::Fn, Some(Token::Lower(_))) => true,
-        (Token::Type | Token::Effect, Some(Token::Upper(_))) => true,
-        (Token::DocComment(_), _) => true,
-        _ => false,
-    }
+    matches!(
+        (tok, next),
+        (Token::Fn, Some(Token::Lower(_)))
+            | (Token::Type | Token::Effect, Some(Token::Upper(_)))
+            | (Token::DocComment(_), _)
+    )
 }
 
 /// Whether only spaces and tabs stand between the start of the line and

@@ -210,7 +210,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
     let int = select! { Token::Int(v) => v }.validate(|v, e, _| match int_value(false, v) {
         Some(n) => ExprKind::Int(n),
         None => {
-            report(e, |at| int_out_of_range(at));
+            report(e, int_out_of_range);
             ExprKind::Int(i64::MIN)
         }
     });
@@ -225,10 +225,10 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         )
         .then(select! { Token::StrTail(s) => s })
         .map(|(((head, first), rest), tail)| {
-            let mut parts = vec![StrPart::Text(head), StrPart::Expr(first)];
+            let mut parts = vec![StrPart::Text(head), StrPart::Expr(Box::new(first))];
             for (text, e) in rest {
                 parts.push(StrPart::Text(text));
-                parts.push(StrPart::Expr(e));
+                parts.push(StrPart::Expr(Box::new(e)));
             }
             parts.push(StrPart::Text(tail));
             parts.retain(|p| !matches!(p, StrPart::Text(t) if t.is_empty()));

@@ -38,7 +38,7 @@ pub(crate) fn pattern<'t>() -> impl P<'t, Pattern> {
             .validate(|(neg, v), e, _| match int_value(neg.is_some(), v) {
                 Some(n) => PatternKind::Int(n),
                 None => {
-                    report(e, |at| int_out_of_range(at));
+                    report(e, int_out_of_range);
                     PatternKind::Error
                 }
             });
