@@ -16,6 +16,8 @@
 //! terminal, except [`source_text`], which only interprets bytes it is given;
 //! no input makes any function here panic.
 
+#![warn(missing_docs)]
+
 pub mod explain;
 pub mod render;
 

@@ -7,6 +7,8 @@
 //! could build together with every [`Diagnostic`] it found; none stops at the
 //! first problem, and none panics on any input.
 
+#![warn(missing_docs)]
+
 pub mod ast;
 pub mod delimiters;
 pub mod diagnostic;

@@ -6,3 +6,5 @@
 //! the start: `runtime` depends on `lang`, never the reverse, and nothing in
 //! it touches the file system, network or terminal except through the host
 //! API it will define.
+
+#![warn(missing_docs)]

@@ -1,0 +1,168 @@
+//! The `writ` command line: exit codes, file errors, formats, `explain`,
+//! `--version`. Output is compared as a user sees it.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn writ(args: &[&str], dir: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_writ"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("writ runs")
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("writ-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn accepted_rejected_and_exit_codes() {
+    let dir = scratch("codes");
+    std::fs::write(dir.join("ok.writ"), "let x = 1\n").unwrap();
+    std::fs::write(dir.join("bad.writ"), "let x = (1\n").unwrap();
+
+    let o = writ(&["check", "ok.writ"], &dir);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "ok.writ: accepted\n");
+
+    let o = writ(&["check", "ok.writ", "bad.writ"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with(
+            "ok.writ: accepted\n[E0010] Error: expected `)` to close the `(` opened at 1:9"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("bad.writ: rejected: 1 error\n"), "{text}");
+    // Piped output is never coloured.
+    assert!(!text.contains('\u{1b}'));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unreadable_files_exit_2_and_name_the_problem() {
+    let dir = scratch("io");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("latin1.writ"), b"let s = \"caf\xe9\"\n").unwrap();
+    std::fs::write(dir.join("bad.writ"), "let x = (1\n").unwrap();
+    let big = vec![b' '; writ::MAX_SOURCE_BYTES as usize + 1];
+    std::fs::write(dir.join("big.writ"), big).unwrap();
+
+    let o = writ(&["check", "missing.writ"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stdout(&o).starts_with("[E9001] Error: cannot read `missing.writ`: "),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = writ(&["check", "sub"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stdout(&o),
+        "[E9002] Error: expected a Writ source file, found the directory `sub`\n  in sub\n  Help: name the `.writ` files inside it\nsub: not checked\n"
+    );
+
+    let o = writ(&["check", "latin1.writ"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).starts_with(
+        "[E9003] Error: expected UTF-8 text, found an invalid byte at offset 12 (line 1)\n"
+    ));
+
+    let o = writ(&["check", "big.writ"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).starts_with(
+        "[E9004] Error: expected a source file of at most 4194304 bytes, found 4194305 bytes\n"
+    ));
+
+    // An unreadable file wins over a rejected one.
+    let o = writ(&["check", "bad.writ", "missing.writ"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn json_format_is_one_document() {
+    let dir = scratch("json");
+    std::fs::write(dir.join("bad.writ"), "let x = 1 +\n").unwrap();
+    std::fs::write(dir.join("ok.writ"), "let x = 1\n").unwrap();
+    let o = writ(
+        &[
+            "check",
+            "--format",
+            "json",
+            "bad.writ",
+            "ok.writ",
+            "nope.writ",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(doc["version"], 1);
+    let files = doc["files"].as_array().expect("files");
+    assert_eq!(files.len(), 3);
+    assert_eq!(files[0]["status"], "rejected");
+    assert_eq!(files[1]["status"], "accepted");
+    assert_eq!(files[2]["status"], "unreadable");
+    let d = &files[0]["diagnostics"][0];
+    assert_eq!(d["code"], "E0100");
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["file"], "bad.writ");
+    assert_eq!(d["message"], "expected an expression, found end of input");
+    assert_eq!(d["labels"][0]["primary"], true);
+    assert_eq!(d["labels"][0]["start"]["line"], 1);
+    assert_eq!(d["labels"][0]["start"]["column"], 12);
+    assert_eq!(d["labels"][0]["start"]["offset"], 11);
+    assert_eq!(files[2]["diagnostics"][0]["code"], "E9001");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn explain_prints_the_documented_section() {
+    let dir = scratch("explain");
+    let o = writ(&["explain", "E0010"], &dir);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("## E0010: unclosed delimiter\n"));
+    let lower = writ(&["explain", "e0010"], &dir);
+    assert_eq!(stdout(&lower), stdout(&o));
+
+    let o = writ(&["explain", "E4242"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: `E4242` is not a Writ diagnostic code (codes look like `E0100`; see docs/errors.md)\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn version_and_usage_errors() {
+    let dir = scratch("usage");
+    let o = writ(&["--version"], &dir);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), format!("writ {}\n", env!("CARGO_PKG_VERSION")));
+
+    // No subcommand, no files, an unknown format: usage errors, exit 2.
+    assert_eq!(writ(&[], &dir).status.code(), Some(2));
+    assert_eq!(writ(&["check"], &dir).status.code(), Some(2));
+    assert_eq!(
+        writ(&["check", "--format", "xml", "a.writ"], &dir)
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(writ(&["frobnicate"], &dir).status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
