@@ -44,6 +44,19 @@ fn summarise(mut expected: Vec<String>) -> Vec<String> {
     if expected.iter().any(|e| e == "an expression") {
         expected.retain(|e| !EXPRESSION_STARTS.contains(&e.as_str()));
     }
+    // After a complete statement: anything that starts the next one is
+    // "the end of the statement".
+    let ends_statement =
+        expected.iter().any(|e| e == "`;`") && expected.iter().any(|e| e == "an expression");
+    if ends_statement {
+        expected.retain(|e| {
+            !matches!(
+                e.as_str(),
+                "`;`" | "`let`" | "`type`" | "`effect`" | "`fn`" | "an expression" | "a block"
+            )
+        });
+        expected.push("the end of the statement".to_string());
+    }
     // A lone `(` is worth naming (a missing argument list); among other
     // operators it is one more way to continue an expression.
     let operators = expected
@@ -76,7 +89,8 @@ fn one_of(mut items: Vec<String>) -> String {
 }
 
 /// Help for tokens that usually mean the writer expected another language.
-fn help_for(found: Option<&Token>, wanted_comparison: bool) -> (Code, Option<String>) {
+fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
+    let wanted = |what: &str| raw.iter().any(|e| e == what);
     let Some(found) = found else {
         return (
             Code::UnexpectedToken,
@@ -114,9 +128,23 @@ fn help_for(found: Option<&Token>, wanted_comparison: bool) -> (Code, Option<Str
                     .to_string(),
             ),
         ),
-        Token::Assign if wanted_comparison => (
+        Token::Assign if wanted("`==`") || wanted("an expression") => (
             Code::UnexpectedToken,
-            Some("to compare, write `==`; `=` only appears in `let`".to_string()),
+            Some(
+                "to compare, write `==`; to name a new value, write `let name = ...` (values never change, so there is no assignment)"
+                    .to_string(),
+            ),
+        ),
+        Token::FatArrow | Token::Bar if wanted("an expression") || wanted("a block") => (
+            Code::UnexpectedToken,
+            Some(
+                "a function value is written `fn(x) { x + 1 }`; `=>` only follows a pattern, in `match` arms and handler clauses"
+                    .to_string(),
+            ),
+        ),
+        Token::Colon if wanted("`->`") => (
+            Code::UnexpectedToken,
+            Some("write the return type after `->`: `fn f(x: Int) -> Int { ... }`".to_string()),
         ),
         Token::Semi => (
             Code::UnexpectedToken,
@@ -135,14 +163,14 @@ pub(crate) fn to_diagnostic(err: &Rich<'_, Token, SimpleSpan>, eoi: usize) -> Di
         }
         RichReason::ExpectedFound { .. } => {
             let raw: Vec<String> = err.expected().filter_map(describe).collect();
-            let wanted_comparison = raw.iter().any(|e| e == "`==`");
+            let raw_for_help = raw.clone();
             let expected = summarise(raw);
             let found = err.found();
             let found_text = match found {
                 Some(t) => t.to_string(),
                 None => "end of input".to_string(),
             };
-            let (code, help) = help_for(found, wanted_comparison);
+            let (code, help) = help_for(found, &raw_for_help);
             let message = if expected.is_empty() {
                 format!("unexpected {found_text}")
             } else {

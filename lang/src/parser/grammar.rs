@@ -126,13 +126,54 @@ fn skipped_stmt(s: Span) -> Stmt {
     Stmt::Expr(expr_at(ExprKind::Error, s))
 }
 
-/// Skips a damaged statement: at least one token tree, then more up to the
-/// next statement start.
-pub(crate) fn skip_stmt<'t>() -> impl P<'t, Span> {
+/// Tokens that, at the start of a line, continue the expression above.
+fn continues_line(tok: &Token) -> bool {
+    matches!(
+        tok,
+        Token::Pipe
+            | Token::OrOr
+            | Token::AndAnd
+            | Token::EqEq
+            | Token::NotEq
+            | Token::Lt
+            | Token::Le
+            | Token::Gt
+            | Token::Ge
+            | Token::PlusPlus
+            | Token::Plus
+            | Token::Minus
+            | Token::Star
+            | Token::Slash
+            | Token::Percent
+            | Token::Dot
+            | Token::Else
+            | Token::Arrow
+            | Token::FatArrow
+    )
+}
+
+/// Skips a damaged statement or item: at least one token tree, then more up
+/// to the next `let`, `fn name`, `type Name`, `effect Name`, `;` or doc
+/// comment, or to the next line that does not continue this one.
+pub(crate) fn skip_statement<'t>() -> impl P<'t, Span> {
+    let new_line = any().try_map_with(
+        |t: Token, e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
+            let at = e.span();
+            if e.state().starts_line(at.start) && !continues_line(&t) {
+                Ok(())
+            } else {
+                Err(Rich::custom(at, "not a line start"))
+            }
+        },
+    );
     let boundary = choice((
         just(Token::Let).ignored(),
         just(Token::Fn).then(lower()).ignored(),
+        just(Token::Type).then(upper()).ignored(),
+        just(Token::Effect).then(upper()).ignored(),
         just(Token::Semi).ignored(),
+        select! { Token::DocComment(_) => () },
+        new_line,
     ));
     token_tree()
         .then(token_tree().and_is(boundary.not()).repeated())
@@ -142,7 +183,7 @@ pub(crate) fn skip_stmt<'t>() -> impl P<'t, Span> {
 /// `{ stmt* }`
 pub(crate) fn block<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl P<'t, Block> {
     let semis = just(Token::Semi).repeated();
-    let stmt = stmt(expr, block).recover_with(via_parser(skip_stmt().map(skipped_stmt)));
+    let stmt = stmt(expr, block).recover_with(via_parser(skip_statement().map(skipped_stmt)));
     semis
         .clone()
         .ignore_then(

@@ -15,7 +15,7 @@ use crate::ast::{
     EffectDecl, FieldDecl, Ident, Item, OpDecl, Program, Stmt, TypeBody, TypeDecl, VariantDecl,
 };
 use crate::ast::{Expr, ExprKind};
-use crate::parser::grammar::{expr_and_block, fn_decl, params, stmt, token_tree};
+use crate::parser::grammar::{expr_and_block, fn_decl, params, skip_statement, stmt};
 use crate::parser::types::type_expr;
 use crate::parser::{P, check_separated, doc, lower, lparen, span, upper};
 use crate::token::Token;
@@ -119,26 +119,14 @@ fn effect_decl<'t>() -> impl P<'t, EffectDecl> {
         })
 }
 
-/// Skips a damaged item: at least one token tree, then more up to the next
-/// item or statement start.
+/// A damaged item, skipped (see [`skip_statement`]).
 fn skip_item<'t>() -> impl P<'t, Item> {
-    let boundary = choice((
-        just(Token::Fn),
-        just(Token::Type),
-        just(Token::Effect),
-        just(Token::Let),
-        just(Token::Semi),
-    ))
-    .or(select! { Token::DocComment(_) => Token::Error })
-    .ignored();
-    token_tree()
-        .then(token_tree().and_is(boundary.not()).repeated())
-        .map_with(|_, e| {
-            Item::Stmt(Stmt::Expr(Expr {
-                kind: ExprKind::Error,
-                span: span(e.span()),
-            }))
-        })
+    skip_statement().map(|span| {
+        Item::Stmt(Stmt::Expr(Expr {
+            kind: ExprKind::Error,
+            span,
+        }))
+    })
 }
 
 /// A whole program.

@@ -47,9 +47,16 @@ pub(crate) struct ParseState {
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// Byte offsets of every `\n` in the source, ascending.
     line_breaks: Vec<usize>,
+    /// Start offsets of the tokens that are the first on their line.
+    line_starts: Vec<usize>,
 }
 
 impl ParseState {
+    /// Whether the token starting at `offset` is the first on its line.
+    pub(crate) fn starts_line(&self, offset: usize) -> bool {
+        self.line_starts.binary_search(&offset).is_ok()
+    }
+
     /// Whether a line break lies in the byte range `from..to`.
     pub(crate) fn line_break_between(&self, from: usize, to: usize) -> bool {
         let i = self.line_breaks.partition_point(|&b| b < from);
@@ -165,6 +172,23 @@ fn attach_doc_comments(tokens: Vec<(Token, Span)>) -> Vec<(Token, Span)> {
 /// is reserved, and only touched as deep input needs it.
 const PARSER_STACK_BYTES: usize = 1 << 30;
 
+/// Start offsets of the tokens that begin a line.
+fn line_starts(src: &str, tokens: &[(Token, SimpleSpan)]) -> Vec<usize> {
+    let mut prev_end = 0;
+    let mut starts = Vec::new();
+    for (i, (_, s)) in tokens.iter().enumerate() {
+        if i == 0
+            || src
+                .get(prev_end..s.start)
+                .is_some_and(|gap| gap.contains('\n'))
+        {
+            starts.push(s.start);
+        }
+        prev_end = s.end;
+    }
+    starts
+}
+
 /// Parse a whole source text. Never fails: see [`Parsed`].
 pub fn parse(src: &str) -> Parsed {
     stacker::maybe_grow(PARSER_STACK_BYTES / 2, PARSER_STACK_BYTES, || {
@@ -195,16 +219,23 @@ fn parse_on_stack(src: &str) -> Parsed {
     let mut state = ParseState {
         diagnostics: Vec::new(),
         line_breaks: src.match_indices('\n').map(|(i, _)| i).collect(),
+        line_starts: line_starts(src, &input),
     };
     let (output, errs) = items::program()
         .parse_with_state(input.as_slice().split_token_span(eoi), &mut state)
         .into_output_errors();
     diagnostics.extend(state.diagnostics);
+    let lines = crate::span::LineIndex::new(src);
     for err in errs {
         let at = span(*err.span());
-        let known = reported
-            .iter()
-            .any(|r| r.start == at.start && (r.is_empty() || *r == at));
+        // At a token already reported, or later on the same line as an
+        // error token: a consequence of that earlier diagnostic.
+        let known = reported.iter().any(|r| {
+            (r.start == at.start && (r.is_empty() || *r == at))
+                || (!r.is_empty()
+                    && r.start < at.start
+                    && lines.position(r.start).line == lines.position(at.start).line)
+        });
         if !known {
             diagnostics.push(errors::to_diagnostic(&err, end));
         }
@@ -245,6 +276,18 @@ pub(crate) fn check_separated<'t>(
         {
             continue;
         }
+        let indexing = matches!(
+            next_stmt,
+            Stmt::Expr(Expr {
+                kind: ExprKind::List(_),
+                ..
+            })
+        );
+        let help = if indexing {
+            "Writ has no indexing: write `list.get(xs, i)`, which returns an `Option`"
+        } else {
+            "to call a function, write its arguments in parentheses: `f(x)`; to put two statements on one line, separate them with `;`"
+        };
         e.state().diagnostics.push(
             Diagnostic::new(
                 crate::diagnostic::Code::MissingSeparator,
@@ -252,7 +295,7 @@ pub(crate) fn check_separated<'t>(
             )
             .with_primary(next, "a second statement starts here")
             .with_secondary(prev, "after this one")
-            .with_help("to call a function, write its arguments in parentheses: `f(x)`; to put two statements on one line, separate them with `;`"),
+            .with_help(help),
         );
     }
 }
