@@ -32,20 +32,48 @@ use crate::token::Token;
 /// The deepest bracket nesting accepted.
 pub const MAX_NESTING: usize = 256;
 
+/// The most unclosed brackets reported at one place; the rest are counted
+/// in a note.
+const MAX_UNCLOSED_REPORTS: usize = 10;
+
 /// The deepest syntax tree accepted, counting bracket levels and operator
 /// chains (`a + b + ...`, `!!x`, `a.b.c`, `A -> B -> C`) together.
 pub const MAX_DEPTH: usize = 1000;
 
-/// An open bracket waiting for its closer.
+/// The depth bookkeeping of one bracket level.
+#[derive(Clone, Copy, Default)]
+struct Level {
+    /// Operators (and calls) seen at this level since the last separator.
+    chain: usize,
+    /// The chain when the current `if`/`match`/`handle` began: its
+    /// condition and its branches are siblings, each one level below it.
+    if_base: Option<usize>,
+    /// Between `if`/`match`/`handle` and the `{` that ends its head.
+    in_head: bool,
+}
+
+/// An open bracket (or `${` interpolation) waiting for its closer.
 struct Open {
     token: Token,
     span: Span,
     /// Indentation (in characters) of the line the opener is on.
     indent: usize,
-    /// Operators seen at this level since the last separator (the chain
-    /// counter of the level the bracket opened *inside* is kept in the
-    /// entry below it, or in `Balancer::top_chain`).
-    chain: usize,
+    /// The level inside this bracket.
+    level: Level,
+    /// False for an opener inside a region cut off as too deep: it was
+    /// replaced by an error token, so it is neither reported nor closed.
+    emitted: bool,
+}
+
+/// Whether `tok` opens a nesting level: a bracket, or a `${`.
+fn opens(tok: &Token) -> bool {
+    tok.is_open() || matches!(tok, Token::StrHead(_))
+}
+
+/// Whether `tok` closes a nesting level: a bracket, or the end of a string
+/// after its last `${...}`.
+fn closes(tok: &Token) -> bool {
+    tok.is_close() || matches!(tok, Token::StrTail(_))
 }
 
 /// Why tokens are being skipped.
@@ -120,8 +148,8 @@ struct Balancer<'s> {
     lines: LineIndex<'s>,
     out: Vec<(Token, Span)>,
     stack: Vec<Open>,
-    /// The operator chain at top level (outside every bracket).
-    top_chain: usize,
+    /// The level outside every bracket.
+    top: Level,
     skipping: Option<Skip>,
     /// Whether the input's brackets are unbalanced, so that layout (line
     /// starts, indentation) is used to guess where a bracket is missing.
@@ -129,25 +157,30 @@ struct Balancer<'s> {
     repair: bool,
     /// Unmatched openers minus unmatched closers of each kind still to be
     /// accounted for by repairs (see [`kind`]).
-    surplus: [i64; 3],
+    surplus: [i64; 4],
     /// After a too-deep report at this stack depth, further ones at the same
     /// depth or deeper are consequences of it and stay quiet.
     quiet_from: Option<usize>,
 }
 
 impl Balancer<'_> {
+    /// The innermost level.
+    fn level_mut(&mut self) -> &mut Level {
+        match self.stack.last_mut() {
+            Some(open) => &mut open.level,
+            None => &mut self.top,
+        }
+    }
+
     /// The operator chain of the innermost level.
     fn chain_mut(&mut self) -> &mut usize {
-        match self.stack.last_mut() {
-            Some(open) => &mut open.chain,
-            None => &mut self.top_chain,
-        }
+        &mut self.level_mut().chain
     }
 
     /// A conservative bound on how deep the syntax tree is at this point:
     /// every bracket level plus every operator chain along the way.
     fn depth_estimate(&self) -> usize {
-        self.stack.len() + self.top_chain + self.stack.iter().map(|o| o.chain).sum::<usize>()
+        self.stack.len() + self.top.chain + self.stack.iter().map(|o| o.level.chain).sum::<usize>()
     }
 
     /// Whether a line break separates the previous token from `at`.
@@ -169,16 +202,17 @@ impl Balancer<'_> {
             Skip::Group { depth, start } => (depth, start, false),
             Skip::Chain { depth, start } => (depth, start, true),
         };
-        if tok.is_open() {
+        if opens(tok) {
             self.stack.push(Open {
                 token: tok.clone(),
                 span,
                 indent: 0,
-                chain: 0,
+                level: Level::default(),
+                emitted: false,
             });
             return true;
         }
-        if tok.is_close() && self.stack.len() > depth {
+        if closes(tok) && self.stack.len() > depth {
             self.stack.pop();
             if self.stack.len() == depth && !is_chain {
                 self.out.push((Token::Error, start.join(span)));
@@ -187,7 +221,7 @@ impl Balancer<'_> {
             return true;
         }
         let ends_chain = is_chain && self.stack.len() == depth && is_separator(tok);
-        if !tok.is_close() && !ends_chain {
+        if !closes(tok) && !ends_chain {
             return true;
         }
         // A closer of the skipped level (or below), or a separator ending a
@@ -240,7 +274,7 @@ pub fn balance(
         lines: LineIndex::new(src),
         out: Vec::with_capacity(tokens.len()),
         stack: Vec::new(),
-        top_chain: 0,
+        top: Level::default(),
         skipping: None,
         quiet_from: None,
         repair: !is_balanced(&tokens),
@@ -257,12 +291,21 @@ pub fn balance(
             continue;
         }
 
-        if tok.is_open() {
+        if opens(&tok) {
             // A call deepens the level it appears in (`f(a)(b)(c)`).
             let is_call =
                 tok == Token::LParen && b.out.last().is_some_and(|(t, _)| ends_operand(t));
             if is_call {
                 *b.chain_mut() += 1;
+            }
+            // The `{` that ends an `if`/`match`/`handle` head: the whole
+            // construct is one operand, one level below its start.
+            if tok == Token::LBrace {
+                let level = b.level_mut();
+                if level.in_head {
+                    level.in_head = false;
+                    level.chain = level.if_base.unwrap_or(level.chain) + 1;
+                }
             }
             if b.stack.len() >= MAX_NESTING {
                 b.report_too_deep(span, true, diags);
@@ -271,7 +314,8 @@ pub fn balance(
                     token: tok,
                     span,
                     indent: 0,
-                    chain: 0,
+                    level: Level::default(),
+                    emitted: false,
                 });
                 b.skipping = Some(Skip::Group { depth, start: span });
                 continue;
@@ -283,7 +327,8 @@ pub fn balance(
                     token: tok,
                     span,
                     indent: 0,
-                    chain: 0,
+                    level: Level::default(),
+                    emitted: false,
                 });
                 b.skipping = Some(Skip::Chain { depth, start: span });
                 continue;
@@ -293,14 +338,19 @@ pub fn balance(
                 token: tok.clone(),
                 span,
                 indent,
-                chain: 0,
+                level: Level::default(),
+                emitted: true,
             });
             b.out.push((tok, span));
             continue;
         }
 
-        if tok.is_close() {
-            b.close(tok, span, diags);
+        if closes(&tok) {
+            if matches!(tok, Token::StrTail(_)) {
+                b.close_string(tok, span, diags);
+            } else {
+                b.close(tok, span, diags);
+            }
             if b.quiet_from.is_some_and(|q| b.stack.len() < q) {
                 b.quiet_from = None;
             }
@@ -310,22 +360,20 @@ pub fn balance(
         if let Some(prev_end) = b.first_on_line(span)
             && b.repair
         {
-            // A line that starts at or left of the line where a `(` or `[`
-            // was opened, without closing it, means it was left open.
+            // A line that starts at or left of the line where a bracket was
+            // opened, without closing it, means it was left open (only when
+            // the file has an opener too many of that kind). A line that
+            // starts with a closer is handled by `close`.
             let indent = line_indent(src, &b.lines, span.start);
+            let line = b.lines.position(span.start).line;
             while let Some(open) = b.stack.last()
-                && open.token != Token::LBrace
+                && open.token.is_open()
                 && open.indent >= indent
                 && b.surplus_of(&open.token) > 0
             {
                 let Some(open) = b.stack.pop() else { break };
-                report_unclosed(
-                    &b.lines,
-                    &open,
-                    span,
-                    &format!("{tok} on the next line"),
-                    diags,
-                );
+                let found = format!("{tok} on line {line}, which is not indented inside it");
+                report_unclosed(&b.lines, &open, span, &found, diags);
                 push_closer(&mut b.out, &open, Span::point(prev_end));
                 b.adjust(&open.token, -1);
             }
@@ -346,6 +394,23 @@ pub fn balance(
             b.close_down_to(0, span, &found_text(&tok), diags);
         }
 
+        match tok {
+            Token::If | Token::Match | Token::Handle => {
+                let after_else = b.out.last().is_some_and(|(t, _)| *t == Token::Else);
+                let level = b.level_mut();
+                if !(after_else && tok == Token::If && level.if_base.is_some()) {
+                    level.if_base = Some(level.chain);
+                }
+                level.in_head = true;
+            }
+            Token::Else => {
+                let level = b.level_mut();
+                if let Some(base) = level.if_base {
+                    level.chain = base;
+                }
+            }
+            _ => {}
+        }
         if is_separator(&tok) {
             *b.chain_mut() = 0;
         } else if deepens(&tok) {
@@ -393,13 +458,15 @@ fn kind(tok: &Token) -> usize {
     match tok {
         Token::LBrace | Token::RBrace => 1,
         Token::LBracket | Token::RBracket => 2,
+        Token::StrHead(_) | Token::StrTail(_) => 3,
         _ => 0,
     }
 }
 
-/// Opening minus closing brackets of each kind in `tokens`.
-fn surplus(tokens: &[(Token, Span)]) -> [i64; 3] {
-    let mut s = [0i64; 3];
+/// Opening minus closing brackets of each kind in `tokens` (strings, kind
+/// 3, always balance).
+fn surplus(tokens: &[(Token, Span)]) -> [i64; 4] {
+    let mut s = [0i64; 4];
     for (tok, _) in tokens {
         if let Some(slot) = s.get_mut(kind(tok)) {
             if tok.is_open() {
@@ -426,12 +493,45 @@ impl Balancer<'_> {
     /// Pop openers above stack index `keep`, reporting each as unclosed and
     /// closing it just before `at`.
     fn close_down_to(&mut self, keep: usize, at: Span, found: &str, diags: &mut Vec<Diagnostic>) {
+        let mut reported = 0usize;
+        let mut more = 0usize;
         while self.stack.len() > keep {
             let Some(open) = self.stack.pop() else { break };
-            report_unclosed(&self.lines, &open, at, found, diags);
+            if !open.token.is_open() || !open.emitted {
+                // A `${` (the lexer always ends it), or an opener inside a
+                // region already replaced by an error token.
+                continue;
+            }
+            if reported < MAX_UNCLOSED_REPORTS {
+                report_unclosed(&self.lines, &open, at, found, diags);
+                reported += 1;
+            } else {
+                more += 1;
+            }
             push_closer(&mut self.out, &open, at);
             self.adjust(&open.token, -1);
         }
+        if more > 0
+            && let Some(last) = diags.last_mut()
+        {
+            last.notes.push(format!(
+                "{more} more brackets opened before this one are not closed either"
+            ));
+        }
+    }
+
+    /// The end of a string whose interpolations are now all closed: any
+    /// bracket still open inside the last `${` was left open.
+    fn close_string(&mut self, tok: Token, span: Span, diags: &mut Vec<Diagnostic>) {
+        if let Some(pos) = self
+            .stack
+            .iter()
+            .rposition(|o| matches!(o.token, Token::StrHead(_)))
+        {
+            self.close_down_to(pos + 1, span, "the end of the interpolation", diags);
+            self.stack.pop();
+        }
+        self.out.push((tok, span));
     }
 
     /// Handle one closing token.
@@ -441,22 +541,37 @@ impl Balancer<'_> {
             self.adjust(&tok, 1);
             return;
         };
-        if top.token.closer().as_ref() == Some(&tok) {
-            self.stack.pop();
-            self.out.push((tok, span));
-            return;
-        }
+        let matches_top = top.token.closer().as_ref() == Some(&tok);
         let top_token = top.token.clone();
         let top_indent = top.indent;
         let top_span = top.span;
+        // A closer inside an interpolation cannot close a bracket opened
+        // outside the string.
+        if matches!(top_token, Token::StrHead(_)) {
+            report_stray(&tok, span, diags);
+            self.adjust(&tok, 1);
+            return;
+        }
+        let barrier = self
+            .stack
+            .iter()
+            .rposition(|o| matches!(o.token, Token::StrHead(_)))
+            .map_or(0, |i| i + 1);
         let outer = self
             .stack
             .iter()
-            .rposition(|o| o.token.closer().as_ref() == Some(&tok));
+            .rposition(|o| o.token.closer().as_ref() == Some(&tok))
+            .filter(|&i| i >= barrier);
 
         // A `}` alone at the start of a line that lines up with an outer
         // `{`'s line closes that one; the openers in between were left open.
-        if self.repair && tok == Token::RBrace && at_line_start(self.src, span.start) {
+        // (Even when it would match the innermost `{`: with a `{` too many
+        // in the file, layout is the best evidence of which one.)
+        if self.repair
+            && tok == Token::RBrace
+            && self.surplus_of(&tok) > 0
+            && at_line_start(self.src, span.start)
+        {
             let col = line_indent(self.src, &self.lines, span.start);
             if top_indent > col
                 && let Some(pos) = self
@@ -482,6 +597,12 @@ impl Balancer<'_> {
             }
         }
 
+        if matches_top {
+            self.stack.pop();
+            self.out.push((tok, span));
+            return;
+        }
+
         // One opener too many of the top's kind and one closer too many of
         // this kind: the closer is the wrong kind.
         let wrong_kind = self.surplus_of(&top_token) > 0 && self.surplus_of(&tok) < 0;
@@ -492,7 +613,9 @@ impl Balancer<'_> {
                 self.stack.pop();
                 self.out.push((tok, span));
             }
-            None if !wrong_kind => {
+            // A closer of a kind that has one too many closers, and nothing
+            // open to close: stray.
+            None if !wrong_kind && self.surplus_of(&tok) < 0 => {
                 report_stray(&tok, span, diags);
                 self.adjust(&tok, 1);
             }

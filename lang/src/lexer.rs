@@ -392,6 +392,27 @@ impl<'s> Driver<'s> {
             };
             match raw {
                 Raw::Quote => {
+                    // Inside `${`, a quote with no partner later on its line
+                    // is the string's own closing quote: the `}` is missing.
+                    let rest_of_line = src
+                        .get(span.end..)
+                        .and_then(|r| r.split('\n').next())
+                        .unwrap_or("");
+                    if matches!(self.interp.last(), Some((0, _))) && !rest_of_line.contains('"') {
+                        if let Some((_, open)) = self.interp.pop() {
+                            self.error(
+                                Diagnostic::new(
+                                    Code::UnterminatedInterpolation,
+                                    "expected `}` to close the interpolation, found `\"`",
+                                )
+                                .with_primary(span, "expected `}` before this quote")
+                                .with_secondary(open, "interpolation starts here")
+                                .with_help("close the expression with `}` before the string's closing `\"`"),
+                            );
+                        }
+                        self.push(Token::StrTail(String::new()), span);
+                        continue;
+                    }
                     let next = self.string_part(span.start, span.end, true);
                     lex.bump(next - span.end);
                 }
@@ -446,7 +467,19 @@ impl<'s> Driver<'s> {
                 other => self.push(punct(other), span),
             }
         }
-        self.end_interpolations(src.len(), "the end of input");
+        if !self.interp.is_empty() {
+            let from = self.out.tokens.last().map_or(0, |(_, s)| s.end);
+            let line_end = src
+                .get(from..)
+                .and_then(|r| r.find('\n'))
+                .map_or(src.len(), |i| from + i);
+            let found = if line_end == src.len() {
+                "the end of input"
+            } else {
+                "the end of the line"
+            };
+            self.end_interpolations(line_end, found);
+        }
         self.out
     }
 
@@ -475,8 +508,28 @@ impl<'s> Driver<'s> {
     fn single_quoted(&mut self, start: usize) -> Option<usize> {
         let rest = self.src.get(start + 1..)?;
         let line = rest.split('\n').next().unwrap_or("");
-        let close = line.find('\'')?;
-        let text = line.get(..close)?.to_string();
+        // Find the closing `'`, skipping escaped characters.
+        let mut text = String::new();
+        let mut close = None;
+        let mut chars = line.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\'' => {
+                    close = Some(i);
+                    break;
+                }
+                '\\' => match chars.next() {
+                    Some((_, '\'')) => text.push('\''),
+                    Some((_, e)) => {
+                        text.push('\\');
+                        text.push(e);
+                    }
+                    None => {}
+                },
+                c => text.push(c),
+            }
+        }
+        let close = close?;
         let end = start + 1 + close + 1;
         self.error(
             Diagnostic::new(
@@ -484,7 +537,10 @@ impl<'s> Driver<'s> {
                 "expected a string in double quotes, found single quotes",
             )
             .with_primary(Span::new(start, end), "single-quoted text")
-            .with_help(format!("write \"{}\"", text.escape_debug())),
+            .with_help(format!(
+                "write \"{}\"",
+                text.replace('"', "\\\"").replace('\n', "\\n")
+            )),
         );
         self.push(Token::Str(text), Span::new(start, end));
         Some(end)

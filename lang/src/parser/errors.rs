@@ -48,7 +48,17 @@ fn summarise(mut expected: Vec<String>) -> Vec<String> {
     // "the end of the statement".
     let ends_statement =
         expected.iter().any(|e| e == "`;`") && expected.iter().any(|e| e == "an expression");
-    if ends_statement {
+    let after_expression = expected.iter().any(|e| OPERATORS.contains(&e.as_str()));
+    if ends_statement && !after_expression {
+        // At the start of a block or file: a statement was expected.
+        expected.retain(|e| {
+            !matches!(
+                e.as_str(),
+                "`;`" | "`let`" | "`type`" | "`effect`" | "`fn`" | "an expression" | "a block"
+            )
+        });
+        expected.push("a statement".to_string());
+    } else if ends_statement {
         expected.retain(|e| {
             !matches!(
                 e.as_str(),
@@ -145,6 +155,10 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
         Token::Colon if wanted("`->`") => (
             Code::UnexpectedToken,
             Some("write the return type after `->`: `fn f(x: Int) -> Int { ... }`".to_string()),
+        ),
+        Token::StrMid(_) | Token::StrTail(_) if wanted("an expression") => (
+            Code::UnexpectedToken,
+            Some("write an expression inside `${}`, or remove the empty `${}`".to_string()),
         ),
         Token::Semi => (
             Code::UnexpectedToken,

@@ -24,8 +24,9 @@ use crate::ast::{
 };
 use crate::diagnostic::{Code, Diagnostic};
 use crate::parser::patterns::{int_out_of_range, int_value, pattern};
+use crate::parser::separators::{Sep, check_separated};
 use crate::parser::types::{row, type_expr};
-use crate::parser::{Extra, P, Tokens, check_separated, doc, lower, lparen, report, span, upper};
+use crate::parser::{Extra, P, Tokens, doc, lower, lparen, report, span, upper};
 use crate::span::Span;
 use crate::token::Token;
 
@@ -193,7 +194,7 @@ pub(crate) fn block<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> imp
         )
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
         .map_with(|stmts, e| {
-            let seps: Vec<(&Stmt, bool)> = stmts.iter().map(|(s, semi)| (s, *semi)).collect();
+            let seps: Vec<Sep> = stmts.iter().map(|(s, semi)| Sep::stmt(s, *semi)).collect();
             check_separated(e, &seps);
             Block {
                 stmts: stmts.into_iter().map(|(s, _)| s).collect(),

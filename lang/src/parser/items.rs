@@ -16,8 +16,9 @@ use crate::ast::{
 };
 use crate::ast::{Expr, ExprKind};
 use crate::parser::grammar::{expr_and_block, fn_decl, params, skip_statement, stmt};
+use crate::parser::separators::{Sep, check_separated};
 use crate::parser::types::type_expr;
-use crate::parser::{P, check_separated, doc, lower, lparen, span, upper};
+use crate::parser::{P, doc, lower, lparen, span, upper};
 use crate::token::Token;
 
 /// `[a, b]` after a declared name.
@@ -149,13 +150,9 @@ pub(crate) fn program<'t>() -> impl P<'t, Program> {
         )
         .then_ignore(end())
         .map_with(|items, e| {
-            // Only statements need separating from what follows them.
-            let seps: Vec<(&Stmt, bool)> = items
+            let seps: Vec<Sep> = items
                 .iter()
-                .filter_map(|(item, semi)| match item {
-                    Item::Stmt(s) => Some((s, *semi)),
-                    _ => None,
-                })
+                .map(|(item, semi)| Sep::item(item, *semi))
                 .collect();
             check_separated(e, &seps);
             Program {

@@ -19,13 +19,14 @@ mod errors;
 mod grammar;
 mod items;
 mod patterns;
+mod separators;
 mod types;
 
 use chumsky::input::{Checkpoint, Cursor, Input as _, MappedInput};
 use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
 
-use crate::ast::{Expr, ExprKind, Ident, Program, Stmt};
+use crate::ast::{Ident, Program};
 use crate::delimiters;
 use crate::diagnostic::{Diagnostic, sort_and_dedup};
 use crate::lexer;
@@ -49,12 +50,29 @@ pub(crate) struct ParseState {
     line_breaks: Vec<usize>,
     /// Start offsets of the tokens that are the first on their line.
     line_starts: Vec<usize>,
+    /// Start offsets of the lines on which the lexer or the bracket
+    /// balancer reported something.
+    damaged_lines: Vec<usize>,
 }
 
 impl ParseState {
     /// Whether the token starting at `offset` is the first on its line.
     pub(crate) fn starts_line(&self, offset: usize) -> bool {
         self.line_starts.binary_search(&offset).is_ok()
+    }
+
+    /// Whether the line holding `offset` has an earlier stage's diagnostic.
+    pub(crate) fn line_damaged(&self, offset: usize) -> bool {
+        let line_start = self.line_start_of(offset);
+        self.damaged_lines.binary_search(&line_start).is_ok()
+    }
+
+    /// The offset where the line holding `offset` starts.
+    fn line_start_of(&self, offset: usize) -> usize {
+        let i = self.line_breaks.partition_point(|&b| b < offset);
+        i.checked_sub(1)
+            .and_then(|k| self.line_breaks.get(k))
+            .map_or(0, |b| b + 1)
     }
 
     /// Whether a line break lies in the byte range `from..to`.
@@ -220,7 +238,16 @@ fn parse_on_stack(src: &str) -> Parsed {
         diagnostics: Vec::new(),
         line_breaks: src.match_indices('\n').map(|(i, _)| i).collect(),
         line_starts: line_starts(src, &input),
+        damaged_lines: Vec::new(),
     };
+    let mut damaged: Vec<usize> = diagnostics
+        .iter()
+        .filter_map(Diagnostic::primary_span)
+        .map(|s| state.line_start_of(s.start))
+        .collect();
+    damaged.sort_unstable();
+    damaged.dedup();
+    state.damaged_lines = damaged;
     let (output, errs) = items::program()
         .parse_with_state(input.as_slice().split_token_span(eoi), &mut state)
         .into_output_errors();
@@ -244,59 +271,6 @@ fn parse_on_stack(src: &str) -> Parsed {
     Parsed {
         program: output.unwrap_or_default(),
         diagnostics,
-    }
-}
-
-/// Check that consecutive statements are separated by a line break or `;`
-/// (`had_semi` says whether a `;` followed each), reporting the first
-/// statement of each pair that is not.
-pub(crate) fn check_separated<'t>(
-    e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>,
-    stmts: &[(&Stmt, bool)],
-) {
-    // A statement that could not be parsed was reported already.
-    let damaged = |s: &Stmt| {
-        matches!(
-            s,
-            Stmt::Expr(Expr {
-                kind: ExprKind::Error,
-                ..
-            })
-        )
-    };
-    for pair in stmts.windows(2) {
-        let [(prev_stmt, semi), (next_stmt, _)] = pair else {
-            continue;
-        };
-        let (prev, next) = (prev_stmt.span(), next_stmt.span());
-        if *semi
-            || damaged(prev_stmt)
-            || damaged(next_stmt)
-            || e.state().line_break_between(prev.end, next.start)
-        {
-            continue;
-        }
-        let indexing = matches!(
-            next_stmt,
-            Stmt::Expr(Expr {
-                kind: ExprKind::List(_),
-                ..
-            })
-        );
-        let help = if indexing {
-            "Writ has no indexing: write `list.get(xs, i)`, which returns an `Option`"
-        } else {
-            "to call a function, write its arguments in parentheses: `f(x)`; to put two statements on one line, separate them with `;`"
-        };
-        e.state().diagnostics.push(
-            Diagnostic::new(
-                crate::diagnostic::Code::MissingSeparator,
-                "expected `;` or a line break between two statements, found another statement on the same line",
-            )
-            .with_primary(next, "a second statement starts here")
-            .with_secondary(prev, "after this one")
-            .with_help(help),
-        );
     }
 }
 

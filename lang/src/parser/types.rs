@@ -51,11 +51,15 @@ pub(crate) fn row<'t>(ty: impl P<'t, TypeExpr>) -> impl P<'t, EffectRow> {
             let mut tail = bar_tail;
             let only_item = items.len() == 1 && tail.is_none();
             let last = items.len().saturating_sub(1);
+            let mut reported = false;
             for (i, item) in items.into_iter().enumerate() {
                 match item {
                     RowItem::Effect(r) => effects.push(r),
                     RowItem::Var(v) if only_item => tail = Some(v),
+                    // One row variable problem per row is enough.
+                    RowItem::Var(_) if reported => {}
                     RowItem::Var(v) if i == last && tail.is_none() => {
+                        reported = true;
                         report(e, |_| {
                             Diagnostic::new(
                                 Code::RowVariablePosition,
@@ -72,20 +76,23 @@ pub(crate) fn row<'t>(ty: impl P<'t, TypeExpr>) -> impl P<'t, EffectRow> {
                         });
                         tail = Some(v);
                     }
-                    RowItem::Var(v) => report(e, |_| {
-                        Diagnostic::new(
-                            Code::RowVariablePosition,
-                            format!(
-                                "expected an effect name, found the row variable `{}`",
+                    RowItem::Var(v) => {
+                        reported = true;
+                        report(e, |_| {
+                            Diagnostic::new(
+                                Code::RowVariablePosition,
+                                format!(
+                                    "expected an effect name, found the row variable `{}`",
+                                    v.name
+                                ),
+                            )
+                            .with_primary(v.span, "row variable in the middle of the row")
+                            .with_help(format!(
+                                "put the row variable last, after `|`: `{{E1, E2 | {}}}`",
                                 v.name
-                            ),
-                        )
-                        .with_primary(v.span, "row variable in the middle of the row")
-                        .with_help(format!(
-                            "put the row variable last, after `|`: `{{E1, E2 | {}}}`",
-                            v.name
-                        ))
-                    }),
+                            ))
+                        })
+                    }
                 }
             }
             EffectRow {
@@ -169,6 +176,8 @@ pub(crate) fn type_expr<'t>() -> impl P<'t, TypeExpr> {
         single
             .or(parens)
             .then(arrow.or_not())
+            // The rest of a type cut off by the depth limit (reported).
+            .then_ignore(just(Token::Error).or_not())
             .map_with(|((mut items, parenthesised), arrow), e| {
                 let whole = span(e.span());
                 match arrow {
