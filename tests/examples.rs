@@ -22,7 +22,10 @@ fn examples_and_stdlib_are_accepted() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = writ_files(&root.join("examples"));
     files.extend(writ_files(&root.join("stdlib")));
-    assert!(files.len() >= 3, "expected examples and stdlib files, found {files:?}");
+    assert!(
+        files.len() >= 3,
+        "expected examples and stdlib files, found {files:?}"
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_writ"))
         .arg("check")
         .args(&files)

@@ -221,6 +221,8 @@ struct Driver<'s> {
     out: Lexed,
     /// One entry per open `${`: how many `{` are open inside it.
     interp: Vec<(usize, Span)>,
+    /// Mixed-script names already reported.
+    mixed_reported: Vec<String>,
 }
 
 impl<'s> Driver<'s> {
@@ -718,6 +720,12 @@ impl<'s> Driver<'s> {
             return;
         }
         if let Some((a, b)) = mixed_scripts(slice) {
+            // Reported once per name; later uses are error tokens too.
+            if self.mixed_reported.iter().any(|n| n == slice) {
+                self.push(Token::Error, span);
+                return;
+            }
+            self.mixed_reported.push(slice.to_string());
             self.error(
                 Diagnostic::new(
                     Code::MixedScriptIdentifier,
@@ -853,6 +861,7 @@ pub fn lex(src: &str) -> Lexed {
         src,
         out: Lexed::default(),
         interp: Vec::new(),
+        mixed_reported: Vec::new(),
     }
     .run()
 }

@@ -17,6 +17,8 @@ const MAX_EXPECTED: usize = 6;
 
 fn describe(p: &RichPattern<'_, Token>) -> Option<String> {
     match p {
+        // An error token is never what anyone should write.
+        RichPattern::Token(t) if **t == Token::Error => None,
         RichPattern::Token(t) => Some(t.to_string()),
         RichPattern::Label(l) => Some(l.to_string()),
         RichPattern::Identifier(i) => Some(format!("`{i}`")),
@@ -159,6 +161,10 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
         Token::StrMid(_) | Token::StrTail(_) if wanted("an expression") => (
             Code::UnexpectedToken,
             Some("write an expression inside `${}`, or remove the empty `${}`".to_string()),
+        ),
+        Token::Else => (
+            Code::UnexpectedToken,
+            Some("`else` can only follow the block of an `if`: `if cond { ... } else { ... }`".to_string()),
         ),
         Token::Semi => (
             Code::UnexpectedToken,

@@ -28,7 +28,7 @@ use chumsky::prelude::*;
 
 use crate::ast::{Ident, Program};
 use crate::delimiters;
-use crate::diagnostic::{Diagnostic, sort_and_dedup};
+use crate::diagnostic::{Code, Diagnostic, sort_and_dedup};
 use crate::lexer;
 use crate::span::Span;
 use crate::token::Token;
@@ -191,18 +191,61 @@ fn attach_doc_comments(tokens: Vec<(Token, Span)>) -> Vec<(Token, Span)> {
 const PARSER_STACK_BYTES: usize = 1 << 30;
 
 /// Start offsets of the tokens that begin a line.
+/// A line does not start anew when the line before it ends with one of
+/// these: the construct goes on.
+fn expects_more(tok: &Token) -> bool {
+    tok.is_open()
+        || matches!(
+            tok,
+            Token::Comma
+                | Token::Colon
+                | Token::Dot
+                | Token::DotDot
+                | Token::Arrow
+                | Token::FatArrow
+                | Token::Assign
+                | Token::Pipe
+                | Token::Bar
+                | Token::Plus
+                | Token::Minus
+                | Token::Star
+                | Token::Slash
+                | Token::Percent
+                | Token::PlusPlus
+                | Token::EqEq
+                | Token::NotEq
+                | Token::Lt
+                | Token::Le
+                | Token::Gt
+                | Token::Ge
+                | Token::AndAnd
+                | Token::OrOr
+                | Token::Bang
+                | Token::StrHead(_)
+                | Token::StrMid(_)
+        )
+}
+
+/// Start offsets of the tokens that begin a new line of their own: first on
+/// their line, after a line that does not end by expecting more.
 fn line_starts(src: &str, tokens: &[(Token, SimpleSpan)]) -> Vec<usize> {
-    let mut prev_end = 0;
     let mut starts = Vec::new();
-    for (i, (_, s)) in tokens.iter().enumerate() {
-        if i == 0
-            || src
-                .get(prev_end..s.start)
-                .is_some_and(|gap| gap.contains('\n'))
-        {
+    let mut prev: Option<&(Token, SimpleSpan)> = None;
+    for t in tokens {
+        let (_, s) = t;
+        let starts_line = match prev {
+            None => true,
+            Some((p, ps)) => {
+                !expects_more(p)
+                    && src
+                        .get(ps.end..s.start)
+                        .is_some_and(|gap| gap.contains('\n'))
+            }
+        };
+        if starts_line {
             starts.push(s.start);
         }
-        prev_end = s.end;
+        prev = Some(t);
     }
     starts
 }
@@ -251,18 +294,37 @@ fn parse_on_stack(src: &str) -> Parsed {
     let (output, errs) = items::program()
         .parse_with_state(input.as_slice().split_token_span(eoi), &mut state)
         .into_output_errors();
+    // Regions an earlier stage reported as damaged: an unclosed bracket
+    // (from the opener to where it was closed) or interpolation.
+    let damaged: Vec<Span> = diagnostics
+        .iter()
+        .filter(|d| {
+            matches!(
+                d.code,
+                Code::UnclosedDelimiter | Code::UnterminatedInterpolation
+            )
+        })
+        .filter_map(|d| {
+            let opened = d.labels.iter().find(|l| !l.primary)?.span;
+            let closed = d.primary_span()?;
+            Some(Span::new(opened.end, closed.end.max(opened.end)))
+        })
+        .collect();
     diagnostics.extend(state.diagnostics);
     let lines = crate::span::LineIndex::new(src);
     for err in errs {
         let at = span(*err.span());
-        // At a token already reported, or later on the same line as an
-        // error token: a consequence of that earlier diagnostic.
+        // At a token already reported, later on the same line as an error
+        // token, or inside a damaged region: a consequence of that earlier
+        // diagnostic.
         let known = reported.iter().any(|r| {
             (r.start == at.start && (r.is_empty() || *r == at))
                 || (!r.is_empty()
                     && r.start < at.start
                     && lines.position(r.start).line == lines.position(at.start).line)
-        });
+        }) || damaged
+            .iter()
+            .any(|d| d.start <= at.start && at.start < d.end);
         if !known {
             diagnostics.push(errors::to_diagnostic(&err, end));
         }

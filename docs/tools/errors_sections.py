@@ -1,0 +1,760 @@
+"""The text of docs/errors.md: the introduction and one entry per code.
+
+Read by gen_errors.py (run `python3 docs/tools/gen_errors.py` from the
+repository root, after `cargo build`; it rewrites docs/errors.md). The
+output blocks are not written here: the generator runs each example and
+pastes what `writ check` prints.
+
+INTRO is the text before the first code; `@@JSON_SOURCE@@` and `@@JSON@@`
+in it become the JSON example's program and its real output.
+
+Each entry of SECTIONS is a dict with:
+- code: the diagnostic code; the title comes from lang/src/diagnostic.rs;
+- meaning: what the code means (the first paragraphs);
+- before: optional text between the meaning and the example;
+- source: the example program, run as `main.writ`;
+- show: optional text shown instead of `source` (when the real program
+  cannot be shown, such as an invisible character or a huge file);
+- files: optional {path: text, bytes, or None for a directory} written
+  instead of `main.writ` = `source`;
+- args: optional arguments of `writ check` (default ["main.writ"]), and
+  lead: the line introducing the output (default "`writ check main.writ`
+  prints:"); the two must agree, since tests/errors_doc.rs reads the
+  command from the lead line;
+- replace_out: optional [(real, shown)] replacements in the output shown;
+- rc: the expected exit code (default 1);
+- extra: optional further examples, [dict(before=text, source=program)],
+  each run as `main.writ` and shown with its output after the first;
+- after: optional text after the examples;
+- fix: the `**Fix**` paragraph, and fix_code: an optional program, shown
+  after it, that must be accepted;
+- fix_after: optional text after the fix.
+"""
+
+INTRO = r'''
+# Diagnostics
+
+This is the reference for every diagnostic Writ reports: one section per code,
+each with what the code means, a program that produces it, the output of
+`writ check` for that program, and how to fix it. `writ explain CODE` (for
+example `writ explain E0100`) prints the section for one code; the text is
+built into the `writ` binary from this file. The output shown for each
+example is exactly what `writ check` prints for it, and the tests of the
+`writ` crate check that it stays so.
+
+### What a diagnostic contains
+
+Every diagnostic, whether printed for a person or as JSON, has:
+
+- a **code**, such as `E0100`. A code's meaning never changes once published,
+  so tools and people can rely on it;
+- a **severity**: `error` (the program is rejected) or `warning` (the program
+  is accepted, but something is probably wrong);
+- a **message**: one sentence that names what Writ expected and what it found
+  instead, for example ``expected an expression, found `}` ``;
+- **labels**: spans of the source, each with a short message. At most one
+  label is *primary* (the main location) and it always comes first; the
+  others are *secondary* and point at related places, such as where a
+  bracket was opened. A diagnostic about a whole file (the `E9xxx` codes) has
+  no labels;
+- **notes**: extra facts worth knowing (a list, possibly empty);
+- **help**: what to do about it, when there is something useful to say.
+
+One run reports every independent problem it can find, not only the first:
+the parser recovers at statement and item boundaries, and a mistake already
+reported by an earlier stage (an unknown character, a bracket the balancer
+had to close) is not reported again by a later one. Diagnostics are sorted
+by the position of their primary label.
+
+### Code numbering
+
+| Codes   | Stage                                                        |
+|---------|--------------------------------------------------------------|
+| `E00xx` | lexical errors (characters, literals, comments) and bracket balancing |
+| `E01xx` | syntax (the parser)                                          |
+| `E1xxx` | names and scopes (reserved for a later stage; none defined yet) |
+| `E2xxx` | types (reserved for a later stage; none defined yet)         |
+| `E3xxx` | effects (reserved for a later stage; none defined yet)       |
+| `E9xxx` | files and usage: a file that cannot be read as a Writ program |
+
+Codes that start with `E` are errors. Codes that start with `W` are warnings;
+no warning codes are defined yet.
+
+### Human output
+
+`writ check FILE...` prints, for each file, its diagnostics and then one
+summary line: `FILE: accepted`, `FILE: accepted with N warnings`,
+`FILE: rejected: N errors` (with `, N warnings` when there are some), or
+`FILE: not checked` when the file could not be read. A diagnostic with a
+location starts with `[CODE] Error: message`, then `FILE:LINE:COLUMN` of the
+primary label, the source lines with the labels drawn under them, and a
+`Help:` line. A diagnostic without a location (the `E9xxx` codes) is printed
+as `[CODE] Error: message`, followed by an `in FILE` line and, when there
+are some, `Note: ...` and `Help: ...` lines. Output is coloured only when
+standard output is a terminal and the `NO_COLOR` environment variable is
+not set to a non-empty value; the examples below are uncoloured.
+
+### Exit codes of `writ check`
+
+| Exit code | Meaning |
+|-----------|---------|
+| 0 | Every file was read and accepted (warnings are allowed). |
+| 1 | At least one program was rejected (it has at least one error). |
+| 2 | A usage error (for example no file named, or an unknown option), or at least one file could not be read (an `E9xxx` diagnostic). This wins over 1: if one file is unreadable and another is rejected, the exit code is 2. |
+
+`writ explain` exits with 0 when it prints a section, and with 2 when its
+argument is not a Writ diagnostic code.
+
+### JSON output
+
+`writ check --format json FILE...` prints one JSON document for all the files
+named, in the order they were named:
+
+```json
+{
+  "version": 1,
+  "files": [
+    {
+      "path": "main.writ",
+      "status": "accepted | rejected | unreadable",
+      "diagnostics": [
+        {
+          "code": "E0012",
+          "severity": "error | warning",
+          "message": "...",
+          "file": "main.writ",
+          "labels": [
+            {
+              "primary": true,
+              "message": "...",
+              "start": { "line": 1, "column": 1, "offset": 0 },
+              "end": { "line": 1, "column": 1, "offset": 0 }
+            }
+          ],
+          "notes": ["..."],
+          "help": "... or null"
+        }
+      ]
+    }
+  ]
+}
+```
+
+The fields:
+
+- `version`: the version of this format, currently `1`. Fields are only ever
+  added to it, never removed or changed in meaning.
+- `files`: one entry per file named on the command line.
+  - `path`: the path as given on the command line.
+  - `status`: `"accepted"` (no errors; warnings allowed), `"rejected"` (at
+    least one error), or `"unreadable"` (the file could not be read, and its
+    only diagnostic is an `E9xxx` code).
+  - `diagnostics`: the file's diagnostics, sorted by position; an empty
+    array for a file with none.
+    - `code`: the code as a string, such as `"E0100"`.
+    - `severity`: `"error"` or `"warning"`.
+    - `message`: the one-sentence message.
+    - `file`: the same path as the enclosing `path`.
+    - `labels`: the labelled spans, the primary one first; an empty array
+      for a diagnostic about a whole file.
+      - `primary`: `true` for the main location, `false` for the others.
+      - `message`: the label's text; it may be an empty string.
+      - `start` and `end`: where the span starts and where it ends. `end` is
+        exclusive: it is the position just after the last labelled
+        character, so a span with `start` equal to `end` marks a point (for
+        example where something is missing; a diagnostic about the end of
+        the input is placed just after the last token of the file). Each position has `line` (1-based),
+        `column` (1-based, counted in Unicode characters, not bytes, so `é`
+        and `€` each count as one column) and `offset` (0-based, counted in
+        bytes of the UTF-8 text). The end of a file that ends with a line
+        break is at column 1 of the line after the last one.
+    - `notes`: a list of strings, possibly empty.
+    - `help`: a string, or `null` when there is no help.
+
+Key order inside an object carries no meaning (the current output happens to
+sort keys alphabetically). For example, for this program (see
+[E0012](#e0012-mismatched-delimiter)), saved as `main.writ`:
+
+```writ
+@@JSON_SOURCE@@
+```
+
+`writ check --format json main.writ` prints exactly:
+
+```json
+@@JSON@@
+```
+'''
+
+SECTIONS = [
+dict(code="E0001",
+meaning=r'''
+The lexer found a character that cannot begin any Writ token: a character
+that is not a letter, digit, space, quote, bracket or one of Writ's
+operators. Writ rejects it rather than guess what it means. Common causes
+are habits from other languages: `#` for a comment, `'` around a string,
+a single `&` or `|` used as "and"/"or", `?` for error propagation, or `@`,
+`~`, `^`, `` ` `` and `\` outside a string. The message is then "expected a
+token, found the character `#` (U+0023)", and the help line names the Writ
+way to write the common ones. Several unknown characters in a row are
+reported once, as "found the characters `…`". Text in single quotes on one
+line, such as `'Ada'`, gets a message of its own, "expected a string in
+double quotes, found single quotes", with a help line that spells out the
+string in double quotes; it is then read as that string, so the rest of
+the line is checked as usual. An invisible character (a zero-width space
+U+200B, zero-width joiner or non-joiner, word joiner U+2060, byte-order mark
+U+FEFF inside the file, or soft hyphen U+00AD) outside a string is reported
+with its code point, because it could hide text inside a name; inside a
+string literal these characters are allowed.
+''',
+source="let name = 'Ada'\nlet first = list.head([3, 1, 2])?\n",
+fix=r'''
+**Fix**: remove the character or replace it with the Writ syntax the help
+line names. Here, the string takes double quotes, and the `Option` is
+matched on instead of using `?`. (Comments, another common source of this
+error, start with `//` in Writ, not `#`.)
+''',
+fix_code='let name = "Ada"\nlet first = match list.head([3, 1, 2]) {\n  Some(x) => x,\n  None => 0\n}\n',
+),
+
+dict(code="E0002",
+meaning=r'''
+A string literal has no closing `"` on the line where it starts. In Writ a
+string literal never spans a line break: an unterminated string ends at the
+end of its line, so that one missing quote cannot swallow the rest of the
+file, and the next line is read as code again. The primary label points
+just past the last character of the line (where the `"` was expected) and
+a secondary label marks the opening `"` ("string starts here"), or, when
+the rest of the string follows an interpolation `${...}`, the `}` after
+which it continues ("string continues here"). A backslash at the very end
+of a line (an attempt to continue the string on the next line) is reported
+the same way, once. A common cause is trying to write a multi-line string:
+the text on the later lines is then read as code, and the `"` that was
+meant to close the string opens a second one, so such an attempt usually
+gives several errors; this code is the one to fix first.
+''',
+source='let greeting = "hello, world\nlet name = "Ada"\n',
+fix=r'''
+**Fix**: close the string on the same line. For a line break inside the
+text, write the escape `\n`; to build a long string from pieces, join
+string literals with `++`:
+''',
+fix_code='let greeting = "hello, world"\nlet name = "Ada"\nlet poem = "roses are red\\nviolets are blue"\nlet same = "roses are red\\n" ++ "violets are blue"\n',
+),
+
+dict(code="E0003",
+meaning=r'''
+A backslash inside a string literal starts an escape sequence that Writ
+does not define. The escapes are `\n` (line feed), `\t` (tab), `\r`
+(carriage return), `\0` (the NUL character), `\\` (a backslash), `\"` (a
+double quote), `\$` (a dollar sign, so that `\${` is not an interpolation)
+and `\u{...}` (a Unicode scalar value written as 1 to 6 hexadecimal digits,
+such as `\u{e9}` for `é`). Anything else after `\` is rejected instead of
+being kept literally, so that a mistyped escape never silently changes the
+text. A `\u` escape is also rejected when the `{` is missing (`\u00e9`),
+when the digits are not 1 to 6 hex digits, when its `}` does not follow
+within 6 hex digits, before the string's closing `"` or the end of the line
+(the escape then ends there, and the rest of the string is read as usual),
+or when the number is not a Unicode scalar value (above `10FFFF`, or a
+surrogate `D800`–`DFFF`); the message then starts with "invalid unicode
+escape". A typical cause is a Windows path or a regular expression written
+with single backslashes, as here, where `\u` and `\a` are both reported:
+''',
+source='let path = "C:\\users\\ada"\n',
+fix=r'''
+**Fix**: write `\\` for each backslash that is meant literally, or use one of
+the escapes listed above:
+''',
+fix_code='let path = "C:\\\\users\\\\ada"\n',
+),
+
+dict(code="E0004",
+meaning=r'''
+An integer literal is outside the range of `Int`, a 64-bit signed integer
+holding -9223372036854775808 to 9223372036854775807. Writ never wraps
+integers around, so a literal that does not fit is an error rather than a
+different number. The one exception is the digits `9223372036854775808`:
+they are accepted directly after a minus sign (`-9223372036854775808`, the
+smallest `Int`, in an expression or a pattern), and rejected anywhere else
+with the message "the largest `Int` is 9223372036854775807" and a help line
+saying that only the negative number can be written with these digits.
+Negating the smallest `Int` once more, as in `-(-9223372036854775808)`, is
+reported too ("found the negation of -9223372036854775808, which is
+9223372036854775808").
+''',
+source='let max_u64 = 18446744073709551615\n',
+fix=r'''
+**Fix**: use a number that fits in `Int`. For a quantity that really is
+larger, use a `Float` literal (which is approximate), or keep the digits in
+a string if they are an identifier rather than a number:
+''',
+fix_code='let max_u64 = 1.8446744073709552e19\nlet order_id = "18446744073709551615"\n',
+),
+
+dict(code="E0005",
+meaning=r'''
+A float literal is too large for `Float`, a 64-bit IEEE 754 number whose
+largest finite value is about 1.8e308. Writ has no literal for infinity, and
+rejects a literal that would round to it rather than silently producing
+one. (A literal too small to represent, such as `1.0e-400`, is accepted and
+rounds to `0.0`.)
+''',
+source='let huge = 1.0e400\n',
+fix=r'''
+**Fix**: use a smaller exponent, or rescale the computation so that its
+numbers stay within range (for example, work in thousands or in logarithms):
+''',
+fix_code='let huge = 1.0e300\n',
+),
+
+dict(code="E0006",
+meaning=r'''
+A block comment opened with `/*` has no matching `*/` before the end of the
+file. Block comments nest in Writ: every `/*` inside a comment opens a
+further level, and each level needs its own `*/`. So a comment that merely
+*mentions* `/*` must still balance it, as in this example, where the inner
+`/* nested */` is closed but the outer comment is not. The label points at
+the `/*` that was never closed; everything after it up to the end of the
+file was treated as comment text.
+''',
+source='let x = 1\n/* TODO: handle the /* nested */ case\nlet y = 2\n',
+fix=r'''
+**Fix**: add a `*/` where the comment should end (one for each `/*` still
+open), or use `//` line comments, which do not nest:
+''',
+fix_code='let x = 1\n/* TODO: handle the /* nested */ case */\nlet y = 2\n',
+),
+
+dict(code="E0007",
+meaning=r'''
+The source contains a Unicode bidirectional control character: one of
+U+202A to U+202E (embeddings and overrides), U+2066 to U+2069 (isolates),
+U+200E or U+200F (left-to-right and right-to-left marks) or U+061C (Arabic
+letter mark). These characters are invisible, but they change the order in
+which an editor displays the text around them, so code can look different
+from how it runs (the "Trojan Source" attack). Writ rejects them anywhere in
+the file: in code, in strings and in comments. Each occurrence is reported
+once.
+''',
+before=r'''
+In this example the string contains U+202E RIGHT-TO-LEFT OVERRIDE between
+`user` and ` nimda`. Because the character is invisible, and because this
+reference must not contain it, it is written here as `⟨U+202E⟩`, both in
+the program and in the output; in the real file and the real output it is
+the single character itself.
+''',
+source='let access = "user\u202e nimda"\n',
+show='let access = "user⟨U+202E⟩ nimda"\n',
+replace_out=[("\u202e", "⟨U+202E⟩")],
+fix=r'''
+**Fix**: delete the character. If a string really needs it (for example to
+produce right-to-left text), write it as an escape, which is visible in the
+source:
+''',
+fix_code='let access = "user\\u{202e} nimda"\n',
+),
+
+dict(code="E0008",
+meaning=r'''
+An identifier mixes letters from two scripts that have look-alike letters:
+Latin (including accented Latin), Greek, Cyrillic, and full-width Latin.
+A name such as `pаyment` whose `а` is Cyrillic (U+0430) looks exactly like
+`payment` with a Latin `a`, yet is a different name, so it could make code
+read differently from how it runs. Names written in one script are fine
+(`café`, `λαβ`, `имя`), and letters of other scripts (such as CJK) may be
+combined with any one of these. The whole identifier is rejected.
+''',
+before=r'''
+In this example the second letter of `pаyment` is the Cyrillic `а`
+(U+0430):
+''',
+source='let p\u0430yment = 10\n',
+fix=r'''
+**Fix**: write the name in one script. Retyping the name on a keyboard set
+to the intended script is usually enough:
+''',
+fix_code='let payment = 10\n',
+),
+
+dict(code="E0009",
+meaning=r'''
+An interpolation `${` inside a string literal has no matching `}` on its
+line. After `${`, the lexer reads ordinary Writ code (which may contain its
+own strings and blocks) until the `}` that ends the interpolation. Like the
+string around it, an interpolation cannot span lines: if the `}` has not
+come by the end of the line, the interpolation (and its string) end there,
+and the next line is read as code again. The message says "found the end of
+the line", or "found the end of input" on the last line of the file; the
+primary label is at that point and a secondary label marks the `${`.
+Because the string's closing `"` is read as the *start* of a new string
+inside the interpolation, a missing `}` usually comes with an E0002 for
+that `"` and an E0100 where the parser met the unexpected string, as in
+this example.
+''',
+source='let name = "Ada"\nlet msg = "hello ${name"\nlet shout = msg ++ "!"\n',
+fix=r'''
+**Fix**: close the interpolated expression with `}` before the closing `"`.
+To put a literal `${` in a string, escape the dollar sign: `"\${"`.
+''',
+fix_code='let name = "Ada"\nlet msg = "hello ${name}"\nlet shout = msg ++ "!"\nlet literal = "costs \\${price}"\n',
+),
+
+dict(code="E0010",
+meaning=r'''
+An opening bracket, `(`, `[` or `{`, is never closed. Brackets are matched
+before parsing, so an unclosed bracket is reported once, naming the bracket
+expected and the position (line:column) of the opener, and the damage stays
+local: the balancer closes the bracket where it finds the evidence that it
+was left open, and the parser carries on from there. That point is the
+first of: a closing bracket for an *outer* opener, when the file has more
+openers than closers of the unclosed bracket's kind (as in `[1, (2, 3]`;
+otherwise the closer is of the wrong kind, E0012); a `}` at the start of a
+line that lines up with the line of an outer `{`, while the innermost open
+bracket was opened on a line indented further (the `}` is then taken to
+close that outer `{`, and the message says "found the `}` that lines up
+with the `{` opened at LINE:COLUMN"); a line that starts no further right
+than the line on which an unclosed `(` or `[` was opened ("found `let` on
+the next line"); a new item beginning in column 1 (`fn name`, `type Name`,
+`effect Name`, or a `///` doc comment); or the end of the input. The primary label is at that point; a secondary label marks
+the opener.
+''',
+source='fn double(x: Int) -> Int {\n  x * 2\n\nfn triple(x: Int) -> Int {\n  x * 3\n}\n',
+fix=r'''
+**Fix**: add the missing closer where the bracketed part should end (the
+help line names it):
+''',
+fix_code='fn double(x: Int) -> Int {\n  x * 2\n}\n\nfn triple(x: Int) -> Int {\n  x * 3\n}\n',
+),
+
+dict(code="E0011",
+meaning=r'''
+A closing bracket, `)`, `]` or `}`, has nothing to close: no bracket is
+open at all, or no open bracket is of its kind and it is not a closer of
+the wrong kind for the innermost one (E0012). It is usually left over from
+an edit, or closes something twice. The balancer drops it and parsing
+continues as if it were not there.
+''',
+source='fn double(x: Int) -> Int {\n  x * 2\n}\n}\n',
+fix=r'''
+**Fix**: remove the stray closer, or add the opening bracket it was meant to
+close:
+''',
+fix_code='fn double(x: Int) -> Int {\n  x * 2\n}\n',
+),
+
+dict(code="E0012",
+meaning=r'''
+A bracket is closed by a closer of the wrong kind, for example `[` closed
+by `)`. To tell a closer of the wrong kind from a missing or an extra one,
+the balancer counts the brackets of each kind in the whole file: when there
+is an opener too many of the innermost open bracket's kind and a closer too
+many of the kind found, as in this example (a `[` without `]` and a `)`
+without `(`), the closer is of the wrong kind. It is then taken to be the
+one the innermost open bracket needs, so the rest of the program parses as
+if it had been written correctly. The message names the closer expected,
+the position (line:column) of the opener, and the closer found; a
+secondary label marks the opener. (When the closer instead matches an outer
+open bracket and the innermost one is simply missing its closer, as in
+`[1, (2, 3]`, the innermost is reported as unclosed, E0010.)
+''',
+source='let xs = [1, 2, 3)\n',
+fix=r'''
+**Fix**: replace the closer with the one the opener needs (the help line
+names it):
+''',
+fix_code='let xs = [1, 2, 3]\n',
+),
+
+dict(code="E0013",
+meaning=r"""
+The program nests too deeply for Writ to accept: brackets nested more than
+256 levels deep, or a syntax tree that would be more than 1000 levels deep
+when long chains of operators (`a + b + c + ...`, `!!x`, `a.b.c`,
+`A -> B -> C`) are counted together with brackets. Writ caps the depth
+before parsing, with a conservative estimate, so that no later stage of the
+checker can run out of stack on deeply nested input, whatever program it is
+given. The message says which limit was hit: "expected brackets nested at
+most 256 deep, found deeper nesting" (with the label "bracket number 257 on
+this path"), or "expected an expression at most 1000 levels deep, found a
+deeper one (counting brackets and chained operators)" (with the label
+"level 1001 starts here"). Only the first bracket or operator beyond the
+limit is reported: the group it opens, or the rest of the chain up to the
+next separator (such as `,`, `;`, `=`, `=>` or a new statement), is
+replaced by a single placeholder and produces no further diagnostics. Hand-written code never comes near these limits; they are
+reached by generated code, such as a deeply nested data literal or a sum of
+a thousand terms.
+""",
+before=r"""
+This program nests 257 lists, one inside the other:
+""",
+source='let deep = ' + '[' * 257 + '1' + ']' * 257 + '\n',
+fix=r"""
+**Fix**: build the value in steps, binding the inner parts to names with
+`let`, so that no single expression nests so deeply; for a long chain of
+operators, sum a list instead (for example with `list.fold`). Generated data
+is best produced in a flatter shape:
+""",
+fix_code='let inner = [[[1]]]\nlet middle = [[[inner]]]\nlet deep = [[[middle]]]\nlet total = list.fold([1, 2, 3, 4], 0, fn(sum, x) { sum + x })\n',
+),
+
+dict(code="E0100",
+meaning=r'''
+The parser found a token where the grammar does not allow it. This is the
+general syntax error: the message lists what the grammar would have
+accepted at that point and names the token found, as in ``expected `)`, `,`
+or `:`, found identifier `Int` ``. The list is written in the grammar's own
+words ("an expression", "a pattern", "a name", "a block", and "the end of
+the statement" for a `;`, a line break or the start of another statement
+after a complete one); when two or more binary operators (or an operator
+and the call parenthesis) would be accepted, they are summed up as "an
+operator", while a lone `(` is named, and at most six expectations are
+listed (then "…"). The found token is described as, for example,
+`` `}` ``, "identifier `x`", "integer `3`", "a string" or "end of input".
+When the file ends in the middle of a construct, the label says "input
+ends here", placed just after the last token of the file (not after any
+blank lines or comments that follow it), and the help says to finish or
+remove the construct. For a few tokens that usually mean the writer was
+thinking of another language, the help says what to write instead: `return` (a block's value is its last
+expression; Writ has no `return` statement) and `;` where no statement ends.
+The same code is used for a list pattern with an element after the `..rest`
+part (``expected `]` after the `..` rest pattern, found another element``).
+A syntax error at a place already reported by an earlier stage (such as an
+unknown character or an unclosed bracket) is not reported again.
+''',
+source='let xs = [1, 2 3]\n',
+extra=[
+    dict(before=r'''
+After `2`, the list needs a `,` before its next element (or a `]` to end
+it, or an operator to continue the element). Another example, with a help
+line:
+''', source='fn next(x: Int) -> Int {\n  return x + 1\n}\n'),
+    dict(before=r'''
+And a file that ends in the middle of an expression; the error is placed
+after the `*`, not at the comment at the end of the file:
+''', source='let price = 10\nlet total = price *\n\n// TODO: the tax\n'),
+],
+fix=r'''
+**Fix**: read the message as "at this point Writ expected one of these", and
+complete or correct the code there. Here, add the missing `,`; in the
+second example, drop `return`, since a block's value is its last
+expression; in the third, give `*` its right-hand operand:
+''',
+fix_code='let xs = [1, 2, 3]\n\nfn next(x: Int) -> Int {\n  x + 1\n}\n\nlet price = 10\nlet total = price * 2\n',
+),
+
+dict(code="E0101",
+meaning=r'''
+Two or more comparisons are written one after another without `&&` or `||`,
+as in `0 < x < 10` or `a == b == c`. In mathematics `0 < x < 10` means "x is
+between 0 and 10", but in most programming languages it means
+`(0 < x) < 10`, which compares a `Bool` with a number. Writ rejects the
+chain so that neither reading is taken silently. The comparison operators
+are `==`, `!=`, `<`, `<=`, `>` and `>=`. The primary label covers the
+second operator and its right operand, and a secondary label marks the
+comparison before it. A longer chain, such as `a < b < c < d`, is reported
+once, at its second comparison.
+''',
+source='let x = 5\nlet in_range = 0 < x < 10\n',
+fix=r'''
+**Fix**: join the comparisons with `&&` (or `||`), repeating the middle
+operand. If you really mean to compare the `Bool` result of one comparison,
+put it in parentheses:
+''',
+fix_code='let x = 5\nlet in_range = 0 < x && x < 10\nlet same = (1 < 2) == true\n',
+),
+
+dict(code="E0102",
+meaning=r'''
+An effect operation, written `Effect.operation`, is named without being
+called. Operations are not functions: performing one is an effect, so Writ
+only allows it as a call, `Effect.operation(arguments)`, where it is plain
+to see where the effect happens. A common cause is passing an operation to
+a higher-order function such as `list.map`. Note that a call's `(` must be
+on the same line as the operation's name: `Http.get` at the end of a line
+followed by `(url)` on the next line is also reported with this code,
+because a `(` that starts a line never continues a call.
+''',
+source='effect Http {\n  fn get(url: Str) -> Str\n}\n\nlet pages = list.map(["https://a.example"], Http.get)\n',
+fix=r'''
+**Fix**: call the operation. To pass it where a function is expected, wrap
+the call in an anonymous function:
+''',
+fix_code='effect Http {\n  fn get(url: Str) -> Str\n}\n\nlet pages = list.map(["https://a.example"], fn(url) { Http.get(url) })\n',
+),
+
+dict(code="E0103",
+meaning=r'''
+A word that Writ reserves appears in the code (outside a string or a
+comment). Reserved words cannot be used at all: not as names of variables,
+functions, parameters or fields, and not as keywords. The reserved words
+are `as`, `async`, `await`, `break`, `const`, `continue`, `do`, `for`,
+`import`, `in`, `loop`, `mod`, `mut`, `pub`, `self`, `struct`, `trait`,
+`use`, `var`, `where`, `while` and `yield`. None of them means anything in
+Writ today; they are reserved so that code written by habit from another
+language gets a clear message, and so that the language can grow into them
+later. The message has the same form as E0100
+("expected …, found reserved word `for`"), and the help depends on the
+word: for loop words (`for`, `while`, `loop`, `break`, `continue`, `do`) it
+points to `list.map`, `list.filter`, `list.fold` and recursion; for `mut`,
+`var` and `const`, to binding a new value with `let`; for `import`, `use`,
+`mod` and `pub`, to the standard library namespaces, which need no import;
+for `struct` and `trait`, to `type Name = ...`; for `as`, to conversion
+functions of the standard library (Writ has no casts); for `self`, to
+passing the value as an ordinary parameter (Writ has no methods); for
+`async`, `await` and `yield`, to declaring an effect and handling it; for
+`in` and `where`, it says the word is reserved for future use.
+''',
+source='let total = 0\nfor x in [1, 2, 3] {\n  total + x\n}\n',
+fix=r'''
+**Fix**: express the loop with a standard-library function or recursion,
+and rename any variable that uses a reserved word:
+''',
+fix_code='let total = list.fold([1, 2, 3], 0, fn(sum, x) { sum + x })\n',
+),
+
+dict(code="E0104",
+meaning=r'''
+An effect row contains a row variable (a lower-case name such as `e`, which
+stands for "any further effects") in a place where Writ does not allow one.
+A row variable may appear in exactly two forms: alone, as in `{e}`, or
+after a `|` at the end of the row, as in `{Log, Http | e}`. A row variable
+in the comma-separated list next to effect names is rejected, and each
+misplaced variable is reported. There are two messages. When the variable
+is the last item of the list and no `|` follows, it was most likely meant
+as the tail: the message is "expected `|` before the row variable `e`,
+found `,`" (label "row variable after a comma"), as in this example, where
+`{Log, e}` must be written `{Log | e}`. Anywhere else in the list, the
+message is "expected an effect name, found the row variable `e`" (label
+"row variable in the middle of the row").
+''',
+source='fn twice(f: fn() -> Unit / {Log, e}) -> Unit / {Log | e} {\n  f()\n  f()\n}\n',
+extra=[
+    dict(before=r'''
+With the row variable before an effect name:
+''', source='fn run(f: fn() -> Unit / {e, Log}) -> Unit / {Log | e} {\n  f()\n}\n'),
+],
+fix=r'''
+**Fix**: move the row variable to the end of the row, after `|`:
+''',
+fix_code='fn twice(f: fn() -> Unit / {Log | e}) -> Unit / {Log | e} {\n  f()\n  f()\n}\n\nfn run(f: fn() -> Unit / {Log | e}) -> Unit / {Log | e} {\n  f()\n}\n',
+),
+
+dict(code="E0105",
+meaning=r'''
+Two statements stand on one line with neither a `;` nor a line break
+between them. In Writ a statement ends at the end of its line, or at a `;`;
+there is no other separator. Most often the second "statement" was meant to
+be part of the first: `let y = f 3` reads as `let y = f` followed by a
+separate statement `3`, because Writ calls a function only with its
+arguments in parentheses, `f(3)`. Writ rejects the line rather than guess
+which was meant. The primary label marks the statement that starts too
+early, and a secondary label the one before it; each missing separator is
+reported, so `let x = 1 2 3` gives two diagnostics. The rule applies at the
+top level of a file and inside blocks; at the top level, a declaration
+(`fn`, `type` or `effect`) needs no separator from what stands before or
+after it on its line.
+''',
+source='fn square(x: Int) -> Int {\n  x * x\n}\n\nlet area = square 3\n',
+fix=r'''
+**Fix**: to call a function, put its arguments in parentheses. If the line
+really holds two statements, separate them with `;` or put them on two
+lines:
+''',
+fix_code='fn square(x: Int) -> Int {\n  x * x\n}\n\nlet area = square(3)\nlet width = 3; let height = 4\n',
+),
+
+dict(code="E9001",
+meaning=r'''
+`writ check` could not read a file named on its command line: it does not
+exist, the path is wrong, or reading it failed (for example for lack of
+permission). The message includes the operating system's own description
+of the failure, so its wording depends on the platform. The file is not
+checked; its status in JSON output is `"unreadable"`, and the exit code is
+2, even if other files were rejected.
+''',
+before=r'''
+Suppose the program below is saved as `main.writ`, and the command line has
+a typo in the file name: `writ check mian.writ`.
+''',
+source='let greeting = "hello"\n',
+args=["mian.writ"],
+rc=2,
+lead="`writ check mian.writ` prints:",
+fix=r'''
+**Fix**: check the path (relative paths are relative to the current
+directory) and that the file is readable, then run `writ check main.writ`
+again.
+''',
+),
+
+dict(code="E9002",
+meaning=r'''
+A path named on the command line of `writ check` is a directory. `writ
+check` checks files, and does not look inside directories for programs. The
+directory is not checked; its status in JSON output is `"unreadable"`, and
+the exit code is 2.
+''',
+before=r'''
+Suppose the program below is saved as `src/main.writ`, and the command is
+`writ check src`.
+''',
+source='let greeting = "hello"\n',
+files={"src/main.writ": 'let greeting = "hello"\n'},
+args=["src"],
+rc=2,
+lead="`writ check src` prints:",
+fix=r'''
+**Fix**: name the `.writ` files themselves, for example
+`writ check src/main.writ`, or let the shell list them:
+`writ check src/*.writ`.
+''',
+),
+
+dict(code="E9003",
+meaning=r'''
+A file's bytes are not valid UTF-8, the only text encoding Writ reads. This
+usually means the file was saved in a legacy encoding such as Latin-1 or
+Windows-1252, or is not a text file at all. The message gives the byte
+offset (0-based) and line of the first invalid byte. A UTF-8 byte-order
+mark at the start of a file is allowed and skipped. The file is not checked;
+its status in JSON output is `"unreadable"`, and the exit code is 2.
+''',
+before=r'''
+Suppose this program is saved as `main.writ` in the Latin-1 encoding, so
+that the `é` is stored as the single byte `0xE9` instead of the two UTF-8
+bytes `0xC3 0xA9`:
+''',
+source='let name = "Café"\n',
+files={"main.writ": 'let name = "Café"\n'.encode("latin-1")},
+rc=2,
+fix=r'''
+**Fix**: convert the file to UTF-8, for example by saving it again with
+UTF-8 chosen as the encoding, or with `iconv -f latin1 -t utf-8 main.writ`.
+''',
+),
+
+dict(code="E9004",
+meaning=r'''
+A file is larger than Writ accepts: at most 4 MiB (4194304 bytes) of source
+per file. The limit keeps the time and memory spent checking a program
+bounded. The file is not checked; its status in JSON output is
+`"unreadable"`, and the exit code is 2.
+''',
+before=r'''
+Suppose `main.writ` embeds a large table of data directly in the program, so
+that the file is 5000000 bytes long:
+''',
+source='let table = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n',
+show='let table = [0, 0, 0, 0, /* ... about 1.7 million more entries ... */ 0]\n',
+files={"main.writ": ('let table = [' + '0, ' * 1666700)[:4999998] + ']\n'},
+rc=2,
+fix=r'''
+**Fix**: make the source smaller. A Writ program is a single file, so it
+cannot be split into several; but large data does not belong in the
+program text: leave it out, and obtain it at run time through an effect
+that the host provides, such as `Http` or `Records` (this is what the help
+line means). Generated code that is this large should be generated in a
+more compact form.
+''',
+),
+]
