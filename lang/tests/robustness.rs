@@ -278,6 +278,15 @@ fn deep_but_allowed_nesting_parses_on_a_small_stack() {
             assert!(parse(&bangs).diagnostics.is_empty());
             let mixed = format!("let x = {}true{}", "(!".repeat(250), ")".repeat(250));
             assert!(parse(&mixed).diagnostics.is_empty());
+            // The deepest kind of input accepted: 255 blocks, then a lambda
+            // with a 740-long prefix chain.
+            let worst = format!(
+                "let x = {}fn() {{ {}true }}{}",
+                "{ ".repeat(254),
+                "!".repeat(740),
+                " }".repeat(254)
+            );
+            assert!(parse(&worst).diagnostics.is_empty());
         })
         .expect("spawn");
     assert!(handle.join().is_ok());
