@@ -120,27 +120,7 @@ fn ends_operand(tok: &Token) -> bool {
 /// Tokens that make the tree one level deeper when they continue an
 /// expression or type: binary and prefix operators, field access, arrows.
 fn deepens(tok: &Token) -> bool {
-    matches!(
-        tok,
-        Token::OrOr
-            | Token::AndAnd
-            | Token::EqEq
-            | Token::NotEq
-            | Token::Lt
-            | Token::Le
-            | Token::Gt
-            | Token::Ge
-            | Token::PlusPlus
-            | Token::Pipe
-            | Token::Plus
-            | Token::Minus
-            | Token::Star
-            | Token::Slash
-            | Token::Percent
-            | Token::Bang
-            | Token::Dot
-            | Token::Arrow
-    )
+    tok.is_binary_operator() || matches!(tok, Token::Bang | Token::Dot | Token::Arrow)
 }
 
 struct Balancer<'s> {

@@ -178,6 +178,29 @@ impl Token {
         })
     }
 
+    /// Whether this token is a binary operator (`|>`, `||`, `+`, `==`, ...).
+    /// `-` counts: it is binary wherever it follows an operand.
+    pub fn is_binary_operator(&self) -> bool {
+        matches!(
+            self,
+            Token::Pipe
+                | Token::OrOr
+                | Token::AndAnd
+                | Token::EqEq
+                | Token::NotEq
+                | Token::Lt
+                | Token::Le
+                | Token::Gt
+                | Token::Ge
+                | Token::PlusPlus
+                | Token::Plus
+                | Token::Minus
+                | Token::Star
+                | Token::Slash
+                | Token::Percent
+        )
+    }
+
     /// Whether this token opens a bracket pair.
     pub fn is_open(&self) -> bool {
         matches!(

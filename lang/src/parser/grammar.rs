@@ -129,28 +129,11 @@ fn skipped_stmt(s: Span) -> Stmt {
 
 /// Tokens that, at the start of a line, continue the expression above.
 fn continues_line(tok: &Token) -> bool {
-    matches!(
-        tok,
-        Token::Pipe
-            | Token::OrOr
-            | Token::AndAnd
-            | Token::EqEq
-            | Token::NotEq
-            | Token::Lt
-            | Token::Le
-            | Token::Gt
-            | Token::Ge
-            | Token::PlusPlus
-            | Token::Plus
-            | Token::Minus
-            | Token::Star
-            | Token::Slash
-            | Token::Percent
-            | Token::Dot
-            | Token::Else
-            | Token::Arrow
-            | Token::FatArrow
-    )
+    tok.is_binary_operator()
+        || matches!(
+            tok,
+            Token::Dot | Token::Else | Token::Arrow | Token::FatArrow
+        )
 }
 
 /// Skips a damaged statement or item: at least one token tree, then more up

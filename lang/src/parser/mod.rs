@@ -200,6 +200,7 @@ const PARSER_RED_ZONE: usize = 1 << 26;
 /// these: the construct goes on.
 fn expects_more(tok: &Token) -> bool {
     tok.is_open()
+        || tok.is_binary_operator()
         || matches!(
             tok,
             Token::Comma
@@ -209,22 +210,7 @@ fn expects_more(tok: &Token) -> bool {
                 | Token::Arrow
                 | Token::FatArrow
                 | Token::Assign
-                | Token::Pipe
                 | Token::Bar
-                | Token::Plus
-                | Token::Minus
-                | Token::Star
-                | Token::Slash
-                | Token::Percent
-                | Token::PlusPlus
-                | Token::EqEq
-                | Token::NotEq
-                | Token::Lt
-                | Token::Le
-                | Token::Gt
-                | Token::Ge
-                | Token::AndAnd
-                | Token::OrOr
                 | Token::Bang
                 | Token::StrHead(_)
                 | Token::StrMid(_)
