@@ -144,22 +144,27 @@ pub struct OpDecl {
     pub span: Span,
 }
 
-/// A statement in a block or at top level.
+/// `let pattern (: T)? = value`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Let {
+    /// What is bound.
+    pub pattern: Pattern,
+    /// Optional annotation.
+    pub ty: Option<TypeExpr>,
+    /// The bound value.
+    pub value: Expr,
+    /// The whole statement.
+    pub span: Span,
+}
+
+/// A statement in a block or at top level. (Large variants are boxed to keep
+/// the tree compact.)
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// `let pattern (: T)? = value`
-    Let {
-        /// What is bound.
-        pattern: Pattern,
-        /// Optional annotation.
-        ty: Option<TypeExpr>,
-        /// The bound value.
-        value: Expr,
-        /// The whole statement.
-        span: Span,
-    },
+    Let(Box<Let>),
     /// A local named function.
-    Fn(FnDecl),
+    Fn(Box<FnDecl>),
     /// An expression evaluated for its value or effects.
     Expr(Expr),
 }
@@ -168,7 +173,7 @@ impl Stmt {
     /// The statement's span.
     pub fn span(&self) -> Span {
         match self {
-            Stmt::Let { span, .. } => *span,
+            Stmt::Let(l) => l.span,
             Stmt::Fn(f) => f.span,
             Stmt::Expr(e) => e.span,
         }
@@ -333,7 +338,42 @@ pub struct HandlerState {
     /// The parameter's name, bound in every clause.
     pub name: Ident,
     /// Its initial value.
-    pub init: Box<Expr>,
+    pub init: Expr,
+}
+
+/// `Eff.op(args)`: performing an effect operation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Perform {
+    /// The effect.
+    pub effect: Ident,
+    /// The operation.
+    pub op: Ident,
+    /// The arguments.
+    pub args: Vec<Expr>,
+}
+
+/// `fn(params) (-> T)? (/ row)? { body }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lambda {
+    /// Parameters.
+    pub params: Vec<Param>,
+    /// Optional result annotation.
+    pub ret: Option<TypeExpr>,
+    /// Optional effect annotation.
+    pub effects: Option<EffectRow>,
+    /// The body.
+    pub body: Block,
+}
+
+/// `handle e with (p = init)? { clauses }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Handle {
+    /// The handled computation.
+    pub body: Expr,
+    /// The parameter of a parameterised handler.
+    pub state: Option<HandlerState>,
+    /// The clauses, in order.
+    pub clauses: Vec<Clause>,
 }
 
 /// The kinds of expression.
@@ -385,25 +425,9 @@ pub enum ExprKind {
         args: Vec<Expr>,
     },
     /// `Eff.op(args)`: performing an effect operation.
-    Perform {
-        /// The effect.
-        effect: Ident,
-        /// The operation.
-        op: Ident,
-        /// The arguments.
-        args: Vec<Expr>,
-    },
+    Perform(Box<Perform>),
     /// `fn(params) (-> T)? (/ row)? { body }`
-    Lambda {
-        /// Parameters.
-        params: Vec<Param>,
-        /// Optional result annotation.
-        ret: Option<TypeExpr>,
-        /// Optional effect annotation.
-        effects: Option<EffectRow>,
-        /// The body.
-        body: Block,
-    },
+    Lambda(Box<Lambda>),
     /// `{ stmts }`
     Block(Block),
     /// `if c { } else if d { } else { }`, flattened.
@@ -411,7 +435,7 @@ pub enum ExprKind {
         /// Each condition with its block, in order.
         branches: Vec<(Expr, Block)>,
         /// The final `else` block, if any.
-        otherwise: Option<Block>,
+        otherwise: Option<Box<Block>>,
     },
     /// `match e { arms }`
     Match {
@@ -421,14 +445,7 @@ pub enum ExprKind {
         arms: Vec<Arm>,
     },
     /// `handle e with (p = init)? { clauses }`
-    Handle {
-        /// The handled computation.
-        body: Box<Expr>,
-        /// The parameter of a parameterised handler.
-        state: Option<HandlerState>,
-        /// The clauses, in order.
-        clauses: Vec<Clause>,
-    },
+    Handle(Box<Handle>),
     /// `a op b`
     Binary {
         /// The operator.
@@ -579,4 +596,14 @@ pub struct EffectRef {
     pub args: Vec<TypeExpr>,
     /// The whole reference.
     pub span: Span,
+}
+
+#[cfg(test)]
+mod tests {
+    /// The tree stays compact: moving nodes around is most of parsing.
+    #[test]
+    fn nodes_are_small() {
+        assert!(std::mem::size_of::<super::Expr>() <= 96);
+        assert!(std::mem::size_of::<super::Stmt>() <= 96);
+    }
 }

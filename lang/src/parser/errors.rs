@@ -29,11 +29,8 @@ fn describe(p: &RichPattern<'_, Token>) -> Option<String> {
     }
 }
 
-/// Tokens that can only continue an expression: listed as "an operator".
-const OPERATORS: &[&str] = &[
-    "`!=`", "`%`", "`&&`", "`*`", "`+`", "`++`", "`-`", "`.`", "`/`", "`<`", "`<=`", "`==`", "`>`",
-    "`>=`", "`|>`", "`||`", "`(`",
-];
+/// Tokens that continue an expression like an operator does.
+const OPERATORS: &[&str] = &["`.`", "`(`"];
 
 /// Tokens that can start an expression: implied by "an expression".
 const EXPRESSION_STARTS: &[&str] = &[
@@ -46,38 +43,29 @@ fn summarise(mut expected: Vec<String>) -> Vec<String> {
     if expected.iter().any(|e| e == "an expression") {
         expected.retain(|e| !EXPRESSION_STARTS.contains(&e.as_str()));
     }
-    // After a complete statement: anything that starts the next one is
-    // "the end of the statement".
-    let ends_statement =
-        expected.iter().any(|e| e == "`;`") && expected.iter().any(|e| e == "an expression");
-    let after_expression = expected.iter().any(|e| OPERATORS.contains(&e.as_str()));
-    if ends_statement && !after_expression {
-        // At the start of a block or file: a statement was expected.
-        expected.retain(|e| {
-            !matches!(
-                e.as_str(),
-                "`;`" | "`let`" | "`type`" | "`effect`" | "`fn`" | "an expression" | "a block"
-            )
-        });
-        expected.push("a statement".to_string());
-    } else if ends_statement {
-        expected.retain(|e| {
-            !matches!(
-                e.as_str(),
-                "`;`" | "`let`" | "`type`" | "`effect`" | "`fn`" | "an expression" | "a block"
-            )
-        });
-        expected.push("the end of the statement".to_string());
-    }
-    // A lone `(` is worth naming (a missing argument list); among other
-    // operators it is one more way to continue an expression.
-    let operators = expected
-        .iter()
-        .filter(|e| *e != "`(`" && OPERATORS.contains(&e.as_str()))
-        .count();
-    if operators >= 2 {
+    // After an operand, `(` (a call) and `.` (a field) continue it just as
+    // an operator would.
+    let after_expression = expected.iter().any(|e| e == "an operator");
+    if after_expression {
         expected.retain(|e| !OPERATORS.contains(&e.as_str()));
-        expected.push("an operator".to_string());
+    }
+    // Where a statement could end or begin, list that rather than every
+    // token that can begin one.
+    let statement_boundary =
+        expected.iter().any(|e| e == "`;`") && expected.iter().any(|e| e == "an expression");
+    if statement_boundary {
+        expected.retain(|e| {
+            !matches!(
+                e.as_str(),
+                "`;`" | "`let`" | "`type`" | "`effect`" | "`fn`" | "an expression" | "a block"
+            )
+        });
+        expected.push(if after_expression {
+            "the end of the statement".to_string()
+        } else {
+            // At the start of a block or file.
+            "a statement".to_string()
+        });
     }
     expected
 }
@@ -140,7 +128,7 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
                     .to_string(),
             ),
         ),
-        Token::Assign if wanted("`==`") || wanted("an expression") => (
+        Token::Assign if wanted("an operator") || wanted("an expression") => (
             Code::UnexpectedToken,
             Some(
                 "to compare, write `==`; to name a new value, write `let name = ...` (values never change, so there is no assignment)"

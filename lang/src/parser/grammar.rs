@@ -15,14 +15,14 @@
 //! bracket group, up to the next `let`, `fn` or `;`, or the end of its
 //! block, and reported once.
 
-use chumsky::pratt::{infix, left, prefix};
 use chumsky::prelude::*;
 
 use crate::ast::{
-    Arm, BinOp, Block, Clause, Expr, ExprKind, FieldInit, FnDecl, HandlerState, Param, Stmt,
-    StrPart, UnOp,
+    Arm, Block, Clause, Expr, ExprKind, FieldInit, FnDecl, Handle, HandlerState, Lambda, Let,
+    Param, Perform, Stmt, StrPart, UnOp,
 };
 use crate::diagnostic::{Code, Diagnostic};
+use crate::parser::operators;
 use crate::parser::patterns::{int_out_of_range, int_value, pattern};
 use crate::parser::separators::{Sep, check_separated};
 use crate::parser::types::{row, type_expr};
@@ -113,13 +113,19 @@ pub(crate) fn stmt<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .then(just(Token::Colon).ignore_then(type_expr()).or_not())
         .then_ignore(just(Token::Assign))
         .then(expr.clone())
-        .map_with(|((pattern, ty), value), e| Stmt::Let {
-            pattern,
-            ty,
-            value,
-            span: span(e.span()),
+        .map_with(|((pattern, ty), value), e| {
+            Stmt::Let(Box::new(Let {
+                pattern,
+                ty,
+                value,
+                span: span(e.span()),
+            }))
         });
-    choice((let_stmt, fn_decl(block).map(Stmt::Fn), expr.map(Stmt::Expr)))
+    choice((
+        let_stmt,
+        fn_decl(block).map(|f| Stmt::Fn(Box::new(f))),
+        expr.map(Stmt::Expr),
+    ))
 }
 
 /// What a damaged statement is replaced by.
@@ -193,34 +199,6 @@ fn call_args<'t>(expr: impl P<'t, Expr>, open: impl P<'t, ()>) -> impl P<'t, Vec
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(open, just(Token::RParen))
-}
-
-/// Whether `e` is a comparison written without parentheses around it.
-fn bare_comparison(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Binary { op, lhs, .. } => op.is_comparison() && lhs.span.start == e.span.start,
-        _ => false,
-    }
-}
-
-/// Whether `e` is a bare comparison whose left side is itself one (so a
-/// chain `a < b < c < d` is reported once, at its first link).
-fn chained_already(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Binary { lhs, .. } => bare_comparison(e) && bare_comparison(lhs),
-        _ => false,
-    }
-}
-
-fn binary(op: BinOp, lhs: Expr, rhs: Expr, s: Span) -> Expr {
-    expr_at(
-        ExprKind::Binary {
-            op,
-            lhs: Box::new(lhs),
-            rhs: Box::new(rhs),
-        },
-        s,
-    )
 }
 
 /// The expression grammar. `block` is the (recursive) block parser.
@@ -313,7 +291,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .then(lower())
         .then(call_args(expr.clone(), just(Token::LParen).ignored()).or_not())
         .validate(|((effect, op), args), e, _| match args {
-            Some(args) => ExprKind::Perform { effect, op, args },
+            Some(args) => ExprKind::Perform(Box::new(Perform { effect, op, args })),
             None => {
                 report(e, |at| {
                     Diagnostic::new(
@@ -338,11 +316,13 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .then(just(Token::Arrow).ignore_then(type_expr()).or_not())
         .then(just(Token::Slash).ignore_then(row(type_expr())).or_not())
         .then(block.clone())
-        .map(|(((params, ret), effects), body)| ExprKind::Lambda {
-            params,
-            ret,
-            effects,
-            body,
+        .map(|(((params, ret), effects), body)| {
+            ExprKind::Lambda(Box::new(Lambda {
+                params,
+                ret,
+                effects,
+                body,
+            }))
         });
 
     let if_expr = just(Token::If)
@@ -362,7 +342,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
             branches.extend(more);
             ExprKind::If {
                 branches,
-                otherwise,
+                otherwise: otherwise.map(Box::new),
             }
         });
 
@@ -420,10 +400,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .then_ignore(just(Token::Assign))
         .then(expr.clone())
         .delimited_by(lparen(), just(Token::RParen))
-        .map(|(name, init)| HandlerState {
-            name,
-            init: Box::new(init),
-        });
+        .map(|(name, init)| HandlerState { name, init });
     let handle = just(Token::Handle)
         .ignore_then(expr.clone())
         .then_ignore(just(Token::With))
@@ -437,19 +414,22 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
                 .collect::<Vec<_>>()
                 .delimited_by(just(Token::LBrace), just(Token::RBrace)),
         )
-        .map(|((body, state), clauses)| ExprKind::Handle {
-            body: Box::new(body),
-            state,
-            clauses,
+        .map(|((body, state), clauses)| {
+            ExprKind::Handle(Box::new(Handle {
+                body,
+                state,
+                clauses,
+            }))
         });
 
+    // Most common first: each alternative tried and failed costs time.
     let atom = choice((
+        lower().map(ExprKind::Var),
         int,
         literal,
         interp,
         perform,
         upper().map(ExprKind::Ctor),
-        lower().map(ExprKind::Var),
         parens,
         list,
         record,
@@ -495,107 +475,21 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         }
     });
 
-    let bin = |tok: Token, op: BinOp| just(tok).to(op);
-    let comparison = choice((
-        bin(Token::EqEq, BinOp::Eq),
-        bin(Token::NotEq, BinOp::Ne),
-        bin(Token::Le, BinOp::Le),
-        bin(Token::Ge, BinOp::Ge),
-        bin(Token::Lt, BinOp::Lt),
-        bin(Token::Gt, BinOp::Gt),
-    ));
-    let fold = |lhs: Expr,
-                op: BinOp,
-                rhs: Expr,
-                e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
-        binary(op, lhs, rhs, span(e.span()))
-    };
-    call.pratt((
-        infix(left(1), bin(Token::OrOr, BinOp::Or), fold),
-        infix(left(2), bin(Token::AndAnd, BinOp::And), fold),
-        infix(left(3), comparison, |lhs: Expr, op: BinOp, rhs: Expr, e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
-            if bare_comparison(&lhs) && !chained_already(&lhs) {
-                let first = match &lhs.kind {
-                    ExprKind::Binary { op, .. } => op.as_str(),
-                    _ => "",
-                };
-                report(e, |at| {
-                    Diagnostic::new(
-                        Code::ChainedComparison,
-                        format!(
-                            "expected `&&` or `||` between comparisons, found `{first}` followed by `{}`",
-                            op.as_str()
-                        ),
-                    )
-                    .with_primary(Span::new(lhs.span.end, at.end), "comparisons cannot be chained")
-                    .with_secondary(lhs.span, "first comparison")
-                    .with_help("write `a < b && b < c`, or add parentheses if you mean to compare a `Bool`")
-                });
-            }
-            binary(op, lhs, rhs, span(e.span()))
-        }),
-        infix(left(4), bin(Token::PlusPlus, BinOp::Concat), fold),
-        infix(left(5), bin(Token::Pipe, BinOp::Pipe), fold),
-        infix(
-            left(6),
-            bin(Token::Plus, BinOp::Add).or(bin(Token::Minus, BinOp::Sub)),
-            fold,
-        ),
-        infix(
-            left(7),
-            choice((
-                bin(Token::Star, BinOp::Mul),
-                bin(Token::Slash, BinOp::Div),
-                bin(Token::Percent, BinOp::Rem),
-            )),
-            fold,
-        ),
-        prefix(
-            8,
-            just(Token::Minus).to(UnOp::Neg).or(just(Token::Bang).to(UnOp::Not)),
-            |op: UnOp, operand: Expr, e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
-                let s = span(e.span());
-                match (op, &operand.kind) {
-                    // Fold `-literal` into the literal, so that the smallest
-                    // `Int` can be written.
-                    (UnOp::Neg, ExprKind::Int(n)) if operand.span.start > s.start => {
-                        if *n != i64::MIN {
-                            return expr_at(ExprKind::Int(-n), s);
-                        }
-                        // `9223372036854775808` was reported as out of range
-                        // when read; negated, it is the smallest `Int`.
-                        let at = operand.span;
-                        let diags = &mut e.state().diagnostics;
-                        let before = diags.len();
-                        diags.retain(|d| {
-                            !(d.code == Code::IntegerOutOfRange && d.primary_span() == Some(at))
-                        });
-                        if diags.len() == before {
-                            diags.push(
-                                Diagnostic::new(
-                                    Code::IntegerOutOfRange,
-                                    "expected a value `Int` can hold, found the negation of -9223372036854775808, which is 9223372036854775808",
-                                )
-                                .with_primary(s, "too large for `Int`")
-                                .with_help("the largest `Int` is 9223372036854775807"),
-                            );
-                        }
-                        expr_at(ExprKind::Int(i64::MIN), s)
-                    }
-                    (UnOp::Neg, ExprKind::Float(x)) => expr_at(ExprKind::Float(-x), s),
-                    _ => expr_at(
-                        ExprKind::Unary {
-                            op,
-                            expr: Box::new(operand),
-                        },
-                        s,
-                    ),
-                }
-            },
-        ),
-    ))
-    .labelled("an expression")
-    .boxed()
+    let prefix_op = select! { Token::Minus => UnOp::Neg, Token::Bang => UnOp::Not };
+    let operand = prefix_op
+        .repeated()
+        .foldr_with(call, |op, operand, e| operators::prefix(op, operand, e));
+    operand
+        .clone()
+        .then(
+            operators::binary_op()
+                .then(operand)
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .map_with(|(first, rest), e| operators::climb(first, rest, e))
+        .labelled("an expression")
+        .boxed()
 }
 
 /// Wires the recursive expression and block parsers together.

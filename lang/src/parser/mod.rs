@@ -18,6 +18,7 @@
 mod errors;
 mod grammar;
 mod items;
+mod operators;
 mod patterns;
 mod separators;
 mod types;

@@ -37,7 +37,7 @@ impl Sep {
                 ends_with_name(e),
                 matches!(e.kind, ExprKind::List(_)),
             ),
-            Stmt::Let { value, .. } => (false, ends_with_name(value), false),
+            Stmt::Let(l) => (false, ends_with_name(&l.value), false),
             Stmt::Fn(_) => (false, false, false),
         };
         Sep {
