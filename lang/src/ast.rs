@@ -27,7 +27,7 @@ pub struct Program {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
     /// `fn name(...) { ... }`
-    Fn(FnDecl),
+    Fn(Box<FnDecl>),
     /// `type Name = ...`
     Type(TypeDecl),
     /// `effect Name { ... }`

@@ -134,7 +134,7 @@ fn skip_item<'t>() -> impl P<'t, Item> {
 pub(crate) fn program<'t>() -> impl P<'t, Program> {
     let (expr, block) = expr_and_block();
     let item = choice((
-        fn_decl(block.clone()).map(Item::Fn),
+        fn_decl(block.clone()).map(|f| Item::Fn(Box::new(f))),
         type_decl().map(Item::Type),
         effect_decl().map(Item::Effect),
         stmt(expr, block).map(Item::Stmt),
