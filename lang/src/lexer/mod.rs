@@ -21,6 +21,13 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 use crate::token::Token;
 
+#[cfg(test)]
+mod tests;
+mod text;
+mod unicode;
+
+use unicode::{is_bidi_control, is_invisible, mixed_scripts, script_name, shown};
+
 /// Lexer output: tokens with their spans, and every lexical diagnostic.
 #[derive(Clone, Debug, Default)]
 pub struct Lexed {
@@ -142,81 +149,8 @@ pub const RESERVED_WORDS: &[&str] = &[
     "mod", "mut", "pub", "self", "struct", "trait", "use", "var", "where", "while", "yield",
 ];
 
-/// Bidirectional-text controls that can make source display in an order
-/// different from the one it is parsed in ("Trojan Source").
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
-}
-
-/// Characters that draw nothing, which could hide text inside a name.
-fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}'
-    )
-}
-
-/// The script buckets that matter for look-alike letters.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Script {
-    Latin,
-    Greek,
-    Cyrillic,
-    Fullwidth,
-    Other,
-}
-
-fn script_of(c: char) -> Option<Script> {
-    if !c.is_alphabetic() {
-        return None;
-    }
-    Some(match c as u32 {
-        0x41..=0x5A | 0x61..=0x7A | 0xC0..=0x24F | 0x1E00..=0x1EFF => Script::Latin,
-        0x370..=0x3FF | 0x1F00..=0x1FFF => Script::Greek,
-        0x400..=0x52F | 0x1C80..=0x1C8F | 0x2DE0..=0x2DFF | 0xA640..=0xA69F => Script::Cyrillic,
-        0xFF21..=0xFF3A | 0xFF41..=0xFF5A => Script::Fullwidth,
-        _ => Script::Other,
-    })
-}
-
-/// If `name` mixes two of the scripts whose letters look alike, the two.
-fn mixed_scripts(name: &str) -> Option<(Script, Script)> {
-    let mut first: Option<Script> = None;
-    for s in name.chars().filter_map(script_of) {
-        if s == Script::Other {
-            continue;
-        }
-        match first {
-            None => first = Some(s),
-            Some(f) if f != s => return Some((f, s)),
-            Some(_) => {}
-        }
-    }
-    None
-}
-
-fn script_name(s: Script) -> &'static str {
-    match s {
-        Script::Latin => "Latin",
-        Script::Greek => "Greek",
-        Script::Cyrillic => "Cyrillic",
-        Script::Fullwidth => "full-width Latin",
-        Script::Other => "other",
-    }
-}
-
-/// How a string literal's text part ended.
-enum StrEnd {
-    /// At a closing `"`.
-    Quote,
-    /// At `${`: an interpolated expression follows.
-    Interp,
-    /// At a line break or the end of input.
-    Unterminated,
-}
-
 /// The state of the lexer driver.
-struct Driver<'s> {
+pub(crate) struct Driver<'s> {
     src: &'s str,
     out: Lexed,
     /// One entry per open `${`: how many `{` are open inside it.
@@ -232,135 +166,6 @@ impl<'s> Driver<'s> {
 
     fn error(&mut self, d: Diagnostic) {
         self.out.diagnostics.push(d);
-    }
-
-    /// Scan string text starting at byte `start` (just after `"` or `}`).
-    /// Returns the decoded text, how it ended and the offset just past it.
-    fn scan_string(&mut self, start: usize) -> (String, StrEnd, usize) {
-        let rest = self.src.get(start..).unwrap_or("");
-        let mut text = String::new();
-        let mut chars = rest.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            let at = start + i;
-            match c {
-                '"' => return (text, StrEnd::Quote, at + 1),
-                '\n' => return (text, StrEnd::Unterminated, at),
-                '$' if matches!(chars.peek(), Some((_, '{'))) => {
-                    return (text, StrEnd::Interp, at + 2);
-                }
-                '\\' => {
-                    let Some((j, e)) = chars.next() else {
-                        return (text, StrEnd::Unterminated, start + rest.len());
-                    };
-                    match e {
-                        'n' => text.push('\n'),
-                        't' => text.push('\t'),
-                        'r' => text.push('\r'),
-                        '0' => text.push('\0'),
-                        '\\' => text.push('\\'),
-                        '"' => text.push('"'),
-                        '$' => text.push('$'),
-                        'u' => {
-                            let (decoded, used) = decode_unicode_escape(&rest[j + 1..]);
-                            for _ in 0..used {
-                                chars.next();
-                            }
-                            let span = Span::new(at, start + j + 1 + used);
-                            match decoded {
-                                Ok(ch) => text.push(ch),
-                                Err(why) => self.error(
-                                    Diagnostic::new(
-                                        Code::InvalidEscape,
-                                        format!("invalid unicode escape: {why}"),
-                                    )
-                                    .with_primary(span, "this escape")
-                                    .with_help("write `\\u{...}` with 1 to 6 hex digits naming a Unicode scalar value, e.g. `\\u{e9}`"),
-                                ),
-                            }
-                        }
-                        // A backslash ending the line: the string is
-                        // unterminated, reported once by `string_part`.
-                        '\n' => return (text, StrEnd::Unterminated, start + j),
-                        other => {
-                            let span = Span::new(at, start + j + other.len_utf8());
-                            self.error(
-                                Diagnostic::new(
-                                    Code::InvalidEscape,
-                                    format!("expected an escape sequence after `\\`, found `{}`", other.escape_debug()),
-                                )
-                                .with_primary(span, "unknown escape")
-                                .with_help("the escapes are \\n \\t \\r \\0 \\\\ \\\" \\$ and \\u{...}; write `\\\\` for a backslash"),
-                            );
-                        }
-                    }
-                }
-                c => text.push(c),
-            }
-        }
-        (text, StrEnd::Unterminated, start + rest.len())
-    }
-
-    /// Lex a string part that began at `open` (its `"` or `}`), whose text
-    /// starts at `text_start`. `head` says whether it began with `"`.
-    /// Returns the offset just past the part.
-    fn string_part(&mut self, open: usize, text_start: usize, head: bool) -> usize {
-        let (text, end, next) = self.scan_string(text_start);
-        let span = Span::new(open, next);
-        match end {
-            StrEnd::Quote => {
-                self.push(
-                    if head {
-                        Token::Str(text)
-                    } else {
-                        Token::StrTail(text)
-                    },
-                    span,
-                );
-            }
-            StrEnd::Interp => {
-                self.push(
-                    if head {
-                        Token::StrHead(text)
-                    } else {
-                        Token::StrMid(text)
-                    },
-                    span,
-                );
-                self.interp
-                    .push((0, Span::new(next.saturating_sub(2), next)));
-            }
-            StrEnd::Unterminated => {
-                {
-                    let found = if next >= self.src.len() {
-                        "the end of input"
-                    } else {
-                        "the end of the line"
-                    };
-                    let start_span = Span::new(open, open + 1);
-                    self.error(
-                        Diagnostic::new(
-                            Code::UnterminatedString,
-                            format!("expected `\"` to close the string, found {found}"),
-                        )
-                        .with_primary(Span::point(next), "expected `\"` here")
-                                .with_secondary(
-                            start_span,
-                            if head { "string starts here" } else { "string continues here" },
-                        )
-                        .with_help("strings cannot span lines; close the string, or write `\\n` for a line break"),
-                    );
-                }
-                self.push(
-                    if head {
-                        Token::Str(text)
-                    } else {
-                        Token::StrTail(text)
-                    },
-                    span,
-                );
-            }
-        }
-        next
     }
 
     fn run(mut self) -> Lexed {
@@ -485,69 +290,6 @@ impl<'s> Driver<'s> {
         self.out
     }
 
-    /// Close every open `${` at `at` (a line end or the end of input): an
-    /// interpolation, like the string around it, cannot span lines.
-    fn end_interpolations(&mut self, at: usize, found: &str) {
-        while let Some((_, open)) = self.interp.pop() {
-            self.error(
-                Diagnostic::new(
-                    Code::UnterminatedInterpolation,
-                    format!("expected `}}` to close the interpolation, found {found}"),
-                )
-                .with_primary(Span::point(at), "expected `}` here")
-                .with_secondary(open, "interpolation starts here")
-                .with_help(
-                    "close the expression with `}` and the string with `\"` on the same line",
-                ),
-            );
-            self.push(Token::StrTail(String::new()), Span::point(at));
-        }
-    }
-
-    /// `'text'` on one line: reported once as a string in the wrong quotes,
-    /// and lexed as a string so parsing goes on. Returns the offset past the
-    /// closing `'`, or `None` if there is none on the line.
-    fn single_quoted(&mut self, start: usize) -> Option<usize> {
-        let rest = self.src.get(start + 1..)?;
-        let line = rest.split('\n').next().unwrap_or("");
-        // Find the closing `'`, skipping escaped characters.
-        let mut text = String::new();
-        let mut close = None;
-        let mut chars = line.char_indices();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '\'' => {
-                    close = Some(i);
-                    break;
-                }
-                '\\' => match chars.next() {
-                    Some((_, '\'')) => text.push('\''),
-                    Some((_, e)) => {
-                        text.push('\\');
-                        text.push(e);
-                    }
-                    None => {}
-                },
-                c => text.push(c),
-            }
-        }
-        let close = close?;
-        let end = start + 1 + close + 1;
-        self.error(
-            Diagnostic::new(
-                Code::UnknownCharacter,
-                "expected a string in double quotes, found single quotes",
-            )
-            .with_primary(Span::new(start, end), "single-quoted text")
-            .with_help(format!(
-                "write \"{}\"",
-                text.replace('"', "\\\"").replace('\n', "\\n")
-            )),
-        );
-        self.push(Token::Str(text), Span::new(start, end));
-        Some(end)
-    }
-
     /// Whether any line break lies between the previous token and `offset`.
     fn newline_since_last_token(&self, offset: usize) -> bool {
         let from = self.out.tokens.last().map_or(0, |(_, s)| s.end);
@@ -639,39 +381,6 @@ impl<'s> Driver<'s> {
         self.push(Token::Error, span);
     }
 
-    /// Skip a (nested) block comment starting at `start`; returns the offset
-    /// just past it.
-    fn block_comment(&mut self, start: usize) -> usize {
-        let bytes = self.src.as_bytes();
-        let mut depth = 0usize;
-        let mut i = start;
-        while i + 1 < bytes.len() {
-            match (bytes[i], bytes[i + 1]) {
-                (b'/', b'*') => {
-                    depth += 1;
-                    i += 2;
-                }
-                (b'*', b'/') => {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        return i;
-                    }
-                }
-                _ => i += 1,
-            }
-        }
-        self.error(
-            Diagnostic::new(
-                Code::UnterminatedComment,
-                "expected `*/` to close the block comment, found the end of input",
-            )
-            .with_primary(Span::new(start, start + 2), "comment starts here")
-            .with_help("add `*/` where the comment ends (block comments nest: each `/*` needs its own `*/`)"),
-        );
-        self.src.len()
-    }
-
     fn int(&mut self, slice: &str, span: Span) {
         let digits: String = slice.chars().filter(|c| *c != '_').collect();
         // The magnitude of i64::MIN is allowed so that `-9223372036854775808`
@@ -753,63 +462,6 @@ impl<'s> Driver<'s> {
     }
 }
 
-/// A character as shown in a message: itself if it is visible, escaped if
-/// not.
-fn shown(c: char) -> String {
-    if c.is_control() || c.is_whitespace() || is_invisible(c) {
-        c.escape_debug().to_string()
-    } else {
-        c.to_string()
-    }
-}
-
-/// Decode the `{XXXX}` part of a `\u{XXXX}` escape at the start of `rest`.
-/// Returns the character (or why not) and how many characters were used.
-fn decode_unicode_escape(rest: &str) -> (Result<char, String>, usize) {
-    if !rest.starts_with('{') {
-        return (Err("expected `{` after `\\u`".to_string()), 0);
-    }
-    // The closing `}` must come within the escape, before the string or the
-    // line ends.
-    let stop = rest
-        .char_indices()
-        .skip(1)
-        .take(8)
-        .find(|(_, c)| matches!(c, '}' | '"' | '\n'));
-    let close = match stop {
-        Some((i, '}')) => i,
-        Some((i, _)) => {
-            let used = rest.get(..i).map_or(1, |t| t.chars().count());
-            return (Err("expected `}` to close `\\u{`".to_string()), used);
-        }
-        None => {
-            let used = rest.chars().take(9).count();
-            return (
-                Err("expected `}` to close `\\u{` within 6 hex digits".to_string()),
-                used,
-            );
-        }
-    };
-    let inner = &rest[1..close];
-    let used = rest[..=close].chars().count();
-    if inner.is_empty() || inner.len() > 6 || !inner.chars().all(|c| c.is_ascii_hexdigit()) {
-        return (
-            Err(format!(
-                "`{}` is not 1 to 6 hex digits",
-                inner.escape_debug()
-            )),
-            used,
-        );
-    }
-    match u32::from_str_radix(inner, 16).ok().and_then(char::from_u32) {
-        Some(c) => (Ok(c), used),
-        None => (
-            Err(format!("U+{inner} is not a Unicode scalar value")),
-            used,
-        ),
-    }
-}
-
 fn punct(raw: Raw) -> Token {
     match raw {
         Raw::LParen => Token::LParen,
@@ -864,138 +516,4 @@ pub fn lex(src: &str) -> Lexed {
         mixed_reported: Vec::new(),
     }
     .run()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn kinds(src: &str) -> Vec<Token> {
-        lex(src).tokens.into_iter().map(|(t, _)| t).collect()
-    }
-
-    #[test]
-    fn keywords_identifiers_and_operators() {
-        assert_eq!(
-            kinds("fn f(x) -> Int { x |> g ++ \"a\" }"),
-            vec![
-                Token::Fn,
-                Token::Lower("f".into()),
-                Token::LParen,
-                Token::Lower("x".into()),
-                Token::RParen,
-                Token::Arrow,
-                Token::Upper("Int".into()),
-                Token::LBrace,
-                Token::Lower("x".into()),
-                Token::Pipe,
-                Token::Lower("g".into()),
-                Token::PlusPlus,
-                Token::Str("a".into()),
-                Token::RBrace,
-            ]
-        );
-    }
-
-    #[test]
-    fn interpolation_splits_into_parts() {
-        assert_eq!(
-            kinds(r#""a${x}b${ {y} }c""#),
-            vec![
-                Token::StrHead("a".into()),
-                Token::Lower("x".into()),
-                Token::StrMid("b".into()),
-                Token::LBrace,
-                Token::Lower("y".into()),
-                Token::RBrace,
-                Token::StrTail("c".into()),
-            ]
-        );
-    }
-
-    #[test]
-    fn nested_string_inside_interpolation() {
-        assert_eq!(
-            kinds(r#""${f("q")}""#),
-            vec![
-                Token::StrHead("".into()),
-                Token::Lower("f".into()),
-                Token::LParen,
-                Token::Str("q".into()),
-                Token::RParen,
-                Token::StrTail("".into()),
-            ]
-        );
-    }
-
-    #[test]
-    fn escapes_decode() {
-        assert_eq!(
-            kinds(r#""\n\t\\\"\$\u{e9}""#),
-            vec![Token::Str("\n\t\\\"$é".into())]
-        );
-    }
-
-    #[test]
-    fn line_initial_paren_cannot_call() {
-        assert_eq!(
-            kinds("f\n(x)"),
-            vec![
-                Token::Lower("f".into()),
-                Token::LParenLine,
-                Token::Lower("x".into()),
-                Token::RParen
-            ]
-        );
-    }
-
-    #[test]
-    fn numbers_and_ranges() {
-        assert_eq!(
-            kinds("1_000 2.5 1e3"),
-            vec![Token::Int(1000), Token::Float(2.5), Token::Float(1000.0)]
-        );
-        assert_eq!(kinds("9223372036854775808"), vec![Token::Int(1 << 63)]);
-        let l = lex("99999999999999999999");
-        assert_eq!(l.diagnostics[0].code, Code::IntegerOutOfRange);
-        let l = lex("1e999");
-        assert_eq!(l.diagnostics[0].code, Code::FloatOutOfRange);
-    }
-
-    #[test]
-    fn problems_do_not_stop_the_lexer() {
-        let l = lex("let a = 1 €€ 2\n\"open\nlet b = 'c'");
-        let codes: Vec<Code> = l.diagnostics.iter().map(|d| d.code).collect();
-        assert_eq!(
-            codes,
-            vec![
-                Code::UnknownCharacter,
-                Code::UnterminatedString,
-                Code::UnknownCharacter
-            ]
-        );
-        assert!(l.tokens.iter().any(|(t, _)| *t == Token::Lower("b".into())));
-    }
-
-    #[test]
-    fn look_alike_and_invisible_characters_are_rejected() {
-        // Latin `p`, `y` with Cyrillic `а`.
-        let l = lex("p\u{430}y");
-        assert_eq!(l.diagnostics[0].code, Code::MixedScriptIdentifier);
-        let l = lex("a\u{200B}b");
-        assert_eq!(l.diagnostics[0].code, Code::UnknownCharacter);
-        let l = lex("\"x\u{202E}y\"");
-        assert_eq!(l.diagnostics[0].code, Code::BidiControl);
-        // One script, accented Latin or all-Greek, is fine.
-        assert!(lex("café λ αβ").diagnostics.is_empty());
-    }
-
-    #[test]
-    fn block_comments_nest() {
-        assert_eq!(kinds("/* a /* b */ c */ x"), vec![Token::Lower("x".into())]);
-        assert_eq!(
-            lex("/* a /* b */").diagnostics[0].code,
-            Code::UnterminatedComment
-        );
-    }
 }
