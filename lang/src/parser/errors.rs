@@ -135,6 +135,10 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
                     .to_string(),
             ),
         ),
+        Token::Bar if wanted("`=>`") => (
+            Code::UnexpectedToken,
+            Some("Writ has no or-patterns: write one arm for each pattern".to_string()),
+        ),
         Token::FatArrow | Token::Bar if wanted("an expression") || wanted("a block") => (
             Code::UnexpectedToken,
             Some(
