@@ -34,13 +34,21 @@ fn clamp(text: &str, span: Span) -> std::ops::Range<usize> {
 /// person.
 pub fn human(diagnostics: &[Diagnostic], path: &str, text: &str, color: bool) -> String {
     let mut out = String::new();
+    // Built once per file: ariadne indexes the lines of the source.
+    let mut cache = (path, Source::from(text));
     for d in diagnostics {
-        out.push_str(&human_one(d, path, text, color));
+        out.push_str(&human_one(d, path, text, color, &mut cache));
     }
     out
 }
 
-fn human_one(d: &Diagnostic, path: &str, text: &str, color: bool) -> String {
+fn human_one<'a>(
+    d: &Diagnostic,
+    path: &'a str,
+    text: &str,
+    color: bool,
+    cache: &mut (&'a str, Source<&str>),
+) -> String {
     let kind = match d.severity {
         Severity::Error => ReportKind::Error,
         Severity::Warning => ReportKind::Warning,
@@ -79,7 +87,7 @@ fn human_one(d: &Diagnostic, path: &str, text: &str, color: bool) -> String {
     let mut buf = Vec::new();
     if report
         .finish()
-        .write((path, Source::from(text)), &mut buf)
+        .write(&mut *cache, &mut buf)
         .is_err()
     {
         return plain(d, path);
@@ -106,7 +114,10 @@ fn plain(d: &Diagnostic, path: &str) -> String {
 /// One diagnostic as JSON: code, severity, message, file, labels (with
 /// line, column and byte offset of both ends), notes and help.
 pub fn json_one(d: &Diagnostic, path: &str, text: &str) -> Value {
-    let lines = LineIndex::new(text);
+    json_with(d, path, text, &LineIndex::new(text))
+}
+
+fn json_with(d: &Diagnostic, path: &str, text: &str, lines: &LineIndex<'_>) -> Value {
     let labels: Vec<Value> = d
         .labels
         .iter()

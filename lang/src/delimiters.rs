@@ -99,7 +99,7 @@ fn is_separator(tok: &Token) -> bool {
             | Token::Type
             | Token::Effect
             | Token::Colon
-            | Token::DocComment(_)
+            | Token::StrMid(_)
     )
 }
 
@@ -369,9 +369,9 @@ pub fn balance(
         if b.repair
             && b.stack.last().is_some_and(|o| b.surplus_of(&o.token) > 0)
             && starts_item(&tok, iter.peek().map(|(t, _)| t))
-            && b.lines.position(span.start).column == 1
+            && b.lines.line_start(span.start) == span.start
         {
-            b.close_down_to(0, span, &found_text(&tok), diags);
+            b.close_down_to(0, span, &tok.to_string(), diags);
         }
 
         match tok {
@@ -382,6 +382,17 @@ pub fn balance(
                     level.if_base = Some(level.chain);
                 }
                 level.in_head = true;
+                // The construct is a level of its own: heads nested without
+                // brackets (`if if if x ...`) deepen the tree.
+                level.chain += 1;
+                if b.depth_estimate() > MAX_DEPTH {
+                    b.report_too_deep(span, false, diags);
+                    b.skipping = Some(Skip::Chain {
+                        depth: b.stack.len(),
+                        start: span,
+                    });
+                    continue;
+                }
             }
             Token::Else => {
                 let level = b.level_mut();
@@ -433,7 +444,8 @@ fn is_balanced(tokens: &[(Token, Span)]) -> bool {
     stack.is_empty()
 }
 
-/// Which kind of bracket a token opens or closes: 0 `()`, 1 `{}`, 2 `[]`.
+/// Which kind of bracket a token opens or closes: 0 `()`, 1 `{}`, 2 `[]`,
+/// 3 a string's interpolations.
 fn kind(tok: &Token) -> usize {
     match tok {
         Token::LBrace | Token::RBrace => 1,
@@ -589,7 +601,7 @@ impl Balancer<'_> {
         match outer {
             Some(pos) if !wrong_kind && self.surplus_of(&top_token) > 0 => {
                 // The openers above the matching one were never closed.
-                self.close_down_to(pos + 1, span, &found_text(&tok), diags);
+                self.close_down_to(pos + 1, span, &tok.to_string(), diags);
                 self.stack.pop();
                 self.out.push((tok, span));
             }
@@ -665,9 +677,6 @@ fn push_closer(out: &mut Vec<(Token, Span)>, open: &Open, at: Span) {
     ));
 }
 
-fn found_text(tok: &Token) -> String {
-    tok.to_string()
-}
 
 /// Whether `tok` followed by `next` begins a top-level item.
 fn starts_item(tok: &Token, next: Option<&Token>) -> bool {
@@ -683,18 +692,17 @@ fn starts_item(tok: &Token, next: Option<&Token>) -> bool {
 /// `offset`.
 fn at_line_start(src: &str, offset: usize) -> bool {
     let before = src.get(..offset).unwrap_or("");
-    let line = before.rsplit('\n').next().unwrap_or("");
-    line.chars().all(|c| c == ' ' || c == '\t')
+    before
+        .bytes()
+        .rev()
+        .find(|b| *b != b' ' && *b != b'\t')
+        .is_none_or(|b| b == b'\n')
 }
 
 /// Indentation (leading spaces and tabs, in characters) of the line holding
 /// `offset`.
 fn line_indent(src: &str, lines: &LineIndex<'_>, offset: usize) -> usize {
-    let pos = lines.position(offset);
-    let line_start = pos.offset
-        - src
-            .get(..pos.offset)
-            .map_or(0, |b| b.rsplit('\n').next().map_or(0, str::len));
+    let line_start = lines.line_start(offset);
     src.get(line_start..)
         .unwrap_or("")
         .chars()

@@ -90,6 +90,20 @@ impl<'a> LineIndex<'a> {
         LineIndex { text, line_starts }
     }
 
+    /// The byte offset where the line holding `offset` starts (O(log n)).
+    pub fn line_start(&self, offset: usize) -> usize {
+        let i = self.line_starts.partition_point(|&s| s <= offset);
+        i.checked_sub(1)
+            .and_then(|k| self.line_starts.get(k))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The 0-based number of the line holding `offset` (O(log n)).
+    pub fn line_number(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset).saturating_sub(1)
+    }
+
     /// The position of byte `offset`, clamped to the text and moved back to
     /// the nearest character boundary.
     pub fn position(&self, offset: usize) -> Position {

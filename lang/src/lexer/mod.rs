@@ -156,7 +156,7 @@ pub(crate) struct Driver<'s> {
     /// One entry per open `${`: how many `{` are open inside it.
     interp: Vec<(usize, Span)>,
     /// Mixed-script names already reported.
-    mixed_reported: Vec<String>,
+    mixed_reported: std::collections::HashSet<String>,
 }
 
 impl<'s> Driver<'s> {
@@ -201,11 +201,13 @@ impl<'s> Driver<'s> {
                 Raw::Quote => {
                     // Inside `${`, a quote with no partner later on its line
                     // is the string's own closing quote: the `}` is missing.
-                    let rest_of_line = src
-                        .get(span.end..)
-                        .and_then(|r| r.split('\n').next())
-                        .unwrap_or("");
-                    if matches!(self.interp.last(), Some((0, _))) && !rest_of_line.contains('"') {
+                    let closes_string = matches!(self.interp.last(), Some((0, _)))
+                        && !src
+                            .get(span.end..)
+                            .and_then(|r| r.split('\n').next())
+                            .unwrap_or("")
+                            .contains('"');
+                    if closes_string {
                         if let Some((_, open)) = self.interp.pop() {
                             self.error(
                                 Diagnostic::new(
@@ -430,11 +432,10 @@ impl<'s> Driver<'s> {
         }
         if let Some((a, b)) = mixed_scripts(slice) {
             // Reported once per name; later uses are error tokens too.
-            if self.mixed_reported.iter().any(|n| n == slice) {
+            if !self.mixed_reported.insert(slice.to_string()) {
                 self.push(Token::Error, span);
                 return;
             }
-            self.mixed_reported.push(slice.to_string());
             self.error(
                 Diagnostic::new(
                     Code::MixedScriptIdentifier,
@@ -513,7 +514,7 @@ pub fn lex(src: &str) -> Lexed {
         src,
         out: Lexed::default(),
         interp: Vec::new(),
-        mixed_reported: Vec::new(),
+        mixed_reported: std::collections::HashSet::new(),
     }
     .run()
 }

@@ -196,7 +196,6 @@ const PARSER_STACK_BYTES: usize = 1 << 28;
 /// Below this much remaining stack, the parser moves to a stack of its own.
 const PARSER_RED_ZONE: usize = 1 << 26;
 
-/// Start offsets of the tokens that begin a line.
 /// A line does not start anew when the line before it ends with one of
 /// these: the construct goes on.
 fn expects_more(tok: &Token) -> bool {
@@ -242,6 +241,23 @@ fn line_starts(src: &str, tokens: &[(Token, SimpleSpan)]) -> Vec<usize> {
     starts
 }
 
+/// The most diagnostics reported for one file; past it, the last one says
+/// how many more there were.
+pub const MAX_DIAGNOSTICS: usize = 100;
+
+/// Keep the first [`MAX_DIAGNOSTICS`] diagnostics, noting how many more.
+fn cap(diagnostics: &mut Vec<Diagnostic>) {
+    if diagnostics.len() > MAX_DIAGNOSTICS {
+        let more = diagnostics.len() - MAX_DIAGNOSTICS;
+        diagnostics.truncate(MAX_DIAGNOSTICS);
+        if let Some(last) = diagnostics.last_mut() {
+            last.notes.push(format!(
+                "{more} more problems were found after this one and are not shown; fix these first"
+            ));
+        }
+    }
+}
+
 /// Parse a whole source text. Never fails: see [`Parsed`].
 pub fn parse(src: &str) -> Parsed {
     stacker::maybe_grow(PARSER_RED_ZONE, PARSER_STACK_BYTES, || parse_on_stack(src))
@@ -250,8 +266,9 @@ pub fn parse(src: &str) -> Parsed {
 fn parse_on_stack(src: &str) -> Parsed {
     let lexed = lexer::lex(src);
     let mut diagnostics = lexed.diagnostics;
-    let balanced = delimiters::balance(src, lexed.tokens, &mut diagnostics);
-    let tokens = attach_doc_comments(balanced);
+    // Doc comments that document nothing go first, so that the balancer's
+    // depth estimate sees exactly the tokens the grammar will.
+    let tokens = delimiters::balance(src, attach_doc_comments(lexed.tokens), &mut diagnostics);
     // Tokens whose errors were reported before parsing: error tokens and
     // the (empty) closers the balancer inserted.
     let reported: Vec<Span> = tokens
@@ -302,24 +319,30 @@ fn parse_on_stack(src: &str) -> Parsed {
         .collect();
     diagnostics.extend(state.diagnostics);
     let lines = crate::span::LineIndex::new(src);
+    // Where each reported token starts, and the first error token of each
+    // line (for "later on the same line").
+    let reported_starts: std::collections::HashSet<usize> = reported.iter().map(|r| r.start).collect();
+    let mut first_error_on_line: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for r in reported.iter().filter(|r| !r.is_empty()) {
+        let first = first_error_on_line.entry(lines.line_number(r.start)).or_insert(r.start);
+        *first = (*first).min(r.start);
+    }
     for err in errs {
         let at = span(*err.span());
         // At a token already reported, later on the same line as an error
         // token, or inside a damaged region: a consequence of that earlier
         // diagnostic.
-        let known = reported.iter().any(|r| {
-            (r.start == at.start && (r.is_empty() || *r == at))
-                || (!r.is_empty()
-                    && r.start < at.start
-                    && lines.position(r.start).line == lines.position(at.start).line)
-        }) || damaged
-            .iter()
-            .any(|d| d.start <= at.start && at.start < d.end);
+        let known = reported_starts.contains(&at.start)
+            || first_error_on_line
+                .get(&lines.line_number(at.start))
+                .is_some_and(|&first| first < at.start)
+            || damaged.iter().any(|d| d.start <= at.start && at.start < d.end);
         if !known {
             diagnostics.push(errors::to_diagnostic(&err, end));
         }
     }
     sort_and_dedup(&mut diagnostics);
+    cap(&mut diagnostics);
     Parsed {
         program: output.unwrap_or_default(),
         diagnostics,
