@@ -85,11 +85,7 @@ fn human_one<'a>(
         report = report.with_help(help);
     }
     let mut buf = Vec::new();
-    if report
-        .finish()
-        .write(&mut *cache, &mut buf)
-        .is_err()
-    {
+    if report.finish().write(&mut *cache, &mut buf).is_err() {
         return plain(d, path);
     }
     String::from_utf8_lossy(&buf).into_owned()

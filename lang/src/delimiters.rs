@@ -677,7 +677,6 @@ fn push_closer(out: &mut Vec<(Token, Span)>, open: &Open, at: Span) {
     ));
 }
 
-
 /// Whether `tok` followed by `next` begins a top-level item.
 fn starts_item(tok: &Token, next: Option<&Token>) -> bool {
     matches!(

@@ -101,7 +101,9 @@ impl<'a> LineIndex<'a> {
 
     /// The 0-based number of the line holding `offset` (O(log n)).
     pub fn line_number(&self, offset: usize) -> usize {
-        self.line_starts.partition_point(|&s| s <= offset).saturating_sub(1)
+        self.line_starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
     }
 
     /// The position of byte `offset`, clamped to the text and moved back to

@@ -315,3 +315,43 @@ fn three_unrelated_errors_give_three_diagnostics() {
     // The partial program keeps what could be parsed.
     assert!(p.program.items.len() >= 3);
 }
+
+#[test]
+fn heads_nested_without_brackets_are_cut_off() {
+    let n = 50_000;
+    for (head, tail) in [("if ", "{1}"), ("match ", " {}"), ("handle ", " with {}")] {
+        let src = format!("let x = {}x{}", head.repeat(n), tail.repeat(n));
+        let p = parse(&src);
+        assert!(
+            p.diagnostics.iter().any(|d| d.code == Code::NestingTooDeep),
+            "{head}"
+        );
+    }
+}
+
+#[test]
+fn doc_comments_do_not_split_an_operator_chain() {
+    let src = format!(
+        "let x = 1{}",
+        format!("\n///\n{}", "+1".repeat(900)).repeat(50)
+    );
+    only_code(&src, Code::NestingTooDeep);
+}
+
+#[test]
+fn interpolation_parts_are_siblings() {
+    let src = format!("let s = \"{}\"", "${a.b}".repeat(2_000));
+    assert!(parse(&src).diagnostics.is_empty());
+}
+
+#[test]
+fn diagnostics_are_capped_with_a_note() {
+    let src = "@\n".repeat(1_000);
+    let p = parse(&src);
+    assert_eq!(p.diagnostics.len(), writ_lang::parser::MAX_DIAGNOSTICS);
+    let last = p.diagnostics.last().expect("diagnostics");
+    assert!(
+        last.notes.iter().any(|n| n.contains("900 more problems")),
+        "{last:?}"
+    );
+}

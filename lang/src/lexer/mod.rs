@@ -145,8 +145,9 @@ fn keyword(word: &str) -> Option<Token> {
 /// Words reserved so that a program using them gets a clear message (and so
 /// that the language can grow into them).
 pub const RESERVED_WORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "do", "for", "import", "in", "loop",
-    "mod", "mut", "pub", "self", "struct", "trait", "use", "var", "where", "while", "yield",
+    "and", "as", "async", "await", "break", "class", "const", "continue", "def", "do", "elif",
+    "enum", "for", "function", "import", "in", "loop", "mod", "mut", "nil", "not", "null", "or",
+    "pub", "self", "struct", "trait", "use", "var", "where", "while", "yield",
 ];
 
 /// The state of the lexer driver.

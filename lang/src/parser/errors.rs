@@ -106,11 +106,22 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
                 "mut" | "var" | "const" => {
                     "values never change in Writ: bind a new value with `let`".to_string()
                 }
-                "import" | "use" | "mod" | "pub" => {
+                "pub" => "Writ has no visibility modifiers: declare with `fn`, `type` or `effect`".to_string(),
+                "import" | "use" | "mod" => {
                     "no imports are needed: the standard library is always in scope as `list.`, `str.`, `map.` ...".to_string()
                 }
-                "struct" | "trait" => {
-                    "declare records and sum types with `type Name = ...`".to_string()
+                "struct" | "trait" | "enum" | "class" => {
+                    "declare a record with `type Name = { field: Type }`, a sum type with `type Name = A | B(Int)`".to_string()
+                }
+                "and" | "or" | "not" => {
+                    "the logical operators are `&&`, `||` and `!`".to_string()
+                }
+                "elif" => "write `else if`".to_string(),
+                "function" | "def" => {
+                    "declare a function with `fn name(x: Int) -> Int { ... }`".to_string()
+                }
+                "null" | "nil" => {
+                    "Writ has no null: use an `Option`, `None` or `Some(x)`".to_string()
                 }
                 "as" => "Writ has no `as` casts: convert values with standard-library functions".to_string(),
                 "self" => "Writ has no methods or `self`: pass the value as an ordinary parameter".to_string(),
@@ -139,10 +150,29 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
             Code::UnexpectedToken,
             Some("Writ has no or-patterns: write one arm for each pattern".to_string()),
         ),
-        Token::FatArrow | Token::Bar if wanted("an expression") || wanted("a block") => (
+        Token::FatArrow if wanted("`->`") => (
+            Code::UnexpectedToken,
+            Some("write the return type after `->`: `fn f(x: Int) -> Int { ... }`".to_string()),
+        ),
+        Token::FatArrow if wanted("an expression") || wanted("a block") => (
             Code::UnexpectedToken,
             Some(
                 "a function value is written `fn(x) { x + 1 }`; `=>` only follows a pattern, in `match` arms and handler clauses"
+                    .to_string(),
+            ),
+        ),
+        Token::Bar if wanted("an operator") => (
+            Code::UnexpectedToken,
+            Some("for logical or, write `||`".to_string()),
+        ),
+        Token::Bar if wanted("an expression") => (
+            Code::UnexpectedToken,
+            Some("a function value is written `fn(x) { x + 1 }`".to_string()),
+        ),
+        Token::Upper(_) if wanted("a lower-case name") => (
+            Code::UnexpectedToken,
+            Some(
+                "names of values, parameters and type parameters start with a lower-case letter: `[a]`, `x`"
                     .to_string(),
             ),
         ),

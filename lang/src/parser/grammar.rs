@@ -26,7 +26,7 @@ use crate::parser::operators;
 use crate::parser::patterns::{int_out_of_range, int_value, pattern};
 use crate::parser::separators::{Sep, check_separated};
 use crate::parser::types::{row, type_expr};
-use crate::parser::{Extra, P, Tokens, doc, lower, lparen, report, span, upper};
+use crate::parser::{Extra, P, Tokens, doc, field_name, lower, lparen, report, span, upper};
 use crate::span::Span;
 use crate::token::Token;
 
@@ -257,7 +257,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .delimited_by(just(Token::LBracket), just(Token::RBracket))
         .map(ExprKind::List);
 
-    let field_init = lower()
+    let field_init = field_name()
         .then_ignore(just(Token::Colon))
         .then(expr.clone())
         .map(|(name, value)| FieldInit { name, value });
@@ -266,12 +266,12 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .allow_trailing()
         .collect::<Vec<_>>();
     let record_start = just(Token::LBrace).then(
-        lower()
+        field_name()
             .then(just(Token::Colon))
             .ignored()
             .or(just(Token::DotDot).ignored()),
     );
-    let record = lower()
+    let record = field_name()
         .then_ignore(just(Token::Colon))
         .rewind()
         .ignore_then(fields.clone())
@@ -454,7 +454,9 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
     }
     let postfix = call_args(expr.clone(), just(Token::LParen).ignored())
         .map(Postfix::Call)
-        .or(just(Token::Dot).ignore_then(lower()).map(Postfix::Field));
+        .or(just(Token::Dot)
+            .ignore_then(field_name())
+            .map(Postfix::Field));
     let call = atom.foldl_with(postfix.repeated(), |callee, post, e| {
         let s = span(e.span());
         match post {

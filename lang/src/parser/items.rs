@@ -18,7 +18,7 @@ use crate::ast::{Expr, ExprKind};
 use crate::parser::grammar::{expr_and_block, fn_decl, params, skip_statement, stmt};
 use crate::parser::separators::{Sep, check_separated};
 use crate::parser::types::type_expr;
-use crate::parser::{P, doc, lower, lparen, span, upper};
+use crate::parser::{P, doc, field_name, lower, lparen, span, upper};
 use crate::token::Token;
 
 /// `[a, b]` after a declared name.
@@ -34,7 +34,7 @@ fn type_params<'t>() -> impl P<'t, Vec<Ident>> {
 }
 
 fn type_decl<'t>() -> impl P<'t, TypeDecl> {
-    let field = lower()
+    let field = field_name()
         .then_ignore(just(Token::Colon))
         .then(type_expr())
         .map_with(|(name, ty), e| FieldDecl {

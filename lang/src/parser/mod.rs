@@ -69,7 +69,7 @@ impl ParseState {
     }
 
     /// The offset where the line holding `offset` starts.
-    fn line_start_of(&self, offset: usize) -> usize {
+    pub(crate) fn line_start_of(&self, offset: usize) -> usize {
         let i = self.line_breaks.partition_point(|&b| b < offset);
         i.checked_sub(1)
             .and_then(|k| self.line_breaks.get(k))
@@ -105,7 +105,32 @@ pub(crate) fn span(s: SimpleSpan) -> Span {
 
 /// A lower-case identifier.
 pub(crate) fn lower<'t>() -> impl P<'t, Ident> {
-    select! { Token::Lower(name) = e => Ident { name, span: span(e.span()) } }.labelled("a name")
+    select! { Token::Lower(name) = e => Ident { name, span: span(e.span()) } }
+        .labelled("a lower-case name")
+}
+
+/// A record field's name: a lower-case name, or a keyword or reserved word
+/// (data from the outside world has fields named `type`, `match`, `for`...,
+/// and after `.` or before `:` in a record there is no ambiguity).
+pub(crate) fn field_name<'t>() -> impl P<'t, Ident> {
+    let keyword = select! {
+        Token::Fn => "fn".to_string(),
+        Token::Let => "let".to_string(),
+        Token::Type => "type".to_string(),
+        Token::Effect => "effect".to_string(),
+        Token::Match => "match".to_string(),
+        Token::If => "if".to_string(),
+        Token::Else => "else".to_string(),
+        Token::Handle => "handle".to_string(),
+        Token::With => "with".to_string(),
+        Token::Return => "return".to_string(),
+        Token::Reserved(word) => word,
+    }
+    .map_with(|name, e| Ident {
+        name,
+        span: span(e.span()),
+    });
+    lower().or(keyword).labelled("a field name")
 }
 
 /// An upper-case identifier.
@@ -321,10 +346,14 @@ fn parse_on_stack(src: &str) -> Parsed {
     let lines = crate::span::LineIndex::new(src);
     // Where each reported token starts, and the first error token of each
     // line (for "later on the same line").
-    let reported_starts: std::collections::HashSet<usize> = reported.iter().map(|r| r.start).collect();
-    let mut first_error_on_line: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let reported_starts: std::collections::HashSet<usize> =
+        reported.iter().map(|r| r.start).collect();
+    let mut first_error_on_line: std::collections::HashMap<usize, usize> =
+        std::collections::HashMap::new();
     for r in reported.iter().filter(|r| !r.is_empty()) {
-        let first = first_error_on_line.entry(lines.line_number(r.start)).or_insert(r.start);
+        let first = first_error_on_line
+            .entry(lines.line_number(r.start))
+            .or_insert(r.start);
         *first = (*first).min(r.start);
     }
     for err in errs {
@@ -336,7 +365,9 @@ fn parse_on_stack(src: &str) -> Parsed {
             || first_error_on_line
                 .get(&lines.line_number(at.start))
                 .is_some_and(|&first| first < at.start)
-            || damaged.iter().any(|d| d.start <= at.start && at.start < d.end);
+            || damaged
+                .iter()
+                .any(|d| d.start <= at.start && at.start < d.end);
         if !known {
             diagnostics.push(errors::to_diagnostic(&err, end));
         }

@@ -11,7 +11,7 @@ use chumsky::prelude::*;
 
 use crate::ast::{FieldPattern, ListRest, Pattern, PatternKind};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::parser::{P, lower, lparen, report, span, upper};
+use crate::parser::{P, field_name, lower, lparen, report, span, upper};
 use crate::token::Token;
 
 /// An element of a list pattern before validation.
@@ -74,8 +74,11 @@ pub(crate) fn pattern<'t>() -> impl P<'t, Pattern> {
                 }
                 _ => PatternKind::Tuple(items),
             });
+        // `{ name }` binds the field to `name`; a field named by a keyword
+        // needs an explicit pattern: `{ type: t }`.
         let field = lower()
             .then(just(Token::Colon).ignore_then(pat.clone()).or_not())
+            .or(field_name().then(just(Token::Colon).ignore_then(pat.clone()).map(Some)))
             .map(|(name, pattern)| FieldPattern { name, pattern });
         let record = field
             .separated_by(just(Token::Comma))

@@ -22,6 +22,8 @@ pub(crate) struct Sep {
     ends_with_name: bool,
     /// Is a list literal (so it may be an attempt at indexing).
     is_list: bool,
+    /// Is a declaration (`fn`, `type`, `effect`).
+    is_decl: bool,
 }
 
 fn ends_with_name(e: &Expr) -> bool {
@@ -46,6 +48,7 @@ impl Sep {
             damaged,
             ends_with_name: ends,
             is_list: list,
+            is_decl: matches!(s, Stmt::Fn(_)),
         }
     }
 
@@ -57,6 +60,7 @@ impl Sep {
             damaged: false,
             ends_with_name: false,
             is_list: false,
+            is_decl: true,
         };
         match i {
             Item::Stmt(s) => Sep::stmt(s, semi),
@@ -72,9 +76,15 @@ pub(crate) fn check_separated<'t>(
     e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>,
     seps: &[Sep],
 ) {
+    // One report per line: the first missing separator explains the rest.
+    let mut reported_line = None;
     for pair in seps.windows(2) {
         let [prev, next] = pair else { continue };
         let state = e.state();
+        let line = state.line_start_of(next.span.start);
+        if reported_line == Some(line) {
+            continue;
+        }
         if prev.semi
             || prev.damaged
             || next.damaged
@@ -83,7 +93,10 @@ pub(crate) fn check_separated<'t>(
         {
             continue;
         }
-        let help = if next.is_list {
+        reported_line = Some(line);
+        let help = if prev.is_decl || next.is_decl {
+            "put each declaration on its own line, or separate them with `;`"
+        } else if next.is_list {
             "Writ has no indexing: write `list.get(xs, i)`, which returns an `Option`"
         } else if prev.ends_with_name {
             "to call a function, write its arguments in parentheses: `f(x)`; to put two statements on one line, separate them with `;`"

@@ -14,7 +14,7 @@ use chumsky::prelude::*;
 
 use crate::ast::{EffectRef, EffectRow, FieldDecl, Ident, TypeExpr, TypeExprKind};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::parser::{P, lower, lparen, report, span, upper};
+use crate::parser::{P, field_name, lower, lparen, report, span, upper};
 use crate::token::Token;
 
 /// One element of an effect row before validation.
@@ -121,7 +121,7 @@ pub(crate) fn type_expr<'t>() -> impl P<'t, TypeExpr> {
                 args: args.unwrap_or_default(),
             });
         let var = lower().map(TypeExprKind::Var);
-        let field = lower()
+        let field = field_name()
             .then_ignore(just(Token::Colon))
             .then(ty.clone())
             .map_with(|(name, ty), e| FieldDecl {
