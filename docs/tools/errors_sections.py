@@ -497,6 +497,33 @@ is best produced in a flatter shape:
 fix_code='let inner = [[[1]]]\nlet middle = [[[inner]]]\nlet deep = [[[middle]]]\nlet total = list.fold([1, 2, 3, 4], 0, fn(sum, x) { sum + x })\n',
 ),
 
+dict(code="E0014",
+meaning=r"""
+The source contains a line break other than an ordinary line feed (`\n`,
+optionally preceded by `\r`): a carriage return on its own, the Unicode line
+separator (U+2028) or paragraph separator (U+2029), next-line (U+0085), a
+vertical tab or a form feed. Writ ends lines only at `\n`, but many editors,
+terminals and review tools also break lines at these characters, so text
+after one can look like code while being part of a comment, or look like a
+comment while being code. Like bidirectional controls (`E0007`), these
+characters are rejected anywhere in the file, even inside strings and
+comments. Because this reference must not contain the character, it is
+written here as `⟨U+2028⟩` in the program. In the output below, the
+terminal-style rendering itself ends the source line at the character.
+""",
+before=r"""
+This program hides a statement behind a line separator inside a comment:
+""",
+source='let limit = 100 // the cap\u2028let limit2 = 1000000\n',
+show='let limit = 100 // the cap⟨U+2028⟩let limit2 = 1000000\n',
+fix=r"""
+**Fix**: replace the character with an ordinary line break (or remove it).
+Inside a string, write `\n`, or a `\u{...}` escape if the character itself is
+really wanted:
+""",
+fix_code='let limit = 100 // the cap\nlet note = "first\\u{2028}second"\n',
+),
+
 dict(code="E0100",
 meaning=r'''
 The parser found a token where the grammar does not allow it. This is the

@@ -167,7 +167,7 @@ for variant, code, title in CODES:
 shutil.rmtree(SCRATCH, ignore_errors=True)
 text = "\n".join(parts).rstrip("\n") + "\n"
 for ch in text:
-    if 0x202A <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069 or ord(ch) in (0x200E, 0x200F, 0x061C, 0x200B):
+    if 0x202A <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069 or ord(ch) in (0x200E, 0x200F, 0x061C, 0x200B, 0x2028, 0x2029, 0x85, 0x0B, 0x0C, 0x0D):
         sys.exit(f"doc contains control character U+{ord(ch):04X}")
 for line in text.splitlines():
     if line.startswith("## ") and not re.match(r"## [EW]\d{4}: ", line):

@@ -77,6 +77,8 @@ codes! {
     MismatchedDelimiter = "E0012", "mismatched delimiter";
     /// Brackets nested deeper than the parser accepts.
     NestingTooDeep = "E0013", "nesting too deep";
+    /// A line break other than `\n`, which editors may show differently.
+    MisleadingLineBreak = "E0014", "misleading line break";
     /// A token where the grammar does not allow it.
     UnexpectedToken = "E0100", "unexpected token";
     /// Comparisons written one after another, like `a < b < c`.

@@ -23,6 +23,9 @@ fn well_formed(src: &str, diags: &[Diagnostic]) {
 
 /// Pieces of Writ, valid and not, to shuffle into soup.
 const PIECES: &[&str] = &[
+    "\r",
+    "\u{2028}",
+    "a\u{3164}b",
     "fn",
     "let",
     "type",

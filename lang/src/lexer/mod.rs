@@ -26,7 +26,10 @@ mod tests;
 mod text;
 mod unicode;
 
-use unicode::{is_bidi_control, is_invisible, mixed_scripts, script_name, shown};
+use unicode::{
+    break_name, is_bidi_control, is_invisible, is_misleading_break, mixed_scripts, script_name,
+    shown,
+};
 
 /// Lexer output: tokens with their spans, and every lexical diagnostic.
 #[derive(Clone, Debug, Default)]
@@ -40,7 +43,7 @@ pub struct Lexed {
 /// The raw token classes logos recognises; the driver below turns them into
 /// [`Token`]s, decoding literals and handling strings and block comments.
 #[derive(Logos, Clone, Copy, Debug, PartialEq)]
-#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip r"([ \t\n]|\r\n)+")]
 #[logos(skip(r"//[^\n]*", allow_greedy = true))]
 enum Raw {
     #[regex(r"///[^\n]*", priority = 20, allow_greedy = true)]
@@ -317,12 +320,34 @@ impl<'s> Driver<'s> {
                 .with_help("remove it; in a string, write it as an escape such as `\\u{202e}` if it is really wanted"),
             );
         }
+        let bytes = self.src.as_bytes();
+        let breaks: Vec<(usize, char)> = self
+            .src
+            .char_indices()
+            .filter(|&(i, c)| {
+                is_misleading_break(c) && !(c == '\r' && bytes.get(i + 1) == Some(&b'\n'))
+            })
+            .collect();
+        for (i, c) in breaks {
+            self.error(
+                Diagnostic::new(
+                    Code::MisleadingLineBreak,
+                    format!(
+                        "expected line breaks written as `\\n`, found U+{:04X} ({}), which some editors and terminals show as a line break",
+                        c as u32,
+                        break_name(c)
+                    ),
+                )
+                .with_primary(Span::new(i, i + c.len_utf8()), "misleading line break here")
+                .with_help("replace it with an ordinary line break; in a string, write `\\n` or a `\\u{...}` escape"),
+            );
+        }
     }
 
     fn unknown(&mut self, span: Span) {
         let text = self.src.get(span.start..span.end).unwrap_or("");
         let c = text.chars().next().unwrap_or('\u{FFFD}');
-        if is_bidi_control(c) {
+        if is_bidi_control(c) || is_misleading_break(c) {
             // Already reported by `report_bidi`.
             self.push(Token::Error, span);
             return;
@@ -429,6 +454,25 @@ impl<'s> Driver<'s> {
         }
         if RESERVED_WORDS.contains(&slice) {
             self.push(Token::Reserved(slice.to_string()), span);
+            return;
+        }
+        if let Some(c) = slice.chars().find(|c| is_invisible(*c)) {
+            self.error(
+                Diagnostic::new(
+                    Code::UnknownCharacter,
+                    format!(
+                        "expected a name made of visible characters, found the invisible character U+{:04X} in `{}`",
+                        c as u32,
+                        slice
+                            .chars()
+                            .map(|ch| if is_invisible(ch) { format!("<U+{:04X}>", ch as u32) } else { ch.to_string() })
+                            .collect::<String>()
+                    ),
+                )
+                .with_primary(span, "name with an invisible character")
+                .with_help("remove it: invisible characters could make two different names look the same"),
+            );
+            self.push(Token::Error, span);
             return;
         }
         if let Some((a, b)) = mixed_scripts(slice) {

@@ -7,11 +7,42 @@ pub(super) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
-/// Characters that draw nothing, which could hide text inside a name.
+/// Characters that draw nothing (Unicode's default-ignorable code points and
+/// the Hangul fillers, which render as blank), which could hide text inside
+/// a name.
 pub(super) fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}'
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
+}
+
+/// Line breaks other than `\n` (and `\r\n`): a carriage return alone, the
+/// Unicode line and paragraph separators, next-line, vertical tab and form
+/// feed. Editors and terminals may break lines where Writ does not, so text
+/// after one can look like code while being inside a comment, or the
+/// reverse.
+pub(super) fn is_misleading_break(c: char) -> bool {
+    matches!(
+        c,
+        '\r' | '\u{2028}' | '\u{2029}' | '\u{0085}' | '\u{000B}' | '\u{000C}'
     )
 }
 
@@ -71,5 +102,18 @@ pub(super) fn shown(c: char) -> String {
         c.escape_debug().to_string()
     } else {
         c.to_string()
+    }
+}
+
+/// A name for a misleading line break, for messages.
+pub(super) fn break_name(c: char) -> &'static str {
+    match c {
+        '\r' => "a carriage return not followed by a line feed",
+        '\u{2028}' => "line separator",
+        '\u{2029}' => "paragraph separator",
+        '\u{0085}' => "next line",
+        '\u{000B}' => "vertical tab",
+        '\u{000C}' => "form feed",
+        _ => "line break",
     }
 }
