@@ -69,6 +69,16 @@ pub fn source_text(bytes: &[u8]) -> Result<&str, Diagnostic> {
     }
 }
 
+/// The diagnostic for a file whose size is unknown (a device, a pipe) but
+/// over the limit.
+pub fn too_large_unknown() -> Diagnostic {
+    Diagnostic::new(
+        Code::FileTooLarge,
+        format!("expected a source file of at most {MAX_SOURCE_BYTES} bytes, found more"),
+    )
+    .with_help("a program is one file: keep data out of the source and let an effect (such as `Http` or `Records`) supply it")
+}
+
 /// The diagnostic for a file of `size` bytes, over the limit.
 pub fn too_large(size: u64) -> Diagnostic {
     Diagnostic::new(

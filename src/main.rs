@@ -28,7 +28,7 @@ enum Command {
     Check {
         /// The files to check.
         #[arg(required = true)]
-        files: Vec<String>,
+        files: Vec<std::path::PathBuf>,
         /// Output for people (`human`) or programs (`json`).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -55,8 +55,8 @@ struct FileReport {
     unreadable: bool,
 }
 
-fn read_file(path: &str) -> Result<String, Diagnostic> {
-    let p = Path::new(path);
+fn read_file(p: &Path) -> Result<String, Diagnostic> {
+    let path = p.display();
     let fail = |e: std::io::Error| {
         Diagnostic::new(Code::CannotReadFile, format!("cannot read `{path}`: {e}"))
             .with_help("check the path and its permissions")
@@ -76,22 +76,27 @@ fn read_file(path: &str) -> Result<String, Diagnostic> {
     File::open(p)
         .and_then(|f| f.take(MAX_SOURCE_BYTES + 1).read_to_end(&mut bytes))
         .map_err(fail)?;
+    // A file that grows while read, or a device, can still be too large.
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(writ::too_large_unknown());
+    }
     writ::source_text(&bytes).map(str::to_string)
 }
 
-fn check_file(path: &str) -> FileReport {
-    match read_file(path) {
+fn check_file(p: &Path) -> FileReport {
+    let path = p.display().to_string();
+    match read_file(p) {
         Ok(text) => {
             let checked = writ::check_source(&text);
             FileReport {
-                path: path.to_string(),
+                path,
                 text,
                 diagnostics: checked.diagnostics,
                 unreadable: false,
             }
         }
         Err(d) => FileReport {
-            path: path.to_string(),
+            path,
             text: String::new(),
             diagnostics: vec![d],
             unreadable: true,
@@ -127,7 +132,7 @@ fn summary(r: &FileReport) -> String {
     }
 }
 
-fn check(files: &[String], format: Format) -> ExitCode {
+fn check(files: &[std::path::PathBuf], format: Format) -> ExitCode {
     let reports: Vec<FileReport> = files.iter().map(|f| check_file(f)).collect();
     let mut out = String::new();
     match format {

@@ -166,3 +166,15 @@ fn version_and_usage_errors() {
     assert_eq!(writ(&["frobnicate"], &dir).status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn endless_device_is_too_large_not_read_forever() {
+    let dir = scratch("device");
+    let o = writ(&["check", "/dev/zero"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).starts_with(
+        "[E9004] Error: expected a source file of at most 4194304 bytes, found more\n"
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+}

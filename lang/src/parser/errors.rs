@@ -176,6 +176,18 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
                     .to_string(),
             ),
         ),
+        Token::Int(_) if wanted("a field name") => (
+            Code::UnexpectedToken,
+            Some("tuples have no numbered fields: take them apart with `let (a, b) = pair`".to_string()),
+        ),
+        Token::Dot if wanted("an expression") => (
+            Code::UnexpectedToken,
+            Some("a number starts with a digit: write `0.5`, not `.5`".to_string()),
+        ),
+        Token::Colon if wanted("an operator") => (
+            Code::UnexpectedToken,
+            Some("namespace members are written with `.`: `list.length`, not `list::length`".to_string()),
+        ),
         Token::Colon if wanted("`->`") => (
             Code::UnexpectedToken,
             Some("write the return type after `->`: `fn f(x: Int) -> Int { ... }`".to_string()),
