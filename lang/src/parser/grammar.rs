@@ -19,7 +19,7 @@ use chumsky::prelude::*;
 
 use crate::ast::{
     Arm, Block, Clause, Expr, ExprKind, FieldInit, FnDecl, Handle, HandlerState, Lambda, Let,
-    Param, Perform, Stmt, StrPart, UnOp,
+    Param, Pattern, PatternKind, Perform, Stmt, StrPart, UnOp,
 };
 use crate::diagnostic::{Code, Diagnostic};
 use crate::parser::operators;
@@ -195,10 +195,29 @@ pub(crate) fn block<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> imp
 
 /// Comma-separated call arguments in parentheses.
 fn call_args<'t>(expr: impl P<'t, Expr>, open: impl P<'t, ()>) -> impl P<'t, Vec<Expr>> {
-    expr.separated_by(just(Token::Comma))
+    element(expr)
+        .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(open, just(Token::RParen))
+}
+
+/// Skips a damaged element of a comma-separated list: token trees up to the
+/// next `,` or the list's closing bracket.
+fn skip_element<'t>() -> impl P<'t, Span> {
+    token_tree()
+        .and_is(just(Token::Comma).not())
+        .repeated()
+        .at_least(1)
+        .map_with(|_, e| span(e.span()))
+}
+
+/// An expression in a comma-separated list, recovering on its own so that
+/// one bad element does not hide a bad element after it.
+fn element<'t>(expr: impl P<'t, Expr>) -> impl P<'t, Expr> {
+    expr.recover_with(via_parser(
+        skip_element().map(|s| expr_at(ExprKind::Error, s)),
+    ))
 }
 
 /// The expression grammar. `block` is the (recursive) block parser.
@@ -238,8 +257,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
             ExprKind::Interp(parts)
         });
 
-    let items = expr
-        .clone()
+    let items = element(expr.clone())
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>();
@@ -359,10 +377,19 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
     let match_expr = just(Token::Match)
         .ignore_then(expr.clone())
         .then(
-            arm.then_ignore(just(Token::Comma).or_not())
-                .repeated()
-                .collect::<Vec<_>>()
-                .delimited_by(just(Token::LBrace), just(Token::RBrace)),
+            arm.recover_with(via_parser(skip_element().map(|s| Arm {
+                pattern: Pattern {
+                    kind: PatternKind::Error,
+                    span: s,
+                },
+                guard: None,
+                body: expr_at(ExprKind::Error, s),
+                span: s,
+            })))
+            .then_ignore(just(Token::Comma).or_not())
+            .repeated()
+            .collect::<Vec<_>>()
+            .delimited_by(just(Token::LBrace), just(Token::RBrace)),
         )
         .map(|(scrutinee, arms)| ExprKind::Match {
             scrutinee: Box::new(scrutinee),
