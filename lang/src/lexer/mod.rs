@@ -16,6 +16,7 @@
 //! cannot swallow the rest of the file.
 
 use logos::Logos;
+use unicode_normalization::UnicodeNormalization;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
@@ -496,7 +497,14 @@ impl<'s> Driver<'s> {
             self.push(Token::Error, span);
             return;
         }
-        let name = slice.to_string();
+        // Names are compared in Unicode normal form C, so `café` written
+        // with a precomposed `é` and with `e` plus a combining accent is one
+        // name, as it looks.
+        let name: String = if slice.is_ascii() {
+            slice.to_string()
+        } else {
+            slice.nfc().collect()
+        };
         self.push(
             if raw == Raw::Upper {
                 Token::Upper(name)

@@ -132,3 +132,10 @@ fn block_comments_nest() {
         Code::UnterminatedComment
     );
 }
+
+#[test]
+fn names_are_normalised() {
+    // Precomposed `é` and `e` + combining acute accent.
+    assert_eq!(kinds("caf\u{e9}"), kinds("cafe\u{301}"));
+    assert_eq!(kinds("cafe\u{301}"), vec![Token::Lower("caf\u{e9}".into())]);
+}
