@@ -48,7 +48,8 @@ impl Driver<'_> {
                         '"' => text.push('"'),
                         '$' => text.push('$'),
                         'u' => {
-                            let (decoded, used) = decode_unicode_escape(&rest[j + 1..]);
+                            let (decoded, used) =
+                                decode_unicode_escape(rest.get(j + 1..).unwrap_or(""));
                             for _ in 0..used {
                                 chars.next();
                             }
@@ -219,14 +220,14 @@ impl Driver<'_> {
         let bytes = self.src.as_bytes();
         let mut depth = 0usize;
         let mut i = start;
-        while i + 1 < bytes.len() {
-            match (bytes[i], bytes[i + 1]) {
+        while let (Some(&a), Some(&b)) = (bytes.get(i), bytes.get(i + 1)) {
+            match (a, b) {
                 (b'/', b'*') => {
                     depth += 1;
                     i += 2;
                 }
                 (b'*', b'/') => {
-                    depth -= 1;
+                    depth = depth.saturating_sub(1);
                     i += 2;
                     if depth == 0 {
                         return i;
@@ -274,8 +275,8 @@ fn decode_unicode_escape(rest: &str) -> (Result<char, String>, usize) {
             );
         }
     };
-    let inner = &rest[1..close];
-    let used = rest[..=close].chars().count();
+    let inner = rest.get(1..close).unwrap_or("");
+    let used = rest.get(..=close).map_or(0, |t| t.chars().count());
     if inner.is_empty() || inner.len() > 6 || !inner.chars().all(|c| c.is_ascii_hexdigit()) {
         return (
             Err(format!(
