@@ -211,6 +211,21 @@ impl Balancer<'_> {
         false
     }
 
+    /// One more level in the innermost chain. Past the limit, report it and
+    /// skip the rest of the chain; returns whether skipping started.
+    fn deepen(&mut self, span: Span, diags: &mut Vec<Diagnostic>) -> bool {
+        *self.chain_mut() += 1;
+        if self.depth_estimate() <= MAX_DEPTH {
+            return false;
+        }
+        self.report_too_deep(span, false, diags);
+        self.skipping = Some(Skip::Chain {
+            depth: self.stack.len(),
+            start: span,
+        });
+        true
+    }
+
     /// Report a too-deep point at `span` (once per deep region).
     fn report_too_deep(&mut self, span: Span, brackets: bool, diags: &mut Vec<Diagnostic>) {
         let depth = self.stack.len();
@@ -384,13 +399,7 @@ pub fn balance(
                 level.in_head = true;
                 // The construct is a level of its own: heads nested without
                 // brackets (`if if if x ...`) deepen the tree.
-                level.chain += 1;
-                if b.depth_estimate() > MAX_DEPTH {
-                    b.report_too_deep(span, false, diags);
-                    b.skipping = Some(Skip::Chain {
-                        depth: b.stack.len(),
-                        start: span,
-                    });
+                if b.deepen(span, diags) {
                     continue;
                 }
             }
@@ -404,16 +413,8 @@ pub fn balance(
         }
         if is_separator(&tok) {
             *b.chain_mut() = 0;
-        } else if deepens(&tok) {
-            *b.chain_mut() += 1;
-            if b.depth_estimate() > MAX_DEPTH {
-                b.report_too_deep(span, false, diags);
-                b.skipping = Some(Skip::Chain {
-                    depth: b.stack.len(),
-                    start: span,
-                });
-                continue;
-            }
+        } else if deepens(&tok) && b.deepen(span, diags) {
+            continue;
         }
         b.out.push((tok, span));
     }

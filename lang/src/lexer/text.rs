@@ -94,17 +94,16 @@ impl Driver<'_> {
     pub(super) fn string_part(&mut self, open: usize, text_start: usize, head: bool) -> usize {
         let (text, end, next) = self.scan_string(text_start);
         let span = Span::new(open, next);
-        match end {
-            StrEnd::Quote => {
-                self.push(
-                    if head {
-                        Token::Str(text)
-                    } else {
-                        Token::StrTail(text)
-                    },
-                    span,
-                );
+        // The token for a part that ends the string.
+        let last = |text| {
+            if head {
+                Token::Str(text)
+            } else {
+                Token::StrTail(text)
             }
+        };
+        match end {
+            StrEnd::Quote => self.push(last(text), span),
             StrEnd::Interp => {
                 self.push(
                     if head {
@@ -138,14 +137,7 @@ impl Driver<'_> {
                         .with_help("strings cannot span lines; close the string, or write `\\n` for a line break"),
                     );
                 }
-                self.push(
-                    if head {
-                        Token::Str(text)
-                    } else {
-                        Token::StrTail(text)
-                    },
-                    span,
-                );
+                self.push(last(text), span);
             }
         }
         next
