@@ -640,7 +640,7 @@ fn report_stray(tok: &Token, span: Span, diags: &mut Vec<Diagnostic>) {
     diags.push(
         Diagnostic::new(
             Code::UnexpectedClosingDelimiter,
-            format!("found {tok} with no matching opening bracket"),
+            format!("expected an opening bracket before {tok}, found none open"),
         )
         .with_primary(span, "nothing to close here")
         .with_help("remove it, or add the opening bracket it belongs to"),

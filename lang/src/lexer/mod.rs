@@ -315,7 +315,7 @@ impl<'s> Driver<'s> {
             self.error(
                 Diagnostic::new(
                     Code::BidiControl,
-                    format!("found the bidirectional control character U+{:04X}, which can make code display differently from how it runs", c as u32),
+                    format!("expected ordinary text, found the bidirectional control character U+{:04X}, which can make code display differently from how it runs", c as u32),
                 )
                 .with_primary(Span::new(i, i + c.len_utf8()), "invisible control character here")
                 .with_help("remove it; in a string, write it as an escape such as `\\u{202e}` if it is really wanted"),
@@ -486,7 +486,7 @@ impl<'s> Driver<'s> {
                 Diagnostic::new(
                     Code::MixedScriptIdentifier,
                     format!(
-                        "identifier `{slice}` mixes {} and {} letters, which can look identical",
+                        "expected a name written in one script, found `{slice}`, which mixes {} and {} letters that can look identical",
                         script_name(a),
                         script_name(b)
                     ),
