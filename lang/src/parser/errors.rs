@@ -88,124 +88,92 @@ fn one_of(mut items: Vec<String>) -> String {
     }
 }
 
-/// Help for tokens that usually mean the writer expected another language.
+/// Help for a reserved word: what Writ offers instead.
+fn reserved_help(word: &str) -> String {
+    match word {
+        "for" | "while" | "loop" | "break" | "continue" | "do" => {
+            format!("Writ has no `{word}`: use `list.map`, `list.filter`, `list.fold` or a recursive function")
+        }
+        "mut" | "var" | "const" => {
+            "values never change in Writ: bind a new value with `let`".to_string()
+        }
+        "pub" => "Writ has no visibility modifiers: declare with `fn`, `type` or `effect`".to_string(),
+        "import" | "use" | "mod" => {
+            "no imports are needed: the standard library is always in scope as `list.`, `str.`, `map.` ...".to_string()
+        }
+        "struct" | "trait" | "enum" | "class" => {
+            "declare a record with `type Name = { field: Type }`, a sum type with `type Name = A | B(Int)`".to_string()
+        }
+        "and" | "or" | "not" => {
+            "the logical operators are `&&`, `||` and `!`".to_string()
+        }
+        "elif" => "write `else if`".to_string(),
+        "function" | "def" => {
+            "declare a function with `fn name(x: Int) -> Int { ... }`".to_string()
+        }
+        "null" | "nil" => {
+            "Writ has no null: use an `Option`, `None` or `Some(x)`".to_string()
+        }
+        "as" => "Writ has no `as` casts: convert values with standard-library functions".to_string(),
+        "self" => "Writ has no methods or `self`: pass the value as an ordinary parameter".to_string(),
+        "async" | "await" | "yield" => {
+            "Writ has no async or generators: declare an effect and handle it".to_string()
+        }
+        _ => format!("`{word}` is reserved for future use and cannot be used here"),
+    }
+}
+
+/// The code and help for an unexpected `found` token, given what was
+/// `raw`ly expected; the help covers tokens that usually mean the writer
+/// expected another language.
 fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
     let wanted = |what: &str| raw.iter().any(|e| e == what);
     let Some(found) = found else {
-        return (
-            Code::UnexpectedToken,
-            Some("the file ended in the middle of a construct; finish it or remove it".to_string()),
-        );
+        let help = "the file ended in the middle of a construct; finish it or remove it";
+        return (Code::UnexpectedToken, Some(help.to_string()));
     };
-    match found {
-        Token::Reserved(word) => {
-            let help = match word.as_str() {
-                "for" | "while" | "loop" | "break" | "continue" | "do" => {
-                    format!("Writ has no `{word}`: use `list.map`, `list.filter`, `list.fold` or a recursive function")
-                }
-                "mut" | "var" | "const" => {
-                    "values never change in Writ: bind a new value with `let`".to_string()
-                }
-                "pub" => "Writ has no visibility modifiers: declare with `fn`, `type` or `effect`".to_string(),
-                "import" | "use" | "mod" => {
-                    "no imports are needed: the standard library is always in scope as `list.`, `str.`, `map.` ...".to_string()
-                }
-                "struct" | "trait" | "enum" | "class" => {
-                    "declare a record with `type Name = { field: Type }`, a sum type with `type Name = A | B(Int)`".to_string()
-                }
-                "and" | "or" | "not" => {
-                    "the logical operators are `&&`, `||` and `!`".to_string()
-                }
-                "elif" => "write `else if`".to_string(),
-                "function" | "def" => {
-                    "declare a function with `fn name(x: Int) -> Int { ... }`".to_string()
-                }
-                "null" | "nil" => {
-                    "Writ has no null: use an `Option`, `None` or `Some(x)`".to_string()
-                }
-                "as" => "Writ has no `as` casts: convert values with standard-library functions".to_string(),
-                "self" => "Writ has no methods or `self`: pass the value as an ordinary parameter".to_string(),
-                "async" | "await" | "yield" => {
-                    "Writ has no async or generators: declare an effect and handle it".to_string()
-                }
-                _ => format!("`{word}` is reserved for future use and cannot be used here"),
-            };
-            (Code::ReservedWord, Some(help))
-        }
-        Token::Return => (
-            Code::UnexpectedToken,
-            Some(
-                "Writ has no `return` statement: a block's value is its last expression"
-                    .to_string(),
-            ),
-        ),
-        Token::Assign if wanted("an operator") || wanted("an expression") => (
-            Code::UnexpectedToken,
-            Some(
-                "to compare, write `==`; to name a new value, write `let name = ...` (values never change, so there is no assignment)"
-                    .to_string(),
-            ),
-        ),
-        Token::Bar if wanted("`=>`") => (
-            Code::UnexpectedToken,
-            Some("Writ has no or-patterns: write one arm for each pattern".to_string()),
-        ),
-        Token::FatArrow if wanted("`->`") => (
-            Code::UnexpectedToken,
-            Some("write the return type after `->`: `fn f(x: Int) -> Int { ... }`".to_string()),
-        ),
-        Token::FatArrow if wanted("an expression") || wanted("a block") => (
-            Code::UnexpectedToken,
-            Some(
-                "a function value is written `fn(x) { x + 1 }`; `=>` only follows a pattern, in `match` arms and handler clauses"
-                    .to_string(),
-            ),
-        ),
-        Token::Bar if wanted("an operator") => (
-            Code::UnexpectedToken,
-            Some("for logical or, write `||`".to_string()),
-        ),
-        Token::Bar if wanted("an expression") => (
-            Code::UnexpectedToken,
-            Some("a function value is written `fn(x) { x + 1 }`".to_string()),
-        ),
-        Token::Upper(_) if wanted("a lower-case name") => (
-            Code::UnexpectedToken,
-            Some(
-                "names of values, parameters and type parameters start with a lower-case letter: `[a]`, `x`"
-                    .to_string(),
-            ),
-        ),
-        Token::Int(_) if wanted("a field name") => (
-            Code::UnexpectedToken,
-            Some("tuples have no numbered fields: take them apart with `let (a, b) = pair`".to_string()),
-        ),
-        Token::Dot if wanted("an expression") => (
-            Code::UnexpectedToken,
-            Some("a number starts with a digit: write `0.5`, not `.5`".to_string()),
-        ),
-        Token::Colon if wanted("an operator") => (
-            Code::UnexpectedToken,
-            Some("namespace members are written with `.`: `list.length`, not `list::length`".to_string()),
-        ),
-        Token::Colon if wanted("`->`") => (
-            Code::UnexpectedToken,
-            Some("write the return type after `->`: `fn f(x: Int) -> Int { ... }`".to_string()),
-        ),
-        Token::StrMid(_) | Token::StrTail(_) if wanted("an expression") => (
-            Code::UnexpectedToken,
-            Some("write an expression inside `${}`, or remove the empty `${}`".to_string()),
-        ),
-        Token::Else => (
-            Code::UnexpectedToken,
-            Some("`else` can only follow the block of an `if`: `if cond { ... } else { ... }`".to_string()),
-        ),
-        Token::Semi => (
-            Code::UnexpectedToken,
-            Some("`;` can only end a statement".to_string()),
-        ),
-        _ => (Code::UnexpectedToken, None),
+    if let Token::Reserved(word) = found {
+        return (Code::ReservedWord, Some(reserved_help(word)));
     }
+    let help = match found {
+        Token::Return => "Writ has no `return` statement: a block's value is its last expression",
+        Token::Assign if wanted("an operator") || wanted("an expression") => {
+            "to compare, write `==`; to name a new value, write `let name = ...` (values never change, so there is no assignment)"
+        }
+        Token::Bar if wanted("`=>`") => "Writ has no or-patterns: write one arm for each pattern",
+        Token::FatArrow if wanted("`->`") => {
+            "write the return type after `->`: `fn f(x: Int) -> Int { ... }`"
+        }
+        Token::FatArrow if wanted("an expression") || wanted("a block") => {
+            "a function value is written `fn(x) { x + 1 }`; `=>` only follows a pattern, in `match` arms and handler clauses"
+        }
+        Token::Bar if wanted("an operator") => "for logical or, write `||`",
+        Token::Bar if wanted("an expression") => "a function value is written `fn(x) { x + 1 }`",
+        Token::Upper(_) if wanted("a lower-case name") => {
+            "names of values, parameters and type parameters start with a lower-case letter: `[a]`, `x`"
+        }
+        Token::Int(_) if wanted("a field name") => {
+            "tuples have no numbered fields: take them apart with `let (a, b) = pair`"
+        }
+        Token::Dot if wanted("an expression") => {
+            "a number starts with a digit: write `0.5`, not `.5`"
+        }
+        Token::Colon if wanted("an operator") => {
+            "namespace members are written with `.`: `list.length`, not `list::length`"
+        }
+        Token::Colon if wanted("`->`") => {
+            "write the return type after `->`: `fn f(x: Int) -> Int { ... }`"
+        }
+        Token::StrMid(_) | Token::StrTail(_) if wanted("an expression") => {
+            "write an expression inside `${}`, or remove the empty `${}`"
+        }
+        Token::Else => {
+            "`else` can only follow the block of an `if`: `if cond { ... } else { ... }`"
+        }
+        Token::Semi => "`;` can only end a statement",
+        _ => return (Code::UnexpectedToken, None),
+    };
+    (Code::UnexpectedToken, Some(help.to_string()))
 }
 
 /// Convert one chumsky error. `eoi` is the source length.

@@ -31,24 +31,24 @@ use crate::ast::{Ident, Program};
 use crate::delimiters;
 use crate::diagnostic::{Code, Diagnostic, sort_and_dedup};
 use crate::lexer;
-use crate::span::Span;
+use crate::span::{LineIndex, Span};
 use crate::token::Token;
 
 /// The input type every rule reads: tokens with chumsky spans.
 pub(crate) type Tokens<'t> = MappedInput<'t, Token, SimpleSpan, &'t [(Token, SimpleSpan)]>;
 
 /// Parser extras: rich errors, and the [`ParseState`].
-pub(crate) type Extra<'t> = extra::Full<Rich<'t, Token, SimpleSpan>, ParseState, ()>;
+pub(crate) type Extra<'t> = extra::Full<Rich<'t, Token, SimpleSpan>, ParseState<'t>, ()>;
 
 /// What rules can read and write while parsing: the diagnostics they report
 /// directly (for errors that are not "unexpected token"), rewound with the
 /// rule on backtracking, and where the source's line breaks are.
-#[derive(Debug, Default)]
-pub(crate) struct ParseState {
+#[derive(Debug)]
+pub(crate) struct ParseState<'t> {
     /// Diagnostics reported by rules.
     pub(crate) diagnostics: Vec<Diagnostic>,
-    /// Byte offsets of every `\n` in the source, ascending.
-    line_breaks: Vec<usize>,
+    /// The source's lines.
+    lines: LineIndex<'t>,
     /// Start offsets of the tokens that are the first on their line.
     line_starts: Vec<usize>,
     /// Start offsets of the lines on which the lexer or the bracket
@@ -56,7 +56,7 @@ pub(crate) struct ParseState {
     damaged_lines: Vec<usize>,
 }
 
-impl ParseState {
+impl ParseState<'_> {
     /// Whether the token starting at `offset` is the first on its line.
     pub(crate) fn starts_line(&self, offset: usize) -> bool {
         self.line_starts.binary_search(&offset).is_ok()
@@ -70,20 +70,16 @@ impl ParseState {
 
     /// The offset where the line holding `offset` starts.
     pub(crate) fn line_start_of(&self, offset: usize) -> usize {
-        let i = self.line_breaks.partition_point(|&b| b < offset);
-        i.checked_sub(1)
-            .and_then(|k| self.line_breaks.get(k))
-            .map_or(0, |b| b + 1)
+        self.lines.line_start(offset)
     }
 
-    /// Whether a line break lies in the byte range `from..to`.
+    /// Whether a line break lies between offsets `from` and `to`.
     pub(crate) fn line_break_between(&self, from: usize, to: usize) -> bool {
-        let i = self.line_breaks.partition_point(|&b| b < from);
-        self.line_breaks.get(i).is_some_and(|&b| b < to)
+        self.lines.line_number(to) > self.lines.line_number(from)
     }
 }
 
-impl<'t> Inspector<'t, Tokens<'t>> for ParseState {
+impl<'t> Inspector<'t, Tokens<'t>> for ParseState<'t> {
     type Checkpoint = usize;
     fn on_token(&mut self, _: &Token) {}
     fn on_save<'parse>(&self, _: &Cursor<'t, 'parse, Tokens<'t>>) -> usize {
@@ -311,7 +307,7 @@ fn parse_on_stack(src: &str) -> Parsed {
     let eoi = SimpleSpan::from(end..end);
     let mut state = ParseState {
         diagnostics: Vec::new(),
-        line_breaks: src.match_indices('\n').map(|(i, _)| i).collect(),
+        lines: LineIndex::new(src),
         line_starts: line_starts(src, &input),
         damaged_lines: Vec::new(),
     };
@@ -342,8 +338,12 @@ fn parse_on_stack(src: &str) -> Parsed {
             Some(Span::new(opened.end, closed.end.max(opened.end)))
         })
         .collect();
-    diagnostics.extend(state.diagnostics);
-    let lines = crate::span::LineIndex::new(src);
+    let ParseState {
+        diagnostics: reported_by_rules,
+        lines,
+        ..
+    } = state;
+    diagnostics.extend(reported_by_rules);
     // Where each reported token starts, and the first error token of each
     // line (for "later on the same line").
     let reported_starts: std::collections::HashSet<usize> =
