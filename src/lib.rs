@@ -21,6 +21,7 @@
 pub mod explain;
 pub mod render;
 
+pub use writ_lang::types::Signature;
 pub use writ_lang::{Code, Diagnostic, Label, LineIndex, Position, Severity, Span};
 
 /// The largest source file Writ accepts, in bytes (4 MiB).
@@ -31,6 +32,9 @@ pub const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
 pub struct Checked {
     /// Every diagnostic, sorted by position.
     pub diagnostics: Vec<Diagnostic>,
+    /// The inferred signature of every top-level function (empty unless
+    /// the program is accepted).
+    pub signatures: Vec<Signature>,
 }
 
 impl Checked {
@@ -40,11 +44,33 @@ impl Checked {
     }
 }
 
-/// Check a program's source text (currently: lexing and parsing).
+/// Check a program's source text: parse it, then (if it parsed) resolve
+/// its names and infer its types.
 pub fn check_source(text: &str) -> Checked {
+    let parsed = writ_lang::parse(text);
+    if parsed.has_errors() {
+        return Checked {
+            diagnostics: parsed.diagnostics,
+            signatures: Vec::new(),
+        };
+    }
+    let typed = writ_lang::types::check(&parsed.program);
+    let mut diagnostics = parsed.diagnostics;
+    diagnostics.extend(typed.diagnostics);
+    writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
+    Checked {
+        diagnostics,
+        signatures: typed.signatures,
+    }
+}
+
+/// Check only a program's syntax (lexing and parsing), as `writ check
+/// --syntax-only` does.
+pub fn check_syntax(text: &str) -> Checked {
     let parsed = writ_lang::parse(text);
     Checked {
         diagnostics: parsed.diagnostics,
+        signatures: Vec::new(),
     }
 }
 

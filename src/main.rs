@@ -32,6 +32,9 @@ enum Command {
         /// Output for people (`human`) or programs (`json`).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Check only the syntax (lexing and parsing), not names or types.
+        #[arg(long)]
+        syntax_only: bool,
     },
     /// Explain a diagnostic code, e.g. `writ explain E0100`.
     Explain {
@@ -51,6 +54,8 @@ struct FileReport {
     path: String,
     text: String,
     diagnostics: Vec<Diagnostic>,
+    /// The inferred signatures of its top-level functions.
+    signatures: Vec<writ::Signature>,
     /// The file could not be read.
     unreadable: bool,
 }
@@ -83,15 +88,20 @@ fn read_file(p: &Path) -> Result<String, Diagnostic> {
     writ::source_text(&bytes).map(str::to_string)
 }
 
-fn check_file(p: &Path) -> FileReport {
+fn check_file(p: &Path, syntax_only: bool) -> FileReport {
     let path = p.display().to_string();
     match read_file(p) {
         Ok(text) => {
-            let checked = writ::check_source(&text);
+            let checked = if syntax_only {
+                writ::check_syntax(&text)
+            } else {
+                writ::check_source(&text)
+            };
             FileReport {
                 path,
                 text,
                 diagnostics: checked.diagnostics,
+                signatures: checked.signatures,
                 unreadable: false,
             }
         }
@@ -99,6 +109,7 @@ fn check_file(p: &Path) -> FileReport {
             path,
             text: String::new(),
             diagnostics: vec![d],
+            signatures: Vec::new(),
             unreadable: true,
         },
     }
@@ -132,8 +143,8 @@ fn summary(r: &FileReport) -> String {
     }
 }
 
-fn check(files: &[std::path::PathBuf], format: Format) -> ExitCode {
-    let reports: Vec<FileReport> = files.iter().map(|f| check_file(f)).collect();
+fn check(files: &[std::path::PathBuf], format: Format, syntax_only: bool) -> ExitCode {
+    let reports: Vec<FileReport> = files.iter().map(|f| check_file(f, syntax_only)).collect();
     let mut out = String::new();
     match format {
         Format::Human => {
@@ -144,6 +155,11 @@ fn check(files: &[std::path::PathBuf], format: Format) -> ExitCode {
             for r in &reports {
                 out.push_str(&render::human(&r.diagnostics, &r.path, &r.text, color));
                 out.push_str(&summary(r));
+                for s in &r.signatures {
+                    out.push_str("  ");
+                    out.push_str(&s.signature);
+                    out.push('\n');
+                }
             }
         }
         Format::Json => {
@@ -154,6 +170,10 @@ fn check(files: &[std::path::PathBuf], format: Format) -> ExitCode {
                         "path": r.path,
                         "status": if r.unreadable { "unreadable" } else if accepted(r) { "accepted" } else { "rejected" },
                         "diagnostics": render::json(&r.diagnostics, &r.path, &r.text),
+                        "signatures": r.signatures.iter().map(|s| {
+                            let at = writ::LineIndex::new(&r.text).position(s.span.start);
+                            json!({ "name": s.name, "signature": s.signature, "line": at.line, "column": at.column })
+                        }).collect::<Vec<_>>(),
                     })
                 })
                 .collect();
@@ -206,7 +226,11 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check { files, format } => check(&files, format),
+        Command::Check {
+            files,
+            format,
+            syntax_only,
+        } => check(&files, format, syntax_only),
         Command::Explain { code } => explain(&code),
     }
 }

@@ -1,20 +1,25 @@
 //! Every ```writ block in the README and in docs/language.md is a program
-//! that `writ check` accepts, so the documentation shows working code.
+//! that `writ check` accepts, so the documentation shows working code. A
+//! block fenced as ```writ fragment is a piece of a program (it uses names
+//! it does not define) and is checked with `--syntax-only`.
 
 use std::path::Path;
 use std::process::Command;
 
-fn blocks(markdown: &str) -> Vec<(usize, String)> {
+fn blocks(markdown: &str) -> Vec<(usize, String, bool)> {
     let mut out = Vec::new();
-    let mut current: Option<(usize, String)> = None;
+    let mut current: Option<(usize, String, bool)> = None;
     for (i, line) in markdown.lines().enumerate() {
         match &mut current {
-            None if line.trim_start() == "```writ" => current = Some((i + 1, String::new())),
-            Some((start, text)) if line.trim_start() == "```" => {
-                out.push((*start, std::mem::take(text)));
+            None if line.trim_start() == "```writ" => current = Some((i + 1, String::new(), false)),
+            None if line.trim_start() == "```writ fragment" => {
+                current = Some((i + 1, String::new(), true))
+            }
+            Some((start, text, fragment)) if line.trim_start() == "```" => {
+                out.push((*start, std::mem::take(text), *fragment));
                 current = None;
             }
-            Some((_, text)) => {
+            Some((_, text, _)) => {
                 text.push_str(line);
                 text.push('\n');
             }
@@ -33,12 +38,17 @@ fn documented_programs_are_accepted() {
     let mut count = 0;
     for doc in ["README.md", "docs/language.md"] {
         let text = std::fs::read_to_string(root.join(doc)).expect("doc exists");
-        for (line, program) in blocks(&text) {
+        for (line, program, fragment) in blocks(&text) {
             count += 1;
             let file = dir.join(format!("block{count}.writ"));
             std::fs::write(&file, &program).expect("write");
             let out = Command::new(env!("CARGO_BIN_EXE_writ"))
                 .arg("check")
+                .args(if fragment {
+                    &["--syntax-only"][..]
+                } else {
+                    &[]
+                })
                 .arg(&file)
                 .env("NO_COLOR", "1")
                 .output()

@@ -43,18 +43,29 @@ pub struct FnDecl {
     pub doc: Option<String>,
     /// Its name.
     pub name: Ident,
-    /// Explicit type parameters `fn f[a, b](...)` (usually inferred instead).
-    pub generics: Vec<Ident>,
+    /// Explicit type parameters `fn f[a, b: Eq](...)` (usually inferred
+    /// instead).
+    pub generics: Vec<Generic>,
     /// Parameters.
     pub params: Vec<Param>,
     /// The `-> T` annotation.
     pub ret: Option<TypeExpr>,
     /// The `/ {E, ...}` annotation.
     pub effects: Option<EffectRow>,
-    /// The body.
-    pub body: Block,
+    /// The body; `None` only for a native function declared in a standard
+    /// library file (see [`crate::parser::parse_library`]).
+    pub body: Option<Block>,
     /// From `fn` to the closing `}`.
     pub span: Span,
+}
+
+/// A declared type parameter with its bounds: `a`, `a: Eq`, `n: Num`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Generic {
+    /// The parameter's name.
+    pub name: Ident,
+    /// The bounds it must satisfy, as written (`Eq`, `Ord`, ...).
+    pub bounds: Vec<Ident>,
 }
 
 /// A function or lambda parameter: a name (or `_`) and an optional type.

@@ -91,6 +91,57 @@ codes! {
     RowVariablePosition = "E0104", "misplaced row variable";
     /// Two statements on one line with no `;` between them.
     MissingSeparator = "E0105", "missing statement separator";
+    /// A name that is not defined where it is used.
+    UnknownName = "E1001", "unknown name";
+    /// A type name that is not defined.
+    UnknownType = "E1002", "unknown type";
+    /// A constructor that is not defined.
+    UnknownConstructor = "E1003", "unknown constructor";
+    /// The same name defined twice where names must be distinct.
+    DuplicateDefinition = "E1004", "duplicate definition";
+    /// A standard-library namespace has no member of this name.
+    UnknownMember = "E1005", "unknown namespace member";
+    /// An effect that is not declared.
+    UnknownEffect = "E1006", "unknown effect";
+    /// An effect has no operation of this name.
+    UnknownOperation = "E1007", "unknown operation";
+    /// A namespace such as `list` used as a value.
+    NamespaceAsValue = "E1008", "namespace used as a value";
+    /// A declaration that reuses a name Writ reserves for a built-in.
+    BuiltinRedefined = "E1009", "built-in name redefined";
+    /// A top-level `let` used before it is defined.
+    UsedBeforeDefinition = "E1010", "used before definition";
+    /// Two types that should be the same are not.
+    TypeMismatch = "E2001", "type mismatch";
+    /// A call with the wrong number of arguments.
+    ArgumentCount = "E2002", "wrong number of arguments";
+    /// A call of something that is not a function.
+    NotAFunction = "E2003", "not a function";
+    /// A type that would have to contain itself.
+    InfiniteType = "E2004", "infinite type";
+    /// A record without the field that is used.
+    NoSuchField = "E2005", "no such field";
+    /// An operator, comparison or interpolation used on a type that does
+    /// not support it.
+    UnsupportedOperation = "E2006", "operation not supported by type";
+    /// A named type given the wrong number of type arguments.
+    TypeArity = "E2007", "wrong number of type arguments";
+    /// A constructor pattern with the wrong number of fields.
+    PatternArity = "E2008", "wrong number of constructor fields";
+    /// A signature's type variable that would take a type from outside.
+    TypeVariableEscape = "E2009", "type variable escapes";
+    /// A type or match too large to check within the checker's limits.
+    TooComplex = "E2010", "too complex to check";
+    /// A bound that is not one of `Eq`, `Ord`, `Num`, `Show`, `Concat`.
+    UnknownBound = "E2011", "unknown bound";
+    /// An operation parameter without a type.
+    MissingAnnotation = "E2012", "missing type annotation";
+    /// A `match` that does not cover every value.
+    NonExhaustive = "E2101", "non-exhaustive match";
+    /// A `let`, parameter or clause pattern that may not match.
+    RefutablePattern = "E2103", "refutable pattern";
+    /// A match arm that no value can reach.
+    UnreachableArm = "W2102", "unreachable match arm";
     /// A file that cannot be read.
     CannotReadFile = "E9001", "cannot read file";
     /// A path that names a directory where a file was expected.

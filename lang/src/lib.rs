@@ -17,6 +17,7 @@ pub mod parser;
 pub mod span;
 pub mod stdlib;
 pub mod token;
+pub mod types;
 
 pub use diagnostic::{Code, Diagnostic, Label, Severity};
 pub use parser::{Parsed, parse};

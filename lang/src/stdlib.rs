@@ -13,8 +13,43 @@ pub struct StdlibFile {
     pub source: &'static str,
 }
 
-/// Every embedded standard-library file.
-pub const FILES: &[StdlibFile] = &[StdlibFile {
-    name: "capabilities.writ",
-    source: include_str!("../../stdlib/capabilities.writ"),
-}];
+/// Every embedded standard-library file: the prelude first, then the host
+/// capabilities, then one file per namespace.
+pub const FILES: &[StdlibFile] = &[
+    StdlibFile {
+        name: "prelude.writ",
+        source: include_str!("../../stdlib/prelude.writ"),
+    },
+    StdlibFile {
+        name: "capabilities.writ",
+        source: include_str!("../../stdlib/capabilities.writ"),
+    },
+    StdlibFile {
+        name: "list.writ",
+        source: include_str!("../../stdlib/list.writ"),
+    },
+    StdlibFile {
+        name: "str.writ",
+        source: include_str!("../../stdlib/str.writ"),
+    },
+    StdlibFile {
+        name: "map.writ",
+        source: include_str!("../../stdlib/map.writ"),
+    },
+    StdlibFile {
+        name: "option.writ",
+        source: include_str!("../../stdlib/option.writ"),
+    },
+    StdlibFile {
+        name: "result.writ",
+        source: include_str!("../../stdlib/result.writ"),
+    },
+    StdlibFile {
+        name: "json.writ",
+        source: include_str!("../../stdlib/json.writ"),
+    },
+    StdlibFile {
+        name: "math.writ",
+        source: include_str!("../../stdlib/math.writ"),
+    },
+];

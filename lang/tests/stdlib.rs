@@ -1,5 +1,5 @@
-//! The embedded standard-library sources parse cleanly and declare the host
-//! capabilities with documentation.
+//! The embedded standard-library sources parse and type-check cleanly, and
+//! document the host capabilities and every library function.
 
 use writ_lang::ast::Item;
 use writ_lang::stdlib::FILES;
@@ -8,7 +8,7 @@ use writ_lang::stdlib::FILES;
 fn stdlib_parses_and_documents_capabilities() {
     let mut effects = Vec::new();
     for file in FILES {
-        let parsed = writ_lang::parse(file.source);
+        let parsed = writ_lang::parser::parse_library(file.source);
         assert!(
             parsed.diagnostics.is_empty(),
             "{}: {:#?}",
@@ -16,6 +16,20 @@ fn stdlib_parses_and_documents_capabilities() {
             parsed.diagnostics
         );
         for item in parsed.program.items {
+            if let Item::Fn(f) = &item {
+                assert!(
+                    f.doc.is_some(),
+                    "{}: {} has no doc comment",
+                    file.name,
+                    f.name.name
+                );
+                assert!(
+                    f.body.is_none(),
+                    "{}: {} has a body",
+                    file.name,
+                    f.name.name
+                );
+            }
             if let Item::Effect(e) = item {
                 assert!(e.doc.is_some(), "effect {} has no doc comment", e.name.name);
                 for op in &e.ops {
@@ -33,4 +47,10 @@ fn stdlib_parses_and_documents_capabilities() {
     for cap in ["Http", "Pay", "Records", "Audit", "Log", "Clock", "Confirm"] {
         assert!(effects.iter().any(|e| e == cap), "{cap} is not declared");
     }
+}
+
+#[test]
+fn stdlib_type_checks_cleanly() {
+    let diags = writ_lang::types::stdlib_diagnostics();
+    assert!(diags.is_empty(), "{diags:#?}");
 }

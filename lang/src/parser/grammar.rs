@@ -18,8 +18,8 @@
 use chumsky::prelude::*;
 
 use crate::ast::{
-    Arm, Block, Clause, Expr, ExprKind, FieldInit, FnDecl, Handle, HandlerState, Lambda, Let,
-    Param, Pattern, PatternKind, Perform, Stmt, StrPart, UnOp,
+    Arm, Block, Clause, Expr, ExprKind, FieldInit, FnDecl, Generic, Handle, HandlerState, Lambda,
+    Let, Param, Pattern, PatternKind, Perform, Stmt, StrPart, UnOp,
 };
 use crate::diagnostic::{Code, Diagnostic};
 use crate::parser::operators;
@@ -76,22 +76,41 @@ pub(crate) fn params<'t>() -> impl P<'t, Vec<Param>> {
         .labelled("a parameter list")
 }
 
-/// A named function: `fn name[a](params) -> T / {E} { body }`.
-pub(crate) fn fn_decl<'t>(block: impl P<'t, Block>) -> impl P<'t, FnDecl> {
-    let generics = lower()
+/// `[a, b: Eq, n: Num + Show]` after a function's name.
+fn generics<'t>() -> impl P<'t, Vec<Generic>> {
+    let bound = upper()
+        .separated_by(just(Token::Plus))
+        .at_least(1)
+        .collect::<Vec<_>>();
+    lower()
+        .then(just(Token::Colon).ignore_then(bound).or_not())
+        .map(|(name, bounds)| Generic {
+            name,
+            bounds: bounds.unwrap_or_default(),
+        })
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .at_least(1)
         .collect::<Vec<_>>()
-        .delimited_by(just(Token::LBracket), just(Token::RBracket));
+        .delimited_by(just(Token::LBracket), just(Token::RBracket))
+}
+
+/// A named function: `fn name[a](params) -> T / {E} { body }`. With
+/// `native` (standard-library files only) the body may be left out.
+pub(crate) fn fn_decl<'t>(block: impl P<'t, Block>, native: bool) -> impl P<'t, FnDecl> {
+    let body = if native {
+        block.or_not().boxed()
+    } else {
+        block.map(Some).boxed()
+    };
     doc()
         .then_ignore(just(Token::Fn))
         .then(lower())
-        .then(generics.or_not())
+        .then(generics().or_not())
         .then(params())
         .then(just(Token::Arrow).ignore_then(type_expr()).or_not())
         .then(just(Token::Slash).ignore_then(row(type_expr())).or_not())
-        .then(block)
+        .then(body)
         .map_with(
             |((((((doc, name), generics), params), ret), effects), body), e| FnDecl {
                 doc,
@@ -123,7 +142,7 @@ pub(crate) fn stmt<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         });
     choice((
         let_stmt,
-        fn_decl(block).map(|f| Stmt::Fn(Box::new(f))),
+        fn_decl(block, false).map(|f| Stmt::Fn(Box::new(f))),
         expr.map(Stmt::Expr),
     ))
 }

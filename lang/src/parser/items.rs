@@ -131,10 +131,10 @@ fn skip_item<'t>() -> impl P<'t, Item> {
 }
 
 /// A whole program.
-pub(crate) fn program<'t>() -> impl P<'t, Program> {
+pub(crate) fn program<'t>(native: bool) -> impl P<'t, Program> {
     let (expr, block) = expr_and_block();
     let item = choice((
-        fn_decl(block.clone()).map(|f| Item::Fn(Box::new(f))),
+        fn_decl(block.clone(), native).map(|f| Item::Fn(Box::new(f))),
         type_decl().map(Item::Type),
         effect_decl().map(Item::Effect),
         stmt(expr, block).map(Item::Stmt),

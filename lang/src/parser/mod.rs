@@ -281,10 +281,21 @@ fn cap(diagnostics: &mut Vec<Diagnostic>) {
 
 /// Parse a whole source text. Never fails: see [`Parsed`].
 pub fn parse(src: &str) -> Parsed {
-    stacker::maybe_grow(PARSER_RED_ZONE, PARSER_STACK_BYTES, || parse_on_stack(src))
+    stacker::maybe_grow(PARSER_RED_ZONE, PARSER_STACK_BYTES, || {
+        parse_on_stack(src, false)
+    })
 }
 
-fn parse_on_stack(src: &str) -> Parsed {
+/// Parse a standard-library file: like [`parse`], except that a top-level
+/// `fn` may leave out its body, declaring a function the host implements
+/// natively (its signature is then all the checker knows of it).
+pub fn parse_library(src: &str) -> Parsed {
+    stacker::maybe_grow(PARSER_RED_ZONE, PARSER_STACK_BYTES, || {
+        parse_on_stack(src, true)
+    })
+}
+
+fn parse_on_stack(src: &str, native: bool) -> Parsed {
     let lexed = lexer::lex(src);
     let mut diagnostics = lexed.diagnostics;
     // Doc comments that document nothing go first, so that the balancer's
@@ -319,7 +330,7 @@ fn parse_on_stack(src: &str) -> Parsed {
     damaged.sort_unstable();
     damaged.dedup();
     state.damaged_lines = damaged;
-    let (output, errs) = items::program()
+    let (output, errs) = items::program(native)
         .parse_with_state(input.as_slice().split_token_span(eoi), &mut state)
         .into_output_errors();
     // Regions an earlier stage reported as damaged: an unclosed bracket

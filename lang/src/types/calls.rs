@@ -1,0 +1,453 @@
+//! Functions: calls, operations, lambdas, `fn` declarations and the
+//! statements of a block.
+//!
+//! Invariants: a call is checked against the callee's parameters one by
+//! one, so a wrong argument is reported at that argument; a wrong number of
+//! arguments is one diagnostic, after which the arguments are still
+//! checked on their own; a call whose declared result is `Never` has a
+//! fresh type (it fits anywhere, as it never returns).
+
+use crate::ast::{Block, Expr, ExprKind, FnDecl, Lambda, Let, Param, Perform, Stmt};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+use crate::types::TypeCon;
+use crate::types::infer::{Binding, Checker, Origin, Scheme, block_value_span};
+use crate::types::suggest;
+use crate::types::ty::{Classes, Node, TyId};
+use crate::types::typedecl::VarMode;
+
+/// A function's type as its signature gives it.
+pub struct FnSig {
+    /// Parameter types.
+    pub params: Vec<TyId>,
+    /// Result type.
+    pub ret: TyId,
+    /// Effect row.
+    pub row: TyId,
+    /// Whether every parameter and the result are annotated.
+    pub annotated: bool,
+}
+
+impl Checker<'_> {
+    /// `callee(args)`, or `piped |> callee(args)` when `piped` is given.
+    pub fn infer_call(
+        &mut self,
+        span: Span,
+        callee: &Expr,
+        args: &[Expr],
+        piped: Option<&Expr>,
+    ) -> TyId {
+        let all: Vec<&Expr> = piped.into_iter().chain(args.iter()).collect();
+        let ft = self.infer(callee);
+        let ft = self.arena.resolve(ft);
+        let (params, ret) = match self.arena.node(ft).clone() {
+            Node::Fn(params, ret, _) => (params, ret),
+            Node::Error => {
+                for a in &all {
+                    self.infer(a);
+                }
+                return self.error_ty();
+            }
+            Node::Var { .. } => {
+                let params: Vec<TyId> = all.iter().map(|_| self.fresh()).collect();
+                let ret = self.fresh();
+                let row = self.fresh_row();
+                let f = self.arena.add(Node::Fn(params.clone(), ret, row));
+                if let Err(m) = self.unify(ft, f) {
+                    self.report_mismatch(callee.span, f, ft, m, None);
+                }
+                (params, ret)
+            }
+            _ => {
+                let shown = self.show(&[ft]).remove(0);
+                self.report(
+                    Diagnostic::new(
+                        Code::NotAFunction,
+                        format!("expected a function to call, found a value of type `{shown}`"),
+                    )
+                    .with_primary(callee.span, format!("this is `{shown}`, not a function")),
+                );
+                for a in &all {
+                    self.infer(a);
+                }
+                return self.error_ty();
+            }
+        };
+        if params.len() != all.len() {
+            self.report_arity(span, callee, params.len(), all.len(), piped.is_some());
+            for a in &all {
+                self.infer(a);
+            }
+            return self.result_of(ret);
+        }
+        for (a, p) in all.iter().zip(params.iter()) {
+            self.check(a, *p, None);
+        }
+        self.result_of(ret)
+    }
+
+    /// A call's result: `Never` becomes a fresh type.
+    fn result_of(&mut self, ret: TyId) -> TyId {
+        match self.arena.node(ret) {
+            Node::Con(c, _) if *c == TypeCon::NEVER => self.fresh(),
+            _ => ret,
+        }
+    }
+
+    fn report_arity(&mut self, span: Span, callee: &Expr, want: usize, got: usize, piped: bool) {
+        let plural = |n: usize| if n == 1 { "argument" } else { "arguments" };
+        let what = match &callee.kind {
+            ExprKind::Var(v) => format!("`{}`", v.name),
+            ExprKind::Ctor(v) => format!("`{}`", v.name),
+            ExprKind::Field { expr, name } => match &expr.kind {
+                ExprKind::Var(ns) => format!("`{}.{}`", ns.name, name.name),
+                _ => "this function".to_string(),
+            },
+            _ => "this function".to_string(),
+        };
+        let mut d = Diagnostic::new(
+            Code::ArgumentCount,
+            format!("expected {want} {} for {what}, found {got}", plural(want),),
+        )
+        .with_primary(span, format!("{what} takes {want} {}", plural(want)));
+        if let ExprKind::Var(v) = &callee.kind
+            && let Some(b) = self.lookup(&v.name)
+        {
+            let def = b.span;
+            if def != v.span && !def.is_empty() {
+                d = d.with_secondary(def, "defined here");
+            }
+        }
+        if piped {
+            d = d.with_note("the value before `|>` is passed as the first argument");
+        }
+        self.report(d);
+    }
+
+    /// `Eff.op(args)`.
+    pub fn infer_perform(&mut self, span: Span, p: &Perform, piped: Option<&Expr>) -> TyId {
+        let all: Vec<&Expr> = piped.into_iter().chain(p.args.iter()).collect();
+        let Some(info) = self.types.effects.get(&p.effect.name).cloned() else {
+            for a in &all {
+                self.infer(a);
+            }
+            if self.types.by_name.contains_key(&p.effect.name)
+                || self.types.ctor_by_name.contains_key(&p.effect.name)
+            {
+                self.report(
+                    Diagnostic::new(
+                        Code::UnknownEffect,
+                        format!(
+                            "expected an effect before `.{}`, found `{}`, which is not an effect",
+                            p.op.name, p.effect.name
+                        ),
+                    )
+                    .with_primary(p.effect.span, "not an effect")
+                    .with_help("Writ has no methods or static members; only effects have operations called with `Name.op(...)`"),
+                );
+            } else {
+                self.unknown_effect(&p.effect);
+            }
+            return self.error_ty();
+        };
+        let Some(op) = info.ops.iter().find(|o| o.name == p.op.name).cloned() else {
+            for a in &all {
+                self.infer(a);
+            }
+            let names: Vec<&str> = info.ops.iter().map(|o| o.name.as_str()).collect();
+            let mut d = Diagnostic::new(
+                Code::UnknownOperation,
+                format!(
+                    "expected an operation of `{}`, found `{}`",
+                    info.name, p.op.name
+                ),
+            )
+            .with_primary(p.op.span, format!("`{}` has no such operation", info.name));
+            d = match suggest::closest(&p.op.name, names.iter().copied()) {
+                Some(s) => d.with_help(format!("did you mean `{}.{s}`?", info.name)),
+                None => d.with_note(format!(
+                    "its operations are {}",
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            };
+            self.report(d);
+            return self.error_ty();
+        };
+        let ft = self.instantiate(&op.scheme);
+        let (params, ret) = match self.arena.node(ft).clone() {
+            Node::Fn(ps, r, _) => (ps, r),
+            _ => return self.error_ty(),
+        };
+        if params.len() != all.len() {
+            let callee = Expr {
+                kind: ExprKind::Var(crate::ast::Ident {
+                    name: format!("{}.{}", p.effect.name, p.op.name),
+                    span: p.op.span,
+                }),
+                span: p.op.span,
+            };
+            self.report_arity(span, &callee, params.len(), all.len(), piped.is_some());
+            for a in &all {
+                self.infer(a);
+            }
+            return self.result_of(ret);
+        }
+        for (a, t) in all.iter().zip(params.iter()) {
+            self.check(a, *t, None);
+        }
+        self.result_of(ret)
+    }
+
+    /// The type a signature gives a function. Type variables it names are
+    /// rigid at `level`; missing annotations are fresh variables.
+    pub fn signature(
+        &mut self,
+        generics: &[crate::ast::Generic],
+        params: &[Param],
+        ret: Option<&crate::ast::TypeExpr>,
+        effects: Option<&crate::ast::EffectRow>,
+        rigid: bool,
+    ) -> FnSig {
+        let level = self.level;
+        let mode = if rigid {
+            VarMode::Rigid(level)
+        } else {
+            VarMode::Flexible(level)
+        };
+        for g in generics {
+            let mut bounds = Classes::NONE;
+            for b in &g.bounds {
+                match Classes::from_name(&b.name) {
+                    Some(c) => bounds = bounds.union(c),
+                    None => self.report(
+                        Diagnostic::new(
+                            Code::UnknownBound,
+                            format!(
+                                "expected a bound (`Eq`, `Ord`, `Num`, `Show` or `Concat`), found `{}`",
+                                b.name
+                            ),
+                        )
+                        .with_primary(b.span, "not a bound")
+                        .with_help(
+                            suggest::closest(&b.name, ["Eq", "Ord", "Num", "Show", "Concat"].into_iter())
+                                .map(|s| format!("did you mean `{s}`?"))
+                                .unwrap_or_else(|| "Writ has no user-defined interfaces; these five bounds are all there is".into()),
+                        ),
+                    ),
+                }
+            }
+            if let Some(first) = generics
+                .iter()
+                .take_while(|o| !std::ptr::eq(*o, g))
+                .find(|o| o.name.name == g.name.name)
+            {
+                self.duplicate("type parameter", &g.name.name, first.name.span, g.name.span);
+                continue;
+            }
+            let name = self.syms.intern(&g.name.name);
+            let t = if rigid {
+                self.arena.add(Node::Rigid {
+                    name,
+                    bounds,
+                    level,
+                })
+            } else {
+                self.arena.var_with(level, bounds)
+            };
+            self.tyvars.names.push((g.name.name.clone(), t));
+        }
+        let mut vars = std::mem::take(&mut self.tyvars);
+        let mut annotated = true;
+        let ps = params
+            .iter()
+            .map(|p| match &p.ty {
+                Some(te) => self.translate(te, &mut vars, mode),
+                None => {
+                    annotated = false;
+                    self.fresh()
+                }
+            })
+            .collect();
+        let ret = match ret {
+            Some(te) => self.translate(te, &mut vars, mode),
+            None => {
+                annotated = false;
+                self.fresh()
+            }
+        };
+        let row = self.translate_row(effects, &mut vars, mode);
+        self.tyvars = vars;
+        FnSig {
+            params: ps,
+            ret,
+            row,
+            annotated,
+        }
+    }
+
+    /// Bind the parameters, then check the body against the result type.
+    pub fn infer_body(
+        &mut self,
+        params: &[Param],
+        sig: &FnSig,
+        body: &Block,
+        ret_span: Option<Span>,
+    ) {
+        let mark = self.mark();
+        let mut seen: Vec<(&str, Span)> = Vec::new();
+        for (p, t) in params.iter().zip(sig.params.iter()) {
+            if p.name.name == "_" {
+                continue;
+            }
+            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == p.name.name) {
+                let first = *first;
+                self.duplicate("parameter", &p.name.name, first, p.name.span);
+                continue;
+            }
+            seen.push((&p.name.name, p.name.span));
+            self.bind(
+                &p.name.name,
+                Binding {
+                    scheme: Scheme::mono(*t),
+                    span: p.name.span,
+                },
+            );
+        }
+        let found = self.infer_block(body);
+        let origin = ret_span.and_then(|s| Origin::new(s, "the result type is declared here"));
+        self.expect(block_value_span(body), sig.ret, found, origin);
+        self.pop_to(mark);
+    }
+
+    /// `fn(params) { body }`, checked against `expected` when it is known.
+    pub fn infer_lambda(&mut self, l: &Lambda, _span: Span, expected: Option<TyId>) -> TyId {
+        let saved = self.tyvars.names.len();
+        let sig = self.signature(&[], &l.params, l.ret.as_ref(), l.effects.as_ref(), false);
+        self.tyvars.names.truncate(saved);
+        // Use what the context expects for unannotated parameters, so that
+        // a mistake is reported inside the lambda.
+        if let Some(exp) = expected
+            && let Node::Fn(eps, _, _) = self.arena.node(exp).clone()
+            && eps.len() == sig.params.len()
+        {
+            for ((p, t), e) in l.params.iter().zip(sig.params.iter()).zip(eps.iter()) {
+                if p.ty.is_none() {
+                    let _ = self.unify(*e, *t);
+                }
+            }
+        }
+        self.infer_body(&l.params, &sig, &l.body, l.ret.as_ref().map(|r| r.span));
+        self.arena.add(Node::Fn(sig.params, sig.ret, sig.row))
+    }
+
+    /// A statement; returns the type of an expression statement.
+    pub fn infer_stmt(&mut self, s: &Stmt) -> Option<TyId> {
+        match s {
+            Stmt::Expr(e) => Some(self.infer(e)),
+            Stmt::Let(l) => {
+                self.infer_let(l);
+                None
+            }
+            Stmt::Fn(f) => {
+                self.infer_local_fn(f);
+                None
+            }
+        }
+    }
+
+    /// `let pattern (: T)? = value`, binding the pattern's names.
+    pub fn infer_let(&mut self, l: &Let) {
+        self.level += 1;
+        let t = self.let_value(l);
+        self.level -= 1;
+        let scheme = if is_value(&l.value) {
+            self.generalize(t)
+        } else {
+            Scheme::mono(t)
+        };
+        self.bind_let_pattern(&l.pattern, scheme);
+    }
+
+    /// The type of a `let`'s value, checked against its annotation.
+    pub fn let_value(&mut self, l: &Let) -> TyId {
+        match &l.ty {
+            Some(te) => {
+                let mut vars = std::mem::take(&mut self.tyvars);
+                let mark = vars.names.len();
+                let want = self.translate(te, &mut vars, VarMode::Flexible(self.level));
+                vars.names.truncate(mark);
+                self.tyvars = vars;
+                self.check(
+                    &l.value,
+                    want,
+                    Origin::new(te.span, "the type is declared here"),
+                );
+                want
+            }
+            None => self.infer(&l.value),
+        }
+    }
+
+    /// A `fn` inside a block: recursive, generalised after its body.
+    pub fn infer_local_fn(&mut self, f: &FnDecl) {
+        let Some(body) = &f.body else {
+            return;
+        };
+        self.level += 1;
+        let saved = self.tyvars.names.len();
+        let sig = self.signature(
+            &f.generics,
+            &f.params,
+            f.ret.as_ref(),
+            f.effects.as_ref(),
+            true,
+        );
+        let ft = self
+            .arena
+            .add(Node::Fn(sig.params.clone(), sig.ret, sig.row));
+        let mark = self.mark();
+        self.bind(
+            &f.name.name,
+            Binding {
+                scheme: Scheme::mono(ft),
+                span: f.name.span,
+            },
+        );
+        self.infer_body(&f.params, &sig, body, f.ret.as_ref().map(|r| r.span));
+        self.pop_to(mark);
+        self.tyvars.names.truncate(saved);
+        self.level -= 1;
+        let scheme = self.generalize(ft);
+        self.bind(
+            &f.name.name,
+            Binding {
+                scheme,
+                span: f.name.span,
+            },
+        );
+    }
+}
+
+/// Whether `e` is a syntactic value (safe to generalise).
+pub fn is_value(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lambda(_)
+        | ExprKind::Unit
+        | ExprKind::Bool(_)
+        | ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Var(_)
+        | ExprKind::Ctor(_) => true,
+        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().all(is_value),
+        ExprKind::Record(fields) => fields.iter().all(|f| is_value(&f.value)),
+        ExprKind::Call { callee, args } => {
+            matches!(callee.kind, ExprKind::Ctor(_)) && args.iter().all(is_value)
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,382 @@
+//! Declarations: `type` and `effect` items become entries of the
+//! [`crate::types::typedecl::TypeTable`].
+//!
+//! Types are declared in two steps, so that they may refer to each other in
+//! any order: first every name (with its arity), then every body. A record
+//! type is structural, so its body is translated when first needed; a
+//! record that contains itself (directly or through other records) has no
+//! finite structural type and is reported, with a hint to use a sum type.
+//!
+//! Invariants: a name is declared at most once per namespace (types,
+//! constructors, effects), and the built-in type names and the host
+//! capability names cannot be declared by a program.
+
+use crate::ast::{Item, Program, TypeBody, TypeDecl};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::types::TypeCon;
+use crate::types::infer::{Checker, GENERIC, Scheme};
+use crate::types::items::HOST_CAPABILITIES;
+use crate::types::ty::{Classes, Kind, Node, TyId};
+use crate::types::typedecl::{CtorInfo, EffectInfo, OpInfo, TyVars, TypeDef, TypeInfo, VarMode};
+
+/// A record type whose body is not translated yet.
+#[derive(Clone, Debug)]
+pub struct PendingRecord {
+    /// The declaration.
+    pub decl: TypeDecl,
+    /// Whether its translation has started (a second visit is a cycle).
+    pub started: bool,
+}
+
+impl Checker<'_> {
+    /// Declare the types and effects of `program`.
+    pub fn declare(&mut self, program: &Program) {
+        let mut sums: Vec<(TypeCon, &TypeDecl)> = Vec::new();
+        for item in &program.items {
+            let Item::Type(t) = item else { continue };
+            if let Some(con) = self.types.by_name.get(&t.name.name).copied() {
+                match self.types.info(con).and_then(|i| i.span) {
+                    Some(first) => {
+                        self.duplicate("type", &t.name.name, first, t.name.span);
+                    }
+                    _ => self.report(
+                        Diagnostic::new(
+                            Code::BuiltinRedefined,
+                            format!(
+                                "expected a new type name, found `{}`, which is built in",
+                                t.name.name
+                            ),
+                        )
+                        .with_primary(t.name.span, "a built-in type")
+                        .with_help("Writ has no type aliases; choose another name for a new type"),
+                    ),
+                }
+                continue;
+            }
+            let record = matches!(t.body, TypeBody::Record(_));
+            let con = self.types.add_type(TypeInfo {
+                name: t.name.name.clone(),
+                arity: t.params.len(),
+                def: TypeDef::Builtin,
+                span: self.user_code.then_some(t.name.span),
+                classes: if record {
+                    Classes::NONE
+                } else {
+                    Classes::EQ.union(Classes::SHOW)
+                },
+            });
+            if record {
+                self.pending.insert(
+                    con,
+                    PendingRecord {
+                        decl: t.clone(),
+                        started: false,
+                    },
+                );
+            } else {
+                sums.push((con, t));
+            }
+        }
+        for (con, t) in &sums {
+            self.define_sum(*con, t);
+        }
+        let pending: Vec<TypeCon> = self.pending.keys().copied().collect();
+        for con in pending {
+            self.define_record(con);
+        }
+        self.sum_classes();
+        for item in &program.items {
+            if let Item::Effect(e) = item {
+                self.declare_effect(e);
+            }
+        }
+    }
+
+    fn type_params(&mut self, params: &[crate::ast::Ident]) -> (TyVars, Vec<TyId>) {
+        let mut vars = TyVars::default();
+        let mut ids = Vec::new();
+        for p in params {
+            if let Some(first) = vars.names.iter().position(|(n, _)| *n == p.name) {
+                let first = params.get(first).map(|f| f.span).unwrap_or(p.span);
+                self.duplicate("type parameter", &p.name, first, p.span);
+            }
+            let v = self.arena.var(GENERIC, Kind::Type);
+            vars.names.push((p.name.clone(), v));
+            ids.push(v);
+        }
+        (vars, ids)
+    }
+
+    fn define_sum(&mut self, con: TypeCon, t: &TypeDecl) {
+        let TypeBody::Variants(variants) = &t.body else {
+            return;
+        };
+        let (mut vars, params) = self.type_params(&t.params);
+        let result = self.con(con, params.clone());
+        let mut ctors = Vec::new();
+        for (index, v) in variants.iter().enumerate() {
+            let fields: Vec<TyId> = v
+                .fields
+                .iter()
+                .map(|f| self.translate(f, &mut vars, VarMode::Declared))
+                .collect();
+            if let Some(i) = self.types.ctor_by_name.get(&v.name.name).copied() {
+                match self.types.ctors.get(i).and_then(|c| c.span) {
+                    Some(first) => self.duplicate("constructor", &v.name.name, first, v.name.span),
+                    None => self.report(
+                        Diagnostic::new(
+                            Code::BuiltinRedefined,
+                            format!(
+                                "expected a new constructor name, found `{}`, which is built in",
+                                v.name.name
+                            ),
+                        )
+                        .with_primary(v.name.span, "a constructor of the prelude")
+                        .with_help("choose another name for this constructor"),
+                    ),
+                }
+                continue;
+            }
+            let arity = fields.len();
+            let ty = if fields.is_empty() {
+                result
+            } else {
+                let row = self.arena.add(Node::RowEmpty);
+                self.arena.add(Node::Fn(fields, result, row))
+            };
+            let id = self.types.ctors.len();
+            self.types.ctors.push(CtorInfo {
+                name: v.name.name.clone(),
+                ty: con,
+                index: ctors.len(),
+                arity,
+                scheme: Scheme {
+                    vars: params.clone(),
+                    ty,
+                },
+                span: self.user_code.then_some(v.name.span),
+            });
+            let _ = index;
+            self.types.ctor_by_name.insert(v.name.name.clone(), id);
+            ctors.push(id);
+        }
+        if let Some(info) = self.types.types.get_mut(con.0 as usize) {
+            info.def = TypeDef::Sum(ctors);
+        }
+    }
+
+    /// Translate a record type's body (on first use).
+    pub fn define_record(&mut self, con: TypeCon) {
+        let Some(p) = self.pending.get_mut(&con) else {
+            return;
+        };
+        if p.started {
+            let decl = p.decl.clone();
+            self.pending.remove(&con);
+            self.report(
+                Diagnostic::new(
+                    Code::TypeMismatch,
+                    format!("expected a record type of finite size, found `{}` containing itself", decl.name.name),
+                )
+                .with_primary(decl.name.span, "this record type contains itself")
+                .with_help(format!(
+                    "wrap the recursion in a sum type, for example `type {} = {}({{ ... }})`, or use `Option[...]` of a sum type",
+                    decl.name.name, decl.name.name
+                )),
+            );
+            return;
+        }
+        p.started = true;
+        let decl = p.decl.clone();
+        let TypeBody::Record(fields) = &decl.body else {
+            return;
+        };
+        let (mut vars, params) = self.type_params(&decl.params);
+        let mut row = Vec::new();
+        for f in fields {
+            let label = self.syms.intern(&f.name.name);
+            if let Some(first) = fields
+                .iter()
+                .take_while(|o| !std::ptr::eq(*o, f))
+                .find(|o| o.name.name == f.name.name)
+            {
+                self.duplicate("field", &f.name.name, first.name.span, f.name.span);
+                continue;
+            }
+            let t = self.translate(&f.ty, &mut vars, VarMode::Declared);
+            row.push((label, t));
+        }
+        if !self.pending.contains_key(&con) {
+            // A cycle was found while translating the fields.
+            if let Some(info) = self.types.types.get_mut(con.0 as usize) {
+                let e = self.arena.add(Node::Error);
+                info.def = TypeDef::Record(Scheme::mono(e));
+            }
+            return;
+        }
+        self.pending.remove(&con);
+        let empty = self.arena.add(Node::RowEmpty);
+        let row = self.extend(&row, empty);
+        let ty = self.arena.add(Node::Record(row));
+        if let Some(info) = self.types.types.get_mut(con.0 as usize) {
+            info.def = TypeDef::Record(Scheme { vars: params, ty });
+        }
+    }
+
+    /// Work out which sum types support `==` and display: those whose
+    /// fields contain no function (a fixed point, for recursive types).
+    fn sum_classes(&mut self) {
+        loop {
+            let mut changed = false;
+            for i in 0..self.types.types.len() {
+                let Some(TypeDef::Sum(ctors)) = self.types.types.get(i).map(|t| t.def.clone())
+                else {
+                    continue;
+                };
+                if self.types.types.get(i).map(|t| t.classes) == Some(Classes::NONE) {
+                    continue;
+                }
+                let bad = ctors.iter().any(|c| {
+                    self.types
+                        .ctors
+                        .get(*c)
+                        .map(|c| c.scheme.ty)
+                        .is_some_and(|t| match self.arena.node(t) {
+                            Node::Fn(fields, _, _) => {
+                                fields.clone().iter().any(|f| self.holds_fn(*f, 0))
+                            }
+                            _ => false,
+                        })
+                });
+                if bad && let Some(t) = self.types.types.get_mut(i) {
+                    t.classes = Classes::NONE;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    fn holds_fn(&self, t: TyId, depth: usize) -> bool {
+        if depth > 200 {
+            return true;
+        }
+        match self.arena.node(t) {
+            Node::Fn(..) => true,
+            Node::Con(c, args) => {
+                self.types.classes_of(*c) == Classes::NONE
+                    || args.iter().any(|a| self.holds_fn(*a, depth + 1))
+            }
+            Node::Tuple(items) => items.iter().any(|a| self.holds_fn(*a, depth + 1)),
+            Node::Record(row) => {
+                let (fields, _) = self.arena.row_fields(*row);
+                fields.iter().any(|(_, f)| self.holds_fn(*f, depth + 1))
+            }
+            _ => false,
+        }
+    }
+
+    fn declare_effect(&mut self, e: &crate::ast::EffectDecl) {
+        if let Some(first) = self.types.effects.get(&e.name.name).map(|i| i.span) {
+            if self.user_code && HOST_CAPABILITIES.contains(&e.name.name.as_str()) {
+                self.report(
+                    Diagnostic::new(
+                        Code::BuiltinRedefined,
+                        format!("expected a new effect name, found `{}`, which is a host capability", e.name.name),
+                    )
+                    .with_primary(e.name.span, "a program cannot declare a host capability")
+                    .with_help(format!("the host provides `{}` as its policy grants; choose another name for your own effect", e.name.name)),
+                );
+            } else {
+                match first {
+                    Some(f)
+                        if self.user_code
+                            && self
+                                .types
+                                .effects
+                                .get(&e.name.name)
+                                .is_some_and(|i| !i.host && i.name != "Fail") =>
+                    {
+                        self.duplicate("effect", &e.name.name, f, e.name.span)
+                    }
+                    _ => self.report(
+                        Diagnostic::new(
+                            Code::BuiltinRedefined,
+                            format!(
+                                "expected a new effect name, found `{}`, which is built in",
+                                e.name.name
+                            ),
+                        )
+                        .with_primary(e.name.span, "a built-in effect")
+                        .with_help("choose another name for your own effect"),
+                    ),
+                }
+            }
+            return;
+        }
+        let (mut vars, params) = self.type_params(&e.params);
+        let mut ops: Vec<OpInfo> = Vec::new();
+        for op in &e.ops {
+            if ops.iter().any(|o| o.name == op.name.name) {
+                let first = e
+                    .ops
+                    .iter()
+                    .find(|o| o.name.name == op.name.name)
+                    .map(|o| o.name.span)
+                    .unwrap_or(op.name.span);
+                self.duplicate("operation", &op.name.name, first, op.name.span);
+                continue;
+            }
+            let ps: Vec<TyId> = op
+                .params
+                .iter()
+                .map(|p| match &p.ty {
+                    Some(t) => self.translate(t, &mut vars, VarMode::Declared),
+                    None => {
+                        self.report(
+                            Diagnostic::new(
+                                Code::MissingAnnotation,
+                                format!("expected a type for the parameter `{}` of an operation, found none", p.name.name),
+                            )
+                            .with_primary(p.span, "add `: Type`")
+                            .with_help("operation signatures are the interface between a program and its handlers, so every parameter has a written type"),
+                        );
+                        self.arena.add(Node::Error)
+                    }
+                })
+                .collect();
+            let ret = match &op.ret {
+                Some(t) => self.translate(t, &mut vars, VarMode::Declared),
+                None => self.con(TypeCon::UNIT, Vec::new()),
+            };
+            let never = matches!(self.arena.node(ret), Node::Con(c, _) if *c == TypeCon::NEVER);
+            let row = self.arena.add(Node::RowEmpty);
+            let ty = self.arena.add(Node::Fn(ps.clone(), ret, row));
+            ops.push(OpInfo {
+                name: op.name.name.clone(),
+                scheme: Scheme {
+                    vars: params.clone(),
+                    ty,
+                },
+                arity: ps.len(),
+                never,
+            });
+        }
+        self.types.effects.insert(
+            e.name.name.clone(),
+            EffectInfo {
+                name: e.name.name.clone(),
+                arity: params.len(),
+                ops,
+                span: if self.user_code {
+                    Some(e.name.span)
+                } else {
+                    None
+                },
+                host: !self.user_code && HOST_CAPABILITIES.contains(&e.name.name.as_str()),
+            },
+        );
+    }
+}

@@ -1,0 +1,673 @@
+//! Inference of expressions: the checker's state and its walk over the
+//! tree.
+//!
+//! [`Checker`] holds everything one program's check needs: the type arena,
+//! the tables of types and effects, the scopes of values, and the
+//! diagnostics. `infer` computes an expression's type; `check` infers and
+//! then unifies with an expected type, reporting a mismatch at the
+//! expression (and at the place that made the expectation, when known).
+//!
+//! Invariants: every scope opened is closed on every path (scopes are
+//! marks on an undo log); `level` rises by one exactly around the value of
+//! a `let` or a function, so that generalisation sees the right variables;
+//! an expression whose type could not be found has type `Error` and causes
+//! no further diagnostics.
+
+use std::collections::HashMap;
+
+use crate::ast::{BinOp, Block, Expr, ExprKind, FieldInit, StrPart, UnOp};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+use crate::types::ty::{Arena, Classes, Kind, Node, TyId};
+use crate::types::typedecl::{TyVars, TypeTable};
+use crate::types::{STACK_CHUNK, STACK_RED_ZONE, TypeCon, suggest};
+
+/// The level of the variables of a declared template (never unified).
+pub const GENERIC: u32 = u32::MAX;
+
+/// The most diagnostics the type checker reports for one program.
+const MAX_DIAGNOSTICS: usize = 100;
+
+/// A polymorphic type: `vars` are replaced by fresh variables at each use.
+#[derive(Clone, Debug)]
+pub struct Scheme {
+    /// The quantified variables (nodes of `ty`).
+    pub vars: Vec<TyId>,
+    /// The type.
+    pub ty: TyId,
+}
+
+impl Scheme {
+    /// A type with nothing quantified.
+    pub fn mono(ty: TyId) -> Scheme {
+        Scheme {
+            vars: Vec::new(),
+            ty,
+        }
+    }
+}
+
+/// Interned names (record fields, effect labels, type variable names).
+#[derive(Debug, Default)]
+pub struct Interner {
+    map: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Interner {
+    /// The number for `name`.
+    pub fn intern(&mut self, name: &str) -> u32 {
+        if let Some(n) = self.map.get(name) {
+            return *n;
+        }
+        let n = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.map.insert(name.to_string(), n);
+        n
+    }
+
+    /// The name numbered `n`.
+    pub fn name(&self, n: u32) -> &str {
+        self.names
+            .get(n as usize)
+            .map(String::as_str)
+            .unwrap_or("?")
+    }
+}
+
+/// What a name in scope refers to.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    /// Its type.
+    pub scheme: Scheme,
+    /// Where it is defined.
+    pub span: Span,
+}
+
+/// Where an expectation came from, for the secondary label of a mismatch.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    /// The place.
+    pub span: Span,
+    /// What the label says there.
+    pub why: String,
+}
+
+impl Origin {
+    /// An origin at `span` saying `why`.
+    pub fn new(span: Span, why: impl Into<String>) -> Option<Origin> {
+        Some(Origin {
+            span,
+            why: why.into(),
+        })
+    }
+}
+
+/// The state of one program's check.
+pub struct Checker<'p> {
+    /// Every type node.
+    pub arena: Arena,
+    /// Named types, constructors and effects.
+    pub types: TypeTable,
+    /// Interned labels and names.
+    pub syms: Interner,
+    /// What was found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// How many errors were dropped over the limit.
+    pub dropped: usize,
+    /// Current `let` depth.
+    pub level: u32,
+    values: HashMap<String, Vec<Binding>>,
+    undo: Vec<String>,
+    /// Standard-library namespaces: `list` → `map` → its type.
+    pub namespaces: HashMap<String, HashMap<String, Binding>>,
+    /// Type variables of the enclosing signatures.
+    pub tyvars: TyVars,
+    /// Every top-level `let` name with the item positions binding it.
+    pub let_sites: HashMap<String, Vec<(usize, Span)>>,
+    /// Top-level `let` bindings inferred so far, by item position.
+    pub top_lets: HashMap<String, Vec<(usize, Binding)>>,
+    /// Top-level functions: binding, monomorphic type, item position.
+    pub top_fns: HashMap<String, (Binding, TyId, usize)>,
+    /// The item position being inferred (a top-level `let` is visible
+    /// only after its position).
+    pub top_position: usize,
+    /// The signature type variables of each top-level function.
+    pub fn_tyvars: HashMap<usize, Vec<(String, TyId)>>,
+    /// Whether the program (not the standard library) is being checked.
+    pub user_code: bool,
+    /// Record types declared but not translated yet.
+    pub pending: HashMap<TypeCon, crate::types::declare::PendingRecord>,
+    /// Numeric variables left ambiguous, to default at the end.
+    pub num_vars: Vec<TyId>,
+    /// The program being checked.
+    pub program: &'p crate::ast::Program,
+}
+
+impl<'p> Checker<'p> {
+    /// A checker with the built-in types and nothing else.
+    pub fn new(program: &'p crate::ast::Program) -> Checker<'p> {
+        Checker {
+            arena: Arena::default(),
+            types: TypeTable::new(),
+            syms: Interner::default(),
+            diagnostics: Vec::new(),
+            dropped: 0,
+            level: 0,
+            values: HashMap::new(),
+            undo: Vec::new(),
+            namespaces: HashMap::new(),
+            tyvars: TyVars::default(),
+            let_sites: HashMap::new(),
+            top_lets: HashMap::new(),
+            top_fns: HashMap::new(),
+            top_position: 0,
+            fn_tyvars: HashMap::new(),
+            user_code: false,
+            pending: HashMap::new(),
+            num_vars: Vec::new(),
+            program,
+        }
+    }
+
+    /// Record a diagnostic (up to the limit).
+    pub fn report(&mut self, d: Diagnostic) {
+        if self.diagnostics.len() < MAX_DIAGNOSTICS {
+            self.diagnostics.push(d);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// A fresh `Error` type.
+    pub fn error_ty(&mut self) -> TyId {
+        self.arena.add(Node::Error)
+    }
+
+    /// A fresh type variable at the current level.
+    pub fn fresh(&mut self) -> TyId {
+        self.arena.var(self.level, Kind::Type)
+    }
+
+    /// A fresh row variable at the current level.
+    pub fn fresh_row(&mut self) -> TyId {
+        self.arena.var(self.level, Kind::Row)
+    }
+
+    /// Report `name` defined twice.
+    pub fn duplicate(&mut self, what: &str, name: &str, first: Span, again: Span) {
+        self.report(
+            Diagnostic::new(
+                Code::DuplicateDefinition,
+                format!("expected one definition of the {what} `{name}`, found two"),
+            )
+            .with_primary(again, "defined again here")
+            .with_secondary(first, "first defined here")
+            .with_help(format!("rename one of them, or remove one of the two")),
+        );
+    }
+
+    // ----- scopes -----
+
+    /// The current scope mark.
+    pub fn mark(&self) -> usize {
+        self.undo.len()
+    }
+
+    /// Close every scope opened since `mark`.
+    pub fn pop_to(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            if let Some(name) = self.undo.pop()
+                && let Some(stack) = self.values.get_mut(&name)
+            {
+                stack.pop();
+            }
+        }
+    }
+
+    /// Bind `name` in the innermost scope.
+    pub fn bind(&mut self, name: &str, binding: Binding) {
+        self.values
+            .entry(name.to_string())
+            .or_default()
+            .push(binding);
+        self.undo.push(name.to_string());
+    }
+
+    /// The innermost binding of `name`.
+    pub fn lookup(&self, name: &str) -> Option<&Binding> {
+        if let Some(b) = self.values.get(name).and_then(|s| s.last()) {
+            return Some(b);
+        }
+        if let Some(b) = self.top_lets.get(name).and_then(|v| {
+            v.iter()
+                .rev()
+                .find(|(p, _)| *p < self.top_position)
+                .map(|(_, b)| b)
+        }) {
+            return Some(b);
+        }
+        self.top_fns.get(name).map(|(b, _, _)| b)
+    }
+
+    /// Every value name in scope (for suggestions).
+    pub fn names_in_scope(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .values
+            .iter()
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(n, _)| n.clone())
+            .chain(self.top_fns.keys().cloned())
+            .chain(
+                self.top_lets
+                    .iter()
+                    .filter(|(_, v)| v.iter().any(|(p, _)| *p < self.top_position))
+                    .map(|(n, _)| n.clone()),
+            )
+            .collect();
+        v.dedup();
+        v.sort();
+        v
+    }
+
+    // ----- schemes -----
+
+    /// A fresh copy of `scheme`'s type.
+    pub fn instantiate(&mut self, scheme: &Scheme) -> TyId {
+        if scheme.vars.is_empty() {
+            return scheme.ty;
+        }
+        let mut map = HashMap::new();
+        for v in &scheme.vars {
+            let classes = match self.arena.node(*v) {
+                Node::Var { classes, .. } => *classes,
+                Node::Rigid { bounds, .. } => *bounds,
+                _ => Classes::NONE,
+            };
+            let kind = match self.arena.node(*v) {
+                Node::Var { kind, .. } => *kind,
+                _ => Kind::Type,
+            };
+            let fresh = self.arena.add(Node::Var {
+                level: self.level,
+                kind,
+                classes,
+            });
+            map.insert(self.arena.resolve(*v), fresh);
+        }
+        self.copy(scheme.ty, &mut map)
+    }
+
+    /// `scheme` with its variables replaced by `args`, in order.
+    pub fn instantiate_with(&mut self, scheme: &Scheme, args: &[TyId]) -> TyId {
+        let mut map = HashMap::new();
+        for (v, a) in scheme.vars.iter().zip(args.iter()) {
+            map.insert(self.arena.resolve(*v), *a);
+        }
+        self.copy(scheme.ty, &mut map)
+    }
+
+    fn copy(&mut self, ty: TyId, map: &mut HashMap<TyId, TyId>) -> TyId {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
+            let t = self.arena.resolve(ty);
+            if let Some(done) = map.get(&t) {
+                return *done;
+            }
+            let node = self.arena.node(t).clone();
+            let out = match node {
+                Node::Con(c, args) => {
+                    let new: Vec<TyId> = args.iter().map(|a| self.copy(*a, map)).collect();
+                    if new == args {
+                        t
+                    } else {
+                        self.arena.add(Node::Con(c, new))
+                    }
+                }
+                Node::Tuple(args) => {
+                    let new: Vec<TyId> = args.iter().map(|a| self.copy(*a, map)).collect();
+                    if new == args {
+                        t
+                    } else {
+                        self.arena.add(Node::Tuple(new))
+                    }
+                }
+                Node::Fn(ps, r, e) => {
+                    let nps: Vec<TyId> = ps.iter().map(|a| self.copy(*a, map)).collect();
+                    let nr = self.copy(r, map);
+                    let ne = self.copy(e, map);
+                    if nps == ps && nr == r && ne == e {
+                        t
+                    } else {
+                        self.arena.add(Node::Fn(nps, nr, ne))
+                    }
+                }
+                Node::Record(r) => {
+                    let nr = self.copy(r, map);
+                    if nr == r {
+                        t
+                    } else {
+                        self.arena.add(Node::Record(nr))
+                    }
+                }
+                Node::RowExt(l, f, rest) => {
+                    let nf = self.copy(f, map);
+                    let nrest = self.copy(rest, map);
+                    if nf == f && nrest == rest {
+                        t
+                    } else {
+                        self.arena.add(Node::RowExt(l, nf, nrest))
+                    }
+                }
+                _ => t,
+            };
+            map.insert(t, out);
+            out
+        })
+    }
+
+    /// Generalise `ty` over the variables deeper than the current level.
+    pub fn generalize(&mut self, ty: TyId) -> Scheme {
+        let mut vars = Vec::new();
+        self.arena.new_epoch();
+        self.collect_generic(ty, &mut vars);
+        Scheme { vars, ty }
+    }
+
+    fn collect_generic(&mut self, ty: TyId, out: &mut Vec<TyId>) {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
+            let t = self.arena.resolve(ty);
+            if !self.arena.visit(t) {
+                return;
+            }
+            match self.arena.node(t) {
+                Node::Var { level, .. } | Node::Rigid { level, .. } => {
+                    if *level > self.level {
+                        out.push(t);
+                    }
+                }
+                _ => {
+                    for c in self.arena.children(t) {
+                        self.collect_generic(c, out);
+                    }
+                }
+            }
+        })
+    }
+
+    // ----- expressions -----
+
+    /// Infer `e` and require it to have type `expected`.
+    pub fn check(&mut self, e: &Expr, expected: TyId, origin: Option<Origin>) {
+        if let ExprKind::Lambda(l) = &e.kind {
+            let found = self.infer_lambda(l, e.span, Some(expected));
+            self.expect(e.span, expected, found, origin);
+            return;
+        }
+        let found = self.infer(e);
+        self.expect(e.span, expected, found, origin);
+    }
+
+    /// Require `found` (the type of what is at `span`) to be `expected`.
+    pub fn expect(&mut self, span: Span, expected: TyId, found: TyId, origin: Option<Origin>) {
+        if let Err(m) = self.unify(expected, found) {
+            self.report_mismatch(span, expected, found, m, origin);
+        }
+    }
+
+    /// The type of `e`.
+    pub fn infer(&mut self, e: &Expr) -> TyId {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || self.infer_inner(e))
+    }
+
+    fn infer_inner(&mut self, e: &Expr) -> TyId {
+        match &e.kind {
+            ExprKind::Error => self.error_ty(),
+            ExprKind::Unit => self.con(TypeCon::UNIT, Vec::new()),
+            ExprKind::Bool(_) => self.con(TypeCon::BOOL, Vec::new()),
+            ExprKind::Int(_) => self.con(TypeCon::INT, Vec::new()),
+            ExprKind::Float(_) => self.con(TypeCon::FLOAT, Vec::new()),
+            ExprKind::Str(_) => self.con(TypeCon::STR, Vec::new()),
+            ExprKind::Interp(parts) => {
+                for p in parts {
+                    if let StrPart::Expr(x) = p {
+                        let t = self.infer(x);
+                        if let Err(m) = self.require(t, Classes::SHOW) {
+                            self.report_class(x.span, t, m, "`${...}` interpolation");
+                        }
+                    }
+                }
+                self.con(TypeCon::STR, Vec::new())
+            }
+            ExprKind::Var(name) => self.infer_var(name),
+            ExprKind::Ctor(name) => self.infer_ctor(name),
+            ExprKind::List(items) => {
+                let elem = match items.first() {
+                    Some(first) => self.infer(first),
+                    None => self.fresh(),
+                };
+                if let Some(first) = items.first() {
+                    for item in items.iter().skip(1) {
+                        self.check(
+                            item,
+                            elem,
+                            Origin::new(first.span, "the first element fixes the list's type"),
+                        );
+                    }
+                }
+                self.con(TypeCon::LIST, vec![elem])
+            }
+            ExprKind::Tuple(items) => {
+                let ts = items.iter().map(|i| self.infer(i)).collect();
+                self.arena.add(Node::Tuple(ts))
+            }
+            ExprKind::Record(fields) => {
+                let row = self.record_fields(fields);
+                let empty = self.arena.add(Node::RowEmpty);
+                let row = self.extend(&row, empty);
+                self.arena.add(Node::Record(row))
+            }
+            ExprKind::RecordUpdate { base, fields } => self.infer_update(base, fields),
+            ExprKind::Field { expr, name } => self.infer_field(e, expr, name),
+            ExprKind::Call { callee, args } => self.infer_call(e.span, callee, args, None),
+            ExprKind::Perform(p) => self.infer_perform(e.span, p, None),
+            ExprKind::Lambda(l) => self.infer_lambda(l, e.span, None),
+            ExprKind::Block(b) => self.infer_block(b),
+            ExprKind::If {
+                branches,
+                otherwise,
+            } => self.infer_if(branches, otherwise.as_deref()),
+            ExprKind::Match { scrutinee, arms } => self.infer_match(e.span, scrutinee, arms),
+            ExprKind::Handle(h) => self.infer_handle(h),
+            ExprKind::Binary { op, lhs, rhs } => self.infer_binary(e.span, *op, lhs, rhs),
+            ExprKind::Unary { op, expr } => {
+                let t = self.infer(expr);
+                match op {
+                    UnOp::Not => {
+                        let b = self.con(TypeCon::BOOL, Vec::new());
+                        self.expect(expr.span, b, t, Origin::new(e.span, "`!` needs a `Bool`"));
+                        b
+                    }
+                    UnOp::Neg => {
+                        if let Err(m) = self.require(t, Classes::NUM) {
+                            self.report_class(expr.span, t, m, "`-`");
+                        }
+                        t
+                    }
+                }
+            }
+        }
+    }
+
+    fn record_fields(&mut self, fields: &[FieldInit]) -> Vec<(u32, TyId)> {
+        let mut row: Vec<(u32, TyId)> = Vec::new();
+        let mut spans: Vec<Span> = Vec::new();
+        for f in fields {
+            let label = self.syms.intern(&f.name.name);
+            let t = self.infer(&f.value);
+            if let Some(i) = row.iter().position(|(l, _)| *l == label) {
+                let first = spans.get(i).copied().unwrap_or(f.name.span);
+                self.duplicate("field", &f.name.name, first, f.name.span);
+                continue;
+            }
+            row.push((label, t));
+            spans.push(f.name.span);
+        }
+        row
+    }
+
+    fn infer_update(&mut self, base: &Expr, fields: &[FieldInit]) -> TyId {
+        let tb = self.infer(base);
+        let row = self.record_fields(fields);
+        for (label, t) in row {
+            let rest = self.fresh_row();
+            let want = self.extend(&[(label, t)], rest);
+            let want = self.arena.add(Node::Record(want));
+            if let Err(m) = self.unify(want, tb) {
+                let span = fields
+                    .iter()
+                    .find(|f| self.syms.intern(&f.name.name) == label)
+                    .map(|f| f.value.span)
+                    .unwrap_or(base.span);
+                self.report_update(span, base.span, label, tb, t, m);
+            }
+        }
+        tb
+    }
+
+    /// A block's type; its bindings end with it.
+    pub fn infer_block(&mut self, b: &Block) -> TyId {
+        let mark = self.mark();
+        let mut last = None;
+        for (i, s) in b.stmts.iter().enumerate() {
+            let t = self.infer_stmt(s);
+            if i + 1 == b.stmts.len() {
+                last = t;
+            }
+        }
+        self.pop_to(mark);
+        match last {
+            Some(t) => t,
+            None => self.con(TypeCon::UNIT, Vec::new()),
+        }
+    }
+
+    fn infer_if(&mut self, branches: &[(Expr, Block)], otherwise: Option<&Block>) -> TyId {
+        let bool_ty = self.con(TypeCon::BOOL, Vec::new());
+        let mut result: Option<(TyId, Span)> = None;
+        for (cond, block) in branches {
+            self.check(cond, bool_ty, None);
+            let t = self.infer_block(block);
+            let span = block_value_span(block);
+            match result {
+                None => result = Some((t, span)),
+                Some((r, first)) => self.expect(
+                    span,
+                    r,
+                    t,
+                    Origin::new(first, "the first branch fixes the type of the `if`"),
+                ),
+            }
+        }
+        match (otherwise, result) {
+            (Some(block), Some((r, first))) => {
+                let t = self.infer_block(block);
+                self.expect(
+                    block_value_span(block),
+                    r,
+                    t,
+                    Origin::new(first, "the first branch fixes the type of the `if`"),
+                );
+                r
+            }
+            (None, Some((r, first))) => {
+                let unit = self.con(TypeCon::UNIT, Vec::new());
+                if let Err(m) = self.unify(unit, r) {
+                    self.report_mismatch(first, unit, r, m, None);
+                    if let Some(d) = self.diagnostics.last_mut()
+                        && d.code == Code::TypeMismatch
+                    {
+                        d.help = Some(
+                            "an `if` without `else` has no value; add an `else` branch".into(),
+                        );
+                    }
+                }
+                unit
+            }
+            (_, None) => self.error_ty(),
+        }
+    }
+
+    fn infer_binary(&mut self, span: Span, op: BinOp, lhs: &Expr, rhs: &Expr) -> TyId {
+        match op {
+            BinOp::Pipe => return self.infer_pipe(span, lhs, rhs),
+            BinOp::And | BinOp::Or => {
+                let b = self.con(TypeCon::BOOL, Vec::new());
+                let why = format!("`{}` needs `Bool` on both sides", op.as_str());
+                self.check(lhs, b, None);
+                self.check(rhs, b, None);
+                let _ = why;
+                return b;
+            }
+            _ => {}
+        }
+        let (classes, what) = match op {
+            BinOp::Eq | BinOp::Ne => (Classes::EQ, "comparison"),
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => (Classes::ORD, "ordering"),
+            BinOp::Concat => (Classes::CONCAT, "concatenation"),
+            _ => (Classes::NUM, "arithmetic"),
+        };
+        let _ = what;
+        let t = self.infer(lhs);
+        let u = self.infer(rhs);
+        let opname = format!("`{}`", op.as_str());
+        if let Err(m) = self.unify(t, u) {
+            self.report_mismatch(
+                rhs.span,
+                t,
+                u,
+                m,
+                Origin::new(
+                    lhs.span,
+                    format!("both sides of {opname} must have the same type"),
+                ),
+            );
+            return if classes == Classes::NUM || classes == Classes::CONCAT {
+                self.error_ty()
+            } else {
+                self.con(TypeCon::BOOL, Vec::new())
+            };
+        }
+        if let Err(m) = self.require(t, classes) {
+            self.report_class(lhs.span.join(rhs.span), t, m, &opname);
+        }
+        match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
+                if matches!(self.arena.node(t), Node::Var { .. }) {
+                    self.num_vars.push(t);
+                }
+                t
+            }
+            BinOp::Concat => t,
+            _ => self.con(TypeCon::BOOL, Vec::new()),
+        }
+    }
+
+    fn infer_pipe(&mut self, span: Span, lhs: &Expr, rhs: &Expr) -> TyId {
+        match &rhs.kind {
+            ExprKind::Call { callee, args } => self.infer_call(span, callee, args, Some(lhs)),
+            ExprKind::Perform(p) => self.infer_perform(span, p, Some(lhs)),
+            _ => self.infer_call(span, rhs, &[], Some(lhs)),
+        }
+    }
+}
+
+/// The span of a block's value: its last statement, or the block.
+pub fn block_value_span(b: &Block) -> Span {
+    b.stmts.last().map(|s| s.span()).unwrap_or(b.span)
+}
+
+/// Suggestions for an unknown value name.
+pub fn suggest_value(c: &Checker<'_>, name: &str) -> Option<String> {
+    let names = c.names_in_scope();
+    suggest::closest(name, names.iter().map(String::as_str))
+}

@@ -1,0 +1,465 @@
+//! The top level: the standard library, declarations, and the order in
+//! which functions and statements are inferred.
+//!
+//! Invariants: the standard library is checked by the same code as a
+//! program (its diagnostics are a bug, caught by a test); declarations are
+//! all known before any function body is inferred; functions are inferred
+//! group by group in dependency order and each group is generalised before
+//! anything that uses it is inferred.
+
+use std::collections::HashMap;
+
+use crate::ast::{FnDecl, Item, Program, Stmt};
+use crate::diagnostic::{Code, Diagnostic, sort_and_dedup};
+use crate::span::Span;
+use crate::types::calls::FnSig;
+use crate::types::deps;
+use crate::types::infer::{Binding, Checker, Scheme};
+use crate::types::pattern::collect_names;
+use crate::types::ty::{Classes, Node, TyId};
+use crate::types::{Signature, TypeCon, Typed};
+
+/// The names of the host capabilities, which programs may not redeclare.
+pub const HOST_CAPABILITIES: &[&str] =
+    &["Http", "Pay", "Records", "Audit", "Log", "Clock", "Confirm"];
+
+/// Check a whole program.
+pub fn check_program(program: &Program) -> Typed {
+    let mut c = Checker::new(program);
+    load_stdlib(&mut c);
+    c.diagnostics.clear();
+    c.user_code = true;
+    c.declare(program);
+    c.check_top_level(program);
+    c.default_numbers();
+    let signatures = if c.diagnostics.iter().any(Diagnostic::is_error) {
+        Vec::new()
+    } else {
+        c.signatures(program)
+    };
+    let mut diagnostics = std::mem::take(&mut c.diagnostics);
+    if c.dropped > 0
+        && let Some(last) = diagnostics.last_mut()
+    {
+        last.notes.push(format!(
+            "{} more problems were found and are not shown; fix these first",
+            c.dropped
+        ));
+    }
+    sort_and_dedup(&mut diagnostics);
+    Typed {
+        diagnostics,
+        signatures,
+    }
+}
+
+/// The diagnostics of checking the standard library itself (none, unless
+/// the library has a bug).
+pub fn stdlib_diagnostics() -> Vec<Diagnostic> {
+    let empty = Program::default();
+    let mut c = Checker::new(&empty);
+    load_stdlib(&mut c);
+    c.diagnostics
+}
+
+fn load_stdlib(c: &mut Checker<'_>) {
+    for file in crate::stdlib::FILES {
+        let namespace = file.name.strip_suffix(".writ").unwrap_or(file.name);
+        let parsed = crate::parser::parse_library(file.source);
+        c.diagnostics.extend(parsed.diagnostics);
+        if matches!(namespace, "prelude" | "capabilities") {
+            c.declare(&parsed.program);
+            continue;
+        }
+        let mut members = HashMap::new();
+        for item in &parsed.program.items {
+            if let Item::Fn(f) = item {
+                let scheme = c.library_fn(f);
+                members.insert(
+                    f.name.name.clone(),
+                    Binding {
+                        scheme,
+                        span: Span::new(0, 0),
+                    },
+                );
+            }
+        }
+        c.namespaces.insert(namespace.to_string(), members);
+    }
+}
+
+impl Checker<'_> {
+    /// The scheme of a standard-library function, from its signature.
+    fn library_fn(&mut self, f: &FnDecl) -> Scheme {
+        self.level = 1;
+        let saved = self.tyvars.names.len();
+        let mut sig = self.signature(
+            &f.generics,
+            &f.params,
+            f.ret.as_ref(),
+            f.effects.as_ref(),
+            true,
+        );
+        if f.effects.is_none() {
+            sig.row = self.arena.add(Node::RowEmpty);
+        }
+        self.tyvars.names.truncate(saved);
+        let ft = self.arena.add(Node::Fn(sig.params, sig.ret, sig.row));
+        self.level = 0;
+        self.generalize(ft)
+    }
+
+    fn check_top_level(&mut self, program: &Program) {
+        // Nodes: every top-level fn and statement, by item position.
+        let mut fn_pos: HashMap<String, usize> = HashMap::new();
+        let mut let_sites: HashMap<String, Vec<(usize, Span)>> = HashMap::new();
+        for (pos, item) in program.items.iter().enumerate() {
+            match item {
+                Item::Fn(f) => {
+                    if let Some(first) = fn_pos.get(&f.name.name).and_then(|p| fn_at(program, *p)) {
+                        let first = first.name.span;
+                        self.duplicate("function", &f.name.name, first, f.name.span);
+                        continue;
+                    }
+                    fn_pos.insert(f.name.name.clone(), pos);
+                }
+                Item::Stmt(Stmt::Let(l)) => {
+                    let mut names = Vec::new();
+                    collect_names(&l.pattern, &mut names);
+                    for (n, s) in names {
+                        let_sites.entry(n).or_default().push((pos, s));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (name, sites) in &let_sites {
+            if let (Some(p), Some((_, s))) = (fn_pos.get(name), sites.first())
+                && let Some(f) = fn_at(program, *p)
+            {
+                let (fs, ls) = (f.name.span, *s);
+                let (first, again) = if fs.start < ls.start {
+                    (fs, ls)
+                } else {
+                    (ls, fs)
+                };
+                self.duplicate("top-level name", name, first, again);
+            }
+        }
+        let n = program.items.len();
+        let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (pos, item) in program.items.iter().enumerate() {
+            let mut refs = Vec::new();
+            match item {
+                Item::Fn(f) => {
+                    if let Some(b) = &f.body {
+                        deps::block_refs(b, &mut refs);
+                    }
+                }
+                Item::Stmt(s) => deps::stmt_refs(s, &mut refs),
+                _ => continue,
+            }
+            refs.sort();
+            refs.dedup();
+            for r in refs {
+                let before = let_sites
+                    .get(&r)
+                    .and_then(|v| v.iter().rev().find(|(p, _)| *p < pos).map(|(p, _)| *p));
+                let target = match item {
+                    Item::Fn(_) => fn_pos.get(&r).copied().or(before),
+                    _ => before.or_else(|| fn_pos.get(&r).copied()),
+                };
+                if let Some(t) = target
+                    && let Some(e) = edges.get_mut(pos)
+                {
+                    e.push(t);
+                }
+            }
+        }
+        self.let_sites = let_sites;
+        // The latest top-level `let` each node needs, directly or through
+        // the functions it calls.
+        let mut needs: Vec<Option<usize>> = vec![None; n];
+        for comp in deps::components(&edges) {
+            let has_stmt = comp
+                .iter()
+                .any(|p| matches!(program.items.get(*p), Some(Item::Stmt(_))));
+            if has_stmt && comp.len() > 1 {
+                self.report_cycle(program, &comp);
+                continue;
+            }
+            let mut need: Option<usize> = None;
+            for p in &comp {
+                for t in edges.get(*p).into_iter().flatten() {
+                    if comp.contains(t) {
+                        continue;
+                    }
+                    let direct = matches!(program.items.get(*t), Some(Item::Stmt(_))).then_some(*t);
+                    let via = needs.get(*t).copied().flatten();
+                    need = need.max(direct).max(via);
+                }
+            }
+            for p in &comp {
+                if let Some(slot) = needs.get_mut(*p) {
+                    *slot = need;
+                }
+            }
+            if has_stmt {
+                let pos = comp.first().copied().unwrap_or(0);
+                self.check_order(program, pos, &edges, &needs);
+                if let Some(Item::Stmt(s)) = program.items.get(pos) {
+                    self.top_statement(pos, s);
+                }
+            } else {
+                self.fn_group(program, &comp);
+            }
+        }
+    }
+
+    /// A statement that calls a function needing a `let` defined after the
+    /// statement would read it before it exists.
+    fn check_order(
+        &mut self,
+        program: &Program,
+        pos: usize,
+        edges: &[Vec<usize>],
+        needs: &[Option<usize>],
+    ) {
+        for t in edges.get(pos).into_iter().flatten() {
+            let Some(Item::Fn(f)) = program.items.get(*t) else {
+                continue;
+            };
+            if let Some(late) = needs.get(*t).copied().flatten()
+                && late >= pos
+            {
+                let stmt_span = program.items.get(pos).map(item_span).unwrap_or_default();
+                let late_span = program.items.get(late).map(item_span).unwrap_or_default();
+                self.report(
+                    Diagnostic::new(
+                        Code::UsedBeforeDefinition,
+                        format!(
+                            "expected `{}` to be called after the top-level values it uses exist, found a call before one of them is defined",
+                            f.name.name
+                        ),
+                    )
+                    .with_primary(stmt_span, format!("`{}` is used here", f.name.name))
+                    .with_secondary(late_span, "it needs this, which runs later")
+                    .with_help("top-level statements run in order: move this statement below the `let` it depends on"),
+                );
+                return;
+            }
+        }
+    }
+
+    fn report_cycle(&mut self, program: &Program, comp: &[usize]) {
+        let names: Vec<String> = comp
+            .iter()
+            .filter_map(|p| program.items.get(*p))
+            .filter_map(|i| match i {
+                Item::Fn(f) => Some(format!("`{}`", f.name.name)),
+                Item::Stmt(Stmt::Let(l)) => {
+                    let mut ns = Vec::new();
+                    collect_names(&l.pattern, &mut ns);
+                    ns.first().map(|(n, _)| format!("`{n}`"))
+                }
+                _ => None,
+            })
+            .collect();
+        let span = comp
+            .iter()
+            .filter_map(|p| program.items.get(*p))
+            .find(|i| matches!(i, Item::Stmt(_)))
+            .map(item_span)
+            .unwrap_or_default();
+        self.report(
+            Diagnostic::new(
+                Code::UsedBeforeDefinition,
+                format!(
+                    "expected top-level values to be defined before they are used, found {} depending on each other",
+                    names.join(" and ")
+                ),
+            )
+            .with_primary(span, "this value needs itself to be computed")
+            .with_help("a top-level `let` runs once, in order; pass the value to the function as a parameter instead"),
+        );
+        // Bind the names so that their uses are not reported again.
+        for p in comp {
+            if let Some(Item::Stmt(Stmt::Let(l))) = program.items.get(*p) {
+                let mut ns = Vec::new();
+                collect_names(&l.pattern, &mut ns);
+                for (n, s) in ns {
+                    let e = self.error_ty();
+                    self.top_lets.entry(n).or_default().push((
+                        *p,
+                        Binding {
+                            scheme: Scheme::mono(e),
+                            span: s,
+                        },
+                    ));
+                }
+            }
+            if let Some(Item::Fn(f)) = program.items.get(*p) {
+                let e = self.error_ty();
+                self.top_fns.insert(
+                    f.name.name.clone(),
+                    (
+                        Binding {
+                            scheme: Scheme::mono(e),
+                            span: f.name.span,
+                        },
+                        e,
+                        *p,
+                    ),
+                );
+            }
+        }
+    }
+
+    fn top_statement(&mut self, pos: usize, s: &Stmt) {
+        self.top_position = pos;
+        match s {
+            Stmt::Expr(e) => {
+                self.infer(e);
+            }
+            Stmt::Let(l) => {
+                let mark = self.mark();
+                self.infer_let(l);
+                // Move what the `let` bound into the top-level table.
+                let mut ns = Vec::new();
+                collect_names(&l.pattern, &mut ns);
+                let mut bound = Vec::new();
+                for (n, _) in &ns {
+                    if let Some(b) = self.lookup(n) {
+                        bound.push((n.clone(), b.clone()));
+                    }
+                }
+                self.pop_to(mark);
+                for (n, b) in bound {
+                    let list = self.top_lets.entry(n).or_default();
+                    list.push((pos, b));
+                    list.sort_by_key(|(p, _)| *p);
+                }
+            }
+            Stmt::Fn(f) => self.infer_local_fn(f),
+        }
+    }
+
+    fn fn_group(&mut self, program: &Program, comp: &[usize]) {
+        let fns: Vec<(usize, &FnDecl)> = comp
+            .iter()
+            .filter_map(|p| fn_at(program, *p).map(|f| (*p, f)))
+            .collect();
+        self.level = 1;
+        let mut sigs: Vec<(FnSig, TyId, usize)> = Vec::new();
+        for (pos, f) in &fns {
+            let saved = self.tyvars.names.len();
+            let sig = self.signature(
+                &f.generics,
+                &f.params,
+                f.ret.as_ref(),
+                f.effects.as_ref(),
+                true,
+            );
+            let vars_end = self.tyvars.names.len();
+            let ft = self
+                .arena
+                .add(Node::Fn(sig.params.clone(), sig.ret, sig.row));
+            let scheme = if sig.annotated {
+                self.level = 0;
+                let s = self.generalize(ft);
+                self.level = 1;
+                s
+            } else {
+                Scheme::mono(ft)
+            };
+            self.top_fns.insert(
+                f.name.name.clone(),
+                (
+                    Binding {
+                        scheme,
+                        span: f.name.span,
+                    },
+                    ft,
+                    *pos,
+                ),
+            );
+            let vars: Vec<(String, TyId)> = self.tyvars.names.drain(saved..vars_end).collect();
+            self.fn_tyvars.insert(*pos, vars);
+            sigs.push((sig, ft, *pos));
+        }
+        for ((pos, f), (sig, _, _)) in fns.iter().zip(sigs.iter()) {
+            let Some(body) = &f.body else { continue };
+            self.top_position = *pos;
+            let vars = self.fn_tyvars.get(pos).cloned().unwrap_or_default();
+            let saved = self.tyvars.names.len();
+            self.tyvars.names.extend(vars);
+            self.infer_body(&f.params, sig, body, f.ret.as_ref().map(|r| r.span));
+            self.tyvars.names.truncate(saved);
+        }
+        self.level = 0;
+        for ((_, f), (_, ft, pos)) in fns.iter().zip(sigs.iter()) {
+            let scheme = self.generalize(*ft);
+            self.top_fns.insert(
+                f.name.name.clone(),
+                (
+                    Binding {
+                        scheme,
+                        span: f.name.span,
+                    },
+                    *ft,
+                    *pos,
+                ),
+            );
+        }
+    }
+
+    /// Numeric type variables never determined (only possible for values
+    /// the value restriction kept monomorphic) become `Int`.
+    fn default_numbers(&mut self) {
+        let vars = std::mem::take(&mut self.num_vars);
+        for v in vars {
+            if let Node::Var {
+                level: 0, classes, ..
+            } = self.arena.node(v).clone()
+                && classes.contains(Classes::NUM)
+            {
+                let int = self.con(TypeCon::INT, Vec::new());
+                let _ = self.unify(v, int);
+            }
+        }
+    }
+
+    fn signatures(&mut self, program: &Program) -> Vec<Signature> {
+        let mut out = Vec::new();
+        for item in &program.items {
+            if let Item::Fn(f) = item
+                && let Some((_, ft, _)) = self.top_fns.get(&f.name.name).cloned()
+            {
+                let params: Vec<String> = f.params.iter().map(|p| p.name.name.clone()).collect();
+                let signature = self.show_signature(&f.name.name, &params, ft);
+                out.push(Signature {
+                    name: f.name.name.clone(),
+                    signature,
+                    span: f.span,
+                });
+            }
+        }
+        out
+    }
+}
+
+fn fn_at(program: &Program, pos: usize) -> Option<&FnDecl> {
+    match program.items.get(pos) {
+        Some(Item::Fn(f)) => Some(f),
+        _ => None,
+    }
+}
+
+fn item_span(item: &Item) -> Span {
+    match item {
+        Item::Fn(f) => f.span,
+        Item::Type(t) => t.span,
+        Item::Effect(e) => e.span,
+        Item::Stmt(s) => s.span(),
+    }
+}

@@ -1,0 +1,125 @@
+//! The type checker: name resolution, Hindley–Milner inference with
+//! let-polymorphism, row-polymorphic records, and exhaustiveness.
+//!
+//! # The algorithm
+//!
+//! One pass over the tree resolves names and infers types together
+//! (algorithm J with mutable unification variables in an arena,
+//! [`ty::Arena`]). Generalisation uses levels: a variable created while
+//! inferring a `let`'s value at depth *n* has level *n + 1*, unifying lowers
+//! levels, and generalising takes the variables still deeper than *n*.
+//!
+//! - **Top level.** Declarations (`type`, `effect`, `fn`) are collected
+//!   first, so they can be used before they appear. Top-level functions and
+//!   statements are then inferred in dependency order: the strongly
+//!   connected components of the reference graph (Tarjan), each function
+//!   group generalised together. A function may use a top-level `let` only
+//!   if the `let` comes first in the file, and a statement may not call a
+//!   function that needs a `let` defined after that statement.
+//! - **Value restriction.** A `let` is generalised only when its value is a
+//!   syntactic value (a lambda, a literal, a name, a constructor, tuple,
+//!   list or record of values). Writ has no mutable references, but effect
+//!   handlers can resume a computation twice; the restriction keeps the
+//!   rule simple and obviously sound.
+//! - **Signatures.** A type variable written in a `fn` signature is rigid:
+//!   it unifies only with itself, supports only its declared bounds
+//!   (`fn f[a: Eq]`), and may not escape. A fully annotated function has
+//!   its declared type everywhere, even inside its own recursive group.
+//! - **Records** are structural: a record type is a row of fields. Field
+//!   access `r.f` unifies `r` with `{ f: a | rest }`, so it infers without
+//!   annotations. A declared `type P = { ... }` names a closed record type.
+//! - **Numbers and operators.** `+ - * / %` need a `Num` type (`Int` or
+//!   `Float`), comparisons `Ord`, `==` `Eq`, `++` `Concat` (`Str` or a
+//!   list), interpolation `Show`. These are classes carried by type
+//!   variables; a function that adds unannotated parameters is polymorphic
+//!   over `Num`. Literals are not overloaded (`1` is an `Int`), so a class
+//!   left unresolved at the end of the program defaults (`Num` to `Int`).
+//! - **`Never`**: a call or operation whose declared result is `Never` has
+//!   a fresh type, so it fits wherever a value is expected.
+//! - **Patterns** are checked for exhaustiveness and redundancy by
+//!   Maranget's usefulness algorithm ([`exhaust`]).
+//!
+//! # Invariants
+//!
+//! Nothing here panics on any program, well formed or not; recursion over
+//! expressions and types grows the stack on demand. A name or type that is
+//! wrong has the type `Error`, which unifies with everything, so each
+//! mistake is reported once. The type checker runs only on programs that
+//! parsed without errors.
+
+mod calls;
+mod control;
+pub mod declare;
+mod deps;
+pub mod exhaust;
+pub mod infer;
+mod items;
+mod names;
+mod pattern;
+pub mod print;
+mod report;
+mod suggest;
+pub mod ty;
+pub mod typedecl;
+pub mod unify;
+
+pub use items::{HOST_CAPABILITIES, stdlib_diagnostics};
+
+use crate::ast::Program;
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+
+/// Grow the stack when less than this much is left.
+pub(crate) const STACK_RED_ZONE: usize = 128 * 1024;
+/// Grow it by this much at a time.
+pub(crate) const STACK_CHUNK: usize = 4 * 1024 * 1024;
+
+/// A type constructor: an index into the table of named types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeCon(pub u32);
+
+impl TypeCon {
+    /// `Int`
+    pub const INT: TypeCon = TypeCon(0);
+    /// `Float`
+    pub const FLOAT: TypeCon = TypeCon(1);
+    /// `Bool`
+    pub const BOOL: TypeCon = TypeCon(2);
+    /// `Str`
+    pub const STR: TypeCon = TypeCon(3);
+    /// `Unit`, written `()` or `Unit`
+    pub const UNIT: TypeCon = TypeCon(4);
+    /// `Never`, the type of no value
+    pub const NEVER: TypeCon = TypeCon(5);
+    /// `List[a]`
+    pub const LIST: TypeCon = TypeCon(6);
+    /// `Map[k, v]`
+    pub const MAP: TypeCon = TypeCon(7);
+}
+
+/// The inferred signature of one top-level function.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Signature {
+    /// The function's name.
+    pub name: String,
+    /// `fn name[a: Eq](x: a, ys: List[a]) -> Bool`
+    pub signature: String,
+    /// Where the function is declared.
+    pub span: Span,
+}
+
+/// What the type checker found.
+#[derive(Clone, Debug, Default)]
+pub struct Typed {
+    /// Every diagnostic, sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The signature of every top-level function, in source order.
+    pub signatures: Vec<Signature>,
+}
+
+/// Type-check a parsed program against the standard library.
+pub fn check(program: &Program) -> Typed {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
+        items::check_program(program)
+    })
+}

@@ -1,0 +1,279 @@
+//! Resolving names in expressions: variables, constructors, namespace
+//! members (`list.map`) and record fields.
+//!
+//! Invariants: a local binding always wins over a namespace of the same
+//! name (so `list.length` on a variable called `list` is a field access,
+//! and the message says why); every unknown name is reported once, with
+//! the closest name in scope when one is close enough, and has type
+//! `Error` afterwards.
+
+use crate::ast::{Expr, ExprKind, Ident};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::types::TypeCon;
+use crate::types::infer::{Checker, suggest_value};
+use crate::types::suggest;
+use crate::types::ty::{Node, TyId};
+use crate::types::unify::Mismatch;
+
+impl Checker<'_> {
+    /// The type of a variable.
+    pub fn infer_var(&mut self, name: &Ident) -> TyId {
+        if let Some(b) = self.lookup(&name.name) {
+            let scheme = b.scheme.clone();
+            return self.instantiate(&scheme);
+        }
+        if self.namespaces.contains_key(&name.name) {
+            self.report(
+                Diagnostic::new(
+                    Code::NamespaceAsValue,
+                    format!("expected a value, found the namespace `{}`", name.name),
+                )
+                .with_primary(name.span, "a namespace, not a value")
+                .with_help(format!(
+                    "call one of its functions, like `{}.{}(...)`",
+                    name.name,
+                    self.namespaces
+                        .get(&name.name)
+                        .and_then(|m| {
+                            let mut k: Vec<&String> = m.keys().collect();
+                            k.sort();
+                            k.first().map(|s| s.to_string())
+                        })
+                        .unwrap_or_default()
+                )),
+            );
+            return self.error_ty();
+        }
+        self.unknown_name(name);
+        self.error_ty()
+    }
+
+    /// Report an unknown value name with the best suggestion available.
+    pub fn unknown_name(&mut self, name: &Ident) {
+        let mut d = Diagnostic::new(
+            Code::UnknownName,
+            format!("expected a name in scope, found `{}`", name.name),
+        )
+        .with_primary(name.span, "not defined here");
+        let later = self.let_sites.get(&name.name).and_then(|v| {
+            v.iter()
+                .find(|(p, _)| *p >= self.top_position)
+                .map(|(_, s)| *s)
+        });
+        if let Some(later) = later {
+            d = d
+                .with_secondary(later, "defined here, later in the file")
+                .with_help(format!(
+                    "a top-level `let` can be used only after it; move `{}` above this use",
+                    name.name
+                ));
+        } else if name.name == "resume" {
+            d = d.with_help(
+                "`resume` exists only inside a handler clause (`Eff.op(x) => resume(...)`)",
+            );
+        } else if let Some(s) = suggest_value(self, &name.name) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        } else if let Some(q) = self.qualified_guess(&name.name) {
+            d = d.with_help(format!("did you mean `{q}`?"));
+        } else if let Some(h) = suggest::keyword_help(&name.name) {
+            d = d.with_help(h);
+        }
+        self.report(d);
+    }
+
+    /// `ns.name` for a bare `name` that some namespace defines.
+    fn qualified_guess(&self, name: &str) -> Option<String> {
+        let mut hits: Vec<String> = self
+            .namespaces
+            .iter()
+            .filter(|(_, m)| m.contains_key(name))
+            .map(|(ns, _)| format!("{ns}.{name}"))
+            .collect();
+        hits.sort();
+        // Prefer the list namespace: it is what a bare `map` usually means.
+        hits.sort_by_key(|h| !h.starts_with("list."));
+        hits.into_iter().next()
+    }
+
+    /// The type of a constructor used as a value.
+    pub fn infer_ctor(&mut self, name: &Ident) -> TyId {
+        match self.types.ctor_by_name.get(&name.name).copied() {
+            Some(i) => match self.types.ctors.get(i) {
+                Some(c) => {
+                    let s = c.scheme.clone();
+                    self.instantiate(&s)
+                }
+                None => self.error_ty(),
+            },
+            None => {
+                self.unknown_ctor(name);
+                self.error_ty()
+            }
+        }
+    }
+
+    /// Report an unknown constructor.
+    pub fn unknown_ctor(&mut self, name: &Ident) {
+        let mut d = Diagnostic::new(
+            Code::UnknownConstructor,
+            format!(
+                "expected a constructor, found the unknown name `{}`",
+                name.name
+            ),
+        )
+        .with_primary(name.span, "no constructor has this name");
+        let is_record = self
+            .types
+            .by_name
+            .get(&name.name)
+            .and_then(|c| self.types.info(*c))
+            .map(|i| matches!(i.def, crate::types::typedecl::TypeDef::Record(_)));
+        let ctors: Vec<&str> = self.types.ctor_by_name.keys().map(String::as_str).collect();
+        if is_record == Some(true) {
+            d = d.with_help(format!(
+                "`{}` is a record type: build one with `{{ field: value, ... }}`",
+                name.name
+            ));
+        } else if let Some(h) = suggest::ctor_alias(&name.name) {
+            d = d.with_help(h);
+        } else if let Some(s) = suggest::closest(&name.name, ctors.iter().copied()) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        } else if is_record == Some(false) {
+            d = d.with_help(format!(
+                "`{}` is a type; use one of its constructors",
+                name.name
+            ));
+        }
+        self.report(d);
+    }
+
+    /// `expr.name`: a namespace member or a record field.
+    pub fn infer_field(&mut self, whole: &Expr, expr: &Expr, name: &Ident) -> TyId {
+        if let ExprKind::Var(ns) = &expr.kind
+            && self.lookup(&ns.name).is_none()
+            && let Some(members) = self.namespaces.get(&ns.name)
+        {
+            if let Some(b) = members.get(&name.name) {
+                let s = b.scheme.clone();
+                return self.instantiate(&s);
+            }
+            let mut keys: Vec<&str> = members.keys().map(String::as_str).collect();
+            keys.sort();
+            let guess = suggest::member_alias(&ns.name, &name.name)
+                .filter(|g| members.contains_key(*g))
+                .map(str::to_string)
+                .or_else(|| suggest::closest(&name.name, keys.iter().copied()));
+            let mut d = Diagnostic::new(
+                Code::UnknownMember,
+                format!(
+                    "expected a function of the `{}` namespace, found `{}.{}`, which does not exist",
+                    ns.name, ns.name, name.name
+                ),
+            )
+            .with_primary(name.span, format!("`{}` has no `{}`", ns.name, name.name));
+            if let Some(g) = guess {
+                d = d.with_help(format!("did you mean `{}.{g}`?", ns.name));
+            }
+            self.report(d);
+            return self.error_ty();
+        }
+        let t = self.infer(expr);
+        let label = self.syms.intern(&name.name);
+        let field = self.fresh();
+        let rest = self.fresh_row();
+        let row = self.extend(&[(label, field)], rest);
+        let want = self.arena.add(Node::Record(row));
+        if let Err(m) = self.unify(want, t) {
+            self.report_field(whole.span, expr, name, t, m);
+            return self.error_ty();
+        }
+        field
+    }
+
+    fn report_field(
+        &mut self,
+        span: crate::span::Span,
+        expr: &Expr,
+        name: &Ident,
+        t: TyId,
+        m: Mismatch,
+    ) {
+        if let Mismatch::Occurs(..) | Mismatch::Escape(_) = m {
+            return self.report_mismatch(span, t, t, m, None);
+        }
+        let shown = self.show(&[t]).remove(0);
+        let mut d = Diagnostic::new(
+            Code::NoSuchField,
+            format!(
+                "expected a record with a field `{}`, found `{shown}`",
+                name.name
+            ),
+        )
+        .with_primary(name.span, format!("`{shown}` has no field `{}`", name.name));
+        let ns = match self.arena.node(t) {
+            Node::Con(c, _) if *c == TypeCon::LIST => Some("list"),
+            Node::Con(c, _) if *c == TypeCon::STR => Some("str"),
+            Node::Con(c, _) if *c == TypeCon::MAP => Some("map"),
+            Node::Con(c, _) => match self.types.name(*c) {
+                "Option" => Some("option"),
+                "Result" => Some("result"),
+                "Json" => Some("json"),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(ns) = ns {
+            let members = self.namespaces.get(ns);
+            let member = members.and_then(|m| {
+                if m.contains_key(&name.name) {
+                    Some(name.name.clone())
+                } else {
+                    suggest::member_alias(ns, &name.name)
+                        .filter(|g| m.contains_key(*g))
+                        .map(str::to_string)
+                        .or_else(|| {
+                            let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
+                            keys.sort();
+                            suggest::closest(&name.name, keys.iter().copied())
+                        })
+                }
+            });
+            let subject = crate::types::print::snippet(expr);
+            d = match member {
+                Some(f) => d.with_help(format!(
+                    "Writ has no methods; call the `{ns}` namespace's function: `{ns}.{f}({subject}, ...)`"
+                )),
+                None => d.with_help(format!(
+                    "Writ has no methods; the functions on this type are in the `{ns}` namespace"
+                )),
+            };
+        } else if let Node::Record(row) = self.arena.node(t).clone() {
+            let (fields, _) = self.arena.row_fields(row);
+            let names: Vec<String> = fields
+                .iter()
+                .map(|(l, _)| self.syms.name(*l).to_string())
+                .collect();
+            if let Some(s) = suggest::closest(&name.name, names.iter().map(String::as_str)) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            } else if !names.is_empty() {
+                d = d.with_note(format!(
+                    "its fields are {}",
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+        if let ExprKind::Var(v) = &expr.kind
+            && self.namespaces.contains_key(&v.name)
+        {
+            d = d.with_note(format!(
+                "`{}` here is a local name, which hides the `{}` namespace",
+                v.name, v.name
+            ));
+        }
+        self.report(d);
+    }
+}

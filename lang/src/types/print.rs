@@ -1,0 +1,400 @@
+//! Printing types the way the program writes them.
+//!
+//! Declared record types print by their name (`Flight`), other records by
+//! their fields; type variables print as `a`, `b`, ... in order of first
+//! appearance, consistently across every type of one message (one
+//! [`Checker::show`] call), skipping names the signature's own type
+//! variables use.
+//!
+//! Invariants: printing never fails and never recurses without growing the
+//! stack; output is cut at [`MAX_TYPE_TEXT`] characters with `…`, so a huge
+//! type cannot flood a terminal.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ast::{Expr, ExprKind};
+use crate::types::TypeCon;
+use crate::types::infer::Checker;
+use crate::types::ty::{Node, TyId};
+use crate::types::typedecl::TypeDef;
+
+/// The longest type text printed, in characters.
+pub const MAX_TYPE_TEXT: usize = 400;
+
+#[derive(Default)]
+struct Namer {
+    names: HashMap<TyId, String>,
+    taken: HashSet<String>,
+    next: usize,
+}
+
+impl Namer {
+    fn name(&mut self, v: TyId) -> String {
+        if let Some(n) = self.names.get(&v) {
+            return n.clone();
+        }
+        loop {
+            let i = self.next;
+            self.next += 1;
+            let letter = ((b'a' + (i % 26) as u8) as char).to_string();
+            let name = if i < 26 {
+                letter
+            } else {
+                format!("{letter}{}", i / 26)
+            };
+            if !self.taken.contains(&name) {
+                self.names.insert(v, name.clone());
+                return name;
+            }
+        }
+    }
+}
+
+impl Checker<'_> {
+    /// Print types for one message, naming variables consistently.
+    pub fn show(&mut self, tys: &[TyId]) -> Vec<String> {
+        let mut namer = Namer::default();
+        for t in tys {
+            self.arena.new_epoch();
+            self.rigid_names(*t, &mut namer.taken);
+        }
+        tys.iter()
+            .map(|t| {
+                let mut out = String::new();
+                self.write_ty(*t, &mut namer, &mut out);
+                cut(out)
+            })
+            .collect()
+    }
+
+    /// Print a function signature: `fn name[a: Eq](x: a) -> Bool`.
+    pub fn show_signature(&mut self, name: &str, params: &[String], ty: TyId) -> String {
+        let mut namer = Namer::default();
+        self.arena.new_epoch();
+        self.rigid_names(ty, &mut namer.taken);
+        // Parameter names live in another namespace, but a reader would
+        // still confuse `a: a`.
+        namer.taken.extend(params.iter().cloned());
+        let Node::Fn(ps, ret, _) = self.arena.node(ty).clone() else {
+            let mut out = String::new();
+            self.write_ty(ty, &mut namer, &mut out);
+            return format!("{name}: {}", cut(out));
+        };
+        let mut parts = Vec::new();
+        for (i, p) in ps.iter().enumerate() {
+            let mut out = String::new();
+            self.write_ty(*p, &mut namer, &mut out);
+            let pname = params.get(i).cloned().unwrap_or_else(|| "_".into());
+            parts.push(format!("{pname}: {}", cut(out)));
+        }
+        let mut r = String::new();
+        self.write_ty(ret, &mut namer, &mut r);
+        // Bounds of the variables, in the order they were named.
+        let mut bounded: Vec<(String, String)> = Vec::new();
+        let mut seen = HashSet::new();
+        self.arena.new_epoch();
+        let mut vars = Vec::new();
+        self.vars_in(ty, &mut vars);
+        for v in vars {
+            if !seen.insert(v) {
+                continue;
+            }
+            let (n, classes) = match self.arena.node(v) {
+                Node::Var { classes, .. } => (namer.names.get(&v).cloned(), *classes),
+                Node::Rigid { name, bounds, .. } => {
+                    (Some(self.syms.name(*name).to_string()), *bounds)
+                }
+                _ => continue,
+            };
+            if let Some(n) = n
+                && !classes.is_empty()
+            {
+                bounded.push((n, classes.names().join(" + ")));
+            }
+        }
+        bounded.sort();
+        bounded.dedup();
+        let generics = if bounded.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "[{}]",
+                bounded
+                    .iter()
+                    .map(|(n, b)| format!("{n}: {b}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        format!("fn {name}{generics}({}) -> {}", parts.join(", "), cut(r))
+    }
+
+    fn vars_in(&mut self, t: TyId, out: &mut Vec<TyId>) {
+        stacker::maybe_grow(
+            crate::types::STACK_RED_ZONE,
+            crate::types::STACK_CHUNK,
+            || {
+                let t = self.arena.resolve(t);
+                if !self.arena.visit(t) {
+                    return;
+                }
+                match self.arena.node(t) {
+                    Node::Var { .. } | Node::Rigid { .. } => out.push(t),
+                    Node::Fn(ps, r, _) => {
+                        let (ps, r) = (ps.clone(), *r);
+                        for p in ps {
+                            self.vars_in(p, out);
+                        }
+                        self.vars_in(r, out);
+                    }
+                    _ => {
+                        for c in self.arena.children(t) {
+                            self.vars_in(c, out);
+                        }
+                    }
+                }
+            },
+        )
+    }
+
+    fn rigid_names(&mut self, t: TyId, taken: &mut HashSet<String>) {
+        stacker::maybe_grow(
+            crate::types::STACK_RED_ZONE,
+            crate::types::STACK_CHUNK,
+            || {
+                let t = self.arena.resolve(t);
+                if !self.arena.visit(t) {
+                    return;
+                }
+                if let Node::Rigid { name, .. } = self.arena.node(t) {
+                    taken.insert(self.syms.name(*name).to_string());
+                    return;
+                }
+                for c in self.arena.children(t) {
+                    self.rigid_names(c, taken);
+                }
+            },
+        )
+    }
+
+    fn write_ty(&mut self, t: TyId, namer: &mut Namer, out: &mut String) {
+        stacker::maybe_grow(
+            crate::types::STACK_RED_ZONE,
+            crate::types::STACK_CHUNK,
+            || self.write_inner(t, namer, out),
+        )
+    }
+
+    fn write_list(&mut self, items: &[TyId], namer: &mut Namer, out: &mut String) {
+        for (i, a) in items.iter().enumerate() {
+            if out.len() > MAX_TYPE_TEXT {
+                return;
+            }
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.write_ty(*a, namer, out);
+        }
+    }
+
+    fn write_inner(&mut self, t: TyId, namer: &mut Namer, out: &mut String) {
+        if out.len() > MAX_TYPE_TEXT {
+            return;
+        }
+        let t = self.arena.resolve(t);
+        match self.arena.node(t).clone() {
+            Node::Var { .. } => out.push_str(&namer.name(t)),
+            Node::Link(_) | Node::Error => out.push('?'),
+            Node::Rigid { name, .. } => out.push_str(self.syms.name(name)),
+            Node::Con(c, args) => {
+                out.push_str(&self.types.name(c).to_string());
+                if !args.is_empty() {
+                    out.push('[');
+                    self.write_list(&args, namer, out);
+                    out.push(']');
+                }
+            }
+            Node::Tuple(items) => {
+                out.push('(');
+                self.write_list(&items, namer, out);
+                out.push(')');
+            }
+            Node::Fn(ps, r, _) => {
+                out.push_str("fn(");
+                self.write_list(&ps, namer, out);
+                out.push_str(") -> ");
+                self.write_ty(r, namer, out);
+            }
+            Node::Record(row) => {
+                if let Some((name, args)) = self.declared_record(row) {
+                    out.push_str(&name);
+                    if !args.is_empty() {
+                        out.push('[');
+                        self.write_list(&args, namer, out);
+                        out.push(']');
+                    }
+                    return;
+                }
+                let (fields, tail) = self.arena.row_fields(row);
+                let open = !matches!(self.arena.node(tail), Node::RowEmpty);
+                if fields.is_empty() {
+                    out.push_str(if open { "{ .. }" } else { "{}" });
+                    return;
+                }
+                out.push_str("{ ");
+                for (i, (l, ft)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&self.syms.name(*l).to_string());
+                    out.push_str(": ");
+                    self.write_ty(*ft, namer, out);
+                }
+                out.push_str(if open { ", .. }" } else { " }" });
+            }
+            Node::RowEmpty | Node::RowExt(..) => out.push_str("{..}"),
+        }
+    }
+
+    /// The declared record type a closed row is, with its arguments.
+    fn declared_record(&mut self, row: TyId) -> Option<(String, Vec<TyId>)> {
+        let (fields, tail) = self.arena.row_fields(row);
+        if !matches!(self.arena.node(tail), Node::RowEmpty) {
+            return None;
+        }
+        let candidates: Vec<(String, crate::types::infer::Scheme)> = self
+            .types
+            .types
+            .iter()
+            .filter_map(|i| match &i.def {
+                TypeDef::Record(s) => Some((i.name.clone(), s.clone())),
+                _ => None,
+            })
+            .collect();
+        for (name, scheme) in candidates {
+            let Node::Record(trow) = self.arena.node(scheme.ty).clone() else {
+                continue;
+            };
+            let (tfields, _) = self.arena.row_fields(trow);
+            if tfields.len() != fields.len() {
+                continue;
+            }
+            let mut binds: HashMap<TyId, TyId> = HashMap::new();
+            let vars: Vec<TyId> = scheme.vars.iter().map(|v| self.arena.resolve(*v)).collect();
+            let ok = tfields.iter().all(|(l, tt)| {
+                fields
+                    .iter()
+                    .find(|(l2, _)| l2 == l)
+                    .is_some_and(|(_, ft)| self.matches(*tt, *ft, &vars, &mut binds, 0))
+            });
+            if ok {
+                let args = vars
+                    .iter()
+                    .map(|v| binds.get(v).copied().unwrap_or(*v))
+                    .collect();
+                return Some((name, args));
+            }
+        }
+        None
+    }
+
+    /// Whether `ty` is an instance of `template` (whose variables are
+    /// `vars`), recording what each variable stands for.
+    fn matches(
+        &self,
+        template: TyId,
+        ty: TyId,
+        vars: &[TyId],
+        binds: &mut HashMap<TyId, TyId>,
+        depth: usize,
+    ) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        let a = self.arena.resolve(template);
+        let b = self.arena.resolve(ty);
+        if vars.contains(&a) {
+            return match binds.get(&a) {
+                Some(prev) => self.same(*prev, b, depth + 1),
+                None => {
+                    binds.insert(a, b);
+                    true
+                }
+            };
+        }
+        if a == b {
+            return true;
+        }
+        match (self.arena.node(a), self.arena.node(b)) {
+            (Node::Con(c1, x), Node::Con(c2, y)) => {
+                c1 == c2
+                    && x.len() == y.len()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|(p, q)| self.matches(*p, *q, vars, binds, depth + 1))
+            }
+            (Node::Tuple(x), Node::Tuple(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|(p, q)| self.matches(*p, *q, vars, binds, depth + 1))
+            }
+            (Node::Fn(p1, r1, _), Node::Fn(p2, r2, _)) => {
+                p1.len() == p2.len()
+                    && p1
+                        .iter()
+                        .zip(p2.iter())
+                        .all(|(p, q)| self.matches(*p, *q, vars, binds, depth + 1))
+                    && self.matches(*r1, *r2, vars, binds, depth + 1)
+            }
+            (Node::Record(r1), Node::Record(r2)) => {
+                let (f1, t1) = self.arena.row_fields(*r1);
+                let (f2, t2) = self.arena.row_fields(*r2);
+                matches!(self.arena.node(t1), Node::RowEmpty)
+                    && matches!(self.arena.node(t2), Node::RowEmpty)
+                    && f1.len() == f2.len()
+                    && f1.iter().all(|(l, x)| {
+                        f2.iter()
+                            .find(|(l2, _)| l2 == l)
+                            .is_some_and(|(_, y)| self.matches(*x, *y, vars, binds, depth + 1))
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    fn same(&self, a: TyId, b: TyId, depth: usize) -> bool {
+        let mut none = HashMap::new();
+        self.matches(a, b, &[], &mut none, depth)
+    }
+}
+
+fn cut(mut s: String) -> String {
+    if s.chars().count() > MAX_TYPE_TEXT {
+        s = s.chars().take(MAX_TYPE_TEXT).collect();
+        s.push('…');
+    }
+    s
+}
+
+/// A short rendering of a simple expression for a hint (`xs`, `a.b`), or
+/// `...` when it is not simple.
+pub fn snippet(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Var(v) => v.name.clone(),
+        ExprKind::Field { expr, name } => {
+            let inner = snippet(expr);
+            if inner == "..." {
+                inner
+            } else {
+                format!("{inner}.{}", name.name)
+            }
+        }
+        _ => "...".to_string(),
+    }
+}
+
+/// Whether `con` is one of the numeric types.
+pub fn is_numeric(con: TypeCon) -> bool {
+    con == TypeCon::INT || con == TypeCon::FLOAT
+}

@@ -1,0 +1,271 @@
+//! The representation of types during inference: an arena of nodes.
+//!
+//! A type is a [`TyId`], an index into the [`Arena`]. Unification variables
+//! are nodes that are either unbound ([`Node::Var`]) or linked to another
+//! node ([`Node::Link`]); [`Arena::resolve`] follows links. Rows (the fields
+//! of a record, and later the effects of a function) are types too: a chain
+//! of [`Node::RowExt`] ending in [`Node::RowEmpty`] (closed) or a variable
+//! (open).
+//!
+//! Invariants: a `Link` never points (directly or through other links) at
+//! itself (the occurs check in `unify` guarantees it); every variable has a
+//! *level*, the depth of `let` nesting at which it was created, so that
+//! generalisation takes exactly the variables created inside the binding
+//! (Rémy's levels); a variable's [`Classes`] are always closed under
+//! implication (`Num` includes `Ord`, `Eq` and `Show`; `Ord` includes `Eq`).
+
+use crate::types::TypeCon;
+
+/// A type: an index into the [`Arena`].
+pub type TyId = u32;
+
+/// A set of type classes a type variable must belong to (bit flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Classes(pub u8);
+
+impl Classes {
+    /// No requirement.
+    pub const NONE: Classes = Classes(0);
+    /// Supports `==` and `!=`.
+    pub const EQ: Classes = Classes(1);
+    /// Supports `<`, `<=`, `>`, `>=` (and equality).
+    pub const ORD: Classes = Classes(2 | 1);
+    /// `Int` or `Float`: supports arithmetic (and ordering, display).
+    pub const NUM: Classes = Classes(4 | 2 | 1 | 16);
+    /// `Str` or a `List`: supports `++`.
+    pub const CONCAT: Classes = Classes(8);
+    /// Has a display form (can be interpolated into a string).
+    pub const SHOW: Classes = Classes(16);
+
+    /// Both sets of requirements.
+    pub fn union(self, other: Classes) -> Classes {
+        Classes(self.0 | other.0)
+    }
+
+    /// Whether every requirement of `other` is in `self`.
+    pub fn contains(self, other: Classes) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether nothing is required.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The requirements of `self` that are not in `other`.
+    pub fn minus(self, other: Classes) -> Classes {
+        Classes(self.0 & !other.0)
+    }
+
+    /// Whether no type can satisfy the set (`Num` and `++` together).
+    pub fn impossible(self) -> bool {
+        self.0 & 4 != 0 && self.0 & 8 != 0
+    }
+
+    /// The bound names, as written in a signature (`Num`, `Ord + Show`).
+    pub fn names(self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.contains(Classes::NUM) {
+            out.push("Num");
+        } else {
+            if self.contains(Classes::ORD) {
+                out.push("Ord");
+            } else if self.contains(Classes::EQ) {
+                out.push("Eq");
+            }
+            if self.contains(Classes::SHOW) {
+                out.push("Show");
+            }
+        }
+        if self.contains(Classes::CONCAT) {
+            out.push("Concat");
+        }
+        out
+    }
+
+    /// The class a bound name stands for.
+    pub fn from_name(name: &str) -> Option<Classes> {
+        Some(match name {
+            "Eq" => Classes::EQ,
+            "Ord" => Classes::ORD,
+            "Num" => Classes::NUM,
+            "Show" => Classes::SHOW,
+            "Concat" => Classes::CONCAT,
+            _ => return None,
+        })
+    }
+}
+
+/// Whether a variable stands for a type or a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An ordinary type.
+    Type,
+    /// A row of labelled types.
+    Row,
+}
+
+/// A label in a row: a record field's or an effect's name (interned).
+pub type Label = u32;
+
+/// One node of a type.
+#[derive(Clone, Debug)]
+pub enum Node {
+    /// An unbound unification variable.
+    Var {
+        /// `let` depth at creation (lowered when unified with an outer one).
+        level: u32,
+        /// Type or row.
+        kind: Kind,
+        /// Classes its eventual type must belong to.
+        classes: Classes,
+    },
+    /// A variable bound to another type.
+    Link(TyId),
+    /// A type variable written in a function's signature: stands for any
+    /// type the caller chooses, so it unifies only with itself.
+    Rigid {
+        /// Its name as written.
+        name: u32,
+        /// Its declared bounds.
+        bounds: Classes,
+        /// The level of the function that declared it.
+        level: u32,
+    },
+    /// A named type applied to arguments: `Int`, `List[a]`, `Option[Str]`.
+    Con(TypeCon, Vec<TyId>),
+    /// `(A, B, ...)`, at least two elements.
+    Tuple(Vec<TyId>),
+    /// `fn(A, B) -> C / row`.
+    Fn(Vec<TyId>, TyId, TyId),
+    /// A record whose fields are the given row.
+    Record(TyId),
+    /// The empty row.
+    RowEmpty,
+    /// A row with one more label in front of the rest.
+    RowExt(Label, TyId, TyId),
+    /// The type of something already reported as wrong: unifies with
+    /// anything, so one mistake is reported once.
+    Error,
+}
+
+/// Every type node made while checking one program.
+#[derive(Debug, Default)]
+pub struct Arena {
+    nodes: Vec<Node>,
+    /// Visit marks for traversals, parallel to `nodes`.
+    marks: Vec<u32>,
+    epoch: u32,
+}
+
+impl Arena {
+    /// Add a node.
+    pub fn add(&mut self, node: Node) -> TyId {
+        let id = self.nodes.len() as TyId;
+        self.nodes.push(node);
+        self.marks.push(0);
+        id
+    }
+
+    /// A fresh variable.
+    pub fn var(&mut self, level: u32, kind: Kind) -> TyId {
+        self.add(Node::Var {
+            level,
+            kind,
+            classes: Classes::NONE,
+        })
+    }
+
+    /// A fresh type variable with class requirements.
+    pub fn var_with(&mut self, level: u32, classes: Classes) -> TyId {
+        self.add(Node::Var {
+            level,
+            kind: Kind::Type,
+            classes,
+        })
+    }
+
+    /// The node of `id` (after following links).
+    pub fn node(&self, id: TyId) -> &Node {
+        let id = self.resolve(id);
+        self.nodes.get(id as usize).unwrap_or(&Node::Error)
+    }
+
+    /// Follow links to the representative node.
+    pub fn resolve(&self, mut id: TyId) -> TyId {
+        // Links form chains without cycles; the bound keeps a corrupted
+        // arena from looping.
+        for _ in 0..self.nodes.len() + 1 {
+            match self.nodes.get(id as usize) {
+                Some(Node::Link(next)) => id = *next,
+                _ => return id,
+            }
+        }
+        id
+    }
+
+    /// Replace the node at `id` (used to bind variables).
+    pub fn set(&mut self, id: TyId, node: Node) {
+        if let Some(slot) = self.nodes.get_mut(id as usize) {
+            *slot = node;
+        }
+    }
+
+    /// Start a traversal: nodes marked in this epoch have been visited.
+    pub fn new_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.marks.iter_mut().for_each(|m| *m = 0);
+            self.epoch = 1;
+        }
+    }
+
+    /// Mark `id` visited; false if it already was in this epoch.
+    pub fn visit(&mut self, id: TyId) -> bool {
+        match self.marks.get_mut(id as usize) {
+            Some(m) if *m == self.epoch => false,
+            Some(m) => {
+                *m = self.epoch;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The number of nodes made so far.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether no node has been made.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The fields of a row, in order, and what it ends in.
+    pub fn row_fields(&self, row: TyId) -> (Vec<(Label, TyId)>, TyId) {
+        let mut fields = Vec::new();
+        let mut cur = self.resolve(row);
+        while let Some(Node::RowExt(l, t, rest)) = self.nodes.get(cur as usize) {
+            fields.push((*l, *t));
+            cur = self.resolve(*rest);
+        }
+        (fields, cur)
+    }
+
+    /// The children of a node, for traversals.
+    pub fn children(&self, id: TyId) -> Vec<TyId> {
+        match self.node(id) {
+            Node::Con(_, args) | Node::Tuple(args) => args.clone(),
+            Node::Fn(params, ret, row) => {
+                let mut v = params.clone();
+                v.push(*ret);
+                v.push(*row);
+                v
+            }
+            Node::Record(row) => vec![*row],
+            Node::RowExt(_, t, rest) => vec![*t, *rest],
+            _ => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,439 @@
+//! Named types, constructors and effects: the tables the checker consults,
+//! and the translation of written types (`List[Flight]`) into [`TyId`]s.
+//!
+//! Invariants: the built-in types occupy the first table slots in the order
+//! of the [`TypeCon`] constants; a declared type's constructors and record
+//! fields are stored as [`Scheme`]s over the type's parameters, so using
+//! them is instantiation; a name that cannot be resolved translates to the
+//! `Error` type after one diagnostic.
+
+use std::collections::HashMap;
+
+use crate::ast::{EffectRow, TypeExpr, TypeExprKind};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+use crate::types::TypeCon;
+use crate::types::infer::{Checker, Scheme};
+use crate::types::suggest;
+use crate::types::ty::{Classes, Kind, Node, TyId};
+
+/// What a named type is.
+#[derive(Clone, Debug)]
+pub enum TypeDef {
+    /// Built into the checker.
+    Builtin,
+    /// A sum type with these constructors (indices into the table).
+    Sum(Vec<usize>),
+    /// A record type: its scheme is the record over the type's parameters.
+    Record(Scheme),
+}
+
+/// A named type.
+#[derive(Clone, Debug)]
+pub struct TypeInfo {
+    /// Its name.
+    pub name: String,
+    /// How many type arguments it takes.
+    pub arity: usize,
+    /// What it is.
+    pub def: TypeDef,
+    /// Where it is declared (`None` for built-ins).
+    pub span: Option<Span>,
+    /// The classes every instance supports at most.
+    pub classes: Classes,
+}
+
+/// A constructor of a sum type.
+#[derive(Clone, Debug)]
+pub struct CtorInfo {
+    /// Its name.
+    pub name: String,
+    /// The type it builds.
+    pub ty: TypeCon,
+    /// Its position among the type's constructors.
+    pub index: usize,
+    /// How many fields it has.
+    pub arity: usize,
+    /// `fn(fields) -> T[params]`, or `T[params]` for a constant.
+    pub scheme: Scheme,
+    /// Where it is declared.
+    pub span: Option<Span>,
+}
+
+/// An effect operation's signature.
+#[derive(Clone, Debug)]
+pub struct OpInfo {
+    /// Its name.
+    pub name: String,
+    /// `fn(params) -> result` over the effect's parameters.
+    pub scheme: Scheme,
+    /// How many parameters it takes.
+    pub arity: usize,
+    /// Whether its declared result is `Never`.
+    pub never: bool,
+}
+
+/// A declared effect.
+#[derive(Clone, Debug)]
+pub struct EffectInfo {
+    /// Its name.
+    pub name: String,
+    /// How many type parameters it takes.
+    pub arity: usize,
+    /// Its operations, in order.
+    pub ops: Vec<OpInfo>,
+    /// Where it is declared (`None` for built-ins).
+    pub span: Option<Span>,
+    /// Whether the host provides it (a capability).
+    pub host: bool,
+}
+
+/// All named types and constructors.
+#[derive(Debug, Default)]
+pub struct TypeTable {
+    /// Every type, indexed by [`TypeCon`].
+    pub types: Vec<TypeInfo>,
+    /// Type names.
+    pub by_name: HashMap<String, TypeCon>,
+    /// Every constructor.
+    pub ctors: Vec<CtorInfo>,
+    /// Constructor names.
+    pub ctor_by_name: HashMap<String, usize>,
+    /// Effects by name.
+    pub effects: HashMap<String, EffectInfo>,
+}
+
+impl TypeTable {
+    /// A table holding the built-in types.
+    pub fn new() -> TypeTable {
+        let mut t = TypeTable::default();
+        let all = Classes::NUM.union(Classes::CONCAT);
+        let basic = Classes::ORD.union(Classes::SHOW);
+        for (name, arity, classes) in [
+            ("Int", 0, Classes::NUM),
+            ("Float", 0, Classes::NUM),
+            ("Bool", 0, basic),
+            ("Str", 0, basic.union(Classes::CONCAT)),
+            ("Unit", 0, basic),
+            ("Never", 0, all),
+            ("List", 1, basic.union(Classes::CONCAT)),
+            ("Map", 2, Classes::EQ.union(Classes::SHOW)),
+        ] {
+            t.add_type(TypeInfo {
+                name: name.to_string(),
+                arity,
+                def: TypeDef::Builtin,
+                span: None,
+                classes,
+            });
+        }
+        t
+    }
+
+    /// Add a type; returns its constructor.
+    pub fn add_type(&mut self, info: TypeInfo) -> TypeCon {
+        let con = TypeCon(self.types.len() as u32);
+        self.by_name.insert(info.name.clone(), con);
+        self.types.push(info);
+        con
+    }
+
+    /// The type's entry.
+    pub fn info(&self, con: TypeCon) -> Option<&TypeInfo> {
+        self.types.get(con.0 as usize)
+    }
+
+    /// The classes `con`'s instances can support.
+    pub fn classes_of(&self, con: TypeCon) -> Classes {
+        self.info(con).map(|i| i.classes).unwrap_or(Classes::NONE)
+    }
+
+    /// The type's name.
+    pub fn name(&self, con: TypeCon) -> &str {
+        self.info(con).map(|i| i.name.as_str()).unwrap_or("?")
+    }
+}
+
+/// How a type variable written in an annotation is treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarMode {
+    /// In a `fn` signature: a new name is a rigid variable at this level.
+    Rigid(u32),
+    /// In a `let` or lambda annotation: a new name is a fresh variable at
+    /// this level.
+    Flexible(u32),
+    /// In a `type` or `effect` declaration: only the declared parameters.
+    Declared,
+}
+
+/// The type variables in scope while translating annotations.
+#[derive(Clone, Debug, Default)]
+pub struct TyVars {
+    /// Name to variable, innermost last.
+    pub names: Vec<(String, TyId)>,
+}
+
+impl TyVars {
+    /// The variable called `name`, if any.
+    pub fn get(&self, name: &str) -> Option<TyId> {
+        self.names
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| *t)
+    }
+}
+
+impl Checker<'_> {
+    /// Translate a written type.
+    pub fn translate(&mut self, te: &TypeExpr, vars: &mut TyVars, mode: VarMode) -> TyId {
+        stacker::maybe_grow(
+            crate::types::STACK_RED_ZONE,
+            crate::types::STACK_CHUNK,
+            || self.translate_inner(te, vars, mode),
+        )
+    }
+
+    fn translate_inner(&mut self, te: &TypeExpr, vars: &mut TyVars, mode: VarMode) -> TyId {
+        match &te.kind {
+            TypeExprKind::Error => self.error_ty(),
+            TypeExprKind::Unit => self.con(TypeCon::UNIT, Vec::new()),
+            TypeExprKind::Var(name) => {
+                if let Some(t) = vars.get(&name.name) {
+                    return t;
+                }
+                let t = match mode {
+                    VarMode::Rigid(level) => {
+                        let name_sym = self.syms.intern(&name.name);
+                        self.arena.add(Node::Rigid {
+                            name: name_sym,
+                            bounds: Classes::NONE,
+                            level,
+                        })
+                    }
+                    VarMode::Flexible(level) => self.arena.var(level, Kind::Type),
+                    VarMode::Declared => {
+                        self.report(
+                            Diagnostic::new(
+                                Code::UnknownType,
+                                format!(
+                                    "expected one of the declaration's type parameters, found `{}`",
+                                    name.name
+                                ),
+                            )
+                            .with_primary(name.span, "not a parameter of this declaration")
+                            .with_help(format!(
+                                "declare it after the name, like `type Box[{}] = ...`",
+                                name.name
+                            )),
+                        );
+                        return self.error_ty();
+                    }
+                };
+                vars.names.push((name.name.clone(), t));
+                t
+            }
+            TypeExprKind::Tuple(items) => {
+                let ts = items
+                    .iter()
+                    .map(|i| self.translate(i, vars, mode))
+                    .collect();
+                self.arena.add(Node::Tuple(ts))
+            }
+            TypeExprKind::Record(fields) => {
+                let mut seen: Vec<(u32, Span)> = Vec::new();
+                let mut row = Vec::new();
+                for f in fields {
+                    let label = self.syms.intern(&f.name.name);
+                    if let Some((_, first)) = seen.iter().find(|(l, _)| *l == label) {
+                        let first = *first;
+                        self.duplicate("field", &f.name.name, first, f.name.span);
+                        continue;
+                    }
+                    seen.push((label, f.name.span));
+                    let t = self.translate(&f.ty, vars, mode);
+                    row.push((label, t));
+                }
+                let empty = self.arena.add(Node::RowEmpty);
+                let row = self.extend(&row, empty);
+                self.arena.add(Node::Record(row))
+            }
+            TypeExprKind::Fn {
+                params,
+                ret,
+                effects,
+            } => {
+                let ps = params
+                    .iter()
+                    .map(|p| self.translate(p, vars, mode))
+                    .collect();
+                let r = self.translate(ret, vars, mode);
+                let row = self.translate_row(effects.as_ref(), vars, mode);
+                self.arena.add(Node::Fn(ps, r, row))
+            }
+            TypeExprKind::Named { name, args } => self.translate_named(te, name, args, vars, mode),
+        }
+    }
+
+    fn translate_named(
+        &mut self,
+        te: &TypeExpr,
+        name: &crate::ast::Ident,
+        args: &[TypeExpr],
+        vars: &mut TyVars,
+        mode: VarMode,
+    ) -> TyId {
+        let arg_tys: Vec<TyId> = args.iter().map(|a| self.translate(a, vars, mode)).collect();
+        let Some(con) = self.types.by_name.get(&name.name).copied() else {
+            let mut d = Diagnostic::new(
+                Code::UnknownType,
+                format!("expected a type, found the unknown name `{}`", name.name),
+            )
+            .with_primary(name.span, "no type has this name");
+            let candidates: Vec<&str> = self.types.by_name.keys().map(String::as_str).collect();
+            if let Some(s) = suggest::type_alias(&name.name)
+                .map(str::to_string)
+                .or_else(|| suggest::closest(&name.name, candidates.iter().copied()))
+            {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            } else if self.types.ctor_by_name.contains_key(&name.name) {
+                d = d.with_help(format!(
+                    "`{}` is a constructor, not a type; use the type it builds",
+                    name.name
+                ));
+            }
+            self.report(d);
+            return self.error_ty();
+        };
+        if self.pending.contains_key(&con) {
+            self.define_record(con);
+        }
+        let (arity, def) = match self.types.info(con) {
+            Some(i) => (i.arity, i.def.clone()),
+            None => return self.error_ty(),
+        };
+        if arity != arg_tys.len() {
+            let plural = |n: usize| if n == 1 { "argument" } else { "arguments" };
+            self.report(
+                Diagnostic::new(
+                    Code::TypeArity,
+                    format!(
+                        "expected {arity} type {} for `{}`, found {}",
+                        plural(arity),
+                        name.name,
+                        arg_tys.len()
+                    ),
+                )
+                .with_primary(te.span, format!("`{}` takes {arity}", name.name))
+                .with_help(type_arity_help(&name.name, arity)),
+            );
+            return self.error_ty();
+        }
+        match def {
+            TypeDef::Record(scheme) => self.instantiate_with(&scheme, &arg_tys),
+            _ => self.con(con, arg_tys),
+        }
+    }
+
+    /// Translate an effect row annotation; `None` is a fresh open row.
+    pub fn translate_row(
+        &mut self,
+        row: Option<&EffectRow>,
+        vars: &mut TyVars,
+        mode: VarMode,
+    ) -> TyId {
+        let level = match mode {
+            VarMode::Rigid(l) | VarMode::Flexible(l) => l,
+            VarMode::Declared => crate::types::infer::GENERIC,
+        };
+        let Some(row) = row else {
+            return self.arena.var(level, Kind::Row);
+        };
+        let mut labels = Vec::new();
+        for e in &row.effects {
+            let args: Vec<TyId> = e
+                .args
+                .iter()
+                .map(|a| self.translate(a, vars, mode))
+                .collect();
+            match self.types.effects.get(&e.name.name) {
+                Some(info) if info.arity == args.len() => {}
+                Some(info) => {
+                    let arity = info.arity;
+                    self.report(
+                        Diagnostic::new(
+                            Code::TypeArity,
+                            format!(
+                                "expected {arity} type argument(s) for effect `{}`, found {}",
+                                e.name.name,
+                                args.len()
+                            ),
+                        )
+                        .with_primary(e.span, "wrong number of type arguments"),
+                    );
+                    continue;
+                }
+                None => {
+                    self.unknown_effect(&e.name);
+                    continue;
+                }
+            }
+            let label = self.syms.intern(&e.name.name);
+            let payload = self.arena.add(Node::Tuple(args));
+            labels.push((label, payload));
+        }
+        let tail = match &row.tail {
+            Some(name) => match vars.get(&name.name) {
+                Some(t) => t,
+                None => {
+                    let t = self.arena.var(level, Kind::Row);
+                    vars.names.push((name.name.clone(), t));
+                    t
+                }
+            },
+            None => self.arena.add(Node::RowEmpty),
+        };
+        self.extend(&labels, tail)
+    }
+
+    /// Report an unknown effect name.
+    pub fn unknown_effect(&mut self, name: &crate::ast::Ident) {
+        let candidates: Vec<String> = self.types.effects.keys().cloned().collect();
+        let mut d = Diagnostic::new(
+            Code::UnknownEffect,
+            format!("expected an effect, found the unknown name `{}`", name.name),
+        )
+        .with_primary(name.span, "no effect has this name");
+        if let Some(s) = suggest::closest(&name.name, candidates.iter().map(String::as_str)) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        } else {
+            d = d.with_help(format!(
+                "declare it with `effect {} {{ fn op() -> T }}`",
+                name.name
+            ));
+        }
+        self.report(d);
+    }
+
+    /// `con[args]`.
+    pub fn con(&mut self, con: TypeCon, args: Vec<TyId>) -> TyId {
+        self.arena.add(Node::Con(con, args))
+    }
+}
+
+fn type_arity_help(name: &str, arity: usize) -> String {
+    match name {
+        "List" => "write `List[Int]`: a list has one element type".to_string(),
+        "Map" => "write `Map[Str, Int]`: a map has a key type and a value type".to_string(),
+        "Option" => "write `Option[Int]`".to_string(),
+        "Result" => "write `Result[Int, Str]`: a value type and an error type".to_string(),
+        _ if arity == 0 => format!("`{name}` takes no type arguments: write just `{name}`"),
+        _ => format!(
+            "write `{name}[{}]`",
+            (0..arity)
+                .map(|i| ((b'a' + (i % 26) as u8) as char).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
