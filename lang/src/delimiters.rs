@@ -352,7 +352,8 @@ pub fn balance(
             continue;
         }
 
-        if let Some(prev_end) = b.first_on_line(span)
+        let first_on_line = b.first_on_line(span);
+        if let Some(prev_end) = first_on_line
             && b.repair
         {
             // A line that starts at or left of the line where a bracket was
@@ -372,6 +373,8 @@ pub fn balance(
                 push_closer(&mut b.out, &open, Span::point(prev_end));
                 b.adjust(&open.token, -1);
             }
+        }
+        if first_on_line.is_some() {
             // A new line that neither continues an operator chain nor is
             // continued by one starts a new statement.
             let prev_continues = b.out.last().is_some_and(|(t, _)| deepens(t));

@@ -361,15 +361,41 @@ impl Checker<'_> {
 
     /// `let pattern (: T)? = value`, binding the pattern's names.
     pub fn infer_let(&mut self, l: &Let) {
+        let since = self.arena.len() as TyId;
         self.level += 1;
         let t = self.let_value(l);
+        let value = is_value(&l.value);
+        if let crate::ast::PatternKind::Bind(name) = &l.pattern.kind {
+            self.level -= 1;
+            let scheme = if value {
+                self.generalize(t, since)
+            } else {
+                self.settle(t, since);
+                Scheme::mono(t)
+            };
+            self.bind(
+                &name.name,
+                Binding {
+                    scheme,
+                    span: name.span,
+                },
+            );
+            return;
+        }
+        // A pattern: its names are generalised one by one.
+        let mut info = crate::types::pattern::PatInfo::default();
+        self.type_pattern(&l.pattern, t, &mut info, l.value.span);
         self.level -= 1;
-        let scheme = if is_value(&l.value) {
-            self.generalize(t)
-        } else {
-            Scheme::mono(t)
-        };
-        self.bind_let_pattern(&l.pattern, scheme);
+        self.irrefutable(&l.pattern, &info, "a `let`");
+        for (name, span, ty) in std::mem::take(&mut info.bound) {
+            let scheme = if value {
+                self.generalize(ty, since)
+            } else {
+                self.settle(ty, since);
+                Scheme::mono(ty)
+            };
+            self.bind(&name, Binding { scheme, span });
+        }
     }
 
     /// The type of a `let`'s value, checked against its annotation.
@@ -397,6 +423,7 @@ impl Checker<'_> {
         let Some(body) = &f.body else {
             return;
         };
+        let since = self.arena.len() as TyId;
         self.level += 1;
         let saved = self.tyvars.names.len();
         let sig = self.signature(
@@ -421,7 +448,7 @@ impl Checker<'_> {
         self.pop_to(mark);
         self.tyvars.names.truncate(saved);
         self.level -= 1;
-        let scheme = self.generalize(ft);
+        let scheme = self.generalize(ft, since);
         self.bind(
             &f.name.name,
             Binding {

@@ -87,20 +87,37 @@ impl Checker<'_> {
             }
         }
         if !report.missing.is_empty() {
-            let shown: Vec<String> = report.missing.iter().map(|m| format!("`{m}`")).collect();
+            // The check reports at most six; show five and say if there
+            // are more.
+            let more = report.missing.len() > 5;
+            let shown: Vec<String> = report
+                .missing
+                .iter()
+                .take(5)
+                .map(|m| format!("`{m}`"))
+                .collect();
+            let list = if more {
+                format!("{} and more", shown.join(", "))
+            } else {
+                shown.join(", ")
+            };
             let guarded = arms.iter().any(|a| a.guard.is_some());
+            let help = if report.missing.iter().all(|m| m == "_") {
+                "add a final `_ => ...` arm for the other values".to_string()
+            } else if more {
+                "add arms for these, or a final `_ => ...` arm".to_string()
+            } else {
+                format!(
+                    "add an arm for {}, or a final `_ => ...` arm",
+                    shown.join(" and ")
+                )
+            };
             let mut d = Diagnostic::new(
                 Code::NonExhaustive,
-                format!(
-                    "expected the arms to cover every value, found no arm for {}",
-                    shown.join(", ")
-                ),
+                format!("expected the arms to cover every value, found no arm for {list}"),
             )
-            .with_primary(scrutinee.span, format!("missing: {}", shown.join(", ")))
-            .with_help(format!(
-                "add an arm for {}, or a final `_ => ...` arm",
-                shown.join(" and ")
-            ));
+            .with_primary(scrutinee.span, format!("missing: {list}"))
+            .with_help(help);
             if guarded {
                 d = d.with_note(
                     "arms with an `if` guard do not count, since the guard may be false",

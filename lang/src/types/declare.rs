@@ -39,17 +39,32 @@ impl Checker<'_> {
                     Some(first) => {
                         self.duplicate("type", &t.name.name, first, t.name.span);
                     }
-                    _ => self.report(
-                        Diagnostic::new(
-                            Code::BuiltinRedefined,
-                            format!(
-                                "expected a new type name, found `{}`, which is built in",
-                                t.name.name
+                    _ => {
+                        let what = if con.0 < 8 {
+                            "a built-in type".to_string()
+                        } else {
+                            "a type of the standard library".to_string()
+                        };
+                        self.report(
+                            Diagnostic::new(
+                                Code::BuiltinRedefined,
+                                format!(
+                                    "expected a new type name, found `{}`, which is built in",
+                                    t.name.name
+                                ),
+                            )
+                            .with_primary(t.name.span, what)
+                            .with_help(
+                                "Writ has no type aliases; choose another name for a new type",
                             ),
-                        )
-                        .with_primary(t.name.span, "a built-in type")
-                        .with_help("Writ has no type aliases; choose another name for a new type"),
-                    ),
+                        );
+                        // A standard-library type is shadowed by the
+                        // program's own, so that its uses are not reported
+                        // again; a type built into the checker is not.
+                        if con.0 >= 8 {
+                            self.shadow_library_type(t);
+                        }
+                    }
                 }
                 continue;
             }
@@ -89,6 +104,34 @@ impl Checker<'_> {
             if let Item::Effect(e) = item {
                 self.declare_effect(e);
             }
+        }
+    }
+
+    /// Declare `t` under a name the standard library already uses (after
+    /// reporting it), so the rest of the program sees the program's type.
+    fn shadow_library_type(&mut self, t: &TypeDecl) {
+        let record = matches!(t.body, TypeBody::Record(_));
+        let con = self.types.add_type(TypeInfo {
+            name: t.name.name.clone(),
+            arity: t.params.len(),
+            def: TypeDef::Builtin,
+            span: Some(t.name.span),
+            classes: if record {
+                Classes::NONE
+            } else {
+                Classes::EQ.union(Classes::SHOW)
+            },
+        });
+        if record {
+            self.pending.insert(
+                con,
+                PendingRecord {
+                    decl: t.clone(),
+                    started: false,
+                },
+            );
+        } else {
+            self.define_sum(con, t);
         }
     }
 

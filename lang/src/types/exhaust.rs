@@ -259,7 +259,7 @@ pub fn check(arms: &[Arm]) -> Report {
 /// Work units allowed for one [`check`].
 const BUDGET: usize = 1_000_000;
 /// How many missing values are reported at most.
-const MAX_WITNESSES: usize = 3;
+const MAX_WITNESSES: usize = 6;
 /// Grow the stack when less than this is left...
 const RED_ZONE: usize = 64 * 1024;
 /// ...by this much.
@@ -284,12 +284,45 @@ struct Row<'a> {
 enum Tok<'a> {
     /// Any value.
     Wild,
+    /// A literal none of the arms lists (an Int, Float or string).
+    Other(Other),
     /// Constructor `index` of `family`.
     Ctor {
         family: &'a Family,
         index: usize,
         arity: usize,
     },
+}
+
+/// A literal value no arm lists, chosen to print as an example.
+#[derive(Clone, Copy, Debug)]
+enum Other {
+    Int(i64),
+    Float(u64),
+    /// Index into [`OTHER_STRINGS`].
+    Str(usize),
+}
+
+/// Example strings for a string column, in order of preference.
+const OTHER_STRINGS: &[&str] = &["", "a", "b", "c", "x", "y", "z", "other"];
+
+/// A literal that none of `keys` is, of the same kind as they are.
+fn other_literal(keys: &HashMap<Key<'_>, usize>) -> Option<Other> {
+    let first = keys.keys().next()?;
+    match first {
+        Key::Int(_) => (0..=keys.len() as i64)
+            .find(|n| !keys.contains_key(&Key::Int(*n)))
+            .map(Other::Int),
+        Key::Float(_) => (0..=keys.len() as u64)
+            .map(|n| (n as f64).to_bits())
+            .find(|b| !keys.contains_key(&Key::Float(*b)))
+            .map(Other::Float),
+        Key::Str(_) => OTHER_STRINGS
+            .iter()
+            .position(|s| !keys.contains_key(&Key::Str(s)))
+            .map(Other::Str),
+        Key::Ctor(_) => None,
+    }
 }
 
 /// A vector of values missed by the matrix, one per column, as tokens in
@@ -498,7 +531,10 @@ impl<'a> Checker<'a> {
                 }
                 _ => {
                     let mut full = witness;
-                    full.push(Tok::Wild);
+                    full.push(match other_literal(&index) {
+                        Some(other) if !groups.is_empty() => Tok::Other(other),
+                        _ => Tok::Wild,
+                    });
                     out.push(full);
                 }
             }
@@ -667,14 +703,31 @@ fn print_here(toks: &[Tok<'_>], pos: &mut usize, out: &mut String) {
         return;
     };
     *pos += 1;
-    let Tok::Ctor {
-        family,
-        index,
-        arity,
-    } = tok
-    else {
-        out.push('_');
-        return;
+    let (family, index, arity) = match tok {
+        Tok::Ctor {
+            family,
+            index,
+            arity,
+        } => (family, index, arity),
+        Tok::Other(Other::Int(n)) => {
+            out.push_str(&n.to_string());
+            return;
+        }
+        Tok::Other(Other::Float(bits)) => {
+            out.push_str(&format!("{:?}", f64::from_bits(bits)));
+            return;
+        }
+        Tok::Other(Other::Str(i)) => {
+            out.push_str(&format!(
+                "{:?}",
+                OTHER_STRINGS.get(i).copied().unwrap_or("")
+            ));
+            return;
+        }
+        Tok::Wild => {
+            out.push('_');
+            return;
+        }
     };
     match family {
         Family::Sum(ctors) => {

@@ -366,17 +366,51 @@ impl<'p> Checker<'p> {
     }
 
     /// Generalise `ty` over the variables deeper than the current level.
-    pub fn generalize(&mut self, ty: TyId) -> Scheme {
+    /// Only nodes made since `since` are visited: older nodes hold no
+    /// variable deeper than the current level (see [`Checker::settle`]),
+    /// which keeps a long chain of `let`s linear.
+    pub fn generalize(&mut self, ty: TyId, since: TyId) -> Scheme {
         let mut vars = Vec::new();
         self.arena.new_epoch();
-        self.collect_generic(ty, &mut vars);
+        self.walk_deep_vars(ty, since, &mut vars);
         Scheme { vars, ty }
     }
 
-    fn collect_generic(&mut self, ty: TyId, out: &mut Vec<TyId>) {
+    /// Keep `ty` monomorphic: lower its deeper variables to the current
+    /// level, so that a later generalisation at this level leaves them
+    /// alone (they belong to a binding the value restriction kept
+    /// monomorphic).
+    pub fn settle(&mut self, ty: TyId, since: TyId) {
+        let mut vars = Vec::new();
+        self.arena.new_epoch();
+        self.walk_deep_vars(ty, since, &mut vars);
+        for v in vars {
+            match self.arena.node(v).clone() {
+                Node::Var { kind, classes, .. } => self.arena.set(
+                    v,
+                    Node::Var {
+                        level: self.level,
+                        kind,
+                        classes,
+                    },
+                ),
+                Node::Rigid { name, bounds, .. } => self.arena.set(
+                    v,
+                    Node::Rigid {
+                        name,
+                        bounds,
+                        level: self.level,
+                    },
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    fn walk_deep_vars(&mut self, ty: TyId, since: TyId, out: &mut Vec<TyId>) {
         stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
             let t = self.arena.resolve(ty);
-            if !self.arena.visit(t) {
+            if t < since || !self.arena.visit(t) {
                 return;
             }
             match self.arena.node(t) {
@@ -387,7 +421,7 @@ impl<'p> Checker<'p> {
                 }
                 _ => {
                     for c in self.arena.children(t) {
-                        self.collect_generic(c, out);
+                        self.walk_deep_vars(c, since, out);
                     }
                 }
             }

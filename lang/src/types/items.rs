@@ -91,6 +91,7 @@ fn load_stdlib(c: &mut Checker<'_>) {
 impl Checker<'_> {
     /// The scheme of a standard-library function, from its signature.
     fn library_fn(&mut self, f: &FnDecl) -> Scheme {
+        let since = self.arena.len() as TyId;
         self.level = 1;
         let saved = self.tyvars.names.len();
         let mut sig = self.signature(
@@ -106,7 +107,7 @@ impl Checker<'_> {
         self.tyvars.names.truncate(saved);
         let ft = self.arena.add(Node::Fn(sig.params, sig.ret, sig.row));
         self.level = 0;
-        self.generalize(ft)
+        self.generalize(ft, since)
     }
 
     fn check_top_level(&mut self, program: &Program) {
@@ -349,9 +350,11 @@ impl Checker<'_> {
             .iter()
             .filter_map(|p| fn_at(program, *p).map(|f| (*p, f)))
             .collect();
+        let group_start = self.arena.len() as TyId;
         self.level = 1;
         let mut sigs: Vec<(FnSig, TyId, usize)> = Vec::new();
         for (pos, f) in &fns {
+            let since = self.arena.len() as TyId;
             let saved = self.tyvars.names.len();
             let sig = self.signature(
                 &f.generics,
@@ -366,7 +369,7 @@ impl Checker<'_> {
                 .add(Node::Fn(sig.params.clone(), sig.ret, sig.row));
             let scheme = if sig.annotated {
                 self.level = 0;
-                let s = self.generalize(ft);
+                let s = self.generalize(ft, since);
                 self.level = 1;
                 s
             } else {
@@ -398,7 +401,7 @@ impl Checker<'_> {
         }
         self.level = 0;
         for ((_, f), (_, ft, pos)) in fns.iter().zip(sigs.iter()) {
-            let scheme = self.generalize(*ft);
+            let scheme = self.generalize(*ft, group_start);
             self.top_fns.insert(
                 f.name.name.clone(),
                 (

@@ -27,6 +27,9 @@ pub struct PatInfo {
     pub bound: Vec<(String, Span, TyId)>,
     /// The type of each record pattern (by address), to list its fields.
     pub records: HashMap<usize, TyId>,
+    /// Whether typing the pattern reported an error (then its coverage is
+    /// not checked: the error explains the problem).
+    pub failed: bool,
 }
 
 impl Checker<'_> {
@@ -40,6 +43,14 @@ impl Checker<'_> {
     }
 
     fn type_pattern_inner(&mut self, p: &Pattern, t: TyId, info: &mut PatInfo, origin: Span) {
+        let before = self.diagnostics.len() + self.dropped;
+        self.type_pattern_kind(p, t, info, origin);
+        if self.diagnostics.len() + self.dropped > before {
+            info.failed = true;
+        }
+    }
+
+    fn type_pattern_kind(&mut self, p: &Pattern, t: TyId, info: &mut PatInfo, origin: Span) {
         let lit = |c: &mut Self, con: TypeCon| {
             let want = c.con(con, Vec::new());
             c.pattern_expect(p.span, t, want, origin);
@@ -209,6 +220,13 @@ impl Checker<'_> {
         match self.unify(t, want) {
             Ok(()) => true,
             Err(m) => {
+                let closed_record = matches!(
+                    m,
+                    crate::types::unify::Mismatch::MissingField {
+                        in_expected: true,
+                        ..
+                    }
+                );
                 self.report_mismatch(
                     span,
                     t,
@@ -216,6 +234,15 @@ impl Checker<'_> {
                     m,
                     Origin::new(origin, "this is the value matched"),
                 );
+                if closed_record
+                    && let Some(d) = self.diagnostics.last_mut()
+                    && d.help.is_none()
+                {
+                    d.help = Some(
+                        "a record pattern names every field, unless it ends with `..` to ignore the others"
+                            .into(),
+                    );
+                }
                 false
             }
         }
@@ -255,6 +282,9 @@ impl Checker<'_> {
 
     /// Report `p` if some value of its type does not match it.
     pub fn irrefutable(&mut self, p: &Pattern, info: &PatInfo, place: &str) {
+        if info.failed {
+            return;
+        }
         let pat = self.simplify(p, info);
         let report = exhaust::check(&[exhaust::Arm {
             pat,

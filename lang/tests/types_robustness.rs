@@ -1,0 +1,200 @@
+//! The type checker never panics, never overflows the host stack, and
+//! stays fast on large and deep programs.
+
+use proptest::prelude::*;
+use writ_lang::{Code, parse, types};
+
+/// Parse, and type-check if the parse succeeded; return the codes.
+fn codes(src: &str) -> Vec<Code> {
+    let parsed = parse(src);
+    if parsed.has_errors() {
+        return parsed.diagnostics.iter().map(|d| d.code).collect();
+    }
+    types::check(&parsed.program)
+        .diagnostics
+        .iter()
+        .map(|d| d.code)
+        .collect()
+}
+
+/// Expressions over a small set of names: well and ill typed.
+fn expr() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("x".to_string()),
+        Just("xs".to_string()),
+        Just("f".to_string()),
+        Just("42".to_string()),
+        Just("2.5".to_string()),
+        Just("true".to_string()),
+        Just("\"s\"".to_string()),
+        Just("()".to_string()),
+        Just("None".to_string()),
+        Just("[]".to_string()),
+        Just("list.map".to_string()),
+        Just("nope".to_string()),
+    ];
+    leaf.prop_recursive(5, 48, 4, |inner| {
+        let op = prop::sample::select(vec![
+            "+", "-", "*", "/", "%", "++", "|>", "&&", "||", "==", "<", "!=",
+        ]);
+        prop_oneof![
+            (inner.clone(), op, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("f({a}, {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("list.map({a}, {b})")),
+            prop::collection::vec(inner.clone(), 0..4)
+                .prop_map(|xs| format!("[{}]", xs.join(", "))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{{ a: {a}, b: {b} }}")),
+            inner.clone().prop_map(|a| format!("{{ ..x, a: {a} }}")),
+            inner.clone().prop_map(|a| format!("{a}.a")),
+            inner.clone().prop_map(|a| format!("Some({a})")),
+            inner.clone().prop_map(|a| format!("!{a}")),
+            inner.clone().prop_map(|a| format!("fn(y) {{ {a} }}")),
+            inner
+                .clone()
+                .prop_map(|a| format!("fn(y: Int) -> Int {{ {a} }}")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, a, b)| format!("if {c} {{ {a} }} else {{ {b} }}")),
+            (inner.clone(), inner.clone()).prop_map(|(s, a)| format!(
+                "match {s} {{ Some([y, ..rest]) if y > 0 => {a}, None => 1, _ => 0 }}"
+            )),
+            (inner.clone(), inner.clone()).prop_map(|(s, a)| format!(
+                "match {s} {{ (true, z) => {a}, {{ a, .. }} => a, [] => 0 }}"
+            )),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!(
+                "handle {a} with {{ Ask.ask(q) => resume(q), return(r) => {b} }}"
+            )),
+            (inner.clone(), inner.clone())
+                .prop_map(|(a, b)| format!("{{\n  let z = {a}\n  {b}\n}}")),
+            inner
+                .clone()
+                .prop_map(|a| format!("\"n = ${{{}}}!\"", a.replace('\n', "; "))),
+            inner.clone().prop_map(|a| format!("Ask.ask({a})")),
+        ]
+    })
+}
+
+fn program(body: String, sig: &str) -> String {
+    format!(
+        "effect Ask {{ fn ask(q: Int) -> Int }}\ntype T = A | B(Int)\nfn g{sig} {{\n  {body}\n}}\nlet v = g(1, [1], fn(a) {{ a }})\n"
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn any_parsed_program_checks_without_panic(e in expr(), sig in prop::sample::select(vec![
+        "(x, xs, f)", "(x: Int, xs: List[Int], f: fn(Int) -> Int)", "[a: Eq](x: a, xs: List[a], f)",
+        "(x: { a: Int }, xs, f) -> Str",
+    ])) {
+        let _ = codes(&program(e, sig));
+    }
+
+    #[test]
+    fn arbitrary_text_checks_without_panic(src in any::<String>()) {
+        let _ = codes(&src);
+    }
+}
+
+/// Run `f` on a thread with a small stack: the checker must grow its own.
+fn on_small_stack(f: impl FnOnce() + Send + 'static) {
+    let handle = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(f)
+        .expect("spawn");
+    assert!(handle.join().is_ok(), "the checker panicked or overflowed");
+}
+
+#[test]
+fn ten_thousand_nested_lets() {
+    on_small_stack(|| {
+        let mut src = String::from("fn main() {\n  let x0 = 0\n");
+        for i in 1..10_000 {
+            src.push_str(&format!("  let x{i} = (x{}, {i})\n", i - 1));
+        }
+        src.push_str("  x9999\n}\n");
+        assert_eq!(codes(&src), vec![]);
+    });
+}
+
+#[test]
+fn ten_thousand_nested_generalised_lets() {
+    on_small_stack(|| {
+        let mut src = String::from("fn main() {\n  let f0 = fn(a) { a }\n");
+        for i in 1..10_000 {
+            src.push_str(&format!("  let f{i} = fn(a) {{ f{}(a) }}\n", i - 1));
+        }
+        src.push_str("  (f9999(1), f9999(\"s\"))\n}\n");
+        assert_eq!(codes(&src), vec![]);
+    });
+}
+
+#[test]
+fn five_thousand_element_list() {
+    on_small_stack(|| {
+        let items: Vec<String> = (0..5_000).map(|i| i.to_string()).collect();
+        let src = format!(
+            "let xs = [{}]\nlet bad = [{}, \"x\"]\n",
+            items.join(", "),
+            items.join(", ")
+        );
+        assert_eq!(codes(&src), vec![Code::TypeMismatch]);
+    });
+}
+
+#[test]
+fn deeply_nested_expressions() {
+    on_small_stack(|| {
+        let parens = format!("let x = {}1{}", "(".repeat(255), ")".repeat(255));
+        assert_eq!(codes(&parens), vec![]);
+        let lambdas = format!("let f = {}a{}", "fn(a) { ".repeat(250), " }".repeat(250));
+        assert_eq!(codes(&lambdas), vec![]);
+        let sums = format!("let y = {}", vec!["1"; 900].join(" + "));
+        assert_eq!(codes(&sums), vec![]);
+        let calls = format!(
+            "fn id(x) {{ x }}\nlet z = {}1{}",
+            "id(".repeat(250),
+            ")".repeat(250)
+        );
+        assert_eq!(codes(&calls), vec![]);
+        let somes = format!(
+            "let s = {}1{}\nlet t = match s {{ {}_{} => 1 }}",
+            "Some(".repeat(250),
+            ")".repeat(250),
+            "Some(".repeat(250),
+            ")".repeat(250)
+        );
+        assert_eq!(codes(&somes), vec![Code::NonExhaustive]);
+    });
+}
+
+#[test]
+fn exponentially_large_types_print_briefly() {
+    // Each let doubles the type; printing it must not.
+    let mut src = String::from("fn main() {\n  let p0 = 1\n");
+    for i in 1..40 {
+        src.push_str(&format!("  let p{i} = (p{}, p{})\n", i - 1, i - 1));
+    }
+    src.push_str("  let bad: Int = p39\n  bad\n}\n");
+    let parsed = parse(&src);
+    let typed = types::check(&parsed.program);
+    assert_eq!(typed.diagnostics.len(), 1);
+    assert!(typed.diagnostics[0].message.len() < 1_000);
+}
+
+#[test]
+fn one_mistake_one_diagnostic() {
+    let src = "fn total(items) {\n  let n = itemz\n  let m = n + 1\n  let k = m * n\n  (n, m, k, n.price, n(1))\n}\n";
+    assert_eq!(codes(src), vec![Code::UnknownName]);
+}
+
+#[test]
+fn a_chain_of_many_functions_is_checked_in_order() {
+    let mut src = String::new();
+    for i in 0..3_000 {
+        src.push_str(&format!("fn f{i}(x) {{ f{}(x) + 1 }}\n", i + 1));
+    }
+    src.push_str("fn f3000(x) { x * 2 }\nlet r = f0(1)\n");
+    assert_eq!(codes(&src), vec![]);
+}
