@@ -63,8 +63,13 @@ Every diagnostic, whether printed for a person or as JSON, has:
 One run reports every independent problem it can find, not only the first:
 the parser recovers at statement and item boundaries, and a mistake already
 reported by an earlier stage (an unknown character, a bracket the balancer
-had to close) is not reported again by a later one. Diagnostics are sorted
-by the position of their primary label.
+had to close) is not reported again by a later one. Names and types (the
+`E1xxx` and `E2xxx` codes) are checked only in a file that has no lexical
+or syntax error, so fixing those can reveal further problems. An
+expression whose type is unknown because of an error already reported
+causes no further diagnostics, and at most 100 problems of names and types are reported for a file (one of
+them then has a note saying how many more were found). Diagnostics are
+sorted by the position of their primary label.
 
 ### Code numbering
 
@@ -72,25 +77,33 @@ by the position of their primary label.
 |---------|--------------------------------------------------------------|
 | `E00xx` | lexical errors (characters, literals, comments) and bracket balancing |
 | `E01xx` | syntax (the parser)                                          |
-| `E1xxx` | names and scopes (reserved for a later stage; none defined yet) |
-| `E2xxx` | types (reserved for a later stage; none defined yet)         |
+| `E10xx` | names: unknown or duplicate names, types, constructors, effects and namespace members |
+| `E20xx` | types: mismatches, calls, fields, operators, type annotations |
+| `E21xx`, `W21xx` | patterns: missing arms, unreachable arms, patterns that may not match |
 | `E3xxx` | effects (reserved for a later stage; none defined yet)       |
 | `E9xxx` | files and usage: a file that cannot be read as a Writ program |
 
-Codes that start with `E` are errors. Codes that start with `W` are warnings;
-no warning codes are defined yet.
+Codes that start with `E` are errors. Codes that start with `W` are warnings:
+the program is still accepted (`W2102` is the only warning so far).
 
 ### Human output
 
 `writ check FILE...` prints, for each file, its diagnostics and then one
 summary line: `FILE: accepted`, `FILE: accepted with N warnings`,
 `FILE: rejected: N errors` (with `, N warnings` when there are some), or
-`FILE: not checked` when the file could not be read. A diagnostic with a
-location starts with `[CODE] Error: message`, then `FILE:LINE:COLUMN` of the
-primary label, the source lines with the labels drawn under them, and a
-`Help:` line. A diagnostic without a location (the `E9xxx` codes) is printed
-as `[CODE] Error: message`, followed by an `in FILE` line and, when there
-are some, `Note: ...` and `Help: ...` lines. Output is coloured only when
+`FILE: not checked` when the file could not be read; a count of one is
+written in the singular (`1 error`, `1 warning`). After the summary line
+of an accepted file come the inferred signatures of its top-level
+functions, one per line, indented by two spaces, such as
+`  fn total(prices: List[Int]) -> Int`. (`writ check --syntax-only` checks
+only the lexical and syntax rules, the `E00xx` and `E01xx` codes, and not
+names and types.) A diagnostic with a location starts with
+`[CODE] Error: message` (`[CODE] Warning: message` for a warning), then
+`FILE:LINE:COLUMN` of the primary label, the source lines with the labels
+drawn under them, and a `Help:` line. A diagnostic without a location
+(the `E9xxx` codes) is printed as `[CODE] Error: message`, followed by an
+`in FILE` line and, when there are some, `Note: ...` and `Help: ...`
+lines. Output is coloured only when
 standard output is a terminal and the `NO_COLOR` environment variable is
 not set to a non-empty value; the examples below are uncoloured.
 
@@ -134,6 +147,14 @@ named, in the order they were named:
           "notes": ["..."],
           "help": "... or null"
         }
+      ],
+      "signatures": [
+        {
+          "name": "total",
+          "signature": "fn total(prices: List[Int]) -> Int",
+          "line": 1,
+          "column": 1
+        }
       ]
     }
   ]
@@ -170,6 +191,11 @@ The fields:
         break is at column 1 of the line after the last one.
     - `notes`: a list of strings, possibly empty.
     - `help`: a string, or `null` when there is no help.
+  - `signatures`: for an accepted file, one entry per top-level function,
+    in source order: `name`, the function's name; `signature`, its
+    inferred signature as the human output prints it; and `line` and
+    `column`, where its declaration starts. An empty array for a file that
+    is rejected or unreadable.
 
 Key order inside an object carries no meaning (the current output happens to
 sort keys alphabetically). For example, for this program (see
@@ -185,6 +211,38 @@ sort keys alphabetically). For example, for this program (see
 @@JSON@@
 ```
 '''
+
+# The E2010 example: a decision over 14 checks and a `strict` flag, written
+# as one flat match (split=False), and the same decision split by `strict`
+# (split=True), which the checker verifies easily.
+_CHECKS = ["address", "age", "bank", "credit", "device", "email", "fraud",
+           "identity", "income", "location", "name", "phone", "residence", "salary"]
+
+
+def _e2010(split):
+    out = ["type Checks = {",
+           "  " + ", ".join(f"{c}: Bool" for c in _CHECKS[:5]) + ",",
+           "  " + ", ".join(f"{c}: Bool" for c in _CHECKS[5:10]) + ",",
+           "  " + ", ".join(f"{c}: Bool" for c in _CHECKS[10:]) + ",",
+           "  strict: Bool,",
+           "}",
+           "",
+           "/// Strict: every check must pass. Lenient: one passing check is enough.",
+           "fn decide(c: Checks) -> Str {"]
+    if not split:
+        out.append("  match c {")
+        out += [f'    {{ {c}: false, strict: true, .. }} => "rejected: {c}",' for c in _CHECKS]
+        out += [f'    {{ {c}: true, strict: false, .. }} => "accepted: {c}",' for c in _CHECKS]
+        out += ['    { strict: true, .. } => "accepted",', '    _ => "rejected",', "  }"]
+    else:
+        out += ["  if c.strict {", "    match c {"]
+        out += [f'      {{ {c}: false, .. }} => "rejected: {c}",' for c in _CHECKS]
+        out += ['      _ => "accepted",', "    }", "  } else {", "    match c {"]
+        out += [f'      {{ {c}: true, .. }} => "accepted: {c}",' for c in _CHECKS]
+        out += ['      _ => "rejected",', "    }", "  }"]
+    out.append("}")
+    return "\n".join(out) + "\n"
+
 
 SECTIONS = [
 dict(code="E0001",
@@ -207,14 +265,14 @@ U+FEFF inside the file, or soft hyphen U+00AD) outside a string is reported
 with its code point, because it could hide text inside a name; inside a
 string literal these characters are allowed.
 ''',
-source="let name = 'Ada'\nlet first = list.head([3, 1, 2])?\n",
+source="let name = 'Ada'\nlet first = list.first([3, 1, 2])?\n",
 fix=r'''
 **Fix**: remove the character or replace it with the Writ syntax the help
 line names. Here, the string takes double quotes, and the `Option` is
 matched on instead of using `?`. (Comments, another common source of this
 error, start with `//` in Writ, not `#`.)
 ''',
-fix_code='let name = "Ada"\nlet first = match list.head([3, 1, 2]) {\n  Some(x) => x,\n  None => 0\n}\n',
+fix_code='let name = "Ada"\nlet first = match list.first([3, 1, 2]) {\n  Some(x) => x,\n  None => 0\n}\n',
 ),
 
 dict(code="E0002",
@@ -601,12 +659,12 @@ on the same line as the operation's name: `Http.get` at the end of a line
 followed by `(url)` on the next line is also reported with this code,
 because a `(` that starts a line never continues a call.
 ''',
-source='effect Http {\n  fn get(url: Str) -> Str\n}\n\nlet pages = list.map(["https://a.example"], Http.get)\n',
+source='let pages = list.map(["https://a.example"], Http.get)\n',
 fix=r'''
 **Fix**: call the operation. To pass it where a function is expected, wrap
 the call in an anonymous function:
 ''',
-fix_code='effect Http {\n  fn get(url: Str) -> Str\n}\n\nlet pages = list.map(["https://a.example"], fn(url) { Http.get(url) })\n',
+fix_code='let pages = list.map(["https://a.example"], fn(url) { Http.get(url) })\n',
 ),
 
 dict(code="E0103",
@@ -688,6 +746,880 @@ really holds two statements, separate them with `;` or put them on two
 lines:
 ''',
 fix_code='fn square(x: Int) -> Int {\n  x * x\n}\n\nlet area = square(3)\nlet width = 3; let height = 4\n',
+),
+
+dict(code="E1001",
+meaning=r'''
+A value name (a variable, parameter or function) is used where nothing of
+that name is defined. The names in scope at a point are: the parameters of
+the enclosing functions and lambdas; the names bound by earlier `let`s and
+`fn`s of the enclosing blocks, and by the pattern of the enclosing `match`
+arm or handler clause; `resume` inside a handler clause; every top-level
+function of the file (wherever it is declared); and the top-level `let`s
+that come *before* the use in the file (a function may use a top-level
+`let` only if the `let` is above the function). The standard library's
+functions are not bare names: they live in namespaces, as in `list.map` or
+`str.split`. The help line offers, in this order: when the name is a
+top-level `let` defined further down, a secondary label at that `let` and
+the advice to move it up; for `resume` outside a handler, where it can be
+used; the closest name in scope, when one is close enough to be a typo; a
+namespace function of that name (`list.filter` for a bare `filter`); or,
+for a name from another language's standard library, what Writ has
+instead (`print`, `len`, `null`, `throw`, `toString`, …). An undefined
+name has no type, so nothing more is reported about the expression that
+uses it.
+''',
+source='''\
+fn average(scores: List[Float]) -> Float {
+  let total = list.fold(scores, 0.0, fn(sum, s) { sum + s })
+  total / math.to_float(len(scores))
+}
+''',
+extra=[
+    dict(before=r'''
+A function that uses a top-level `let` declared below it:
+''', source='''\
+fn with_tax(amount: Float) -> Float {
+  amount * (1.0 + tax_rate)
+}
+
+let tax_rate = 0.2
+'''),
+],
+fix=r'''
+**Fix**: correct the spelling, define the name, or use the Writ function
+the help line names. Here, `list.length` counts the elements; in the
+second example, move the `let` above the function that uses it:
+''',
+fix_code='''\
+fn average(scores: List[Float]) -> Float {
+  let total = list.fold(scores, 0.0, fn(sum, s) { sum + s })
+  total / math.to_float(list.length(scores))
+}
+
+let tax_rate = 0.2
+
+fn with_tax(amount: Float) -> Float {
+  amount * (1.0 + tax_rate)
+}
+''',
+),
+
+dict(code="E1002",
+meaning=r'''
+A type name in an annotation or a declaration is not defined. The types
+in scope are the built-in `Int`, `Float`, `Bool`, `Str`, `Unit`, `Never`,
+`List[a]` and `Map[k, v]`; the prelude's `Option[a]`, `Result[a, e]` and
+`Json`; and the program's own `type` declarations (which may be used before
+they appear). When the name is another language's name for a Writ type,
+the help line gives Writ's (`String` → `Str`, `Integer` and `i64` → `Int`,
+`Vec` and `Array` → `List`, `Dict` and `HashMap` → `Map`, `Maybe` →
+`Option`, `Void` → `Unit`, …); otherwise it offers the closest type name,
+or says when the name is a constructor rather than a type. The same code
+reports a lower-case type variable in a `type` or `effect` declaration that
+is not one of the declaration's parameters, as `a` in
+`type Box = { value: a }` ("expected one of the declaration's type
+parameters, found `a`"). (In a function signature, a new lower-case name
+is a type parameter of the function, and is never an error.)
+''',
+source='type User = { name: String, age: Int }\n',
+fix=r'''
+**Fix**: use the Writ name of the type, declare the type, or, for a type
+variable in a declaration, list it after the type's name
+(`type Box[a] = { value: a }`):
+''',
+fix_code='type User = { name: Str, age: Int }\n',
+),
+
+dict(code="E1003",
+meaning=r'''
+A capitalised name used as a value (`Just("Ada")`) or in a pattern
+(`Nothing => ...`) is not a constructor. The constructors in scope are
+`Some` and `None` (of `Option`), `Ok` and `Err` (of `Result`), those of
+`Json` (`Null`, `Bool`, `Number`, `String`, `Array`, `Object`), and those
+of the program's own sum types. The help line names Writ's constructor for
+one from another language (`Just`, `Nothing`, `Null`, `Nil`, `Left`,
+`Right`, `True`, `False`, …); says how to build a value when the name is a
+record type (`Point(1, 2)` for `type Point = { x: Int, y: Int }`: records
+are written `{ x: 1, y: 2 }`); or offers the closest constructor name. In a
+`match`, an unknown constructor causes no second error about missing
+arms.
+''',
+source='''\
+fn find_user(id: Int) -> Option[Str] {
+  if id == 1 { Just("Ada") } else { None }
+}
+''',
+fix=r'''
+**Fix**: use a constructor that exists, here `Some`, or declare the one you
+meant in a `type`:
+''',
+fix_code='''\
+fn find_user(id: Int) -> Option[Str] {
+  if id == 1 { Some("Ada") } else { None }
+}
+''',
+),
+
+dict(code="E1004",
+meaning=r'''
+A name is defined twice where it must be unique. This applies to: two
+top-level functions (Writ has no overloading: one name, one function), or a
+top-level function and a top-level `let`; two `type`s; two constructors,
+even in different types (constructor names are global, so `type Shape =
+Circle | Square` and `type Tile = Square | Blank` clash); two `effect`s, or
+two operations of one effect; two parameters of one function or lambda, or
+two type parameters of one declaration; two fields of one record type,
+record literal or record pattern; a name bound twice in one pattern, as in
+`(x, x)`; and two clauses of one handler for the same operation (or two
+`return` clauses). The primary label marks the second definition, and a
+secondary label the first. A later `let` of a name that is already bound is
+*not* a duplicate: it shadows the earlier one, at the top level as in a
+block.
+''',
+source='''\
+fn area(w: Float, h: Float) -> Float {
+  w * h
+}
+
+fn area(r: Float) -> Float {
+  3.14159 * r * r
+}
+''',
+extra=[
+    dict(before=r'''
+Two sum types with a constructor of the same name:
+''', source='''\
+type Shape = Circle(Float) | Square(Float)
+type Tile = Square | Blank
+'''),
+],
+fix=r'''
+**Fix**: give each definition its own name (or remove the one that is not
+wanted). For constructors, a prefix or a more specific name usually reads
+well:
+''',
+fix_code='''\
+fn rect_area(w: Float, h: Float) -> Float {
+  w * h
+}
+
+fn circle_area(r: Float) -> Float {
+  3.14159 * r * r
+}
+
+type Shape = Circle(Float) | Square(Float)
+type Tile = SquareTile | Blank
+''',
+),
+
+dict(code="E1005",
+meaning=r'''
+A standard-library namespace is used with a member it does not have, as in
+`list.len(xs)`. The namespaces are `list`, `str`, `map`, `option`,
+`result`, `json` and `math` (each is one file of `stdlib/`), and they hold
+functions only. The help line offers the member that other languages' name
+means (`len` and `size` → `length`, `push` and `append` → `concat`, `head`
+→ `first`, `substring` → `slice`, `to_string` → `str.from`, `get_or_else`
+→ `unwrap_or`, …) or the closest member name. A local variable or parameter
+with the name of a namespace hides it, so `list.length` where `list` is a
+parameter is a field access (E2005), not this error.
+''',
+source='''\
+let names = ["Ada", "Grace", "Alan"]
+let count = list.len(names)
+''',
+fix=r'''
+**Fix**: use the member the help line names, or look up the namespace's
+functions in its file of `stdlib/`:
+''',
+fix_code='''\
+let names = ["Ada", "Grace", "Alan"]
+let count = list.length(names)
+''',
+),
+
+dict(code="E1006",
+meaning=r'''
+An effect name is not defined: in an effect row (`-> Str / {Logger}`), in
+an operation call (`Logger.info(...)`), or in a handler clause
+(`Logger.info(m) => ...`). The effects in scope are `Fail`, the host
+capabilities `Http`, `Pay`, `Records`, `Audit`, `Log`, `Clock` and
+`Confirm`, and the program's own `effect` declarations. The help line
+offers the closest effect name, or shows how to declare the effect. When
+the name before `.op(...)` is a type or a constructor rather than an
+effect, as in `Json.parse(text)`, the message says so ("found `Json`, which
+is not an effect"): Writ has no methods or static members, and only effect
+operations are called as `Name.op(...)`; functions on a type live in a
+lower-case namespace, such as `json.parse`.
+''',
+source='''\
+fn fetch_price(url: Str) -> Str {
+  Logger.info("fetching ${url}")
+  Http.get(url)
+}
+''',
+extra=[
+    dict(before=r'''
+A type used as if it had methods:
+''', source='''\
+fn read_config(text: Str) -> Result[Json, Str] {
+  Json.parse(text)
+}
+'''),
+],
+fix=r'''
+**Fix**: use an effect that exists (here the host's `Log`), declare your
+own with `effect Name { ... }`, or call the namespace function:
+''',
+fix_code='''\
+fn fetch_price(url: Str) -> Str {
+  Log.info("fetching ${url}")
+  Http.get(url)
+}
+
+fn read_config(text: Str) -> Result[Json, Str] {
+  json.parse(text)
+}
+''',
+),
+
+dict(code="E1007",
+meaning=r'''
+An operation is called on an effect that does not declare it, as in
+`Log.debug(...)`, or a handler clause names such an operation. Each effect
+has only the operations of its declaration: for the host capabilities,
+see `stdlib/capabilities.writ` (for example `Log` has only `info`, and
+`Http` has `get` and `post`). The help line offers the closest operation
+name; for a call, when none is close, a note lists the effect's
+operations.
+''',
+source='''\
+fn fetch(url: Str) -> Str / {Http, Log} {
+  Log.debug("fetching ${url}")
+  Http.get(url)
+}
+''',
+fix=r'''
+**Fix**: call one of the effect's operations, or, for your own effect, add
+the operation to its declaration:
+''',
+fix_code='''\
+fn fetch(url: Str) -> Str / {Http, Log} {
+  Log.info("fetching ${url}")
+  Http.get(url)
+}
+''',
+),
+
+dict(code="E1008",
+meaning=r'''
+The name of a standard-library namespace (`list`, `str`, `map`, `option`,
+`result`, `json` or `math`) is used as a value: passed as an argument,
+called like a function (`str(42)`), or bound with `let`. A namespace is
+only a prefix for the functions it holds, as in `str.from(42)`; it has no
+value of its own. A common cause is a habit from another language, such
+as Python's `str(x)` for converting a value to text or a bare `map(...)`.
+The help line names one of the namespace's functions, as an example of how
+to use it. (When a local variable or parameter has the namespace's name,
+the name means the variable, and this error does not occur.)
+''',
+source='''\
+let ids = [3, 1, 2]
+let labels = list.map(ids, str)
+''',
+fix=r'''
+**Fix**: call the function of the namespace that does the job, wrapped in
+an anonymous function when a function is expected. To turn a value into
+text, use `str.from`, or interpolate it:
+''',
+fix_code='''\
+let ids = [3, 1, 2]
+let labels = list.map(ids, fn(id) { str.from(id) })
+let same = list.map(ids, fn(id) { "${id}" })
+''',
+),
+
+dict(code="E1009",
+meaning=r'''
+A declaration reuses a name that Writ defines itself. A program cannot
+declare: an effect named `Fail` or like a host capability (`Http`, `Pay`,
+`Records`, `Audit`, `Log`, `Clock`, `Confirm`), since a capability is
+provided by the host as the person's policy grants, never by the program;
+a type named like a built-in or standard-library type (`Int`, `Float`,
+`Bool`, `Str`, `Unit`, `Never`, `List`, `Map`, `Option`, `Result`, `Json`,
+and the host's `Receipt` and `Employee`); or a constructor named like one
+of the prelude's. Constructor names are global, and besides `Some`,
+`None`, `Ok` and `Err` the prelude's include those of `Json`: `Null`,
+`Bool`, `Number`, `String`, `Array` and `Object`, which are easy to
+choose by accident for a type of one's own, as in the second example. The
+built-in effects, types and constructors need no declaration: every
+program can use them as they are.
+''',
+source='''\
+effect Log {
+  fn info(message: Str) -> Unit
+}
+
+fn checkout(total: Int) -> Unit {
+  Log.info("charging ${total}")
+}
+''',
+extra=[
+    dict(before=r'''
+A sum type with a constructor named like one of `Json`'s:
+''', source='''\
+type Cell = Empty | Text(Str) | Number(Float)
+'''),
+],
+fix=r'''
+**Fix**: delete the declaration of a built-in effect or type and use the
+built-in one; for a type or effect of your own, choose a name that is not
+taken:
+''',
+fix_code='''\
+type Cell = Empty | Text(Str) | Num(Float)
+
+fn checkout(total: Int) -> Unit {
+  Log.info("charging ${total}")
+}
+''',
+),
+
+dict(code="E1010",
+meaning=r'''
+A top-level value would be used before it exists. The statements at the
+top level of a file run in order, once, while functions may be declared
+anywhere. A function may use a top-level `let` declared above it (using one
+declared below it is E1001). This code reports the two ways such a
+function can still be called too early: a top-level statement calls a
+function (directly, or through other functions) that uses a top-level
+`let` defined *after* the statement, which would not have run yet; or a
+top-level `let` and one or more functions depend on each other in a cycle,
+as in `let config = load()` where `load` reads `config`, so the value
+would be needed to compute itself ("found `config` and `load` depending on
+each other"). The primary label marks the statement; in the first case, a
+secondary label marks the `let` it needs.
+''',
+source='''\
+let invoice = with_tax(120.0)
+
+let tax_rate = 0.2
+
+fn with_tax(amount: Float) -> Float {
+  amount * (1.0 + tax_rate)
+}
+''',
+fix=r'''
+**Fix**: move the statement below the `let`s it depends on (or the `let`s
+above it). For a cycle, pass the value to the function as a parameter
+instead of reading the top-level `let`:
+''',
+fix_code='''\
+let tax_rate = 0.2
+
+let invoice = with_tax(120.0)
+
+fn with_tax(amount: Float) -> Float {
+  amount * (1.0 + tax_rate)
+}
+''',
+),
+
+dict(code="E2001",
+meaning=r'''
+A value's type is not the type its place requires. This is the general
+type error: the message has the form "expected `T`, found `U`", with the
+primary label on the value that has the wrong type. The places
+that require a type are listed here with, in parentheses, the secondary
+label that marks where the requirement comes from, when there is one: a
+function's declared result type ("the result type is declared here"); a
+`let` annotation ("the type is declared here"); a parameter's type, for an
+argument of a call; the first branch of an `if` ("the first branch fixes
+the type of the `if`"), the first arm of a `match`, the first clause of a
+handler and the first element of a list, for the others; the left operand
+of a binary operator, for the right one ("both sides of `+` must have the
+same type"); `Bool`, for the condition of an `if`, a guard, and the
+operands of `&&`, `||` and `!`; the value matched, for a pattern ("this is
+the value matched"). When the difference is inside a larger type, a note
+names the parts that differ (for `List[Int]` and `List[Str]`: "`Int` and
+`Str` are different types").
+
+The help line covers common cases: Writ never converts between `Int` and
+`Float` implicitly (use `math.to_float` or `math.to_int`); a type
+parameter of a signature stands for any type the caller picks, so the
+function cannot assume it is, say, `Int`; an `if` without `else` has the
+type `Unit`, so it cannot produce a value. The same code is used when a
+function's effect row does not allow an effect that the function passed
+to it has (the label says "does not allow the effect `Log`"), and for a
+record type that contains itself, such as `type Node = { next: Node }`,
+which would be infinitely large.
+''',
+source='''\
+fn average(xs: List[Int]) -> Float {
+  list.sum(xs) / list.length(xs)
+}
+''',
+fix=r'''
+**Fix**: make the value have the required type: convert it, wrap it (for
+example in `Some(...)`), or correct the annotation if it is the annotation
+that is wrong. Here the sum and the count are converted to `Float` before
+dividing:
+''',
+fix_code='''\
+fn average(xs: List[Int]) -> Float {
+  math.to_float(list.sum(xs)) / math.to_float(list.length(xs))
+}
+''',
+),
+
+dict(code="E2002",
+meaning=r'''
+A function, constructor or effect operation is called with more or fewer
+arguments than it takes. Writ has no default, optional or variadic
+arguments, and no partial application: a call passes exactly the
+parameters declared. With a pipe, the value before `|>` is the first
+argument (`xs |> list.map(f)` is `list.map(xs, f)`), and a note says so.
+When the function is a named one of the program, a secondary label marks
+its definition. The arguments are still checked on their own, so a
+mistake inside one is reported too.
+''',
+source='''\
+let prices = [120, 80, 95]
+let total = list.fold(prices, fn(sum, p) { sum + p })
+''',
+fix=r'''
+**Fix**: pass exactly the arguments the function declares; for the
+standard library, see the signature in `stdlib/`. Here `list.fold` takes the
+list, the initial value and the function:
+''',
+fix_code='''\
+let prices = [120, 80, 95]
+let total = list.fold(prices, 0, fn(sum, p) { sum + p })
+''',
+),
+
+dict(code="E2003",
+meaning=r'''
+Something that is not a function is called: a number, a string, a record,
+a list, or a constructor without fields such as `None` (which is a value,
+not a function to call with `()`). A common cause is writing a field as if
+it were a method, as in `user.name()`: Writ has no methods, and a record's
+field is read without parentheses. The label names the type of what was
+called.
+''',
+source='''\
+let user = { name: "Ada", age: 36 }
+let greeting = "Hello, ${user.name()}"
+''',
+fix=r'''
+**Fix**: drop the parentheses to use the value, or call the function you
+meant (a namespace function takes the value as an argument, as in
+`str.length(user.name)`):
+''',
+fix_code='''\
+let user = { name: "Ada", age: 36 }
+let greeting = "Hello, ${user.name}"
+''',
+),
+
+dict(code="E2004",
+meaning=r'''
+A type would have to contain itself: the checker found that some type `a`
+must equal a type built from `a`, such as `List[a]` or `fn(a) -> b`, and no
+finite type is like that. It usually means that a value is used inside
+itself: a function applied to itself (`f(f)`), or a list put into its own
+elements, often because of a typo in a name, as in this example, where
+`[items]` was meant to be `[item]`.
+''',
+source='''\
+fn add_item(items, item) {
+  items ++ [items]
+}
+''',
+fix=r'''
+**Fix**: look for the value that is used inside itself, usually a wrong
+name:
+''',
+fix_code='''\
+fn add_item(items, item) {
+  items ++ [item]
+}
+''',
+),
+
+dict(code="E2005",
+meaning=r'''
+A record does not have a field that is used. This covers: reading a field,
+`r.f`, of a record type without `f` (the help line offers the closest field
+name, or a note lists the fields); an update `{ ..r, f: v }` where `r` has
+no field `f` (an update only replaces existing fields); and a record passed
+where a record with other fields is expected, such as a record literal
+with an extra field given a declared record type (the label names the
+field one side has and the other lacks). Reading a field of something that
+is not a record, such as `names.length` on a list, is reported too: Writ
+has no methods, and for a list, a string, a map, an `Option`, a `Result`
+or a `Json` value the help line names the namespace function to call
+instead.
+''',
+source='''\
+type Flight = { carrier: Str, price: Int, stops: Int }
+
+fn is_cheap(f: Flight) -> Bool {
+  f.cost < 300
+}
+''',
+extra=[
+    dict(before=r'''
+A field read on a list, as a method would be in another language:
+''', source='''\
+let names = ["Ada", "Grace"]
+let count = names.length
+'''),
+],
+fix=r'''
+**Fix**: use a field the record has (or add the field to the record type),
+and call namespace functions for lists, strings, maps and the other
+built-in types:
+''',
+fix_code='''\
+type Flight = { carrier: Str, price: Int, stops: Int }
+
+fn is_cheap(f: Flight) -> Bool {
+  f.price < 300
+}
+
+let names = ["Ada", "Grace"]
+let count = list.length(names)
+''',
+),
+
+dict(code="E2006",
+meaning=r'''
+An operator, a comparison or an interpolation is used on a type that does
+not support it. Arithmetic (`+`, `-`, `*`, `/`, `%` and prefix `-`) needs a
+number, `Int` or `Float`; ordering (`<`, `<=`, `>`, `>=`) needs a number,
+`Str`, `Bool`, `Unit`, or a list or tuple of those; `==` and `!=` work on
+every type except functions (and types containing functions); `++` needs
+`Str` or a list; `${...}` interpolation needs a type with a display form,
+which every type has except functions. Standard-library functions declare
+the same requirements (`list.sort` needs an element type with an order), so
+passing them a value without it is reported here too ("for this
+operation"). The most common case is `+` on strings, where the help line
+says to join strings with `++`. In a function with a type parameter, the
+parameter supports only the bounds declared for it, and the help line shows
+how to declare the one that is missing (`fn largest[a: Ord](...)`).
+''',
+source='''\
+fn greet(name: Str) -> Str {
+  "Hello, " + name
+}
+''',
+fix=r'''
+**Fix**: use the operator for the type (`++` to join strings), compare a
+field or a key of the value instead of the whole value (for example with
+`list.sort_by`), or declare the bound a type parameter needs:
+''',
+fix_code='''\
+fn greet(name: Str) -> Str {
+  "Hello, " ++ name
+}
+''',
+),
+
+dict(code="E2007",
+meaning=r'''
+A named type is given the wrong number of type arguments, in brackets after
+its name: `List` needs one (`List[Int]`), `Map` two (`Map[Str, Int]`),
+`Option` one and `Result` two (`Result[Int, Str]`: the value and the error);
+`Int`, `Str` and the other basic types take none; a declared
+`type Name[a, b]` takes as many as it declares. An effect in an effect row
+takes the arguments of its declaration the same way (`{State[Int]}` for
+`effect State[s]`). The help line shows the type written correctly.
+''',
+source='''\
+fn parse_age(text: Str) -> Result[Int] {
+  match str.parse_int(text) {
+    Some(n) => Ok(n),
+    None => Err("not a number: ${text}"),
+  }
+}
+''',
+fix=r'''
+**Fix**: write every type argument. A `Result` names its error type too:
+''',
+fix_code='''\
+fn parse_age(text: Str) -> Result[Int, Str] {
+  match str.parse_int(text) {
+    Some(n) => Ok(n),
+    None => Err("not a number: ${text}"),
+  }
+}
+''',
+),
+
+dict(code="E2008",
+meaning=r'''
+A constructor pattern has a different number of fields from the
+constructor's declaration, as `Rect(side)` for `Rect(Float, Float)`, or
+`Some` without its field: a pattern must list every field (use `_` for the
+ones not needed). The label shows the pattern with the right number of
+fields. The same code is used for a handler clause whose parameters do not
+match the operation's, as `Ask.ask(q, extra) => ...` for an operation that
+takes one argument. (A *call* of a constructor with the wrong number of
+arguments is E2002.)
+''',
+source='''\
+type Shape = Circle(Float) | Rect(Float, Float)
+
+fn area(s: Shape) -> Float {
+  match s {
+    Circle(r) => 3.14159 * r * r,
+    Rect(side) => side * side,
+  }
+}
+''',
+fix=r'''
+**Fix**: bind every field, with `_` for those the arm does not use:
+''',
+fix_code='''\
+type Shape = Circle(Float) | Rect(Float, Float)
+
+fn area(s: Shape) -> Float {
+  match s {
+    Circle(r) => 3.14159 * r * r,
+    Rect(w, h) => w * h,
+  }
+}
+''',
+),
+
+dict(code="E2009",
+meaning=r'''
+A type parameter written in a function's signature would have to stand
+for one particular type from outside the function. A lower-case name in a
+signature, such as `a` in `fn pick(o: Option[a]) -> a`, means "any type the
+caller picks", so inside the function it is a type of its own, equal to no
+other. This error occurs when the function's body mixes such a type with a
+value from outside it whose type is not that parameter: typically a
+function declared inside another one, with a signature, whose body uses a
+parameter or variable of the enclosing function. The message names the
+outside type as the checker knows it, which for an unannotated parameter is
+another type variable (`b` below).
+''',
+source='''\
+fn with_default(value, fallback) {
+  fn pick(o: Option[a]) -> a {
+    match o {
+      Some(x) => x,
+      None => fallback,
+    }
+  }
+  pick(value)
+}
+''',
+fix=r'''
+**Fix**: leave the inner signature out, so that its types are inferred, or
+give the enclosing function a signature that uses the same type parameter
+(a type parameter of the enclosing function's signature is in scope in the
+functions declared inside it):
+''',
+fix_code='''\
+fn with_default(value: Option[a], fallback: a) -> a {
+  fn pick(o: Option[a]) -> a {
+    match o {
+      Some(x) => x,
+      None => fallback,
+    }
+  }
+  pick(value)
+}
+''',
+),
+
+dict(code="E2010",
+meaning=r'''
+A `match` (or a `let` or handler pattern) is too large for the checker to
+verify within its limits. Checking that the arms cover every value, and
+finding the arms that can never be reached, is a search whose cost can grow
+exponentially with the number of values matched at once: a match on a
+tuple or record of many `Bool` fields, whose arms each test different
+fields, makes the checker consider every combination of them. The
+checker stops after a fixed amount of work (independent of the machine) and
+reports this error rather than accepting a match it could not verify. The
+label covers the whole match. Most matches stay far below the limit; it
+can be reached by a match with many fields and many arms, like this one,
+where every arm tests one of 14 checks together with the `strict` field:
+''',
+source=_e2010(split=False),
+fix=r'''
+**Fix**: split the match into smaller ones, each on fewer values (another
+way is to put the checks in a list and use `list.all` or `list.find`).
+Here, an `if` decides on `strict` first, and a match for each case then
+tests one field per arm:
+''',
+fix_code=_e2010(split=True),
+),
+
+dict(code="E2011",
+meaning=r'''
+A bound on a type parameter, as in `fn largest[a: Ord](...)`, is not one of
+the five bounds Writ has: `Eq` (supports `==` and `!=`), `Ord` (ordering,
+and equality), `Num` (arithmetic, and ordering, equality and display),
+`Show` (a display form, for `${...}` interpolation) and `Concat` (`++`).
+Writ has no user-defined interfaces (traits, type classes), so no other
+bound can exist; bounds are combined with `+`, as in `[a: Ord + Show]`. The
+help line offers the closest bound when the name is a misspelling. The
+unknown bound is ignored, so if the function needs a capability that only
+it would have given, that is reported too.
+''',
+source='''\
+fn largest[a: Ord + Clone](xs: List[a]) -> Option[a] {
+  list.max(xs)
+}
+''',
+fix=r'''
+**Fix**: keep only Writ's bounds. Values in Writ are immutable and can be
+shared freely, so nothing like `Clone` is needed:
+''',
+fix_code='''\
+fn largest[a: Ord](xs: List[a]) -> Option[a] {
+  list.max(xs)
+}
+''',
+),
+
+dict(code="E2012",
+meaning=r'''
+A parameter of an effect operation has no type. An operation's signature
+is the interface between the program that performs it and the handler that
+answers it (possibly the host), so each of its parameters must be written
+with a type: `fn send(to: Str, message: Str)`. (An operation's result type
+may be left out, and then is `Unit`; the parameters and result of an
+ordinary function may be left out, and are inferred.)
+''',
+source='''\
+effect Notify {
+  fn send(to, message: Str) -> Unit
+}
+''',
+fix=r'''
+**Fix**: write the type of every parameter of the operation:
+''',
+fix_code='''\
+effect Notify {
+  fn send(to: Str, message: Str) -> Unit
+}
+''',
+),
+
+dict(code="E2101",
+meaning=r'''
+A `match` has no arm for some values of the type matched. Writ requires
+every `match` to handle every value, so that a program cannot stop with
+"no arm matched" while it runs. The message lists up to three patterns
+that no arm matches (such as `Refunded`, `None`, `[_, _, ..]` or
+`(false, _)`); `_` in them stands for any value. An arm with an `if` guard
+does not count towards covering values, since its guard may be false (a
+note says so when the match has guards). Values of `Int`, `Float` and
+`Str` cannot all be listed, so a match on them needs a final arm with `_`
+or a name. The check runs only when the arms have no type errors, so a
+missing arm is never a consequence of another mistake.
+''',
+source='''\
+type Status = Pending | Paid | Refunded
+
+fn label(s: Status) -> Str {
+  match s {
+    Pending => "waiting for payment",
+    Paid => "paid",
+  }
+}
+''',
+fix=r'''
+**Fix**: add an arm for each missing case. A final `_ => ...` arm also
+makes the match complete, but then adding a constructor to the type later
+goes unnoticed, so listing the cases is usually better:
+''',
+fix_code='''\
+type Status = Pending | Paid | Refunded
+
+fn label(s: Status) -> Str {
+  match s {
+    Pending => "waiting for payment",
+    Paid => "paid",
+    Refunded => "refunded",
+  }
+}
+''',
+),
+
+dict(code="W2102",
+meaning=r'''
+A `match` arm can never be chosen, because every value its pattern matches
+is already matched by the arms above it (arms are tried in order, and the
+first one that matches is taken). Usually a catch-all arm, `_` or a plain
+name, was put before more specific ones, or the same case is listed twice.
+This is a warning: the program is accepted (the arm is simply dead code),
+but it usually shows that the arms are not in the intended order. Arms
+with an `if` guard never hide the arms after them, since the guard may be
+false.
+''',
+source='''\
+fn describe(n: Int) -> Str {
+  match n {
+    0 => "none",
+    _ => "some",
+    1 => "one",
+  }
+}
+''',
+rc=0,
+fix=r'''
+**Fix**: move the specific arm above the catch-all, or remove it if it is
+not needed:
+''',
+fix_code='''\
+fn describe(n: Int) -> Str {
+  match n {
+    0 => "none",
+    1 => "one",
+    _ => "some",
+  }
+}
+''',
+),
+
+dict(code="E2103",
+meaning=r'''
+A pattern that must match every value does not. The pattern of a `let`
+(such as `let (a, b) = pair` or `let { name, .. } = user`) and the
+patterns of a handler clause (`Eff.op(p) => ...` and `return(p) => ...`)
+have no other arm to fall back on, so they must be *irrefutable*: a name,
+`_`, `()`, or a tuple, a record or the constructor of a one-constructor
+type made of irrefutable patterns. A constructor of a type with several
+constructors, a number, string or `Bool` literal, or a list pattern can
+fail to match,
+and the message names a value that it does not match (here `[]`, the empty
+list). (A function's parameters are plain names, so they never have this
+problem.)
+''',
+source='''\
+let words = str.split("ship the order", " ")
+let [first, ..rest] = words
+''',
+fix=r'''
+**Fix**: use `match`, with an arm for the other cases, or a standard-library
+function that returns an `Option` (such as `list.first`) and a `match` on
+that:
+''',
+fix_code='''\
+let words = str.split("ship the order", " ")
+let first = match words {
+  [w, ..] => w,
+  [] => "",
+}
+''',
 ),
 
 dict(code="E9001",

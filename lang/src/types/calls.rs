@@ -60,13 +60,18 @@ impl Checker<'_> {
             }
             _ => {
                 let shown = self.show(&[ft]).remove(0);
-                self.report(
-                    Diagnostic::new(
-                        Code::NotAFunction,
-                        format!("expected a function to call, found a value of type `{shown}`"),
-                    )
-                    .with_primary(callee.span, format!("this is `{shown}`, not a function")),
-                );
+                let mut d = Diagnostic::new(
+                    Code::NotAFunction,
+                    format!("expected a function to call, found a value of type `{shown}`"),
+                )
+                .with_primary(callee.span, format!("this is `{shown}`, not a function"));
+                if let ExprKind::Ctor(c) = &callee.kind {
+                    d = d.with_help(format!(
+                        "`{}` takes no arguments: write just `{}`",
+                        c.name, c.name
+                    ));
+                }
+                self.report(d);
                 for a in &all {
                     self.infer(a);
                 }
@@ -80,8 +85,34 @@ impl Checker<'_> {
             }
             return self.result_of(ret);
         }
+        let context = callee_name(callee);
+        let weak = match &callee.kind {
+            ExprKind::Var(v) => self
+                .lookup(&v.name)
+                .map(|b| b.span)
+                .filter(|s| self.weak.contains(s))
+                .map(|s| (v.name.clone(), s)),
+            _ => None,
+        };
         for (a, p) in all.iter().zip(params.iter()) {
+            let saved = std::mem::replace(&mut self.call_context, context.clone());
+            let before = self.diagnostics.len();
             self.check(a, *p, None);
+            self.call_context = saved;
+            if let Some((name, def)) = &weak
+                && self.diagnostics.len() > before
+                && let Some(d) = self.diagnostics.last_mut()
+                && d.code == Code::TypeMismatch
+            {
+                d.labels.push(crate::diagnostic::Label {
+                    span: *def,
+                    message: format!("`{name}` gets one type, fixed by its first use"),
+                    primary: false,
+                });
+                d.notes.push(format!(
+                    "a `let` whose value is not a function literal (here, a call) is not generic; write `let {name} = fn(x) {{ ... }}` or a `fn`, or make two `let`s"
+                ));
+            }
         }
         self.result_of(ret)
     }
@@ -335,8 +366,8 @@ impl Checker<'_> {
             && eps.len() == sig.params.len()
         {
             for ((p, t), e) in l.params.iter().zip(sig.params.iter()).zip(eps.iter()) {
-                if p.ty.is_none() {
-                    let _ = self.unify(*e, *t);
+                if p.ty.is_none() && self.unify(*e, *t).is_err() {
+                    self.poisoned.clear();
                 }
             }
         }
@@ -370,7 +401,9 @@ impl Checker<'_> {
             let scheme = if value {
                 self.generalize(t, since)
             } else {
-                self.settle(t, since);
+                if self.settle(t, since) && matches!(self.arena.node(t), Node::Fn(..)) {
+                    self.weak.insert(name.span);
+                }
                 Scheme::mono(t)
             };
             self.bind(
@@ -476,5 +509,17 @@ pub fn is_value(e: &Expr) -> bool {
             matches!(callee.kind, ExprKind::Ctor(_)) && args.iter().all(is_value)
         }
         _ => false,
+    }
+}
+
+/// How to name a callee in a message: `` `f` ``, `` `list.map` ``.
+fn callee_name(callee: &Expr) -> Option<String> {
+    match &callee.kind {
+        ExprKind::Var(v) | ExprKind::Ctor(v) => Some(format!("`{}`", v.name)),
+        ExprKind::Field { expr, name } => match &expr.kind {
+            ExprKind::Var(ns) => Some(format!("`{}.{}`", ns.name, name.name)),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -109,7 +109,7 @@ impl Checker<'_> {
             } else {
                 format!(
                     "add an arm for {}, or a final `_ => ...` arm",
-                    shown.join(" and ")
+                    shown.join(", ")
                 )
             };
             let mut d = Diagnostic::new(
@@ -249,9 +249,17 @@ impl Checker<'_> {
                 ),
             )
             .with_primary(op.span, format!("`{}` has no such operation", info.name));
-            if let Some(s) = crate::types::suggest::closest(&op.name, names.iter().copied()) {
-                d = d.with_help(format!("did you mean `{}.{s}`?", info.name));
-            }
+            d = match crate::types::suggest::closest(&op.name, names.iter().copied()) {
+                Some(s) => d.with_help(format!("did you mean `{}.{s}`?", info.name)),
+                None => d.with_note(format!(
+                    "its operations are {}",
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            };
             self.report(d);
             return fallback(self);
         };

@@ -40,10 +40,13 @@ impl Checker<'_> {
                         self.duplicate("type", &t.name.name, first, t.name.span);
                     }
                     _ => {
-                        let what = if con.0 < 8 {
-                            "a built-in type".to_string()
+                        let (what, help) = if con.0 < 8 {
+                            ("a built-in type", "choose another name for your type")
                         } else {
-                            "a type of the standard library".to_string()
+                            (
+                                "declared by the standard library",
+                                "the standard library (or a host capability) already uses this name; choose another name for your type",
+                            )
                         };
                         self.report(
                             Diagnostic::new(
@@ -54,9 +57,7 @@ impl Checker<'_> {
                                 ),
                             )
                             .with_primary(t.name.span, what)
-                            .with_help(
-                                "Writ has no type aliases; choose another name for a new type",
-                            ),
+                            .with_help(help),
                         );
                         // A standard-library type is shadowed by the
                         // program's own, so that its uses are not reported
@@ -93,7 +94,7 @@ impl Checker<'_> {
             }
         }
         for (con, t) in &sums {
-            self.define_sum(*con, t);
+            self.define_sum(*con, t, false);
         }
         let pending: Vec<TypeCon> = self.pending.keys().copied().collect();
         for con in pending {
@@ -131,7 +132,7 @@ impl Checker<'_> {
                 },
             );
         } else {
-            self.define_sum(con, t);
+            self.define_sum(con, t, true);
         }
     }
 
@@ -150,11 +151,38 @@ impl Checker<'_> {
         (vars, ids)
     }
 
-    fn define_sum(&mut self, con: TypeCon, t: &TypeDecl) {
+    /// Define a sum type's constructors; with `shadowing`, constructors
+    /// of the standard library with the same names are replaced silently
+    /// (the type itself was already reported).
+    fn define_sum(&mut self, con: TypeCon, t: &TypeDecl, shadowing: bool) {
         let TypeBody::Variants(variants) = &t.body else {
             return;
         };
+        if let [only] = variants.as_slice()
+            && only.fields.is_empty()
+            && self
+                .types
+                .by_name
+                .get(&only.name.name)
+                .is_some_and(|c| c.0 < 8)
+        {
+            self.report(
+                Diagnostic::new(
+                    Code::BuiltinRedefined,
+                    format!(
+                        "expected a constructor, found `{}`, the name of a built-in type",
+                        only.name.name
+                    ),
+                )
+                .with_primary(only.name.span, "this declares a constructor, not an alias")
+                .with_help(format!(
+                    "Writ has no type aliases; to wrap the value, write `type {} = {}({})`",
+                    t.name.name, t.name.name, only.name.name
+                )),
+            );
+        }
         let (mut vars, params) = self.type_params(&t.params);
+        self.decl_name = Some(t.name.name.clone());
         let result = self.con(con, params.clone());
         let mut ctors = Vec::new();
         for (index, v) in variants.iter().enumerate() {
@@ -163,7 +191,9 @@ impl Checker<'_> {
                 .iter()
                 .map(|f| self.translate(f, &mut vars, VarMode::Declared))
                 .collect();
-            if let Some(i) = self.types.ctor_by_name.get(&v.name.name).copied() {
+            if let Some(i) = self.types.ctor_by_name.get(&v.name.name).copied()
+                && !(shadowing && self.types.ctors.get(i).is_some_and(|c| c.span.is_none()))
+            {
                 match self.types.ctors.get(i).and_then(|c| c.span) {
                     Some(first) => self.duplicate("constructor", &v.name.name, first, v.name.span),
                     None => self.report(
@@ -235,6 +265,7 @@ impl Checker<'_> {
             return;
         };
         let (mut vars, params) = self.type_params(&decl.params);
+        self.decl_name = Some(decl.name.name.clone());
         let mut row = Vec::new();
         for f in fields {
             let label = self.syms.intern(&f.name.name);
@@ -360,6 +391,7 @@ impl Checker<'_> {
             return;
         }
         let (mut vars, params) = self.type_params(&e.params);
+        self.decl_name = Some(format!("effect {}", e.name.name));
         let mut ops: Vec<OpInfo> = Vec::new();
         for op in &e.ops {
             if ops.iter().any(|o| o.name == op.name.name) {

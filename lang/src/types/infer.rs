@@ -142,6 +142,18 @@ pub struct Checker<'p> {
     pub num_vars: Vec<TyId>,
     /// The program being checked.
     pub program: &'p crate::ast::Program,
+    /// Variables whose binding failed: they become `Error` when the
+    /// failure is reported.
+    pub poisoned: Vec<TyId>,
+    /// Where the bindings kept monomorphic by the value restriction are
+    /// defined (for the note explaining a mismatch through one).
+    pub weak: std::collections::HashSet<Span>,
+    /// The function whose arguments are being checked, for messages.
+    pub call_context: Option<String>,
+    /// Position of each top-level function's (first) declaration.
+    pub fn_pos: HashMap<String, usize>,
+    /// The type declaration being translated, for messages.
+    pub decl_name: Option<String>,
 }
 
 impl<'p> Checker<'p> {
@@ -167,6 +179,11 @@ impl<'p> Checker<'p> {
             pending: HashMap::new(),
             num_vars: Vec::new(),
             program,
+            call_context: None,
+            weak: std::collections::HashSet::new(),
+            poisoned: Vec::new(),
+            fn_pos: HashMap::new(),
+            decl_name: None,
         }
     }
 
@@ -176,6 +193,9 @@ impl<'p> Checker<'p> {
             self.diagnostics.push(d);
         } else {
             self.dropped += 1;
+        }
+        for v in std::mem::take(&mut self.poisoned) {
+            self.arena.set(v, Node::Error);
         }
     }
 
@@ -203,7 +223,7 @@ impl<'p> Checker<'p> {
             )
             .with_primary(again, "defined again here")
             .with_secondary(first, "first defined here")
-            .with_help(format!("rename one of them, or remove one of the two")),
+            .with_help("rename one of them, or remove one of the two"),
         );
     }
 
@@ -380,10 +400,11 @@ impl<'p> Checker<'p> {
     /// level, so that a later generalisation at this level leaves them
     /// alone (they belong to a binding the value restriction kept
     /// monomorphic).
-    pub fn settle(&mut self, ty: TyId, since: TyId) {
+    pub fn settle(&mut self, ty: TyId, since: TyId) -> bool {
         let mut vars = Vec::new();
         self.arena.new_epoch();
         self.walk_deep_vars(ty, since, &mut vars);
+        let any = !vars.is_empty();
         for v in vars {
             match self.arena.node(v).clone() {
                 Node::Var { kind, classes, .. } => self.arena.set(
@@ -405,6 +426,7 @@ impl<'p> Checker<'p> {
                 _ => {}
             }
         }
+        any
     }
 
     fn walk_deep_vars(&mut self, ty: TyId, since: TyId, out: &mut Vec<TyId>) {
@@ -624,6 +646,8 @@ impl<'p> Checker<'p> {
                             "an `if` without `else` has no value; add an `else` branch".into(),
                         );
                     }
+                    // Reported: uses of its value are not reported again.
+                    return self.error_ty();
                 }
                 unit
             }
@@ -636,24 +660,43 @@ impl<'p> Checker<'p> {
             BinOp::Pipe => return self.infer_pipe(span, lhs, rhs),
             BinOp::And | BinOp::Or => {
                 let b = self.con(TypeCon::BOOL, Vec::new());
-                let why = format!("`{}` needs `Bool` on both sides", op.as_str());
                 self.check(lhs, b, None);
                 self.check(rhs, b, None);
-                let _ = why;
                 return b;
             }
             _ => {}
         }
-        let (classes, what) = match op {
-            BinOp::Eq | BinOp::Ne => (Classes::EQ, "comparison"),
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => (Classes::ORD, "ordering"),
-            BinOp::Concat => (Classes::CONCAT, "concatenation"),
-            _ => (Classes::NUM, "arithmetic"),
+        let classes = match op {
+            BinOp::Eq | BinOp::Ne => Classes::EQ,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => Classes::ORD,
+            BinOp::Concat => Classes::CONCAT,
+            _ => Classes::NUM,
         };
-        let _ = what;
         let t = self.infer(lhs);
         let u = self.infer(rhs);
         let opname = format!("`{}`", op.as_str());
+        let yields_operand = classes == Classes::NUM || classes == Classes::CONCAT;
+        // An operand already reported: nothing more to say.
+        if matches!(self.arena.node(t), Node::Error) || matches!(self.arena.node(u), Node::Error) {
+            return if yields_operand {
+                self.error_ty()
+            } else {
+                self.con(TypeCon::BOOL, Vec::new())
+            };
+        }
+        // Each side must support the operator; checking that first blames
+        // the side that does not (`map.get(m, k) + 1` blames the lookup).
+        for (side, ty, other) in [(lhs, t, u), (rhs, u, t)] {
+            if let Err(m) = self.require(ty, classes) {
+                self.report_class(side.span, ty, m, &opname);
+                let _ = other;
+                return if yields_operand {
+                    self.error_ty()
+                } else {
+                    self.con(TypeCon::BOOL, Vec::new())
+                };
+            }
+        }
         if let Err(m) = self.unify(t, u) {
             self.report_mismatch(
                 rhs.span,
@@ -665,14 +708,11 @@ impl<'p> Checker<'p> {
                     format!("both sides of {opname} must have the same type"),
                 ),
             );
-            return if classes == Classes::NUM || classes == Classes::CONCAT {
+            return if yields_operand {
                 self.error_ty()
             } else {
                 self.con(TypeCon::BOOL, Vec::new())
             };
-        }
-        if let Err(m) = self.require(t, classes) {
-            self.report_class(lhs.span.join(rhs.span), t, m, &opname);
         }
         match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {

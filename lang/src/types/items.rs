@@ -178,6 +178,8 @@ impl Checker<'_> {
             }
         }
         self.let_sites = let_sites;
+        self.fn_pos = fn_pos.clone();
+        self.fn_pos = fn_pos;
         // The latest top-level `let` each node needs, directly or through
         // the functions it calls.
         let mut needs: Vec<Option<usize>> = vec![None; n];
@@ -375,17 +377,22 @@ impl Checker<'_> {
             } else {
                 Scheme::mono(ft)
             };
-            self.top_fns.insert(
-                f.name.name.clone(),
-                (
-                    Binding {
-                        scheme,
-                        span: f.name.span,
-                    },
-                    ft,
-                    *pos,
-                ),
-            );
+            // A second declaration of a name is reported; the first one
+            // stays the one that calls use.
+            let canonical = self.fn_pos.get(&f.name.name) == Some(pos);
+            if canonical {
+                self.top_fns.insert(
+                    f.name.name.clone(),
+                    (
+                        Binding {
+                            scheme,
+                            span: f.name.span,
+                        },
+                        ft,
+                        *pos,
+                    ),
+                );
+            }
             let vars: Vec<(String, TyId)> = self.tyvars.names.drain(saved..vars_end).collect();
             self.fn_tyvars.insert(*pos, vars);
             sigs.push((sig, ft, *pos));
@@ -402,6 +409,9 @@ impl Checker<'_> {
         self.level = 0;
         for ((_, f), (_, ft, pos)) in fns.iter().zip(sigs.iter()) {
             let scheme = self.generalize(*ft, group_start);
+            if self.fn_pos.get(&f.name.name) != Some(pos) {
+                continue;
+            }
             self.top_fns.insert(
                 f.name.name.clone(),
                 (
@@ -427,7 +437,9 @@ impl Checker<'_> {
                 && classes.contains(Classes::NUM)
             {
                 let int = self.con(TypeCon::INT, Vec::new());
-                let _ = self.unify(v, int);
+                if self.unify(v, int).is_err() {
+                    self.poisoned.clear();
+                }
             }
         }
     }

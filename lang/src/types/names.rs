@@ -23,13 +23,9 @@ impl Checker<'_> {
             return self.instantiate(&scheme);
         }
         if self.namespaces.contains_key(&name.name) {
-            self.report(
-                Diagnostic::new(
-                    Code::NamespaceAsValue,
-                    format!("expected a value, found the namespace `{}`", name.name),
-                )
-                .with_primary(name.span, "a namespace, not a value")
-                .with_help(format!(
+            let help = match self.qualified_guess(&name.name) {
+                Some(q) => format!("did you mean `{q}`?"),
+                None => format!(
                     "call one of its functions, like `{}.{}(...)`",
                     name.name,
                     self.namespaces
@@ -40,7 +36,15 @@ impl Checker<'_> {
                             k.first().map(|s| s.to_string())
                         })
                         .unwrap_or_default()
-                )),
+                ),
+            };
+            self.report(
+                Diagnostic::new(
+                    Code::NamespaceAsValue,
+                    format!("expected a value, found the namespace `{}`", name.name),
+                )
+                .with_primary(name.span, "a namespace, not a value")
+                .with_help(help),
             );
             return self.error_ty();
         }
@@ -82,7 +86,7 @@ impl Checker<'_> {
     }
 
     /// `ns.name` for a bare `name` that some namespace defines.
-    fn qualified_guess(&self, name: &str) -> Option<String> {
+    pub fn qualified_guess(&self, name: &str) -> Option<String> {
         let mut hits: Vec<String> = self
             .namespaces
             .iter()
@@ -239,10 +243,30 @@ impl Checker<'_> {
                 }
             });
             let subject = crate::types::print::snippet(expr);
+            let shadowed = matches!(&expr.kind, ExprKind::Var(v) if self.namespaces.contains_key(&v.name) && v.name == ns);
             d = match member {
-                Some(f) => d.with_help(format!(
-                    "Writ has no methods; call the `{ns}` namespace's function: `{ns}.{f}({subject}, ...)`"
+                Some(_) if shadowed => d.with_help(format!(
+                    "rename `{ns}`: it hides the `{ns}` namespace, whose functions work on this value"
                 )),
+                Some(f) => {
+                    let arity = self
+                        .namespaces
+                        .get(ns)
+                        .and_then(|m| m.get(&f))
+                        .map(|b| match self.arena.node(b.scheme.ty) {
+                            Node::Fn(ps, _, _) => ps.len(),
+                            _ => 0,
+                        })
+                        .unwrap_or(0);
+                    let args = if arity <= 1 {
+                        subject.clone()
+                    } else {
+                        format!("{subject}, ...")
+                    };
+                    d.with_help(format!(
+                        "Writ has no methods; call the `{ns}` namespace's function: `{ns}.{f}({args})`"
+                    ))
+                }
                 None => d.with_help(format!(
                     "Writ has no methods; the functions on this type are in the `{ns}` namespace"
                 )),

@@ -207,7 +207,7 @@ impl Checker<'_> {
             Node::Link(_) | Node::Error => out.push('?'),
             Node::Rigid { name, .. } => out.push_str(self.syms.name(name)),
             Node::Con(c, args) => {
-                out.push_str(&self.types.name(c).to_string());
+                out.push_str(self.types.name(c));
                 if !args.is_empty() {
                     out.push('[');
                     self.write_list(&args, namer, out);
@@ -219,11 +219,21 @@ impl Checker<'_> {
                 self.write_list(&items, namer, out);
                 out.push(')');
             }
-            Node::Fn(ps, r, _) => {
+            Node::Fn(ps, r, row) => {
                 out.push_str("fn(");
                 self.write_list(&ps, namer, out);
                 out.push_str(") -> ");
                 self.write_ty(r, namer, out);
+                // Effects show once a row names some (the effect stage
+                // fills them in).
+                let (labels, _) = self.arena.row_fields(row);
+                if !labels.is_empty() {
+                    let names: Vec<String> = labels
+                        .iter()
+                        .map(|(l, _)| self.syms.name(*l).to_string())
+                        .collect();
+                    out.push_str(&format!(" / {{{}}}", names.join(", ")));
+                }
             }
             Node::Record(row) => {
                 if let Some((name, args)) = self.declared_record(row) {
@@ -246,7 +256,7 @@ impl Checker<'_> {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    out.push_str(&self.syms.name(*l).to_string());
+                    out.push_str(self.syms.name(*l));
                     out.push_str(": ");
                     self.write_ty(*ft, namer, out);
                 }

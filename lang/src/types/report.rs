@@ -37,7 +37,7 @@ impl Checker<'_> {
                 if (ia != e || ib != f) && ia != ib {
                     d = d.with_note(format!("`{ia}` and `{ib}` are different types"));
                 }
-                if let Some(h) = self.mismatch_help(a, b) {
+                if let Some(h) = self.mismatch_help(a, b, ia, ib) {
                     d = d.with_help(h);
                 }
                 d
@@ -55,7 +55,11 @@ impl Checker<'_> {
                 .with_help("a value is probably used inside itself, such as a function applied to itself or a list put into its own elements")
             }
             Mismatch::Class(c, t) => {
-                self.report_class_inner(span, found, c, t, "this operation");
+                let op = match &self.call_context {
+                    Some(ctx) => format!("an argument of {ctx}"),
+                    None => "this operation".to_string(),
+                };
+                self.report_class_inner(span, found, c, t, &op);
                 return;
             }
             Mismatch::MissingField { label, in_expected } => {
@@ -107,7 +111,7 @@ impl Checker<'_> {
         self.report(d);
     }
 
-    fn mismatch_help(&self, a: TyId, b: TyId) -> Option<String> {
+    fn mismatch_help(&self, a: TyId, b: TyId, sa: &str, sb: &str) -> Option<String> {
         let na = self.arena.node(a).clone();
         let nb = self.arena.node(b).clone();
         match (na, nb) {
@@ -127,20 +131,16 @@ impl Checker<'_> {
                 if p.len() == 1 { "" } else { "s" },
                 q.len()
             )),
-            (Node::Con(x, args), _) if self.types.name(x) == "Option" && args.len() == 1 => {
-                if self.arena.resolve(args[0]) == self.arena.resolve(b) {
-                    Some("wrap the value: `Some(...)`".into())
-                } else {
-                    None
-                }
+            (Node::Con(x, _), _) if self.types.name(x) == "Option" && sa == format!("Option[{sb}]") => {
+                Some("wrap the value: `Some(...)`".into())
             }
-            (_, Node::Con(y, args)) if self.types.name(y) == "Option" && args.len() == 1 => {
-                if self.arena.resolve(args[0]) == self.arena.resolve(a) {
-                    Some("this may be `None`: use `match` or `option.unwrap_or`".into())
-                } else {
-                    None
-                }
+            (_, Node::Con(y, _)) if self.types.name(y) == "Option" && sb == format!("Option[{sa}]") => {
+                Some("this may be `None`: use `match`, or `option.unwrap_or(value, default)`".into())
             }
+            (_, Node::Con(y, _)) if self.types.name(y) == "Result" && sb.starts_with(&format!("Result[{sa},")) => {
+                Some("this may be an `Err`: use `match`, or `result.unwrap_or(value, default)`".into())
+            }
+            (Node::Con(x, _), Node::Con(y, _)) if x == TypeCon::UNIT && y != TypeCon::UNIT => None,
             _ => None,
         }
     }
@@ -163,6 +163,20 @@ impl Checker<'_> {
         };
         let is_str = matches!(self.arena.node(offender), Node::Con(c, _) if *c == TypeCon::STR);
         let is_num = matches!(self.arena.node(offender), Node::Con(c, _) if crate::types::print::is_numeric(*c));
+        let maybe = match self.arena.node(offender) {
+            Node::Con(c, _) if self.types.name(*c) == "Option" => {
+                Some("this may be `None`: use `match`, or `option.unwrap_or(value, default)`")
+            }
+            Node::Con(c, _) if self.types.name(*c) == "Result" => {
+                Some("this may be an `Err`: use `match`, or `result.unwrap_or(value, default)`")
+            }
+            _ => None,
+        };
+        let op_owned = match (&self.call_context, op) {
+            (Some(ctx), "this operation") => ctx.clone(),
+            _ => op.to_string(),
+        };
+        let op = op_owned.as_str();
         let (message, help) = if c.impossible() {
             (
                 format!(
@@ -176,7 +190,7 @@ impl Checker<'_> {
             (
                 format!("expected a number (`Int` or `Float`) for {op}, found `{ts}`"),
                 if is_str && op == "`+`" {
-                    Some("to join strings, use `++`".to_string())
+                    Some("to join strings, use `++`; to put a number into a string, interpolate it: `\"${n}\"`".to_string())
                 } else {
                     None
                 },
@@ -193,7 +207,7 @@ impl Checker<'_> {
         } else if c.0 & 2 != 0 {
             (
                 format!("expected a type with an order for {op}, found `{ts}`"),
-                Some("ordering is defined on numbers, `Str`, `Bool`, `Unit`, and lists and tuples of those; compare a field instead".to_string()),
+                Some("ordering is defined on numbers, `Str`, `Bool`, `Unit`, and lists and tuples of those; compare a field instead (`list.sort_by(xs, fn(x) { x.field })`)".to_string()),
             )
         } else if c.0 & 1 != 0 {
             (
@@ -222,6 +236,8 @@ impl Checker<'_> {
             d = d.with_help(format!(
                 "`{r}` is a type parameter without that bound; declare it: `[{r}: {bound}]`"
             ));
+        } else if let Some(h) = maybe {
+            d = d.with_help(h);
         } else if let Some(h) = help {
             d = d.with_help(h);
         }
@@ -257,7 +273,9 @@ impl Checker<'_> {
                 let rest = self.fresh_row();
                 let row = self.extend(&[(label, field)], rest);
                 let want = self.arena.add(Node::Record(row));
-                let _ = self.unify(want, record);
+                if self.unify(want, record).is_err() {
+                    self.poisoned.clear();
+                }
                 self.report_mismatch(
                     span,
                     field,

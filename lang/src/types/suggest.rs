@@ -33,10 +33,12 @@ pub fn distance(a: &str, b: &str) -> usize {
 
 /// The closest candidate to `name`, if one is close enough.
 pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
-    let limit = (name.chars().count() / 3).max(1);
+    // One- and two-letter names are too short for a guess to mean much.
+    let len = name.chars().count();
+    let limit = if len <= 2 { 0 } else { (len / 3).max(1) };
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
-        if c == name {
+        if c == name || (limit == 0 && !c.eq_ignore_ascii_case(name)) {
             continue;
         }
         // Skip candidates whose length alone rules them out.

@@ -222,10 +222,19 @@ impl Checker<'_> {
                                 ),
                             )
                             .with_primary(name.span, "not a parameter of this declaration")
-                            .with_help(format!(
-                                "declare it after the name, like `type Box[{}] = ...`",
-                                name.name
-                            )),
+                            .with_help(match self.decl_name.clone() {
+                                Some(d) if d.starts_with("effect ") => format!(
+                                    "declare it after the name: `{d}[{}] {{ ... }}`",
+                                    name.name
+                                ),
+                                Some(d) => format!(
+                                    "declare it after the name: `type {d}[{}] = ...`",
+                                    name.name
+                                ),
+                                None => {
+                                    format!("declare it after the name, like `[{}]`", name.name)
+                                }
+                            }),
                         );
                         return self.error_ty();
                     }
@@ -360,16 +369,18 @@ impl Checker<'_> {
                 Some(info) if info.arity == args.len() => {}
                 Some(info) => {
                     let arity = info.arity;
+                    let plural = if arity == 1 { "argument" } else { "arguments" };
                     self.report(
                         Diagnostic::new(
                             Code::TypeArity,
                             format!(
-                                "expected {arity} type argument(s) for effect `{}`, found {}",
+                                "expected {arity} type {plural} for effect `{}`, found {}",
                                 e.name.name,
                                 args.len()
                             ),
                         )
-                        .with_primary(e.span, "wrong number of type arguments"),
+                        .with_primary(e.span, format!("`{}` takes {arity}", e.name.name))
+                        .with_help(type_arity_help(&e.name.name, arity)),
                     );
                     continue;
                 }
@@ -423,10 +434,10 @@ impl Checker<'_> {
 
 fn type_arity_help(name: &str, arity: usize) -> String {
     match name {
-        "List" => "write `List[Int]`: a list has one element type".to_string(),
-        "Map" => "write `Map[Str, Int]`: a map has a key type and a value type".to_string(),
-        "Option" => "write `Option[Int]`".to_string(),
-        "Result" => "write `Result[Int, Str]`: a value type and an error type".to_string(),
+        "List" => "write `List[T]`, with `T` the type of the elements".to_string(),
+        "Map" => "write `Map[K, V]`, with the key type and the value type".to_string(),
+        "Option" => "write `Option[T]`, with `T` the type of the value inside".to_string(),
+        "Result" => "write `Result[T, E]`, with the value type and the error type".to_string(),
         _ if arity == 0 => format!("`{name}` takes no type arguments: write just `{name}`"),
         _ => format!(
             "write `{name}[{}]`",

@@ -144,18 +144,21 @@ impl Checker<'_> {
                 in_expected: !only1.is_empty(),
             });
         }
+        if only2.is_empty() {
+            // r2 = {shared | t2} lacks only1: t2 takes them, then ends as r1.
+            let ext = self.extend(&only1, t1);
+            return self.unify(t2, ext);
+        }
+        if only1.is_empty() {
+            let ext = self.extend(&only2, t2);
+            return self.unify(t1, ext);
+        }
         let level = self.var_level(t1).min(self.var_level(t2));
         let tail = self.arena.var(level, Kind::Row);
         let ext2 = self.extend(&only2, tail);
         let ext1 = self.extend(&only1, tail);
-        if only2.is_empty() {
-            self.unify(t2, ext1)
-        } else if only1.is_empty() {
-            self.unify(t1, ext2)
-        } else {
-            self.unify(t1, ext2)?;
-            self.unify(t2, ext1)
-        }
+        self.unify(t1, ext2)?;
+        self.unify(t2, ext1)
     }
 
     fn var_level(&self, id: TyId) -> u32 {
@@ -202,10 +205,15 @@ impl Checker<'_> {
             return Ok(());
         }
         self.arena.new_epoch();
-        self.occurs_adjust(var, level, ty).map_err(|m| match m {
-            Mismatch::Occurs(v, _) => Mismatch::Occurs(v, ty),
-            other => other,
-        })?;
+        if let Err(m) = self.occurs_adjust(var, level, ty) {
+            // The variable cannot take this type; once the failure is
+            // reported it becomes `Error`, so that report is the only one.
+            self.poisoned.push(var);
+            return Err(match m {
+                Mismatch::Occurs(v, _) => Mismatch::Occurs(v, ty),
+                other => other,
+            });
+        }
         self.arena.set(var, Node::Link(ty));
         if !classes.is_empty() {
             self.require(ty, classes)?;
