@@ -29,6 +29,32 @@ fn blocks(markdown: &str) -> Vec<(usize, String, bool)> {
     out
 }
 
+/// The ```text block that directly follows the code block starting at
+/// `line` (1-based line of its fence), if it shows `writ check` output.
+fn output_after(markdown: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut i = line;
+    while lines.get(i).is_some_and(|l| l.trim_start() != "```") {
+        i += 1;
+    }
+    i += 1;
+    while lines.get(i).is_some_and(|l| l.trim().is_empty()) {
+        i += 1;
+    }
+    if lines.get(i).map(|l| l.trim_start()) != Some("```text") {
+        return None;
+    }
+    let body: Vec<&str> = lines
+        .iter()
+        .skip(i + 1)
+        .take_while(|l| l.trim_start() != "```")
+        .copied()
+        .collect();
+    body.first()
+        .is_some_and(|f| f.ends_with(": accepted"))
+        .then(|| body.join("\n"))
+}
+
 #[test]
 fn documented_programs_are_accepted() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -53,11 +79,22 @@ fn documented_programs_are_accepted() {
                 .env("NO_COLOR", "1")
                 .output()
                 .expect("writ runs");
+            let stdout = String::from_utf8_lossy(&out.stdout);
             if out.status.code() != Some(0) {
-                failures.push(format!(
-                    "{doc}:{line}:\n{program}\n{}",
-                    String::from_utf8_lossy(&out.stdout)
-                ));
+                failures.push(format!("{doc}:{line}:\n{program}\n{stdout}"));
+            }
+            // A ```text block right after the program, starting with
+            // `NAME.writ: accepted`, shows the signatures it prints.
+            if let Some(shown) = output_after(&text, line) {
+                let printed: Vec<&str> = stdout.lines().skip(1).collect();
+                let documented: Vec<&str> = shown.lines().skip(1).collect();
+                if printed != documented {
+                    failures.push(format!(
+                        "{doc}:{line}: the documented output differs\n--- documented\n{}\n--- printed\n{}",
+                        documented.join("\n"),
+                        printed.join("\n")
+                    ));
+                }
             }
         }
     }
