@@ -14,7 +14,7 @@ use crate::types::TypeCon;
 use crate::types::infer::{Binding, Checker, Origin, Scheme, block_value_span};
 use crate::types::suggest;
 use crate::types::ty::{Classes, Node, TyId};
-use crate::types::typedecl::VarMode;
+use crate::types::typedecl::{EffectInfo, VarMode};
 
 /// A function's type as its signature gives it.
 pub struct FnSig {
@@ -185,27 +185,7 @@ impl Checker<'_> {
             for a in &all {
                 self.infer(a);
             }
-            let names: Vec<&str> = info.ops.iter().map(|o| o.name.as_str()).collect();
-            let mut d = Diagnostic::new(
-                Code::UnknownOperation,
-                format!(
-                    "expected an operation of `{}`, found `{}`",
-                    info.name, p.op.name
-                ),
-            )
-            .with_primary(p.op.span, format!("`{}` has no such operation", info.name));
-            d = match suggest::closest(&p.op.name, names.iter().copied()) {
-                Some(s) => d.with_help(format!("did you mean `{}.{s}`?", info.name)),
-                None => d.with_note(format!(
-                    "its operations are {}",
-                    names
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-            };
-            self.report(d);
+            self.unknown_operation(&info, &p.op);
             return self.error_ty();
         };
         let ft = self.instantiate(&op.scheme);
@@ -231,6 +211,24 @@ impl Checker<'_> {
             self.check(a, *t, None);
         }
         self.result_of(ret)
+    }
+
+    /// Report that effect `info` has no operation `op`.
+    pub fn unknown_operation(&mut self, info: &EffectInfo, op: &crate::ast::Ident) {
+        let names: Vec<&str> = info.ops.iter().map(|o| o.name.as_str()).collect();
+        let d = Diagnostic::new(
+            Code::UnknownOperation,
+            format!(
+                "expected an operation of `{}`, found `{}`",
+                info.name, op.name
+            ),
+        )
+        .with_primary(op.span, format!("`{}` has no such operation", info.name));
+        let d = match suggest::closest(&op.name, names.iter().copied()) {
+            Some(s) => d.with_help(format!("did you mean `{}.{s}`?", info.name)),
+            None => d.with_note(format!("its operations are {}", suggest::quoted(&names))),
+        };
+        self.report(d);
     }
 
     /// The type a signature gives a function. Type variables it names are

@@ -240,27 +240,7 @@ impl Checker<'_> {
             return fallback(self);
         };
         let Some(o) = info.ops.iter().find(|o| o.name == op.name).cloned() else {
-            let names: Vec<&str> = info.ops.iter().map(|o| o.name.as_str()).collect();
-            let mut d = Diagnostic::new(
-                Code::UnknownOperation,
-                format!(
-                    "expected an operation of `{}`, found `{}`",
-                    info.name, op.name
-                ),
-            )
-            .with_primary(op.span, format!("`{}` has no such operation", info.name));
-            d = match crate::types::suggest::closest(&op.name, names.iter().copied()) {
-                Some(s) => d.with_help(format!("did you mean `{}.{s}`?", info.name)),
-                None => d.with_note(format!(
-                    "its operations are {}",
-                    names
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-            };
-            self.report(d);
+            self.unknown_operation(&info, op);
             return fallback(self);
         };
         let ft = self.instantiate(&o.scheme);

@@ -69,27 +69,8 @@ impl Checker<'_> {
                 }
                 continue;
             }
-            let record = matches!(t.body, TypeBody::Record(_));
-            let con = self.types.add_type(TypeInfo {
-                name: t.name.name.clone(),
-                arity: t.params.len(),
-                def: TypeDef::Builtin,
-                span: self.user_code.then_some(t.name.span),
-                classes: if record {
-                    Classes::NONE
-                } else {
-                    Classes::EQ.union(Classes::SHOW)
-                },
-            });
-            if record {
-                self.pending.insert(
-                    con,
-                    PendingRecord {
-                        decl: t.clone(),
-                        started: false,
-                    },
-                );
-            } else {
+            let span = self.user_code.then_some(t.name.span);
+            if let Some(con) = self.add_declared_type(t, span) {
                 sums.push((con, t));
             }
         }
@@ -111,29 +92,42 @@ impl Checker<'_> {
     /// Declare `t` under a name the standard library already uses (after
     /// reporting it), so the rest of the program sees the program's type.
     fn shadow_library_type(&mut self, t: &TypeDecl) {
+        if let Some(con) = self.add_declared_type(t, Some(t.name.span)) {
+            self.define_sum(con, t, true);
+        }
+    }
+
+    /// Add `t`'s name to the table. A record waits to be translated on
+    /// first use; a sum type's constructor is returned for the caller to
+    /// define once every name is known.
+    fn add_declared_type(
+        &mut self,
+        t: &TypeDecl,
+        span: Option<crate::span::Span>,
+    ) -> Option<TypeCon> {
         let record = matches!(t.body, TypeBody::Record(_));
         let con = self.types.add_type(TypeInfo {
             name: t.name.name.clone(),
             arity: t.params.len(),
             def: TypeDef::Builtin,
-            span: Some(t.name.span),
+            span,
             classes: if record {
                 Classes::NONE
             } else {
                 Classes::EQ.union(Classes::SHOW)
             },
         });
-        if record {
-            self.pending.insert(
-                con,
-                PendingRecord {
-                    decl: t.clone(),
-                    started: false,
-                },
-            );
-        } else {
-            self.define_sum(con, t, true);
+        if !record {
+            return Some(con);
         }
+        self.pending.insert(
+            con,
+            PendingRecord {
+                decl: t.clone(),
+                started: false,
+            },
+        );
+        None
     }
 
     fn type_params(&mut self, params: &[crate::ast::Ident]) -> (TyVars, Vec<TyId>) {

@@ -280,14 +280,8 @@ impl Checker<'_> {
             if let Some(s) = suggest::closest(&name.name, names.iter().map(String::as_str)) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             } else if !names.is_empty() {
-                d = d.with_note(format!(
-                    "its fields are {}",
-                    names
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                d = d.with_note(format!("its fields are {}", suggest::quoted(&names)));
             }
         }
         if let ExprKind::Var(v) = &expr.kind

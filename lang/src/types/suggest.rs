@@ -53,6 +53,15 @@ pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
     best.map(|(_, c)| c.to_string())
 }
 
+/// Names in backquotes, separated by commas: `` `a`, `b` ``.
+pub fn quoted(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Writ's name for a type another language calls `name`.
 pub fn type_alias(name: &str) -> Option<&'static str> {
     Some(match name {
