@@ -574,8 +574,14 @@ pub enum TypeExprKind {
     Unit,
     /// `(A, B)`
     Tuple(Vec<TypeExpr>),
-    /// `{ a: A, b: B }`
-    Record(Vec<FieldDecl>),
+    /// `{ a: A, b: B }`, or `{ a: A, .. }` for any record with at least
+    /// these fields.
+    Record {
+        /// The fields named.
+        fields: Vec<FieldDecl>,
+        /// Whether `..` allows other fields.
+        open: bool,
+    },
     /// `fn(A, B) -> C / {E}`, `(A, B) -> C`, `A -> C`
     Fn {
         /// Parameter types.

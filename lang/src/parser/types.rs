@@ -133,8 +133,9 @@ pub(crate) fn type_expr<'t>() -> impl P<'t, TypeExpr> {
             .separated_by(just(Token::Comma))
             .allow_trailing()
             .collect::<Vec<_>>()
+            .then(just(Token::DotDot).or_not().map(|d| d.is_some()))
             .delimited_by(just(Token::LBrace), just(Token::RBrace))
-            .map(TypeExprKind::Record);
+            .map(|(fields, open)| TypeExprKind::Record { fields, open });
         let list = ty
             .clone()
             .separated_by(just(Token::Comma))

@@ -94,6 +94,7 @@ impl Checker<'_> {
                 .map(|s| (v.name.clone(), s)),
             _ => None,
         };
+        let errors_before = self.diagnostics.len() + self.dropped;
         for (a, p) in all.iter().zip(params.iter()) {
             let saved = std::mem::replace(&mut self.call_context, context.clone());
             let before = self.diagnostics.len();
@@ -110,9 +111,14 @@ impl Checker<'_> {
                     primary: false,
                 });
                 d.notes.push(format!(
-                    "a `let` whose value is not a function literal (here, a call) is not generic; write `let {name} = fn(x) {{ ... }}` or a `fn`, or make two `let`s"
+                    "a `let` whose value is computed (by a call, an `if`, a `match`, ...) is not generic; write `let {name} = fn(x) {{ ... }}` or a `fn`, or make two `let`s"
                 ));
             }
+        }
+        if self.diagnostics.len() + self.dropped > errors_before {
+            // A wrong argument was reported: the call's result is not
+            // reported again wherever it is used.
+            return self.error_ty();
         }
         self.result_of(ret)
     }

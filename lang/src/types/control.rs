@@ -6,6 +6,8 @@
 //! exhaustiveness only when its arms typed without error (otherwise the
 //! missing case would be a consequence of the first mistake).
 
+use std::collections::HashMap;
+
 use crate::ast::{Arm, Clause, Expr, Handle};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
@@ -137,6 +139,7 @@ impl Checker<'_> {
             self.expect(h.body.span, result, body, None);
         }
         let mut seen: Vec<(String, String, Span)> = Vec::new();
+        let mut effect_args: HashMap<String, Vec<TyId>> = HashMap::new();
         let mut first_body: Option<Span> = None;
         for c in &h.clauses {
             let mark = self.mark();
@@ -186,7 +189,8 @@ impl Checker<'_> {
                         );
                     }
                     seen.push((effect.name.clone(), op.name.clone(), *span));
-                    let (ptys, ret) = self.clause_op(effect, op, params.len(), *span);
+                    let (ptys, ret) =
+                        self.clause_op(effect, op, params.len(), *span, &mut effect_args);
                     for (p, t) in params.iter().zip(ptys.iter()) {
                         let mut info = PatInfo::default();
                         self.type_pattern(p, *t, &mut info, p.span);
@@ -229,6 +233,7 @@ impl Checker<'_> {
         op: &crate::ast::Ident,
         given: usize,
         span: Span,
+        effect_args: &mut HashMap<String, Vec<TyId>>,
     ) -> (Vec<TyId>, TyId) {
         let fallback = |c: &mut Self| {
             let ps = (0..given).map(|_| c.error_ty()).collect();
@@ -243,7 +248,17 @@ impl Checker<'_> {
             self.unknown_operation(&info, op);
             return fallback(self);
         };
-        let ft = self.instantiate(&o.scheme);
+        // The clauses of one handler share the effect's type arguments:
+        // `State.get` and `State.put` handle one `State[s]`.
+        let args = match effect_args.get(&effect.name) {
+            Some(a) => a.clone(),
+            None => {
+                let a: Vec<TyId> = (0..info.arity).map(|_| self.fresh()).collect();
+                effect_args.insert(effect.name.clone(), a.clone());
+                a
+            }
+        };
+        let ft = self.instantiate_with(&o.scheme, &args);
         let Node::Fn(ps, r, _) = self.arena.node(ft).clone() else {
             return fallback(self);
         };

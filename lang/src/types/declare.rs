@@ -243,12 +243,16 @@ impl Checker<'_> {
             self.report(
                 Diagnostic::new(
                     Code::TypeMismatch,
-                    format!("expected a record type of finite size, found `{}` containing itself", decl.name.name),
+                    format!(
+                        "expected a record type that does not mention itself, found `{}` in its own fields",
+                        decl.name.name
+                    ),
                 )
-                .with_primary(decl.name.span, "this record type contains itself")
+                .with_primary(decl.name.span, "this record type refers to itself")
+                .with_note("records are structural: a record type is its fields, so one that contains itself (even inside a `List` or `Option`) would be infinite")
                 .with_help(format!(
-                    "wrap the recursion in a sum type, for example `type {} = {}({{ ... }})`, or use `Option[...]` of a sum type",
-                    decl.name.name, decl.name.name
+                    "make it a sum type with one constructor, which may refer to itself: `type {} = {}({{ ... }})`, built with `{}({{ ... }})` and read with `match`",
+                    decl.name.name, decl.name.name, decl.name.name
                 )),
             );
             return;

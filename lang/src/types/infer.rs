@@ -25,6 +25,11 @@ use crate::types::{STACK_CHUNK, STACK_RED_ZONE, TypeCon, suggest};
 /// The level of the variables of a declared template (never unified).
 pub const GENERIC: u32 = u32::MAX;
 
+/// The most type nodes one use of a polymorphic name may copy. A type
+/// larger than this (built by doubling it through a chain of functions) is
+/// reported rather than built: its size is exponential in the program's.
+pub const MAX_INSTANCE_NODES: usize = 50_000;
+
 /// The most diagnostics the type checker reports for one program.
 const MAX_DIAGNOSTICS: usize = 100;
 
@@ -142,6 +147,12 @@ pub struct Checker<'p> {
     pub num_vars: Vec<TyId>,
     /// The program being checked.
     pub program: &'p crate::ast::Program,
+    /// Nodes the current instantiation may still copy.
+    pub copy_budget: usize,
+    /// Set when an instantiation ran out of budget (reported by the use).
+    pub too_large: bool,
+    /// Pairs of structural types unified so far (see `unify`).
+    pub unified: std::collections::HashSet<(TyId, TyId)>,
     /// Variables whose binding failed: they become `Error` when the
     /// failure is reported.
     pub poisoned: Vec<TyId>,
@@ -182,6 +193,9 @@ impl<'p> Checker<'p> {
             call_context: None,
             weak: std::collections::HashSet::new(),
             poisoned: Vec::new(),
+            copy_budget: 0,
+            too_large: false,
+            unified: std::collections::HashSet::new(),
             fn_pos: HashMap::new(),
             decl_name: None,
         }
@@ -297,6 +311,7 @@ impl<'p> Checker<'p> {
         if scheme.vars.is_empty() {
             return scheme.ty;
         }
+        self.copy_budget = MAX_INSTANCE_NODES;
         let mut map = HashMap::new();
         for v in &scheme.vars {
             let classes = match self.arena.node(*v) {
@@ -320,6 +335,7 @@ impl<'p> Checker<'p> {
 
     /// `scheme` with its variables replaced by `args`, in order.
     pub fn instantiate_with(&mut self, scheme: &Scheme, args: &[TyId]) -> TyId {
+        self.copy_budget = MAX_INSTANCE_NODES;
         let mut map = HashMap::new();
         for (v, a) in scheme.vars.iter().zip(args.iter()) {
             map.insert(self.arena.resolve(*v), *a);
@@ -333,6 +349,11 @@ impl<'p> Checker<'p> {
             if let Some(done) = map.get(&t) {
                 return *done;
             }
+            if self.copy_budget == 0 {
+                self.too_large = true;
+                return self.arena.add(Node::Error);
+            }
+            self.copy_budget -= 1;
             let node = self.arena.node(t).clone();
             let out = match node {
                 Node::Con(c, args) => {

@@ -241,7 +241,7 @@ impl Checker<'_> {
                     Diagnostic::new(
                         Code::UsedBeforeDefinition,
                         format!(
-                            "expected `{}` to be called after the top-level values it uses exist, found a call before one of them is defined",
+                            "expected `{}` to be used after the top-level values it reads exist, found a use before one of them is defined",
                             f.name.name
                         ),
                     )

@@ -20,7 +20,23 @@ impl Checker<'_> {
     pub fn infer_var(&mut self, name: &Ident) -> TyId {
         if let Some(b) = self.lookup(&name.name) {
             let scheme = b.scheme.clone();
-            return self.instantiate(&scheme);
+            let t = self.instantiate(&scheme);
+            if std::mem::take(&mut self.too_large) {
+                self.report(
+                    Diagnostic::new(
+                        Code::TooComplex,
+                        format!(
+                            "expected a type of at most {} parts for `{}`, found a larger one",
+                            crate::types::infer::MAX_INSTANCE_NODES,
+                            name.name
+                        ),
+                    )
+                    .with_primary(name.span, "this use would build a type too large to check")
+                    .with_help("a type that doubles at each step (such as a function returning `(x, x)` applied to its own result) grows exponentially; annotate the functions with smaller types"),
+                );
+                return self.error_ty();
+            }
+            return t;
         }
         if self.namespaces.contains_key(&name.name) {
             let help = match self.qualified_guess(&name.name) {
@@ -59,12 +75,20 @@ impl Checker<'_> {
             format!("expected a name in scope, found `{}`", name.name),
         )
         .with_primary(name.span, "not defined here");
-        let later = self.let_sites.get(&name.name).and_then(|v| {
+        let sites = self.let_sites.get(&name.name);
+        let itself = sites.is_some_and(|v| v.iter().any(|(p, _)| *p == self.top_position))
+            && !sites.is_some_and(|v| v.iter().any(|(p, _)| *p < self.top_position));
+        let later = sites.and_then(|v| {
             v.iter()
-                .find(|(p, _)| *p >= self.top_position)
+                .find(|(p, _)| *p > self.top_position)
                 .map(|(_, s)| *s)
         });
-        if let Some(later) = later {
+        if itself {
+            d = d.with_help(format!(
+                "`{}` is being defined by this `let`, so its value cannot use it",
+                name.name
+            ));
+        } else if let Some(later) = later {
             d = d
                 .with_secondary(later, "defined here, later in the file")
                 .with_help(format!(
@@ -202,8 +226,43 @@ impl Checker<'_> {
         t: TyId,
         m: Mismatch,
     ) {
+        let hides = match &expr.kind {
+            ExprKind::Var(v) if self.namespaces.contains_key(&v.name) => Some(format!(
+                "`{}` here is a local name, which hides the `{}` namespace",
+                v.name, v.name
+            )),
+            _ => None,
+        };
         if let Mismatch::Occurs(..) | Mismatch::Escape(_) = m {
-            return self.report_mismatch(span, t, t, m, None);
+            self.report_mismatch(span, t, t, m, None);
+            if let (Some(note), Some(d)) = (hides, self.diagnostics.last_mut()) {
+                d.notes.push(note);
+            }
+            return;
+        }
+        if let Mismatch::Class(c, _) = m {
+            let shown = self.show(&[t]).remove(0);
+            let what = if c.0 & 4 != 0 {
+                "arithmetic"
+            } else if c.0 & 8 != 0 {
+                "`++`"
+            } else if c.0 & 2 != 0 {
+                "ordering (`<`, `list.sort`, `list.max`, ...)"
+            } else {
+                "comparison or display"
+            };
+            self.report(
+                Diagnostic::new(
+                    Code::UnsupportedOperation,
+                    format!(
+                        "expected `{shown}` to be one type, found it used both as a record (with a field `{}`) and with {what}, which records do not support",
+                        name.name
+                    ),
+                )
+                .with_primary(name.span, "used as a record here")
+                .with_help("sort or compare records by a field: `list.sort_by(xs, fn(x) { x.field })`, `list.max_by(...)`"),
+            );
+            return;
         }
         let shown = self.show(&[t]).remove(0);
         let mut d = Diagnostic::new(
@@ -284,13 +343,8 @@ impl Checker<'_> {
                 d = d.with_note(format!("its fields are {}", suggest::quoted(&names)));
             }
         }
-        if let ExprKind::Var(v) = &expr.kind
-            && self.namespaces.contains_key(&v.name)
-        {
-            d = d.with_note(format!(
-                "`{}` here is a local name, which hides the `{}` namespace",
-                v.name, v.name
-            ));
+        if let Some(note) = hides {
+            d = d.with_note(note);
         }
         self.report(d);
     }

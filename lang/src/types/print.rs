@@ -204,7 +204,7 @@ impl Checker<'_> {
         let t = self.arena.resolve(t);
         match self.arena.node(t).clone() {
             Node::Var { .. } => out.push_str(&namer.name(t)),
-            Node::Link(_) | Node::Error => out.push('?'),
+            Node::Link(_) | Node::Error => out.push('_'),
             Node::Rigid { name, .. } => out.push_str(self.syms.name(name)),
             Node::Con(c, args) => {
                 out.push_str(self.types.name(c));
@@ -281,6 +281,7 @@ impl Checker<'_> {
                 _ => None,
             })
             .collect();
+        let mut found: Option<(String, Vec<TyId>)> = None;
         for (name, scheme) in candidates {
             let Node::Record(trow) = self.arena.node(scheme.ty).clone() else {
                 continue;
@@ -298,14 +299,19 @@ impl Checker<'_> {
                     .is_some_and(|(_, ft)| self.matches(*tt, *ft, &vars, &mut binds, 0))
             });
             if ok {
+                if found.is_some() {
+                    // Two declared types with these fields: the name would
+                    // be a guess, so print the fields.
+                    return None;
+                }
                 let args = vars
                     .iter()
                     .map(|v| binds.get(v).copied().unwrap_or(*v))
                     .collect();
-                return Some((name, args));
+                found = Some((name, args));
             }
         }
-        None
+        found
     }
 
     /// Whether `ty` is an instance of `template` (whose variables are

@@ -158,12 +158,16 @@ impl Checker<'_> {
         let (ts, os) = (&shown[0], &shown[1]);
         let is_fn = matches!(self.arena.node(offender), Node::Fn(..));
         let rigid = match self.arena.node(offender) {
-            Node::Rigid { name, .. } => Some(self.syms.name(*name).to_string()),
+            Node::Rigid { name, bounds, .. } => {
+                Some((self.syms.name(*name).to_string(), bounds.union(c)))
+            }
             _ => None,
         };
         let is_str = matches!(self.arena.node(offender), Node::Con(c, _) if *c == TypeCon::STR);
         let is_num = matches!(self.arena.node(offender), Node::Con(c, _) if crate::types::print::is_numeric(*c));
+        let arithmetic = c.0 & (4 | 8) != 0;
         let maybe = match self.arena.node(offender) {
+            _ if !arithmetic => None,
             Node::Con(c, _) if self.types.name(*c) == "Option" => {
                 Some("this may be `None`: use `match`, or `option.unwrap_or(value, default)`")
             }
@@ -231,8 +235,8 @@ impl Checker<'_> {
         } else if os != ts {
             d = d.with_note(format!("`{ts}` contains `{os}`, which does not support it"));
         }
-        if let Some(r) = rigid {
-            let bound = c.names().join(" + ");
+        if let Some((r, wanted)) = rigid {
+            let bound = wanted.names().join(" + ");
             d = d.with_help(format!(
                 "`{r}` is a type parameter without that bound; declare it: `[{r}: {bound}]`"
             ));

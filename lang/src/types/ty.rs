@@ -12,7 +12,7 @@
 //! *level*, the depth of `let` nesting at which it was created, so that
 //! generalisation takes exactly the variables created inside the binding
 //! (Rémy's levels); a variable's [`Classes`] are always closed under
-//! implication (`Num` includes `Ord`, `Eq` and `Show`; `Ord` includes `Eq`).
+//! implication (`Num` includes `Ord`; `Ord` includes `Eq`; `Eq` includes `Show`).
 
 use crate::types::TypeCon;
 
@@ -26,10 +26,11 @@ pub struct Classes(pub u8);
 impl Classes {
     /// No requirement.
     pub const NONE: Classes = Classes(0);
-    /// Supports `==` and `!=`.
-    pub const EQ: Classes = Classes(1);
+    /// Supports `==` and `!=` (and has a display form: the types with
+    /// equality are exactly the types with a display form).
+    pub const EQ: Classes = Classes(1 | 16);
     /// Supports `<`, `<=`, `>`, `>=` (and equality).
-    pub const ORD: Classes = Classes(2 | 1);
+    pub const ORD: Classes = Classes(2 | 1 | 16);
     /// `Int` or `Float`: supports arithmetic (and ordering, display).
     pub const NUM: Classes = Classes(4 | 2 | 1 | 16);
     /// `Str` or a `List`: supports `++`.
@@ -67,15 +68,12 @@ impl Classes {
         let mut out = Vec::new();
         if self.contains(Classes::NUM) {
             out.push("Num");
-        } else {
-            if self.contains(Classes::ORD) {
-                out.push("Ord");
-            } else if self.contains(Classes::EQ) {
-                out.push("Eq");
-            }
-            if self.contains(Classes::SHOW) {
-                out.push("Show");
-            }
+        } else if self.contains(Classes::ORD) {
+            out.push("Ord");
+        } else if self.contains(Classes::EQ) {
+            out.push("Eq");
+        } else if self.contains(Classes::SHOW) {
+            out.push("Show");
         }
         if self.contains(Classes::CONCAT) {
             out.push("Concat");

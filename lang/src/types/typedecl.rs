@@ -249,7 +249,7 @@ impl Checker<'_> {
                     .collect();
                 self.arena.add(Node::Tuple(ts))
             }
-            TypeExprKind::Record(fields) => {
+            TypeExprKind::Record { fields, open } => {
                 let mut seen: Vec<(u32, Span)> = Vec::new();
                 let mut row = Vec::new();
                 for f in fields {
@@ -263,8 +263,32 @@ impl Checker<'_> {
                     let t = self.translate(&f.ty, vars, mode);
                     row.push((label, t));
                 }
-                let empty = self.arena.add(Node::RowEmpty);
-                let row = self.extend(&row, empty);
+                let tail = match (open, mode) {
+                    (false, _) => self.arena.add(Node::RowEmpty),
+                    // In a signature, `..` is any record the caller
+                    // passes: the body may use only the fields named.
+                    (true, VarMode::Rigid(level)) => {
+                        let name = self.syms.intern("..");
+                        self.arena.add(Node::Rigid {
+                            name,
+                            bounds: Classes::NONE,
+                            level,
+                        })
+                    }
+                    (true, VarMode::Flexible(level)) => self.arena.var(level, Kind::Row),
+                    (true, VarMode::Declared) => {
+                        self.report(
+                            Diagnostic::new(
+                                Code::UnexpectedToken,
+                                "expected a closed record type in a declaration, found `..`",
+                            )
+                            .with_primary(te.span, "a declared type lists all its fields")
+                            .with_help("remove the `..`; a function parameter can take `{ field: T, .. }` instead"),
+                        );
+                        self.arena.add(Node::RowEmpty)
+                    }
+                };
+                let row = self.extend(&row, tail);
                 self.arena.add(Node::Record(row))
             }
             TypeExprKind::Fn {

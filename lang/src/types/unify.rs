@@ -43,7 +43,13 @@ impl Checker<'_> {
     /// Make `expected` and `found` the same type.
     pub fn unify(&mut self, expected: TyId, found: TyId) -> Result<(), Mismatch> {
         stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-            self.unify_inner(expected, found)
+            let result = self.unify_inner(expected, found);
+            if result.is_err() {
+                // A failed attempt may have recorded pairs it did not
+                // finish; forget them all.
+                self.unified.clear();
+            }
+            result
         })
     }
 
@@ -55,6 +61,13 @@ impl Checker<'_> {
         }
         let na = self.arena.node(a).clone();
         let nb = self.arena.node(b).clone();
+        // Two structures already unified are equal from then on: a type
+        // that shares parts (a DAG) is walked once, not once per path.
+        let structural = !matches!(na, Node::Var { .. } | Node::Error | Node::RowEmpty)
+            && !matches!(nb, Node::Var { .. } | Node::Error | Node::RowEmpty);
+        if structural && !self.unified.insert((a, b)) {
+            return Ok(());
+        }
         match (na, nb) {
             (Node::Error, _) | (_, Node::Error) => Ok(()),
             (Node::Var { level, classes, .. }, _) => self.bind_var(a, level, classes, b),
