@@ -21,7 +21,7 @@
 pub mod explain;
 pub mod render;
 
-pub use writ_lang::types::Signature;
+pub use writ_lang::types::{ManifestEntry, Signature};
 pub use writ_lang::{Code, Diagnostic, Label, LineIndex, Position, Severity, Span};
 
 /// The largest source file Writ accepts, in bytes (4 MiB).
@@ -35,6 +35,9 @@ pub struct Checked {
     /// The inferred signature of every top-level function (empty unless
     /// the program is accepted).
     pub signatures: Vec<Signature>,
+    /// The effects the program performs, with where (empty unless the
+    /// program is accepted).
+    pub manifest: Vec<ManifestEntry>,
 }
 
 impl Checked {
@@ -47,20 +50,40 @@ impl Checked {
 /// Check a program's source text: parse it, then (if it parsed) resolve
 /// its names and infer its types.
 pub fn check_source(text: &str) -> Checked {
+    check_source_granted(text, None)
+}
+
+/// Check a program's source text as [`check_source`] does and, with
+/// `granted`, also reject it if it needs a host capability outside the
+/// granted set (`E3002`: the program would not be run).
+///
+/// ```
+/// let src = "let page = Http.get(\"https://a.example\")\nLog.info(page)\n";
+/// let granted = vec!["Log".to_string()];
+/// let checked = writ::check_source_granted(src, Some(&granted));
+/// assert!(!checked.accepted());
+/// assert_eq!(checked.diagnostics[0].code, writ::Code::EffectNotGranted);
+/// let all = writ::check_source(src);
+/// let needs: Vec<&str> = all.manifest.iter().map(|m| m.effect.as_str()).collect();
+/// assert_eq!(needs, ["Http", "Log"]);
+/// ```
+pub fn check_source_granted(text: &str, granted: Option<&[String]>) -> Checked {
     let parsed = writ_lang::parse(text);
     if parsed.has_errors() {
         return Checked {
             diagnostics: parsed.diagnostics,
             signatures: Vec::new(),
+            manifest: Vec::new(),
         };
     }
-    let typed = writ_lang::types::check(&parsed.program);
+    let typed = writ_lang::types::check_granted(&parsed.program, granted);
     let mut diagnostics = parsed.diagnostics;
     diagnostics.extend(typed.diagnostics);
     writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
     Checked {
         diagnostics,
         signatures: typed.signatures,
+        manifest: typed.manifest,
     }
 }
 
@@ -71,6 +94,7 @@ pub fn check_syntax(text: &str) -> Checked {
     Checked {
         diagnostics: parsed.diagnostics,
         signatures: Vec::new(),
+        manifest: Vec::new(),
     }
 }
 

@@ -35,6 +35,11 @@ enum Command {
         /// Check only the syntax (lexing and parsing), not names or types.
         #[arg(long)]
         syntax_only: bool,
+        /// Reject programs that need a host capability not in this
+        /// comma-separated list (`--grant Http,Log`; `--grant ''` grants
+        /// nothing).
+        #[arg(long, value_delimiter = ',', num_args = 1)]
+        grant: Option<Vec<String>>,
     },
     /// Explain a diagnostic code, e.g. `writ explain E0100`.
     Explain {
@@ -56,6 +61,8 @@ struct FileReport {
     diagnostics: Vec<Diagnostic>,
     /// The inferred signatures of its top-level functions.
     signatures: Vec<writ::Signature>,
+    /// The effects it performs.
+    manifest: Vec<writ::ManifestEntry>,
     /// The file could not be read.
     unreadable: bool,
 }
@@ -88,20 +95,21 @@ fn read_file(p: &Path) -> Result<String, Diagnostic> {
     writ::source_text(&bytes).map(str::to_string)
 }
 
-fn check_file(p: &Path, syntax_only: bool) -> FileReport {
+fn check_file(p: &Path, syntax_only: bool, grant: Option<&[String]>) -> FileReport {
     let path = p.display().to_string();
     match read_file(p) {
         Ok(text) => {
             let checked = if syntax_only {
                 writ::check_syntax(&text)
             } else {
-                writ::check_source(&text)
+                writ::check_source_granted(&text, grant)
             };
             FileReport {
                 path,
                 text,
                 diagnostics: checked.diagnostics,
                 signatures: checked.signatures,
+                manifest: checked.manifest,
                 unreadable: false,
             }
         }
@@ -110,6 +118,7 @@ fn check_file(p: &Path, syntax_only: bool) -> FileReport {
             text: String::new(),
             diagnostics: vec![d],
             signatures: Vec::new(),
+            manifest: Vec::new(),
             unreadable: true,
         },
     }
@@ -143,8 +152,16 @@ fn summary(r: &FileReport) -> String {
     }
 }
 
-fn check(files: &[std::path::PathBuf], format: Format, syntax_only: bool) -> ExitCode {
-    let reports: Vec<FileReport> = files.iter().map(|f| check_file(f, syntax_only)).collect();
+fn check(
+    files: &[std::path::PathBuf],
+    format: Format,
+    syntax_only: bool,
+    grant: Option<&[String]>,
+) -> ExitCode {
+    let reports: Vec<FileReport> = files
+        .iter()
+        .map(|f| check_file(f, syntax_only, grant))
+        .collect();
     let mut out = String::new();
     match format {
         Format::Human => {
@@ -160,6 +177,19 @@ fn check(files: &[std::path::PathBuf], format: Format, syntax_only: bool) -> Exi
                     out.push_str(&s.signature);
                     out.push('\n');
                 }
+                let index = writ::LineIndex::new(&r.text);
+                for m in &r.manifest {
+                    let sites: Vec<String> = m
+                        .sites
+                        .iter()
+                        .map(|(op, span)| {
+                            let at = index.position(span.start);
+                            format!("{}.{op} at {}:{}:{}", m.effect, r.path, at.line, at.column)
+                        })
+                        .collect();
+                    let kind = if m.capability { "capability" } else { "effect" };
+                    out.push_str(&format!("  {kind} {}: {}\n", m.effect, sites.join(", ")));
+                }
             }
         }
         Format::Json => {
@@ -170,6 +200,17 @@ fn check(files: &[std::path::PathBuf], format: Format, syntax_only: bool) -> Exi
                         "path": r.path,
                         "status": if r.unreadable { "unreadable" } else if accepted(r) { "accepted" } else { "rejected" },
                         "diagnostics": render::json(&r.diagnostics, &r.path, &r.text),
+                        "manifest": r.manifest.iter().map(|m| {
+                            let index = writ::LineIndex::new(&r.text);
+                            json!({
+                                "effect": m.effect,
+                                "capability": m.capability,
+                                "sites": m.sites.iter().map(|(op, span)| {
+                                    let at = index.position(span.start);
+                                    json!({ "operation": op, "line": at.line, "column": at.column })
+                                }).collect::<Vec<_>>(),
+                            })
+                        }).collect::<Vec<_>>(),
                         "signatures": r.signatures.iter().map(|s| {
                             let at = writ::LineIndex::new(&r.text).position(s.span.start);
                             json!({ "name": s.name, "signature": s.signature, "line": at.line, "column": at.column })
@@ -230,7 +271,16 @@ fn main() -> ExitCode {
             files,
             format,
             syntax_only,
-        } => check(&files, format, syntax_only),
+            grant,
+        } => {
+            let grant: Option<Vec<String>> = grant.map(|g| {
+                g.into_iter()
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            });
+            check(&files, format, syntax_only, grant.as_deref())
+        }
         Command::Explain { code } => explain(&code),
     }
 }

@@ -9,6 +9,11 @@
 //! `writ check --format json NAME.writ` prints, both run from
 //! `tests/corpus/` with `NO_COLOR=1`.
 //!
+//! A case may have a second header line `// args: --grant Http,Log`: its
+//! whitespace-separated arguments are passed to `writ check` before the
+//! file name, in both runs (`''` stands for an empty argument, so
+//! `// args: --grant ''` grants nothing).
+//!
 //! To add a case, add a `.writ` file and run
 //! `WRIT_BLESS=1 cargo test --test corpus` to write its `.out` and `.json`;
 //! then read them: they are what a user will see.
@@ -92,11 +97,18 @@ fn corpus() {
             }
         };
         // Cases under `parse/` test the syntax alone.
-        let mode: &[&str] = if rel.starts_with("parse/") {
-            &["--syntax-only"]
+        let mut mode: Vec<&str> = if rel.starts_with("parse/") {
+            vec!["--syntax-only"]
         } else {
-            &[]
+            vec![]
         };
+        if let Some(args) = text.lines().nth(1).and_then(|l| l.strip_prefix("// args:")) {
+            mode.extend(
+                args.split_whitespace()
+                    .map(|a| if a == "''" { "" } else { a }),
+            );
+        }
+        let mode = &mode[..];
         let (human, human_code) = run(&rel, mode);
         let (json, json_code) = run(&rel, &[mode, &["--format", "json"]].concat());
 

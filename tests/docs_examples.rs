@@ -55,6 +55,56 @@ fn output_after(markdown: &str, line: usize) -> Option<String> {
         .then(|| body.join("\n"))
 }
 
+/// Every ```text block that starts with `PATH.writ: accepted`, where PATH
+/// is a file of the repository, is exactly what `writ check PATH` prints
+/// from the repository's root.
+#[test]
+fn documented_outputs_of_repository_files_are_exact() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for doc in ["README.md", "docs/language.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).expect("doc exists");
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim_start() != "```text" {
+                continue;
+            }
+            let body: Vec<&str> = lines
+                .iter()
+                .skip(i + 1)
+                .take_while(|l| l.trim_start() != "```")
+                .copied()
+                .collect();
+            let Some(path) = body
+                .first()
+                .and_then(|f| f.strip_suffix(": accepted"))
+                .filter(|p| root.join(p).is_file())
+            else {
+                continue;
+            };
+            count += 1;
+            let out = Command::new(env!("CARGO_BIN_EXE_writ"))
+                .arg("check")
+                .arg(path)
+                .current_dir(root)
+                .env("NO_COLOR", "1")
+                .output()
+                .expect("writ runs");
+            let printed = String::from_utf8_lossy(&out.stdout);
+            let documented = body.join("\n") + "\n";
+            if printed != documented {
+                failures.push(format!(
+                    "{doc}:{}: documented\n{documented}\nprinted\n{printed}",
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(count >= 1, "expected documented outputs of repository files");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 #[test]
 fn documented_programs_are_accepted() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -136,6 +136,16 @@ codes! {
     UnknownBound = "E2011", "unknown bound";
     /// An operation parameter without a type.
     MissingAnnotation = "E2012", "missing type annotation";
+    /// An operation or call performs an effect its context does not allow.
+    EffectNotAllowed = "E3001", "effect not allowed";
+    /// The program performs a capability the host did not grant.
+    EffectNotGranted = "E3002", "capability not granted";
+    /// A program-declared effect performed but never handled.
+    UnhandledEffect = "E3003", "unhandled effect";
+    /// A handler without a clause for one of its effect's operations.
+    MissingClause = "E3004", "missing handler clause";
+    /// A `resume` in a clause for an operation that never returns.
+    ResumeNeverReturns = "W3005", "resume of an operation that never returns";
     /// A `match` that does not cover every value.
     NonExhaustive = "E2101", "non-exhaustive match";
     /// A `let`, parameter or clause pattern that may not match.

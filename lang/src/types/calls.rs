@@ -11,7 +11,7 @@ use crate::ast::{Block, Expr, ExprKind, FnDecl, Lambda, Let, Param, Perform, Stm
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 use crate::types::TypeCon;
-use crate::types::infer::{Binding, Checker, Origin, Scheme, block_value_span};
+use crate::types::infer::{Binding, Checker, Origin, Scheme};
 use crate::types::suggest;
 use crate::types::ty::{Classes, Node, TyId};
 use crate::types::typedecl::{EffectInfo, VarMode};
@@ -40,8 +40,8 @@ impl Checker<'_> {
         let all: Vec<&Expr> = piped.into_iter().chain(args.iter()).collect();
         let ft = self.infer(callee);
         let ft = self.arena.resolve(ft);
-        let (params, ret) = match self.arena.node(ft).clone() {
-            Node::Fn(params, ret, _) => (params, ret),
+        let (params, ret, row) = match self.arena.node(ft).clone() {
+            Node::Fn(params, ret, row) => (params, ret, row),
             Node::Error => {
                 for a in &all {
                     self.infer(a);
@@ -56,7 +56,7 @@ impl Checker<'_> {
                 if let Err(m) = self.unify(ft, f) {
                     self.report_mismatch(callee.span, f, ft, m, None);
                 }
-                (params, ret)
+                (params, ret, row)
             }
             _ => {
                 let shown = self.show(&[ft]).remove(0);
@@ -86,6 +86,11 @@ impl Checker<'_> {
             return self.result_of(ret);
         }
         let context = callee_name(callee);
+        let what = context
+            .clone()
+            .map(|c| format!("the call of {c}"))
+            .unwrap_or_else(|| "this call".to_string());
+        self.call_effects(row, span, &what);
         let weak = match &callee.kind {
             ExprKind::Var(v) => self
                 .lookup(&v.name)
@@ -194,11 +199,13 @@ impl Checker<'_> {
             self.unknown_operation(&info, &p.op);
             return self.error_ty();
         };
-        let ft = self.instantiate(&op.scheme);
+        let args: Vec<TyId> = (0..info.arity).map(|_| self.fresh()).collect();
+        let ft = self.instantiate_with(&op.scheme, &args);
         let (params, ret) = match self.arena.node(ft).clone() {
             Node::Fn(ps, r, _) => (ps, r),
             _ => return self.error_ty(),
         };
+        self.perform_effect(&info.name, &op.name, args, span);
         if params.len() != all.len() {
             let callee = Expr {
                 kind: ExprKind::Var(crate::ast::Ident {
@@ -352,9 +359,8 @@ impl Checker<'_> {
                 },
             );
         }
-        let found = self.infer_block(body);
         let origin = ret_span.and_then(|s| Origin::new(s, "the result type is declared here"));
-        self.expect(block_value_span(body), sig.ret, found, origin);
+        self.check_block(body, sig.ret, origin);
         self.pop_to(mark);
     }
 
@@ -375,7 +381,13 @@ impl Checker<'_> {
                 }
             }
         }
-        self.infer_body(&l.params, &sig, &l.body, l.ret.as_ref().map(|r| r.span));
+        let owner = crate::types::effects::RowOwner {
+            name: "this function".to_string(),
+            annotation: l.effects.as_ref().map(|e| e.span),
+        };
+        self.in_row(sig.row, Some(owner), |c| {
+            c.infer_body(&l.params, &sig, &l.body, l.ret.as_ref().map(|r| r.span))
+        });
         self.arena.add(Node::Fn(sig.params, sig.ret, sig.row))
     }
 
@@ -481,7 +493,13 @@ impl Checker<'_> {
                 span: f.name.span,
             },
         );
-        self.infer_body(&f.params, &sig, body, f.ret.as_ref().map(|r| r.span));
+        let owner = crate::types::effects::RowOwner {
+            name: format!("`{}`", f.name.name),
+            annotation: f.effects.as_ref().map(|e| e.span),
+        };
+        self.in_row(sig.row, Some(owner), |c| {
+            c.infer_body(&f.params, &sig, body, f.ret.as_ref().map(|r| r.span))
+        });
         self.pop_to(mark);
         self.tyvars.names.truncate(saved);
         self.level -= 1;
@@ -508,6 +526,8 @@ pub fn is_value(e: &Expr) -> bool {
         | ExprKind::Var(_)
         | ExprKind::Ctor(_) => true,
         ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().all(is_value),
+        // A field of a value, or a namespace member such as `list.map`.
+        ExprKind::Field { expr, .. } => is_value(expr),
         ExprKind::Record(fields) => fields.iter().all(|f| is_value(&f.value)),
         ExprKind::Call { callee, args } => {
             matches!(callee.kind, ExprKind::Ctor(_)) && args.iter().all(is_value)

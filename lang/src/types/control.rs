@@ -19,11 +19,20 @@ use crate::types::ty::{Node, TyId};
 
 impl Checker<'_> {
     /// `match scrutinee { arms }`.
-    pub fn infer_match(&mut self, span: Span, scrutinee: &Expr, arms: &[Arm]) -> TyId {
+    /// With `expected`, every arm is checked against it (the match's
+    /// context fixes the type); otherwise the first arm fixes it.
+    pub fn infer_match(
+        &mut self,
+        span: Span,
+        scrutinee: &Expr,
+        arms: &[Arm],
+        expected: Option<(TyId, Option<Origin>)>,
+    ) -> TyId {
         let st = self.infer(scrutinee);
         let errors_before = self.diagnostics.len();
         let bool_ty = self.con(TypeCon::BOOL, Vec::new());
         let mut result: Option<(TyId, Span)> = None;
+        let mut arms_ok = true;
         let mut infos = Vec::with_capacity(arms.len());
         for arm in arms {
             let mut info = PatInfo::default();
@@ -33,16 +42,21 @@ impl Checker<'_> {
             if let Some(g) = &arm.guard {
                 self.check(g, bool_ty, None);
             }
-            match result {
-                None => {
+            let before = self.diagnostics.len();
+            match (&expected, result) {
+                (Some((t, origin)), _) => self.check(&arm.body, *t, origin.clone()),
+                (None, None) => {
                     let t = self.infer(&arm.body);
                     result = Some((t, arm.body.span));
                 }
-                Some((r, first)) => self.check(
-                    &arm.body,
-                    r,
-                    Origin::new(first, "the first arm fixes the type of the `match`"),
-                ),
+                (None, Some((r, first))) => {
+                    self.check(
+                        &arm.body,
+                        r,
+                        Origin::new(first, "the first arm fixes the type of the `match`"),
+                    );
+                    arms_ok &= self.diagnostics.len() == before;
+                }
             }
             self.pop_to(mark);
             infos.push(info);
@@ -53,9 +67,13 @@ impl Checker<'_> {
         if clean {
             self.check_exhaustive(span, scrutinee, arms, &infos);
         }
-        match result {
-            Some((r, _)) => r,
-            None => self.fresh(),
+        match (expected, result) {
+            (Some((t, _)), _) => t,
+            // An arm of the wrong type was reported: the match is not
+            // reported again where it is used.
+            (None, Some(_)) if !arms_ok => self.error_ty(),
+            (None, Some((r, _))) => r,
+            (None, None) => self.fresh(),
         }
     }
 
@@ -131,15 +149,45 @@ impl Checker<'_> {
 
     /// `handle body with (state)? { clauses }`.
     pub fn infer_handle(&mut self, h: &Handle) -> TyId {
+        // The effects the clauses handle, each with one set of type
+        // arguments shared by the body and every clause.
+        let mut effect_args: HashMap<String, Vec<TyId>> = HashMap::new();
+        let mut handled: Vec<(u32, TyId)> = Vec::new();
+        for c in &h.clauses {
+            if let Clause::Op { effect, .. } = c
+                && !effect_args.contains_key(&effect.name)
+                && let Some(arity) = self.types.effects.get(&effect.name).map(|i| i.arity)
+            {
+                let args: Vec<TyId> = (0..arity).map(|_| self.fresh()).collect();
+                let label = self.syms.intern(&effect.name);
+                let payload = self.arena.add(Node::Tuple(args.clone()));
+                handled.push((label, payload));
+                effect_args.insert(effect.name.clone(), args);
+            }
+        }
+        let outer = self.cur_row;
+        let rest = self.fresh_row();
+        let body_row = self.extend(&handled, rest);
+        let names: Vec<String> = effect_args.keys().cloned().collect();
+        let saved_row = std::mem::replace(&mut self.cur_row, body_row);
+        let depth = self.handling.len();
+        self.handling.extend(names);
         let body = self.infer(&h.body);
+        self.handling.truncate(depth);
+        self.cur_row = saved_row;
+        // What the body performs besides the handled effects goes out.
+        if let Err(m) = self.include(rest, outer) {
+            let first = self.row_labels(rest).first().cloned().unwrap_or_default();
+            self.report_row_at(h.body.span, "the handled code", &first, m);
+        }
         let result = self.fresh();
         let state = h.state.as_ref().map(|s| (s, self.infer(&s.init)));
         let has_return = h.clauses.iter().any(|c| matches!(c, Clause::Return { .. }));
         if !has_return {
             self.expect(h.body.span, result, body, None);
         }
+        self.check_clauses_cover(h, &effect_args);
         let mut seen: Vec<(String, String, Span)> = Vec::new();
-        let mut effect_args: HashMap<String, Vec<TyId>> = HashMap::new();
         let mut first_body: Option<Span> = None;
         for c in &h.clauses {
             let mark = self.mark();
@@ -201,8 +249,10 @@ impl Checker<'_> {
                     if let Some((_, st)) = &state {
                         rparams.push(*st);
                     }
-                    let row = self.fresh_row();
-                    let resume = self.arena.add(Node::Fn(rparams, result, row));
+                    // Resuming runs the rest of the handled computation,
+                    // whose remaining effects are the outer row's.
+                    let resume = self.arena.add(Node::Fn(rparams, result, outer));
+                    self.warn_resume_of_never(effect, op, cb);
                     self.bind(
                         "resume",
                         Binding {
@@ -216,6 +266,82 @@ impl Checker<'_> {
             self.pop_to(mark);
         }
         result
+    }
+
+    /// Every operation of a handled effect needs a clause.
+    fn check_clauses_cover(&mut self, h: &Handle, effects: &HashMap<String, Vec<TyId>>) {
+        let mut names: Vec<&String> = effects.keys().collect();
+        names.sort();
+        for name in names {
+            let Some(info) = self.types.effects.get(name) else {
+                continue;
+            };
+            let missing: Vec<String> = info
+                .ops
+                .iter()
+                .filter(|o| {
+                    !h.clauses.iter().any(|c| {
+                        matches!(c, Clause::Op { effect, op, .. } if effect.name == *name && op.name == o.name)
+                    })
+                })
+                .map(|o| format!("`{name}.{}`", o.name))
+                .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let span = h
+                .clauses
+                .iter()
+                .find_map(|c| match c {
+                    Clause::Op { effect, span, .. } if effect.name == *name => Some(*span),
+                    _ => None,
+                })
+                .unwrap_or(h.body.span);
+            let example = missing.first().cloned().unwrap_or_default();
+            self.report(
+                Diagnostic::new(
+                    Code::MissingClause,
+                    format!(
+                        "expected a clause for every operation of `{name}`, found none for {}",
+                        missing.join(", ")
+                    ),
+                )
+                .with_primary(span, format!("this handler handles `{name}`"))
+                .with_help(format!(
+                    "add a clause such as {}(...) => resume(...)",
+                    example.trim_end_matches('`').to_string() + "`"
+                )),
+            );
+        }
+    }
+
+    /// Warn when a clause for an operation that never returns calls
+    /// `resume` (which cannot be given a value of type `Never`).
+    fn warn_resume_of_never(&mut self, effect: &crate::ast::Ident, op: &crate::ast::Ident, body: &Expr) {
+        let never = self
+            .types
+            .effects
+            .get(&effect.name)
+            .and_then(|i| i.ops.iter().find(|o| o.name == op.name))
+            .is_some_and(|o| o.never);
+        if !never {
+            return;
+        }
+        let mut refs = Vec::new();
+        crate::types::deps::expr_refs(body, &mut refs);
+        if refs.iter().any(|r| r == "resume") {
+            self.report(
+                Diagnostic::new(
+                    Code::ResumeNeverReturns,
+                    format!(
+                        "expected no `resume` in the clause for `{}.{}`, which never returns, found one",
+                        effect.name, op.name
+                    ),
+                )
+                .with_primary(body.span, "`resume` here would need a value of type `Never`, which does not exist")
+                .with_help("end the clause with a value of the handler's type instead of resuming"),
+            );
+        }
     }
 
     fn clause_body(&mut self, body: &Expr, result: TyId, first: &mut Option<Span>) {

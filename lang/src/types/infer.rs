@@ -147,6 +147,17 @@ pub struct Checker<'p> {
     pub num_vars: Vec<TyId>,
     /// The program being checked.
     pub program: &'p crate::ast::Program,
+    /// The effect row of the body being inferred (see `effects`).
+    pub cur_row: TyId,
+    /// The program's row: the effects of the top-level statements.
+    pub top_row: TyId,
+    /// Who owns the current row, for messages.
+    pub row_owner: Option<crate::types::effects::RowOwner>,
+    /// Every operation performed, for the manifest.
+    pub performs: Vec<crate::types::effects::PerformSite>,
+    /// The effects handled by the `handle`s around the current expression,
+    /// within the current function body.
+    pub handling: Vec<String>,
     /// Nodes the current instantiation may still copy.
     pub copy_budget: usize,
     /// Set when an instantiation ran out of budget (reported by the use).
@@ -170,8 +181,15 @@ pub struct Checker<'p> {
 impl<'p> Checker<'p> {
     /// A checker with the built-in types and nothing else.
     pub fn new(program: &'p crate::ast::Program) -> Checker<'p> {
+        let mut arena = Arena::default();
+        let top_row = arena.var(0, Kind::Row);
         Checker {
-            arena: Arena::default(),
+            cur_row: top_row,
+            top_row,
+            row_owner: None,
+            performs: Vec::new(),
+            handling: Vec::new(),
+            arena,
             types: TypeTable::new(),
             syms: Interner::default(),
             diagnostics: Vec::new(),
@@ -475,19 +493,76 @@ impl<'p> Checker<'p> {
 
     /// Infer `e` and require it to have type `expected`.
     pub fn check(&mut self, e: &Expr, expected: TyId, origin: Option<Origin>) {
-        if let ExprKind::Lambda(l) = &e.kind {
-            let found = self.infer_lambda(l, e.span, Some(expected));
-            self.expect(e.span, expected, found, origin);
-            return;
-        }
-        let found = self.infer(e);
-        self.expect(e.span, expected, found, origin);
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
+            self.check_inner(e, expected, origin)
+        })
     }
 
-    /// Require `found` (the type of what is at `span`) to be `expected`.
-    pub fn expect(&mut self, span: Span, expected: TyId, found: TyId, origin: Option<Origin>) {
-        if let Err(m) = self.unify(expected, found) {
-            self.report_mismatch(span, expected, found, m, origin);
+    fn check_inner(&mut self, e: &Expr, expected: TyId, origin: Option<Origin>) {
+        // A known expectation goes into branches, arms and a block's last
+        // expression, so a mistake is reported where it is made.
+        let known = !matches!(self.arena.node(expected), Node::Var { .. } | Node::Error);
+        match &e.kind {
+            ExprKind::Lambda(l) => {
+                let found = self.infer_lambda(l, e.span, Some(expected));
+                self.expect(e.span, expected, found, origin);
+            }
+            ExprKind::If {
+                branches,
+                otherwise: Some(otherwise),
+            } if known => {
+                let bool_ty = self.con(TypeCon::BOOL, Vec::new());
+                for (cond, block) in branches {
+                    self.check(cond, bool_ty, None);
+                    self.check_block(block, expected, origin.clone());
+                }
+                self.check_block(otherwise, expected, origin);
+            }
+            ExprKind::Match { scrutinee, arms } if known => {
+                self.infer_match(e.span, scrutinee, arms, Some((expected, origin)));
+            }
+            ExprKind::Block(b) if known => self.check_block(b, expected, origin),
+            _ => {
+                let found = self.infer(e);
+                self.expect(e.span, expected, found, origin);
+            }
+        }
+    }
+
+    /// Check a block's value against `expected`.
+    pub fn check_block(&mut self, b: &Block, expected: TyId, origin: Option<Origin>) {
+        let mark = self.mark();
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            match s {
+                crate::ast::Stmt::Expr(e) if i + 1 == n => self.check(e, expected, origin.clone()),
+                _ => {
+                    self.infer_stmt(s);
+                }
+            }
+        }
+        if !matches!(b.stmts.last(), Some(crate::ast::Stmt::Expr(_))) {
+            let unit = self.con(TypeCon::UNIT, Vec::new());
+            self.expect(b.span, expected, unit, origin);
+        }
+        self.pop_to(mark);
+    }
+
+    /// Require `found` (the type of what is at `span`) to be `expected`;
+    /// false if it is not (and that was reported).
+    pub fn expect(
+        &mut self,
+        span: Span,
+        expected: TyId,
+        found: TyId,
+        origin: Option<Origin>,
+    ) -> bool {
+        match self.unify(expected, found) {
+            Ok(()) => true,
+            Err(m) => {
+                self.report_mismatch(span, expected, found, m, origin);
+                false
+            }
         }
     }
 
@@ -553,7 +628,9 @@ impl<'p> Checker<'p> {
                 branches,
                 otherwise,
             } => self.infer_if(branches, otherwise.as_deref()),
-            ExprKind::Match { scrutinee, arms } => self.infer_match(e.span, scrutinee, arms),
+            ExprKind::Match { scrutinee, arms } => {
+                self.infer_match(e.span, scrutinee, arms, None)
+            }
             ExprKind::Handle(h) => self.infer_handle(h),
             ExprKind::Binary { op, lhs, rhs } => self.infer_binary(e.span, *op, lhs, rhs),
             ExprKind::Unary { op, expr } => {
@@ -631,30 +708,37 @@ impl<'p> Checker<'p> {
     fn infer_if(&mut self, branches: &[(Expr, Block)], otherwise: Option<&Block>) -> TyId {
         let bool_ty = self.con(TypeCon::BOOL, Vec::new());
         let mut result: Option<(TyId, Span)> = None;
+        let mut ok = true;
         for (cond, block) in branches {
             self.check(cond, bool_ty, None);
-            let t = self.infer_block(block);
-            let span = block_value_span(block);
             match result {
-                None => result = Some((t, span)),
-                Some((r, first)) => self.expect(
-                    span,
-                    r,
-                    t,
-                    Origin::new(first, "the first branch fixes the type of the `if`"),
-                ),
+                None => {
+                    let t = self.infer_block(block);
+                    result = Some((t, block_value_span(block)));
+                }
+                Some((r, first)) => {
+                    let before = self.diagnostics.len();
+                    self.check_block(
+                        block,
+                        r,
+                        Origin::new(first, "the first branch fixes the type of the `if`"),
+                    );
+                    ok &= self.diagnostics.len() == before;
+                }
             }
         }
         match (otherwise, result) {
             (Some(block), Some((r, first))) => {
-                let t = self.infer_block(block);
-                self.expect(
-                    block_value_span(block),
+                let before = self.diagnostics.len();
+                self.check_block(
+                    block,
                     r,
-                    t,
                     Origin::new(first, "the first branch fixes the type of the `if`"),
                 );
-                r
+                ok &= self.diagnostics.len() == before;
+                // A branch of the wrong type was reported: the `if` is not
+                // reported again where it is used.
+                if ok { r } else { self.error_ty() }
             }
             (None, Some((r, first))) => {
                 let unit = self.con(TypeCon::UNIT, Vec::new());

@@ -17,14 +17,14 @@ use crate::types::deps;
 use crate::types::infer::{Binding, Checker, Scheme};
 use crate::types::pattern::collect_names;
 use crate::types::ty::{Classes, Node, TyId};
-use crate::types::{Signature, TypeCon, Typed};
+use crate::types::{ManifestEntry, Signature, TypeCon, Typed};
 
 /// The names of the host capabilities, which programs may not redeclare.
 pub const HOST_CAPABILITIES: &[&str] =
     &["Http", "Pay", "Records", "Audit", "Log", "Clock", "Confirm"];
 
 /// Check a whole program.
-pub fn check_program(program: &Program) -> Typed {
+pub fn check_program(program: &Program, granted: Option<&[String]>) -> Typed {
     let mut c = Checker::new(program);
     load_stdlib(&mut c);
     c.diagnostics.clear();
@@ -32,10 +32,12 @@ pub fn check_program(program: &Program) -> Typed {
     c.declare(program);
     c.check_top_level(program);
     c.default_numbers();
-    let signatures = if c.diagnostics.iter().any(Diagnostic::is_error) {
-        Vec::new()
+    let manifest = c.manifest(granted);
+    let rejected = c.diagnostics.iter().any(Diagnostic::is_error);
+    let (signatures, manifest) = if rejected {
+        (Vec::new(), Vec::new())
     } else {
-        c.signatures(program)
+        (c.signatures(program), manifest)
     };
     let mut diagnostics = std::mem::take(&mut c.diagnostics);
     if c.dropped > 0
@@ -50,6 +52,7 @@ pub fn check_program(program: &Program) -> Typed {
     Typed {
         diagnostics,
         signatures,
+        manifest,
     }
 }
 
@@ -403,7 +406,13 @@ impl Checker<'_> {
             let vars = self.fn_tyvars.get(pos).cloned().unwrap_or_default();
             let saved = self.tyvars.names.len();
             self.tyvars.names.extend(vars);
-            self.infer_body(&f.params, sig, body, f.ret.as_ref().map(|r| r.span));
+            let owner = crate::types::effects::RowOwner {
+                name: format!("`{}`", f.name.name),
+                annotation: f.effects.as_ref().map(|e| e.span),
+            };
+            self.in_row(sig.row, Some(owner), |c| {
+                c.infer_body(&f.params, sig, body, f.ret.as_ref().map(|r| r.span))
+            });
             self.tyvars.names.truncate(saved);
         }
         self.level = 0;
@@ -442,6 +451,80 @@ impl Checker<'_> {
                 }
             }
         }
+    }
+
+    /// Close the program's row and list its effects; report effects that
+    /// nothing handles and capabilities outside `granted`.
+    fn manifest(&mut self, granted: Option<&[String]>) -> Vec<ManifestEntry> {
+        let (labels, tail) = self.arena.row_fields(self.top_row);
+        if matches!(self.arena.node(tail), Node::Var { .. }) {
+            let empty = self.arena.add(Node::RowEmpty);
+            if self.unify(tail, empty).is_err() {
+                self.poisoned.clear();
+            }
+        }
+        let mut names: Vec<String> = labels
+            .iter()
+            .map(|(l, _)| self.syms.name(*l).to_string())
+            .collect();
+        names.sort();
+        names.dedup();
+        let mut out = Vec::new();
+        for name in names {
+            let sites: Vec<(String, Span)> = self
+                .performs
+                .iter()
+                .filter(|p| p.effect == name && !p.handled)
+                .map(|p| (p.op.clone(), p.span))
+                .collect();
+            let capability = HOST_CAPABILITIES.contains(&name.as_str());
+            let first = sites.first().map(|(_, s)| *s).unwrap_or_default();
+            let first_op = sites
+                .first()
+                .map(|(o, _)| format!("{name}.{o}"))
+                .unwrap_or_else(|| name.clone());
+            if !capability && name != "Fail" {
+                let mut d = Diagnostic::new(
+                    Code::UnhandledEffect,
+                    format!("expected every effect the program declares to be handled, found `{name}` performed but never handled"),
+                )
+                .with_primary(first, format!("`{first_op}` is performed here"))
+                .with_help(format!("wrap the code that performs it in `handle ... with {{ {name}.op(...) => ... }}`; only host capabilities are left to the host"))
+                .with_note("the program was not run");
+                for (_, s) in sites.iter().skip(1).take(3) {
+                    d = d.with_secondary(*s, "also performed here");
+                }
+                self.report(d);
+            } else if let Some(granted) = granted
+                && capability
+                && !granted.iter().any(|g| *g == name)
+            {
+                let set = if granted.is_empty() {
+                    "none".to_string()
+                } else {
+                    granted.join(", ")
+                };
+                let mut all: Vec<String> = granted.to_vec();
+                all.push(name.clone());
+                let mut d = Diagnostic::new(
+                    Code::EffectNotGranted,
+                    format!("expected only the granted capabilities ({set}), found `{first_op}`, which needs `{name}`"),
+                )
+                .with_primary(first, format!("needs `{name}`, which is not granted"))
+                .with_note("the program was not run")
+                .with_help(format!("grant `{name}` (for example `--grant {}`), or remove what performs it", all.join(",")));
+                for (_, s) in sites.iter().skip(1).take(3) {
+                    d = d.with_secondary(*s, "also needs it");
+                }
+                self.report(d);
+            }
+            out.push(ManifestEntry {
+                effect: name,
+                capability,
+                sites,
+            });
+        }
+        out
     }
 
     fn signatures(&mut self, program: &Program) -> Vec<Signature> {

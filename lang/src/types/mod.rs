@@ -51,6 +51,7 @@ mod calls;
 mod control;
 pub mod declare;
 mod deps;
+pub mod effects;
 pub mod exhaust;
 pub mod infer;
 mod items;
@@ -108,6 +109,21 @@ pub struct Signature {
     pub span: Span,
 }
 
+/// One effect a program may perform, with the places that perform it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ManifestEntry {
+    /// The effect's name.
+    pub effect: String,
+    /// Whether it is a host capability (granted by a policy) rather than
+    /// a built-in effect such as `Fail`.
+    pub capability: bool,
+    /// Each operation performed outside a handler of the effect in the
+    /// same function: `(operation, span)`, in source order. (An operation
+    /// in a function that is only ever called inside a handler is listed
+    /// too: the list says where the effect *may* come from.)
+    pub sites: Vec<(String, Span)>,
+}
+
 /// What the type checker found.
 #[derive(Clone, Debug, Default)]
 pub struct Typed {
@@ -115,11 +131,21 @@ pub struct Typed {
     pub diagnostics: Vec<Diagnostic>,
     /// The signature of every top-level function, in source order.
     pub signatures: Vec<Signature>,
+    /// The effects the program's top level performs (empty unless the
+    /// program is accepted), in alphabetical order.
+    pub manifest: Vec<ManifestEntry>,
 }
 
-/// Type-check a parsed program against the standard library.
+/// Type-check a parsed program against the standard library, without a
+/// granted set (any host capability may appear in the manifest).
 pub fn check(program: &Program) -> Typed {
+    check_granted(program, None)
+}
+
+/// Type-check a parsed program; with `granted`, reject it if its manifest
+/// holds a host capability not in the set (`Fail` needs no grant).
+pub fn check_granted(program: &Program, granted: Option<&[String]>) -> Typed {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        items::check_program(program)
+        items::check_program(program, granted)
     })
 }

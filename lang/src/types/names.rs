@@ -36,7 +36,7 @@ impl Checker<'_> {
                 );
                 return self.error_ty();
             }
-            return t;
+            return self.open_fn(t);
         }
         if self.namespaces.contains_key(&name.name) {
             let help = match self.qualified_guess(&name.name) {
@@ -183,7 +183,8 @@ impl Checker<'_> {
         {
             if let Some(b) = members.get(&name.name) {
                 let s = b.scheme.clone();
-                return self.instantiate(&s);
+                let t = self.instantiate(&s);
+                return self.open_fn(t);
             }
             let mut keys: Vec<&str> = members.keys().map(String::as_str).collect();
             keys.sort();

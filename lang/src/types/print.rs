@@ -26,9 +26,33 @@ struct Namer {
     names: HashMap<TyId, String>,
     taken: HashSet<String>,
     next: usize,
+    /// Names of row variables: `e`, `e1`, ...
+    rows: HashMap<TyId, String>,
+    /// How many arrows end in each row variable: one that ends a single
+    /// arrow says nothing (any effects) and is not printed.
+    row_uses: HashMap<TyId, usize>,
 }
 
 impl Namer {
+    fn row_name(&mut self, v: TyId) -> String {
+        if let Some(n) = self.rows.get(&v) {
+            return n.clone();
+        }
+        let mut i = self.rows.len();
+        loop {
+            let name = if i == 0 {
+                "e".to_string()
+            } else {
+                format!("e{i}")
+            };
+            i += 1;
+            if !self.taken.contains(&name) && !self.rows.values().any(|n| *n == name) {
+                self.rows.insert(v, name.clone());
+                return name;
+            }
+        }
+    }
+
     fn name(&mut self, v: TyId) -> String {
         if let Some(n) = self.names.get(&v) {
             return n.clone();
@@ -54,9 +78,16 @@ impl Checker<'_> {
     /// Print types for one message, naming variables consistently.
     pub fn show(&mut self, tys: &[TyId]) -> Vec<String> {
         let mut namer = Namer::default();
+        let mut counted = HashSet::new();
         for t in tys {
             self.arena.new_epoch();
             self.rigid_names(*t, &mut namer.taken);
+            // A type printed twice in one message (the whole and a part)
+            // does not make its row variables look shared.
+            if counted.insert(self.arena.resolve(*t)) {
+                let mut budget = 10_000usize;
+                self.count_rows(*t, &mut namer.row_uses, &mut budget);
+            }
         }
         tys.iter()
             .map(|t| {
@@ -75,7 +106,9 @@ impl Checker<'_> {
         // Parameter names live in another namespace, but a reader would
         // still confuse `a: a`.
         namer.taken.extend(params.iter().cloned());
-        let Node::Fn(ps, ret, _) = self.arena.node(ty).clone() else {
+        let mut budget = 10_000usize;
+        self.count_rows(ty, &mut namer.row_uses, &mut budget);
+        let Node::Fn(ps, ret, own_row) = self.arena.node(ty).clone() else {
             let mut out = String::new();
             self.write_ty(ty, &mut namer, &mut out);
             return format!("{name}: {}", cut(out));
@@ -89,6 +122,7 @@ impl Checker<'_> {
         }
         let mut r = String::new();
         self.write_ty(ret, &mut namer, &mut r);
+        self.write_row(own_row, &mut namer, &mut r);
         // Bounds of the variables, in the order they were named.
         let mut bounded: Vec<(String, String)> = Vec::new();
         let mut seen = HashSet::new();
@@ -224,16 +258,7 @@ impl Checker<'_> {
                 self.write_list(&ps, namer, out);
                 out.push_str(") -> ");
                 self.write_ty(r, namer, out);
-                // Effects show once a row names some (the effect stage
-                // fills them in).
-                let (labels, _) = self.arena.row_fields(row);
-                if !labels.is_empty() {
-                    let names: Vec<String> = labels
-                        .iter()
-                        .map(|(l, _)| self.syms.name(*l).to_string())
-                        .collect();
-                    out.push_str(&format!(" / {{{}}}", names.join(", ")));
-                }
+                self.write_row(row, namer, out);
             }
             Node::Record(row) => {
                 if let Some((name, args)) = self.declared_record(row) {
@@ -263,6 +288,75 @@ impl Checker<'_> {
                 out.push_str(if open { ", .. }" } else { " }" });
             }
             Node::RowEmpty | Node::RowExt(..) => out.push_str("{..}"),
+        }
+    }
+
+    /// ` / {Http, State[Int] | e}` after an arrow's result; nothing for a
+    /// row with no effects and no variable worth naming.
+    fn write_row(&mut self, row: TyId, namer: &mut Namer, out: &mut String) {
+        let (labels, tail) = self.arena.row_fields(row);
+        let tail = self.arena.resolve(tail);
+        let tail_name = match self.arena.node(tail) {
+            Node::Rigid { name, .. } if namer.row_uses.get(&tail).copied().unwrap_or(0) > 1 => {
+                Some(self.syms.name(*name).to_string())
+            }
+            Node::Var { .. } if namer.row_uses.get(&tail).copied().unwrap_or(0) > 1 => {
+                Some(namer.row_name(tail))
+            }
+            _ => None,
+        };
+        if labels.is_empty() && tail_name.is_none() {
+            return;
+        }
+        let mut parts = Vec::new();
+        for (l, payload) in &labels {
+            let mut p = self.syms.name(*l).to_string();
+            if let Node::Tuple(args) = self.arena.node(*payload).clone()
+                && !args.is_empty()
+            {
+                p.push('[');
+                self.write_list(&args, namer, &mut p);
+                p.push(']');
+            }
+            parts.push(p);
+        }
+        out.push_str(" / {");
+        out.push_str(&parts.join(", "));
+        match (tail_name, parts.is_empty()) {
+            (Some(t), true) => out.push_str(&t),
+            (Some(t), false) => {
+                out.push_str(" | ");
+                out.push_str(&t);
+            }
+            (None, _) => {}
+        }
+        out.push('}');
+    }
+
+    /// Count, for each row variable, the arrows whose rows end in it.
+    fn count_rows(&self, t: TyId, uses: &mut HashMap<TyId, usize>, budget: &mut usize) {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        let t = self.arena.resolve(t);
+        match self.arena.node(t) {
+            Node::Fn(ps, r, row) => {
+                let (labels, tail) = self.arena.row_fields(*row);
+                *uses.entry(self.arena.resolve(tail)).or_insert(0) += 1;
+                for (_, payload) in labels {
+                    self.count_rows(payload, uses, budget);
+                }
+                for p in ps.clone() {
+                    self.count_rows(p, uses, budget);
+                }
+                self.count_rows(*r, uses, budget);
+            }
+            _ => {
+                for c in self.arena.children(t) {
+                    self.count_rows(c, uses, budget);
+                }
+            }
         }
     }
 

@@ -55,12 +55,33 @@ impl Checker<'_> {
                 .with_help("a value is probably used inside itself, such as a function applied to itself or a list put into its own elements")
             }
             Mismatch::Class(c, t) => {
-                let op = match &self.call_context {
-                    Some(ctx) => format!("an argument of {ctx}"),
-                    None => "this operation".to_string(),
+                if let Some(ctx) = self.call_context.clone() {
+                    self.report_class_inner(span, found, c, t, &format!("an argument of {ctx}"));
+                    return;
+                }
+                // A value whose type must support an operation meets a type
+                // that does not: say what the value must be.
+                let shown = self.show(&[expected, found, t]);
+                let what = if c.0 & 4 != 0 {
+                    "a number (`Int` or `Float`)"
+                } else if c.0 & 8 != 0 {
+                    "a `Str` or a `List` (it is used with `++`)"
+                } else if c.0 & 2 != 0 {
+                    "a value with an order (it is compared with `<`)"
+                } else if c.0 & 1 != 0 {
+                    "a value with equality (it is compared with `==`)"
+                } else {
+                    "a value with a display form (it is interpolated)"
                 };
-                self.report_class_inner(span, found, c, t, &op);
-                return;
+                let mut d = Diagnostic::new(
+                    Code::TypeMismatch,
+                    format!("expected `{}`, found {what}", shown[0]),
+                )
+                .with_primary(span, format!("this must be {what}"));
+                if shown[2] != shown[0] && shown[2] != shown[1] {
+                    d = d.with_note(format!("`{}` does not support what this value is used for", shown[2]));
+                }
+                d
             }
             Mismatch::MissingField { label, in_expected } => {
                 let shown = self.show(&[expected, found]);
@@ -195,6 +216,8 @@ impl Checker<'_> {
                 format!("expected a number (`Int` or `Float`) for {op}, found `{ts}`"),
                 if is_str && op == "`+`" {
                     Some("to join strings, use `++`; to put a number into a string, interpolate it: `\"${n}\"`".to_string())
+                } else if op == "`+`" && matches!(self.arena.node(offender), Node::Con(c, _) if *c == TypeCon::LIST) {
+                    Some("to join lists, use `++`".to_string())
                 } else {
                     None
                 },
@@ -203,7 +226,7 @@ impl Checker<'_> {
             (
                 format!("expected `Str` or a `List` for {op}, found `{ts}`"),
                 if is_num {
-                    Some("to add numbers use `+`; to put a value into a string, interpolate it: `\"${x}\"`".to_string())
+                    Some("to add numbers use `+`; to add an element to a list, write `xs ++ [x]`; to put a value into a string, interpolate it: `\"${x}\"`".to_string())
                 } else {
                     None
                 },

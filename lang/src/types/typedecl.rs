@@ -265,17 +265,11 @@ impl Checker<'_> {
                 }
                 let tail = match (open, mode) {
                     (false, _) => self.arena.add(Node::RowEmpty),
-                    // In a signature, `..` is any record the caller
-                    // passes: the body may use only the fields named.
-                    (true, VarMode::Rigid(level)) => {
-                        let name = self.syms.intern("..");
-                        self.arena.add(Node::Rigid {
-                            name,
-                            bounds: Classes::NONE,
-                            level,
-                        })
+                    // `..` stands for the other fields, whatever they are
+                    // (inferred, like an omitted annotation).
+                    (true, VarMode::Rigid(level) | VarMode::Flexible(level)) => {
+                        self.arena.var(level, Kind::Row)
                     }
-                    (true, VarMode::Flexible(level)) => self.arena.var(level, Kind::Row),
                     (true, VarMode::Declared) => {
                         self.report(
                             Diagnostic::new(
@@ -421,7 +415,19 @@ impl Checker<'_> {
             Some(name) => match vars.get(&name.name) {
                 Some(t) => t,
                 None => {
-                    let t = self.arena.var(level, Kind::Row);
+                    // In a signature, a row variable is any effects the
+                    // caller picks: the body cannot add to it.
+                    let t = match mode {
+                        VarMode::Rigid(level) => {
+                            let sym = self.syms.intern(&name.name);
+                            self.arena.add(Node::Rigid {
+                                name: sym,
+                                bounds: Classes::NONE,
+                                level,
+                            })
+                        }
+                        _ => self.arena.var(level, Kind::Row),
+                    };
                     vars.names.push((name.name.clone(), t));
                     t
                 }

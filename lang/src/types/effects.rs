@@ -1,0 +1,221 @@
+//! Effects in types: the row of effects an expression may perform, and the
+//! capability manifest of a whole program.
+//!
+//! Every function type carries an effect row (`fn(A) -> B / {Http | e}`).
+//! While a body is inferred, [`Checker::cur_row`] is the row of the
+//! function (or top level) being inferred, and each place that may perform
+//! an effect adds to it by unification:
+//!
+//! - an operation `Eff.op(...)` requires `Eff` (with its type arguments) in
+//!   the current row;
+//! - a call requires the callee's latent row in the current row: a closed
+//!   callee row is first *opened* with a fresh tail (as in Koka), so a
+//!   function declared `/ {Log}` can be called wherever `Log` is allowed;
+//! - a lambda's body has a fresh row, which becomes the row on its arrow
+//!   (creating a closure performs nothing);
+//! - `handle` infers its body in a fresh row `{E1, ..., En | outer}` where
+//!   the `Ei` are the effects its clauses handle, so exactly those leave;
+//!   clause bodies run in the outer row (an operation performed in a clause
+//!   goes to the next handler out), and `resume` has the outer row too.
+//!
+//! Rows unify up to reordering, by Rémy-style rewriting (see `unify`); a
+//! label appears at most once in a row, so two uses of `State` in one row
+//! are the same `State[s]`.
+//!
+//! # Soundness of the manifest
+//!
+//! The top-level statements are inferred in one row, the program's row.
+//! At the end its open tail is closed (bound to the empty row), and its
+//! labels are the manifest: no program can perform an effect the manifest
+//! omits, because (1) every operation adds its label to the row of the
+//! innermost enclosing function or handler body, (2) a function's row is
+//! on its type and every call adds the callee's row to the caller's, so a
+//! label travels through every call, closure, record, list or returned
+//! function that holds the function (it is part of the value's type), (3) a
+//! label leaves a row only at a `handle` whose clauses handle that effect,
+//! and the clauses' own effects join the outer row, and (4) generalisation
+//! quantifies a row variable only where every use instantiates it and adds
+//! the instance to the using row. A `resume` that escapes its clause is a
+//! function with the outer row, so calling it later adds those effects
+//! where it is called.
+//!
+//! Invariants: `cur_row` is saved and restored around every body; a
+//! function annotated with a row has exactly that row, so a body that
+//! performs more is reported at the operation or call; sites of every
+//! operation are kept for the manifest's locations.
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+use crate::types::infer::Checker;
+use crate::types::ty::{Node, TyId};
+use crate::types::unify::Mismatch;
+
+/// Where a row's constraint comes from, for messages.
+#[derive(Clone, Debug)]
+pub struct RowOwner {
+    /// What owns the row: `` `fetch` ``, `this function`.
+    pub name: String,
+    /// The row annotation, if the effects were declared.
+    pub annotation: Option<Span>,
+}
+
+/// One place that performs an operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerformSite {
+    /// The effect.
+    pub effect: String,
+    /// The operation.
+    pub op: String,
+    /// Where it is performed.
+    pub span: Span,
+    /// Whether a `handle` around it, in the same function body, handles
+    /// its effect (then it cannot reach the program's row from here).
+    pub handled: bool,
+}
+
+impl Checker<'_> {
+    /// Add the effect `name[args]` to the current row (an operation at
+    /// `span`).
+    pub fn perform_effect(&mut self, name: &str, op: &str, args: Vec<TyId>, span: Span) {
+        let handled = self.handling.iter().any(|h| h == name);
+        self.performs.push(PerformSite {
+            effect: name.to_string(),
+            op: op.to_string(),
+            span,
+            handled,
+        });
+        let label = self.syms.intern(name);
+        let payload = self.arena.add(Node::Tuple(args));
+        let empty = self.arena.add(Node::RowEmpty);
+        let row = self.extend(&[(label, payload)], empty);
+        let cur = self.cur_row;
+        if let Err(m) = self.include(row, cur) {
+            self.report_row(span, &format!("`{name}.{op}`"), name, m);
+        }
+    }
+
+    /// Add a callee's latent row to the current row (a call at `span`).
+    pub fn call_effects(&mut self, row: TyId, span: Span, what: &str) {
+        let cur = self.cur_row;
+        if let Err(m) = self.include(row, cur) {
+            let first = self.row_labels(row).first().cloned().unwrap_or_default();
+            self.report_row(span, what, &first, m);
+        }
+    }
+
+    /// Make row `sup` allow everything row `sub` allows: each label of
+    /// `sub` is required in `sup` (with the same type arguments), and an
+    /// open tail of `sub` becomes `sup` (or, when `sup` is open and `sub`
+    /// ends in a signature's row variable, `sup` takes that variable).
+    pub fn include(&mut self, sub: TyId, sup: TyId) -> Result<(), Mismatch> {
+        let (labels, tail) = self.arena.row_fields(sub);
+        for (l, payload) in &labels {
+            let rest = self.fresh_row();
+            let want = self.extend(&[(*l, *payload)], rest);
+            self.unify(sup, want)?;
+        }
+        let tail = self.arena.resolve(tail);
+        match self.arena.node(tail).clone() {
+            Node::RowEmpty | Node::Error => Ok(()),
+            Node::Var { .. } => {
+                // `sub`'s unknown rest is at most `sup`.
+                let (_, sup_tail) = self.arena.row_fields(sup);
+                if self.arena.resolve(sup_tail) == tail {
+                    return Ok(());
+                }
+                self.unify(tail, sup)
+            }
+            _ => {
+                // A signature's row variable: `sup` must end in it too.
+                let (_, sup_tail) = self.arena.row_fields(sup);
+                self.unify(sup_tail, tail)
+            }
+        }
+    }
+
+    /// A function value's type, with a closed effect row opened: a
+    /// function declared pure (or with `/ {Log}`) may be passed where a
+    /// function with more effects is expected.
+    pub fn open_fn(&mut self, ty: TyId) -> TyId {
+        let Node::Fn(ps, r, row) = self.arena.node(ty).clone() else {
+            return ty;
+        };
+        let (labels, tail) = self.arena.row_fields(row);
+        if !matches!(self.arena.node(tail), Node::RowEmpty) {
+            return ty;
+        }
+        let fresh = self.fresh_row();
+        let opened = self.extend(&labels, fresh);
+        self.arena.add(Node::Fn(ps, r, opened))
+    }
+
+    /// Report that the current row does not allow what `what` performs.
+    pub fn report_row_at(&mut self, span: Span, what: &str, effect: &str, m: Mismatch) {
+        self.report_row(span, what, effect, m);
+    }
+
+    fn report_row(&mut self, span: Span, what: &str, effect: &str, m: Mismatch) {
+        let effect = match &m {
+            Mismatch::MissingField { label, .. } => self.syms.name(*label).to_string(),
+            _ => effect.to_string(),
+        };
+        if !matches!(m, Mismatch::MissingField { .. }) {
+            // Type arguments of an effect disagree: an ordinary mismatch.
+            let cur = self.cur_row;
+            return self.report_mismatch(span, cur, cur, m, None);
+        }
+        let owner = self.row_owner.clone();
+        let allowed = self.row_labels(self.cur_row);
+        let allowed_text = if allowed.is_empty() {
+            "no effects".to_string()
+        } else {
+            format!("only {{{}}}", allowed.join(", "))
+        };
+        let (whose, annotation) = match &owner {
+            Some(o) => (o.name.clone(), o.annotation),
+            None => ("this code".to_string(), None),
+        };
+        let mut d = Diagnostic::new(
+            Code::EffectNotAllowed,
+            format!("expected {allowed_text} in {whose}, found {what}, which performs `{effect}`"),
+        )
+        .with_primary(span, format!("performs `{effect}`"));
+        if let Some(a) = annotation {
+            d = d
+                .with_secondary(a, "the effects allowed are declared here")
+                .with_help(format!("add `{effect}` to the declared effects, or handle it here with `handle ... with {{ {effect}.op(...) => ... }}`"));
+        } else {
+            d = d.with_help(format!(
+                "handle `{effect}` around this, or allow it where the function's type is fixed"
+            ));
+        }
+        self.report(d);
+    }
+
+    /// The effect names in a row (without its tail).
+    pub fn row_labels(&self, row: TyId) -> Vec<String> {
+        let (labels, _) = self.arena.row_fields(row);
+        labels
+            .iter()
+            .map(|(l, _)| self.syms.name(*l).to_string())
+            .collect()
+    }
+
+    /// Run `f` with `row` as the current row and `owner` for messages,
+    /// restoring both (and the handled effects) afterwards.
+    pub fn in_row<T>(
+        &mut self,
+        row: TyId,
+        owner: Option<RowOwner>,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let saved_row = std::mem::replace(&mut self.cur_row, row);
+        let saved_owner = std::mem::replace(&mut self.row_owner, owner);
+        let saved_handling = std::mem::take(&mut self.handling);
+        let out = f(self);
+        self.cur_row = saved_row;
+        self.row_owner = saved_owner;
+        self.handling = saved_handling;
+        out
+    }
+}
