@@ -90,7 +90,6 @@ impl Checker<'_> {
             .clone()
             .map(|c| format!("the call of {c}"))
             .unwrap_or_else(|| "this call".to_string());
-        self.call_effects(row, span, &what);
         let weak = match &callee.kind {
             ExprKind::Var(v) => self
                 .lookup(&v.name)
@@ -125,6 +124,9 @@ impl Checker<'_> {
             // reported again wherever it is used.
             return self.error_ty();
         }
+        // After the arguments: a function argument's effects have reached
+        // the callee's row by now, so they are reported at this call.
+        self.call_effects(row, span, &what);
         self.result_of(ret)
     }
 

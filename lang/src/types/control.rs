@@ -317,7 +317,12 @@ impl Checker<'_> {
 
     /// Warn when a clause for an operation that never returns calls
     /// `resume` (which cannot be given a value of type `Never`).
-    fn warn_resume_of_never(&mut self, effect: &crate::ast::Ident, op: &crate::ast::Ident, body: &Expr) {
+    fn warn_resume_of_never(
+        &mut self,
+        effect: &crate::ast::Ident,
+        op: &crate::ast::Ident,
+        body: &Expr,
+    ) {
         let never = self
             .types
             .effects

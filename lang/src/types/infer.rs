@@ -628,9 +628,7 @@ impl<'p> Checker<'p> {
                 branches,
                 otherwise,
             } => self.infer_if(branches, otherwise.as_deref()),
-            ExprKind::Match { scrutinee, arms } => {
-                self.infer_match(e.span, scrutinee, arms, None)
-            }
+            ExprKind::Match { scrutinee, arms } => self.infer_match(e.span, scrutinee, arms, None),
             ExprKind::Handle(h) => self.infer_handle(h),
             ExprKind::Binary { op, lhs, rhs } => self.infer_binary(e.span, *op, lhs, rhs),
             ExprKind::Unary { op, expr } => {

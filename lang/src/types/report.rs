@@ -79,7 +79,10 @@ impl Checker<'_> {
                 )
                 .with_primary(span, format!("this must be {what}"));
                 if shown[2] != shown[0] && shown[2] != shown[1] {
-                    d = d.with_note(format!("`{}` does not support what this value is used for", shown[2]));
+                    d = d.with_note(format!(
+                        "`{}` does not support what this value is used for",
+                        shown[2]
+                    ));
                 }
                 d
             }
@@ -216,7 +219,9 @@ impl Checker<'_> {
                 format!("expected a number (`Int` or `Float`) for {op}, found `{ts}`"),
                 if is_str && op == "`+`" {
                     Some("to join strings, use `++`; to put a number into a string, interpolate it: `\"${n}\"`".to_string())
-                } else if op == "`+`" && matches!(self.arena.node(offender), Node::Con(c, _) if *c == TypeCon::LIST) {
+                } else if op == "`+`"
+                    && matches!(self.arena.node(offender), Node::Con(c, _) if *c == TypeCon::LIST)
+                {
                     Some("to join lists, use `++`".to_string())
                 } else {
                     None
