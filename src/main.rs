@@ -279,6 +279,18 @@ fn main() -> ExitCode {
                     .filter(|s| !s.is_empty())
                     .collect()
             });
+            let known = writ_lang::types::HOST_CAPABILITIES;
+            if let Some(bad) = grant
+                .iter()
+                .flatten()
+                .find(|g| !known.contains(&g.as_str()))
+            {
+                eprintln!(
+                    "error: `{bad}` is not a host capability; the capabilities are {}",
+                    known.join(", ")
+                );
+                return ExitCode::from(2);
+            }
             check(&files, format, syntax_only, grant.as_deref())
         }
         Command::Explain { code } => explain(&code),

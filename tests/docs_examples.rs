@@ -101,7 +101,10 @@ fn documented_outputs_of_repository_files_are_exact() {
             }
         }
     }
-    assert!(count >= 1, "expected documented outputs of repository files");
+    assert!(
+        count >= 1,
+        "expected documented outputs of repository files"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

@@ -7,7 +7,9 @@
 //! Each is written to a fresh temporary directory as `main.writ`, the command
 //! is run there with `NO_COLOR=1`, and its output must equal the documented
 //! one exactly. Every other ```` ```writ ```` block must be a fix (it comes
-//! after the section's `**Fix**` line), and must be accepted.
+//! after the section's `**Fix**` line), and must be accepted by `writ
+//! check` with the options of the section's first example (its arguments
+//! less the last, the file; such as `--grant Log` for E3002).
 //!
 //! A few examples cannot be written to a file exactly as shown, and are set
 //! up by [`prepare`]: `⟨U+XXXX⟩` stands for an invisible character (E0007),
@@ -390,6 +392,23 @@ fn every_example_prints_what_the_document_shows() {
     );
 }
 
+/// The command a fix of `section` is checked with, less the file: `check`
+/// and the options of the section's first example (its arguments less the
+/// last, the file), so that the fix of E3002 is checked with the same
+/// `--grant` as its example.
+fn fix_options(doc: &Doc, section: &str) -> Vec<String> {
+    let mut args = doc
+        .examples
+        .iter()
+        .find(|e| e.section == section)
+        .map_or_else(
+            || vec!["check".to_string(), "main.writ".to_string()],
+            |e| e.args.clone(),
+        );
+    args.pop();
+    args
+}
+
 #[test]
 fn every_fix_is_accepted() {
     let doc = doc_or_panic();
@@ -400,12 +419,16 @@ fn every_fix_is_accepted() {
         let path = dir.0.join("main.writ");
         std::fs::write(&path, format!("{}\n", fix.source))
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
-        let args = ["check".to_string(), "main.writ".to_string()];
+        let mut args = fix_options(&doc, &fix.section);
+        args.push("main.writ".to_string());
         let (stdout, stderr, code) = run_writ(&dir.0, &args);
         if code != 0 || !stderr.is_empty() {
             failures.push(format!(
-                "{} (docs/errors.md line {}): the fix is not accepted (exit {code})\n{}\n--- writ check prints\n{stdout}{stderr}",
-                fix.section, fix.line, fix.source
+                "{} (docs/errors.md line {}): the fix is not accepted by `writ {}` (exit {code})\n{}\n--- writ check prints\n{stdout}{stderr}",
+                fix.section,
+                fix.line,
+                args.join(" "),
+                fix.source
             ));
         }
     }

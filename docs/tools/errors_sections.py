@@ -20,14 +20,16 @@ Each entry of SECTIONS is a dict with:
 - args: optional arguments of `writ check` (default ["main.writ"]), and
   lead: the line introducing the output (default "`writ check main.writ`
   prints:"); the two must agree, since tests/errors_doc.rs reads the
-  command from the lead line;
+  command from the lead line. Options before the file (such as
+  ["--grant", "Log", "main.writ"]) also apply to the fix_code, which is
+  checked as `writ check OPTIONS main.writ`;
 - replace_out: optional [(real, shown)] replacements in the output shown;
 - rc: the expected exit code (default 1);
 - extra: optional further examples, [dict(before=text, source=program)],
   each run as `main.writ` and shown with its output after the first;
 - after: optional text after the examples;
 - fix: the `**Fix**` paragraph, and fix_code: an optional program, shown
-  after it, that must be accepted;
+  after it, that must be accepted (with the options of args, if any);
 - fix_after: optional text after the fix.
 """
 
@@ -63,9 +65,10 @@ Every diagnostic, whether printed for a person or as JSON, has:
 One run reports every independent problem it can find, not only the first:
 the parser recovers at statement and item boundaries, and a mistake already
 reported by an earlier stage (an unknown character, a bracket the balancer
-had to close) is not reported again by a later one. Names and types (the
-`E1xxx` and `E2xxx` codes) are checked only in a file that has no lexical
-or syntax error, so fixing those can reveal further problems. An
+had to close) is not reported again by a later one. Names, types and
+effects (the `E1xxx`, `E2xxx` and `E3xxx` codes) are checked only in a file
+that has no lexical or syntax error, so fixing those can reveal further
+problems. An
 expression whose type is unknown because of an error already reported
 causes no further diagnostics, and at most 100 problems of names and types are reported for a file (one of
 them then has a note saying how many more were found). Diagnostics are
@@ -80,11 +83,12 @@ sorted by the position of their primary label.
 | `E10xx` | names: unknown or duplicate names, types, constructors, effects and namespace members |
 | `E20xx` | types: mismatches, calls, fields, operators, type annotations |
 | `E21xx`, `W21xx` | patterns: missing arms, unreachable arms, patterns that may not match |
-| `E3xxx` | effects (reserved for a later stage; none defined yet)       |
+| `E3xxx`, `W3xxx` | effects and capabilities: effect rows, granted capabilities, unhandled effects, handler clauses |
 | `E9xxx` | files and usage: a file that cannot be read as a Writ program |
 
 Codes that start with `E` are errors. Codes that start with `W` are warnings:
-the program is still accepted (`W2102` is the only warning so far).
+the program is still accepted (`W2102` and `W3005` are the only warnings so
+far).
 
 ### Human output
 
@@ -95,9 +99,15 @@ summary line: `FILE: accepted`, `FILE: accepted with N warnings`,
 written in the singular (`1 error`, `1 warning`). After the summary line
 of an accepted file come the inferred signatures of its top-level
 functions, one per line, indented by two spaces, such as
-`  fn total(prices: List[Int]) -> Int`. (`writ check --syntax-only` checks
-only the lexical and syntax rules, the `E00xx` and `E01xx` codes, and not
-names and types.) A diagnostic with a location starts with
+`  fn total(prices: List[Int]) -> Int`, and then the program's manifest:
+the effects its top level performs, one per line, each with the places
+where one of its operations is performed, such as
+`  capability Log: Log.info at main.writ:4:3` for a host capability, or
+`  effect Fail: Fail.fail at main.writ:9:25` for `Fail`. (`writ check
+--syntax-only` checks only the lexical and syntax rules, the `E00xx` and
+`E01xx` codes, and not names, types and effects. `writ check --grant
+Http,Log` also rejects a program that needs a host capability that is not
+in the list, with [E3002](#e3002-capability-not-granted).) A diagnostic with a location starts with
 `[CODE] Error: message` (`[CODE] Warning: message` for a warning), then
 `FILE:LINE:COLUMN` of the primary label, the source lines with the labels
 drawn under them, and a `Help:` line. A diagnostic without a location
@@ -148,6 +158,15 @@ named, in the order they were named:
           "help": "... or null"
         }
       ],
+      "manifest": [
+        {
+          "effect": "Log",
+          "capability": true,
+          "sites": [
+            { "operation": "info", "line": 4, "column": 3 }
+          ]
+        }
+      ],
       "signatures": [
         {
           "name": "total",
@@ -191,6 +210,12 @@ The fields:
         break is at column 1 of the line after the last one.
     - `notes`: a list of strings, possibly empty.
     - `help`: a string, or `null` when there is no help.
+  - `manifest`: for an accepted file, the effects its top level performs,
+    sorted by name: `effect`, the effect's name; `capability`, `true` for a
+    host capability and `false` otherwise; and `sites`, the places where
+    one of its operations is performed, each with `operation` (the
+    operation's name, such as `"info"`), `line` and `column`. An empty array
+    for a file that is rejected or unreadable.
   - `signatures`: for an accepted file, one entry per top-level function,
     in source order: `name`, the function's name; `signature`, its
     inferred signature as the human output prints it; and `line` and
@@ -1149,11 +1174,18 @@ The help line covers common cases: Writ never converts between `Int` and
 `Float` implicitly (use `math.to_float` or `math.to_int`); a type
 parameter of a signature stands for any type the caller picks, so the
 function cannot assume it is, say, `Int`; an `if` without `else` has the
-type `Unit`, so it cannot produce a value. The same code is used when a
-function's effect row does not allow an effect that the function passed
-to it has (the label says "does not allow the effect `Log`"), and for a
-record type that contains itself, such as `type Node = { next: Node }`,
-which would be infinitely large.
+type `Unit`, so it cannot produce a value.
+
+Effect rows are part of function types, so the same code is used when a
+function value is passed, returned or stored where a function type whose
+row does not allow one of its effects is expected: for example a lambda
+that performs `Log` given for a parameter of type `fn(Int) -> Int / {}`,
+or given to `list.map` inside a function declared `/ {}` (the message
+shows the two function types, and the label says "does not allow the
+effect `Log`"). An operation or call that performs an effect the
+enclosing function's declared row does not allow is `E3001` instead. This
+code is also used for a record type that contains itself, such as
+`type Node = { next: Node }`, which would be infinitely large.
 ''',
 source='''\
 fn average(xs: List[Int]) -> Float {
@@ -1619,6 +1651,286 @@ let first = match words {
   [w, ..] => w,
   [] => "",
 }
+''',
+),
+
+dict(code="E3001",
+meaning=r'''
+An operation, or a call of a function, performs an effect that the effect
+row declared by the function it is in does not allow. A function whose
+signature has a row after `/`, such as `-> Str / {Http}`, may perform only
+the effects listed: `/ {}` allows none, and a row variable such as `e` in
+`/ {e}` stands for the effects of the functions passed in, which the body
+may perform only by calling those functions. A call performs the callee's
+effects: calling a function of type `fn(Str) -> Unit / {Log}` performs
+`Log`, in whatever function the call is written. The primary label is on
+the operation or call, the message names the effects allowed ("expected
+only {Http} in `status`", or "expected no effects" for `/ {}`) and the
+effect performed, and a secondary label marks the declared row.
+
+A function with no row written has its effects inferred, so its own body
+never causes this error; its callers see the effects in its type. An
+effect handled by a `handle` inside the function does not count, but an
+operation performed in a handler's clause does, since clauses run outside
+their handler. A *function value* with effects passed, returned or stored
+where a function type with a smaller row is expected is `E2001`, not this
+code.
+''',
+before=r'''
+Here `status` declares that it performs only `Http`, but it also calls a
+logging helper, whose type says it performs `Log`:
+''',
+source='''\
+/// Write a line to the run's log.
+fn trace(message: Str) -> Unit / {Log} {
+  Log.info("[trace] ${message}")
+}
+
+/// Fetch the status page of a service.
+fn status(url: Str) -> Str / {Http} {
+  trace("checking ${url}")
+  Http.get(url ++ "/status")
+}
+''',
+fix=r'''
+**Fix**: add the effect to the declared row (the callers of the function
+then perform it too), handle it inside the function with `handle`, or
+remove the operation or call. Here `status` is allowed to log:
+''',
+fix_code='''\
+/// Write a line to the run's log.
+fn trace(message: Str) -> Unit / {Log} {
+  Log.info("[trace] ${message}")
+}
+
+/// Fetch the status page of a service.
+fn status(url: Str) -> Str / {Http, Log} {
+  trace("checking ${url}")
+  Http.get(url ++ "/status")
+}
+''',
+),
+
+dict(code="E3002",
+meaning=r'''
+`writ check --grant CAPABILITIES FILE` checks a program against the host
+capabilities a person grants it (a comma-separated list, such as
+`--grant Http,Log`; `--grant ''` grants none), and rejects it when its top
+level may perform a capability outside that set, so that it is refused
+before it does anything. The host capabilities are `Http`, `Pay`,
+`Records`, `Audit`, `Log`, `Clock` and `Confirm` (declared in
+`stdlib/capabilities.writ`); `Fail` needs no grant. What the top level may
+perform is the program's manifest: the effects of its top-level
+statements, including everything the functions they call perform, less
+what the program's own handlers handle. A function that is never called
+from the top level, or a capability the program handles itself (such as a
+stub `Http` handler), needs no grant.
+
+There is one diagnostic per capability missing. Its primary label is the
+first place where an operation of that capability is performed, often
+inside a function rather than at the top-level call, and up to three more
+places are secondary labels ("also needs it"); the help line shows a
+`--grant` list that would accept the program. Without `--grant`, no
+capability is checked and this code never appears; the capabilities a
+program needs are then listed after the signatures of an accepted program
+(see [Human output](#human-output)).
+''',
+before=r'''
+Suppose the person running this program grants it only `Log`, and it is
+checked with `writ check --grant Log main.writ`:
+''',
+source='''\
+/// Post a short daily report to the team's webhook.
+fn report(done: List[Str]) -> Str / {Http, Log} {
+  let body = str.join(done, "\\n")
+  Log.info("sending ${list.length(done)} items")
+  Http.post("https://hooks.example.com/daily", body)
+}
+
+let reply = report(["fixed the login bug", "reviewed the payment flow"])
+Log.info(reply)
+''',
+args=["--grant", "Log", "main.writ"],
+lead="`writ check --grant Log main.writ` prints:",
+fix=r'''
+**Fix**: if the program should have the capability, grant it:
+`writ check --grant Http,Log main.writ` accepts this program unchanged.
+Otherwise remove what performs it. Here the report is printed instead of
+posted, and `writ check --grant Log main.writ` accepts it:
+''',
+fix_code='''\
+/// Print a short daily report to the run's log.
+fn report(done: List[Str]) -> Unit / {Log} {
+  Log.info("${list.length(done)} items done:")
+  Log.info(str.join(done, "\\n"))
+}
+
+report(["fixed the login bug", "reviewed the payment flow"])
+''',
+),
+
+dict(code="E3003",
+meaning=r'''
+An effect that the program declares itself (with `effect`) reaches the top
+level of the program without a handler. Only the host capabilities and
+`Fail` are left to the host; a program's own effect means nothing outside
+the program, so each of its operations must run inside a `handle` with a
+clause for it. Functions may perform the effect freely (their row says so,
+such as `/ {Config}`); it is an error only when the top-level statements
+perform it, directly or through the functions they call. The primary label
+is the first place where an operation of the effect is performed, which is
+often inside a function, with up to three more as secondary labels ("also
+performed here"); the handler belongs around the top-level code that calls
+that function.
+''',
+before=r'''
+Here `port` asks a `Config` effect for a setting, and the top level calls
+`port` without handling `Config`:
+''',
+source='''\
+/// Settings the program looks up while it runs.
+effect Config {
+  fn lookup(key: Str) -> Option[Str]
+}
+
+fn port() -> Int / {Config} {
+  let text = option.unwrap_or(Config.lookup("port"), "8080")
+  option.unwrap_or(str.parse_int(text), 8080)
+}
+
+Log.info("listening on port ${port()}")
+''',
+fix=r'''
+**Fix**: handle the effect around the code that performs it, at the top
+level or in a function that the top level calls. Here the top level answers
+`Config.lookup` from a map of settings:
+''',
+fix_code='''\
+/// Settings the program looks up while it runs.
+effect Config {
+  fn lookup(key: Str) -> Option[Str]
+}
+
+fn port() -> Int / {Config} {
+  let text = option.unwrap_or(Config.lookup("port"), "8080")
+  option.unwrap_or(str.parse_int(text), 8080)
+}
+
+let settings = map.from_list([("port", "3000")])
+let chosen = handle port() with {
+  Config.lookup(key) => resume(map.get(settings, key)),
+}
+Log.info("listening on port ${chosen}")
+''',
+),
+
+dict(code="E3004",
+meaning=r'''
+A `handle` has clauses for some operations of an effect but not for all of
+them. A handler handles an effect as a whole: as soon as one clause names
+`Store`, the effect `Store` leaves the row of the handled code, so an
+operation of it without a clause would have nowhere to go. The message
+lists the operations without a clause, and the label is on the handler's
+first clause for that effect. (An effect that has no clause at all in a
+handler is simply not handled by it: its operations go to the next handler
+out.)
+''',
+source='''\
+/// A key-value store the program reads and writes.
+effect Store {
+  fn read(key: Str) -> Option[Int]
+  fn write(key: Str, value: Int) -> Unit
+}
+
+/// Count one more visit of `page`.
+fn visit(page: Str) -> Int / {Store} {
+  let count = option.unwrap_or(Store.read(page), 0) + 1
+  Store.write(page, count)
+  count
+}
+
+let visits = handle visit("/home") with {
+  Store.read(key) => resume(None),
+}
+Log.info("visits: ${visits}")
+''',
+fix=r'''
+**Fix**: add a clause for each missing operation. (A clause can also pass
+an operation on to the next handler out, as in
+`Store.write(k, v) => resume(Store.write(k, v))`.) Here the store is kept
+in a handler parameter, which `Store.write` updates:
+''',
+fix_code='''\
+/// A key-value store the program reads and writes.
+effect Store {
+  fn read(key: Str) -> Option[Int]
+  fn write(key: Str, value: Int) -> Unit
+}
+
+/// Count one more visit of `page`.
+fn visit(page: Str) -> Int / {Store} {
+  let count = option.unwrap_or(Store.read(page), 0) + 1
+  Store.write(page, count)
+  count
+}
+
+let visits = handle visit("/home") with (saved = map.empty()) {
+  Store.read(key) => resume(map.get(saved, key), saved),
+  Store.write(key, value) => resume((), map.insert(saved, key, value)),
+}
+Log.info("visits: ${visits}")
+''',
+),
+
+dict(code="W3005",
+meaning=r'''
+A handler's clause for an operation whose result type is `Never`, such as
+`Fail.fail`, uses `resume`. Such an operation never returns to the code
+that performed it, so its clause cannot continue that code: `resume` there
+would have to be given a value of type `Never`, and no value has that
+type. Only an expression that itself never returns, such as another
+`Fail.fail(...)`, fits, so the `resume` can never actually run; the program
+is accepted, but the clause was probably written as if the operation
+returned. The label covers the body of the clause. (Calling `resume` with
+an ordinary value, such as `resume(0)`, is also the error `E2001`,
+"expected `Never`, found `Int`".)
+''',
+before=r'''
+A common case is re-raising a failure with more context, written as if
+`Fail.fail` returned a value to resume with:
+''',
+source='''\
+fn parse_age(text: Str) -> Int / {Fail} {
+  match str.parse_int(text) {
+    Some(n) => n,
+    None => Fail.fail("not a number: ${text}"),
+  }
+}
+
+let age = handle parse_age("forty") with {
+  Fail.fail(message) => resume(Fail.fail("reading the age: ${message}")),
+}
+Log.info("age: ${age}")
+''',
+rc=0,
+fix=r'''
+**Fix**: end the clause without `resume`: the clause's value becomes the
+value of the whole `handle`. Re-raise the failure directly (`Fail.fail`
+never returns, so it fits where an `Int` is expected), or give a fallback
+value instead, as in `Fail.fail(message) => 0`:
+''',
+fix_code='''\
+fn parse_age(text: Str) -> Int / {Fail} {
+  match str.parse_int(text) {
+    Some(n) => n,
+    None => Fail.fail("not a number: ${text}"),
+  }
+}
+
+let age = handle parse_age("forty") with {
+  Fail.fail(message) => Fail.fail("reading the age: ${message}"),
+}
+Log.info("age: ${age}")
 ''',
 ),
 

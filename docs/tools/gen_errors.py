@@ -82,11 +82,13 @@ def run(code, files, args, name=None):
     return out, r.returncode
 
 
-def accepted(code, text):
+def accepted(code, text, options):
+    """The fix is checked with the options of the section's example (its
+    arguments less the last, the file), as tests/errors_doc.rs does."""
     d = fresh_dir(code + "-fix")
     with open(os.path.join(d, "main.writ"), "w", encoding="utf-8") as f:
         f.write(text)
-    r = subprocess.run([W, "check", "main.writ"], cwd=d, capture_output=True,
+    r = subprocess.run([W, "check", *options, "main.writ"], cwd=d, capture_output=True,
                        env={"NO_COLOR": "1", "PATH": os.environ["PATH"]})
     if r.returncode != 0:
         fail(f"{code}: fix is not accepted:\n{text}\n{r.stdout.decode()}")
@@ -158,7 +160,7 @@ for variant, code, title in CODES:
         body += [s["after"].strip(), ""]
     body += [s["fix"].strip(), ""]
     if s.get("fix_code"):
-        accepted(code, s["fix_code"])
+        accepted(code, s["fix_code"], args[:-1])
         body += ["```writ", s["fix_code"].rstrip("\n"), "```", ""]
     if s.get("fix_after"):
         body += [s["fix_after"].strip(), ""]

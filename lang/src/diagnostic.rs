@@ -136,6 +136,12 @@ codes! {
     UnknownBound = "E2011", "unknown bound";
     /// An operation parameter without a type.
     MissingAnnotation = "E2012", "missing type annotation";
+    /// A `match` that does not cover every value.
+    NonExhaustive = "E2101", "non-exhaustive match";
+    /// A `let`, parameter or clause pattern that may not match.
+    RefutablePattern = "E2103", "refutable pattern";
+    /// A match arm that no value can reach.
+    UnreachableArm = "W2102", "unreachable match arm";
     /// An operation or call performs an effect its context does not allow.
     EffectNotAllowed = "E3001", "effect not allowed";
     /// The program performs a capability the host did not grant.
@@ -146,12 +152,6 @@ codes! {
     MissingClause = "E3004", "missing handler clause";
     /// A `resume` in a clause for an operation that never returns.
     ResumeNeverReturns = "W3005", "resume of an operation that never returns";
-    /// A `match` that does not cover every value.
-    NonExhaustive = "E2101", "non-exhaustive match";
-    /// A `let`, parameter or clause pattern that may not match.
-    RefutablePattern = "E2103", "refutable pattern";
-    /// A match arm that no value can reach.
-    UnreachableArm = "W2102", "unreachable match arm";
     /// A file that cannot be read.
     CannotReadFile = "E9001", "cannot read file";
     /// A path that names a directory where a file was expected.

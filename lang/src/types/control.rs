@@ -176,7 +176,8 @@ impl Checker<'_> {
         self.handling.truncate(depth);
         self.cur_row = saved_row;
         // What the body performs besides the handled effects goes out.
-        if let Err(m) = self.include(rest, outer) {
+        let handled_labels: Vec<u32> = handled.iter().map(|(l, _)| *l).collect();
+        if let Err(m) = self.include(rest, outer, &handled_labels) {
             let first = self.row_labels(rest).first().cloned().unwrap_or_default();
             self.report_row_at(h.body.span, "the handled code", &first, m);
         }
@@ -276,6 +277,14 @@ impl Checker<'_> {
             let Some(info) = self.types.effects.get(name) else {
                 continue;
             };
+            // A clause naming an operation the effect lacks was reported
+            // (E1007); its missing twin is the same mistake.
+            let misspelt = h.clauses.iter().any(|c| {
+                matches!(c, Clause::Op { effect, op, .. } if effect.name == *name && !info.ops.iter().any(|o| o.name == op.name))
+            });
+            if misspelt {
+                continue;
+            }
             let missing: Vec<String> = info
                 .ops
                 .iter()
@@ -308,8 +317,8 @@ impl Checker<'_> {
                 )
                 .with_primary(span, format!("this handler handles `{name}`"))
                 .with_help(format!(
-                    "add a clause such as {}(...) => resume(...)",
-                    example.trim_end_matches('`').to_string() + "`"
+                    "add a clause such as `{}(...) => resume(...)`",
+                    example.trim_matches('`')
                 )),
             );
         }

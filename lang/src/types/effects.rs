@@ -8,15 +8,20 @@
 //!
 //! - an operation `Eff.op(...)` requires `Eff` (with its type arguments) in
 //!   the current row;
-//! - a call requires the callee's latent row in the current row: a closed
+//! - a call unifies the callee's latent row with the current row: a closed
 //!   callee row is first *opened* with a fresh tail (as in Koka), so a
 //!   function declared `/ {Log}` can be called wherever `Log` is allowed;
+//!   a function *value* with a closed row is opened where it is named, so
+//!   a pure function can be passed where an effectful one is expected;
 //! - a lambda's body has a fresh row, which becomes the row on its arrow
 //!   (creating a closure performs nothing);
-//! - `handle` infers its body in a fresh row `{E1, ..., En | outer}` where
-//!   the `Ei` are the effects its clauses handle, so exactly those leave;
-//!   clause bodies run in the outer row (an operation performed in a clause
-//!   goes to the next handler out), and `resume` has the outer row too.
+//! - `handle` infers its body in a row `{E1, ..., En | rest}` where the
+//!   `Ei` are the effects its clauses handle, so exactly those leave; what
+//!   the body performs besides them (`rest`) must be in the outer row
+//!   (checked label by label, then `rest`'s unknown tail becomes the outer
+//!   row without the handled effects). Clause bodies run in the outer row
+//!   (an operation performed in a clause goes to the next handler out), and
+//!   `resume` has the outer row too.
 //!
 //! Rows unify up to reordering, by Rémy-style rewriting (see `unify`); a
 //! label appears at most once in a row, so two uses of `State` in one row
@@ -86,49 +91,107 @@ impl Checker<'_> {
         });
         let label = self.syms.intern(name);
         let payload = self.arena.add(Node::Tuple(args));
-        let empty = self.arena.add(Node::RowEmpty);
-        let row = self.extend(&[(label, payload)], empty);
+        let rest = self.fresh_row();
+        let want = self.extend(&[(label, payload)], rest);
         let cur = self.cur_row;
-        if let Err(m) = self.include(row, cur) {
+        if let Err(m) = self.unify(cur, want) {
             self.report_row(span, &format!("`{name}.{op}`"), name, m);
         }
     }
 
     /// Add a callee's latent row to the current row (a call at `span`).
     pub fn call_effects(&mut self, row: TyId, span: Span, what: &str) {
+        self.row_span = span;
         let cur = self.cur_row;
-        if let Err(m) = self.include(row, cur) {
+        if let Err(m) = self.include(row, cur, &[]) {
             let first = self.row_labels(row).first().cloned().unwrap_or_default();
             self.report_row(span, what, &first, m);
         }
     }
 
-    /// Make row `sup` allow everything row `sub` allows: each label of
-    /// `sub` is required in `sup` (with the same type arguments), and an
-    /// open tail of `sub` becomes `sup` (or, when `sup` is open and `sub`
-    /// ends in a signature's row variable, `sup` takes that variable).
-    pub fn include(&mut self, sub: TyId, sup: TyId) -> Result<(), Mismatch> {
+    /// Make row `sup` allow everything row `sub` performs, except the
+    /// labels in `exclude` (the effects a handler removes).
+    ///
+    /// When `sup` is still unknown it simply becomes `sub`. Otherwise each
+    /// label of `sub` is required in `sup`, and an unknown rest of `sub`
+    /// becomes `sup` without `sub`'s own labels (so the effects of a
+    /// callee do not flow back into the callee's row twice); a signature's
+    /// row variable in `sub` must be `sup`'s too.
+    pub fn include(&mut self, sub: TyId, sup: TyId, exclude: &[u32]) -> Result<(), Mismatch> {
+        let (sup_labels, sup_tail) = self.arena.row_fields(sup);
+        let sup_tail = self.arena.resolve(sup_tail);
         let (labels, tail) = self.arena.row_fields(sub);
+        let tail = self.arena.resolve(tail);
+        let sub_open = matches!(self.arena.node(tail), Node::Var { .. });
+        if sup_labels.is_empty()
+            && exclude.is_empty()
+            && sub_open
+            && tail != sup_tail
+            && matches!(self.arena.node(sup_tail), Node::Var { .. })
+        {
+            return self.unify(sup, sub);
+        }
         for (l, payload) in &labels {
-            let rest = self.fresh_row();
-            let want = self.extend(&[(*l, *payload)], rest);
+            if exclude.contains(l) {
+                continue;
+            }
+            let more = self.fresh_row();
+            let want = self.extend(&[(*l, *payload)], more);
             self.unify(sup, want)?;
         }
+        // Adding the labels may have bound `sub`'s tail (when it is
+        // `sup`'s own tail): look again.
+        let (_, tail) = self.arena.row_fields(sub);
         let tail = self.arena.resolve(tail);
         match self.arena.node(tail).clone() {
             Node::RowEmpty | Node::Error => Ok(()),
             Node::Var { .. } => {
-                // `sub`'s unknown rest is at most `sup`.
-                let (_, sup_tail) = self.arena.row_fields(sup);
+                let (sup_labels, sup_tail) = self.arena.row_fields(sup);
                 if self.arena.resolve(sup_tail) == tail {
                     return Ok(());
                 }
-                self.unify(tail, sup)
+                let kept: Vec<(u32, TyId)> = sup_labels
+                    .into_iter()
+                    .filter(|(l, _)| !exclude.contains(l) && !labels.iter().any(|(m, _)| m == l))
+                    .collect();
+                let target = self.extend(&kept, sup_tail);
+                self.unify(tail, target)
             }
             _ => {
-                // A signature's row variable: `sup` must end in it too.
+                // A signature's row variable: `sup` must end in it. While
+                // `sup` is still open, wait: more labels may come first
+                // (`{Log | e}` is fine for a body that calls an `e`
+                // function and logs).
                 let (_, sup_tail) = self.arena.row_fields(sup);
+                let sup_tail = self.arena.resolve(sup_tail);
+                if sup_tail == tail {
+                    return Ok(());
+                }
+                if matches!(self.arena.node(sup_tail), Node::Var { .. }) {
+                    let span = self.row_span;
+                    self.row_waits.push((sup, tail, span));
+                    return Ok(());
+                }
                 self.unify(sup_tail, tail)
+            }
+        }
+    }
+
+    /// Settle the row variables that waited for a body to finish (see
+    /// `include`): each open row that must end in a signature's row
+    /// variable now does.
+    pub fn settle_row_waits(&mut self, from: usize) {
+        let waits: Vec<(TyId, TyId, Span)> = self.row_waits.drain(from..).collect();
+        for (sup, rigid, span) in waits {
+            let (_, sup_tail) = self.arena.row_fields(sup);
+            let sup_tail = self.arena.resolve(sup_tail);
+            if sup_tail == self.arena.resolve(rigid) {
+                continue;
+            }
+            if let Err(m) = self.unify(sup_tail, rigid) {
+                let saved = std::mem::replace(&mut self.cur_row, sup);
+                self.report_row(span, "this call", "", m);
+                self.cur_row = saved;
             }
         }
     }
@@ -155,21 +218,57 @@ impl Checker<'_> {
     }
 
     fn report_row(&mut self, span: Span, what: &str, effect: &str, m: Mismatch) {
-        let effect = match &m {
-            Mismatch::MissingField { label, .. } => self.syms.name(*label).to_string(),
-            _ => effect.to_string(),
+        let row_var = |c: &Self, t: TyId| match c.arena.node(t) {
+            Node::Rigid { name, .. } => Some(c.syms.name(*name).to_string()),
+            _ => None,
         };
-        if !matches!(m, Mismatch::MissingField { .. }) {
-            // Type arguments of an effect disagree: an ordinary mismatch.
-            let cur = self.cur_row;
-            return self.report_mismatch(span, cur, cur, m, None);
-        }
+        let effect = match &m {
+            Mismatch::MissingField { label, .. } => format!("`{}`", self.syms.name(*label)),
+            // A signature's row variable meets a row that does not allow it.
+            Mismatch::Types(a, b) if row_var(self, *a).is_some() || row_var(self, *b).is_some() => {
+                let v = row_var(self, *b)
+                    .or_else(|| row_var(self, *a))
+                    .unwrap_or_default();
+                format!("the effects of `{v}`")
+            }
+            Mismatch::Types(a, b) => {
+                // Type arguments of one effect disagree: `State[Int]` and
+                // `State[Str]` in one row.
+                let shown = self.show(&[*a, *b]);
+                self.report(
+                    Diagnostic::new(
+                        Code::TypeMismatch,
+                        format!(
+                            "expected one type argument for `{effect}` in a row, found `{}` and `{}`",
+                            shown[0], shown[1]
+                        ),
+                    )
+                    .with_primary(span, format!("{what} uses `{effect}` with `{}`", shown[1]))
+                    .with_note(format!(
+                        "a row holds `{effect}` once, so every use of it in one function or handler has the same type argument"
+                    )),
+                );
+                return;
+            }
+            _ => {
+                let cur = self.cur_row;
+                return self.report_mismatch(span, cur, cur, m, None);
+            }
+        };
         let owner = self.row_owner.clone();
         let allowed = self.row_labels(self.cur_row);
-        let allowed_text = if allowed.is_empty() {
-            "no effects".to_string()
-        } else {
-            format!("only {{{}}}", allowed.join(", "))
+        let (_, tail) = self.arena.row_fields(self.cur_row);
+        let variable = match self.arena.node(tail) {
+            Node::Rigid { name, .. } => Some(self.syms.name(*name).to_string()),
+            _ => None,
+        };
+        let allowed_text = match (allowed.is_empty(), variable) {
+            (true, None) => "no effects".to_string(),
+            (false, None) => format!("only {{{}}}", allowed.join(", ")),
+            (true, Some(v)) => {
+                format!("only the effects of `{v}` (those of the functions it is given)")
+            }
+            (false, Some(v)) => format!("only {{{}}} and the effects of `{v}`", allowed.join(", ")),
         };
         let (whose, annotation) = match &owner {
             Some(o) => (o.name.clone(), o.annotation),
@@ -177,16 +276,21 @@ impl Checker<'_> {
         };
         let mut d = Diagnostic::new(
             Code::EffectNotAllowed,
-            format!("expected {allowed_text} in {whose}, found {what}, which performs `{effect}`"),
+            format!("expected {allowed_text} in {whose}, found {what}, which performs {effect}"),
         )
-        .with_primary(span, format!("performs `{effect}`"));
+        .with_primary(span, format!("performs {effect}"));
         if let Some(a) = annotation {
             d = d
                 .with_secondary(a, "the effects allowed are declared here")
-                .with_help(format!("add `{effect}` to the declared effects, or handle it here with `handle ... with {{ {effect}.op(...) => ... }}`"));
+                .with_help(if effect.starts_with('`') {
+                    let bare = effect.trim_matches('`');
+                    format!("add `{bare}` to the declared effects, or handle it here with `handle ... with {{ {bare}.op(...) => ... }}`")
+                } else {
+                    format!("declare {effect} in this function's row too (for example `/ {{e}}`), or do not call it here")
+                });
         } else {
             d = d.with_help(format!(
-                "handle `{effect}` around this, or allow it where the function's type is fixed"
+                "handle {effect} around this, or allow it where the function's type is fixed"
             ));
         }
         self.report(d);
@@ -212,7 +316,9 @@ impl Checker<'_> {
         let saved_row = std::mem::replace(&mut self.cur_row, row);
         let saved_owner = std::mem::replace(&mut self.row_owner, owner);
         let saved_handling = std::mem::take(&mut self.handling);
+        let waits = self.row_waits.len();
         let out = f(self);
+        self.settle_row_waits(waits);
         self.cur_row = saved_row;
         self.row_owner = saved_owner;
         self.handling = saved_handling;

@@ -153,6 +153,14 @@ pub struct Checker<'p> {
     pub top_row: TyId,
     /// Who owns the current row, for messages.
     pub row_owner: Option<crate::types::effects::RowOwner>,
+    /// Open rows that must end in a signature's row variable once their
+    /// body is inferred (see `effects::include`).
+    pub row_waits: Vec<(TyId, TyId, Span)>,
+    /// Where the current row inclusion happens (for a waiting one).
+    pub row_span: Span,
+    /// The top-level statement that first brought each effect to the
+    /// program's row.
+    pub top_sources: HashMap<String, Span>,
     /// Every operation performed, for the manifest.
     pub performs: Vec<crate::types::effects::PerformSite>,
     /// The effects handled by the `handle`s around the current expression,
@@ -188,6 +196,9 @@ impl<'p> Checker<'p> {
             top_row,
             row_owner: None,
             performs: Vec::new(),
+            top_sources: HashMap::new(),
+            row_waits: Vec::new(),
+            row_span: Span::new(0, 0),
             handling: Vec::new(),
             arena,
             types: TypeTable::new(),

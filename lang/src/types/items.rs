@@ -31,6 +31,7 @@ pub fn check_program(program: &Program, granted: Option<&[String]>) -> Typed {
     c.user_code = true;
     c.declare(program);
     c.check_top_level(program);
+    c.settle_row_waits(0);
     c.default_numbers();
     let manifest = c.manifest(granted);
     let rejected = c.diagnostics.iter().any(Diagnostic::is_error);
@@ -323,6 +324,17 @@ impl Checker<'_> {
 
     fn top_statement(&mut self, pos: usize, s: &Stmt) {
         self.top_position = pos;
+        let before = self.row_labels(self.top_row);
+        self.top_statement_inner(s, pos);
+        // Remember which statement first brought each effect to the top.
+        for l in self.row_labels(self.top_row) {
+            if !before.contains(&l) {
+                self.top_sources.entry(l).or_insert(s.span());
+            }
+        }
+    }
+
+    fn top_statement_inner(&mut self, s: &Stmt, pos: usize) {
         match s {
             Stmt::Expr(e) => {
                 self.infer(e);
@@ -374,8 +386,16 @@ impl Checker<'_> {
                 .add(Node::Fn(sig.params.clone(), sig.ret, sig.row));
             let scheme = if sig.annotated {
                 self.level = 0;
-                let s = self.generalize(ft, since);
+                let mut s = self.generalize(ft, since);
                 self.level = 1;
+                // Without a written row, the row is inferred from the body:
+                // every use inside the group shares it, so no effect of a
+                // recursive call is lost.
+                if f.effects.is_none() {
+                    let (_, tail) = self.arena.row_fields(sig.row);
+                    let tail = self.arena.resolve(tail);
+                    s.vars.retain(|v| self.arena.resolve(*v) != tail);
+                }
                 s
             } else {
                 Scheme::mono(ft)
@@ -478,26 +498,37 @@ impl Checker<'_> {
                 .map(|p| (p.op.clone(), p.span))
                 .collect();
             let capability = HOST_CAPABILITIES.contains(&name.as_str());
-            let first = sites.first().map(|(_, s)| *s).unwrap_or_default();
             let first_op = sites
                 .first()
-                .map(|(o, _)| format!("{name}.{o}"))
-                .unwrap_or_else(|| name.clone());
+                .map(|(o, _)| format!("`{name}.{o}`"))
+                .unwrap_or_else(|| format!("a use of `{name}`"));
+            // The top-level statement that brings the effect in is where a
+            // handler or a fix goes; the operations are shown beside it.
+            let source = self.top_sources.get(&name).copied();
+            let primary = source
+                .or_else(|| sites.first().map(|(_, s)| *s))
+                .unwrap_or_default();
+            let site_labels = |d: Diagnostic, verb: &str| {
+                sites
+                    .iter()
+                    .filter(|(_, s)| *s != primary)
+                    .take(3)
+                    .fold(d, |d, (op, s)| {
+                        d.with_secondary(*s, format!("`{name}.{op}` {verb}"))
+                    })
+            };
             if !capability && name != "Fail" {
-                let mut d = Diagnostic::new(
+                let d = Diagnostic::new(
                     Code::UnhandledEffect,
                     format!("expected every effect the program declares to be handled, found `{name}` performed but never handled"),
                 )
-                .with_primary(first, format!("`{first_op}` is performed here"))
-                .with_help(format!("wrap the code that performs it in `handle ... with {{ {name}.op(...) => ... }}`; only host capabilities are left to the host"))
-                .with_note("the program was not run");
-                for (_, s) in sites.iter().skip(1).take(3) {
-                    d = d.with_secondary(*s, "also performed here");
-                }
+                .with_primary(primary, format!("`{name}` reaches the top level here, unhandled"))
+                .with_help(format!("wrap the code that performs it in `handle ... with {{ {name}.op(...) => ... }}`; only host capabilities are left to the host"));
+                let d = site_labels(d, "is performed here");
                 self.report(d);
             } else if let Some(granted) = granted
                 && capability
-                && !granted.iter().any(|g| *g == name)
+                && !granted.contains(&name)
             {
                 let set = if granted.is_empty() {
                     "none".to_string()
@@ -506,16 +537,14 @@ impl Checker<'_> {
                 };
                 let mut all: Vec<String> = granted.to_vec();
                 all.push(name.clone());
-                let mut d = Diagnostic::new(
+                let d = Diagnostic::new(
                     Code::EffectNotGranted,
-                    format!("expected only the granted capabilities ({set}), found `{first_op}`, which needs `{name}`"),
+                    format!("expected only the granted capabilities ({set}), found {first_op}, which needs `{name}`"),
                 )
-                .with_primary(first, format!("needs `{name}`, which is not granted"))
+                .with_primary(primary, format!("needs `{name}`, which is not granted"))
                 .with_note("the program was not run")
                 .with_help(format!("grant `{name}` (for example `--grant {}`), or remove what performs it", all.join(",")));
-                for (_, s) in sites.iter().skip(1).take(3) {
-                    d = d.with_secondary(*s, "also needs it");
-                }
+                let d = site_labels(d, "is performed here");
                 self.report(d);
             }
             out.push(ManifestEntry {

@@ -122,7 +122,14 @@ impl Checker<'_> {
         }
         let mut r = String::new();
         self.write_ty(ret, &mut namer, &mut r);
-        self.write_row(own_row, &mut namer, &mut r);
+        let mut row_text = String::new();
+        self.write_row(own_row, &mut namer, &mut row_text);
+        // A row after a returned function type would read as that
+        // function's: parenthesise it.
+        if !row_text.is_empty() && matches!(self.arena.node(ret), Node::Fn(..)) {
+            r = format!("({r})");
+        }
+        r.push_str(&row_text);
         // Bounds of the variables, in the order they were named.
         let mut bounded: Vec<(String, String)> = Vec::new();
         let mut seen = HashSet::new();
@@ -237,6 +244,10 @@ impl Checker<'_> {
         }
         let t = self.arena.resolve(t);
         match self.arena.node(t).clone() {
+            Node::Var {
+                kind: crate::types::ty::Kind::Row,
+                ..
+            } => out.push_str(&namer.row_name(t)),
             Node::Var { .. } => out.push_str(&namer.name(t)),
             Node::Link(_) | Node::Error => out.push('_'),
             Node::Rigid { name, .. } => out.push_str(self.syms.name(name)),
@@ -287,7 +298,13 @@ impl Checker<'_> {
                 }
                 out.push_str(if open { ", .. }" } else { " }" });
             }
-            Node::RowEmpty | Node::RowExt(..) => out.push_str("{..}"),
+            Node::RowEmpty | Node::RowExt(..) => {
+                // A row as a type argument (`Job[{Pay | e}]`).
+                let mut text = String::new();
+                self.write_row(t, namer, &mut text);
+                let text = text.trim_start_matches(" / ");
+                out.push_str(if text.is_empty() { "{}" } else { text });
+            }
         }
     }
 
@@ -351,6 +368,18 @@ impl Checker<'_> {
                     self.count_rows(p, uses, budget);
                 }
                 self.count_rows(*r, uses, budget);
+            }
+            Node::Var {
+                kind: crate::types::ty::Kind::Row,
+                ..
+            } => *uses.entry(t).or_insert(0) += 1,
+            Node::RowExt(..) => {
+                // A row as a type argument counts its tail once.
+                let (labels, tail) = self.arena.row_fields(t);
+                *uses.entry(self.arena.resolve(tail)).or_insert(0) += 1;
+                for (_, payload) in labels {
+                    self.count_rows(payload, uses, budget);
+                }
             }
             _ => {
                 for c in self.arena.children(t) {

@@ -111,11 +111,16 @@ impl Checker<'_> {
                         ),
                     ),
                 };
-                Diagnostic::new(
+                let d = Diagnostic::new(
                     code,
                     format!("expected `{}`, found `{}`", shown[0], shown[1]),
                 )
-                .with_primary(span, detail)
+                .with_primary(span, detail);
+                if is_effect {
+                    d.with_help(format!("the expected function type does not allow `{name}`: if it is written in a parameter's type, add `{name}` to its row; if it comes from a `type` or `effect` declaration (where a function type without `/ {{...}}` performs nothing), give the declaration a row parameter: `type Job[e] = Job(fn() -> Unit / {{e}})`"))
+                } else {
+                    d
+                }
             }
             Mismatch::Escape(r) => {
                 let shown = self.show(&[expected, found, r]);

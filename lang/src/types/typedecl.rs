@@ -374,6 +374,14 @@ impl Checker<'_> {
             VarMode::Declared => crate::types::infer::GENERIC,
         };
         let Some(row) = row else {
+            // In a `type` or `effect` declaration a function type without a
+            // row is pure: a row that belonged to no parameter would be
+            // shared by every use of the declaration, and effects could
+            // hide in it. To carry effects, a declaration names a row
+            // parameter: `type Job[e] = Job(fn() -> Unit / {e})`.
+            if mode == VarMode::Declared {
+                return self.arena.add(Node::RowEmpty);
+            }
             return self.arena.var(level, Kind::Row);
         };
         let mut labels = Vec::new();
@@ -426,7 +434,31 @@ impl Checker<'_> {
                                 level,
                             })
                         }
-                        _ => self.arena.var(level, Kind::Row),
+                        VarMode::Flexible(_) => self.arena.var(level, Kind::Row),
+                        VarMode::Declared => {
+                            self.report(
+                                Diagnostic::new(
+                                    Code::UnknownType,
+                                    format!(
+                                        "expected one of the declaration's parameters, found the row variable `{}`",
+                                        name.name
+                                    ),
+                                )
+                                .with_primary(name.span, "not a parameter of this declaration")
+                                .with_help(match self.decl_name.clone() {
+                                    Some(d) if d.starts_with("effect ") => format!(
+                                        "declare it after the name: `{d}[{}] {{ ... }}`",
+                                        name.name
+                                    ),
+                                    Some(d) => format!(
+                                        "declare it after the name: `type {d}[{}] = ...`",
+                                        name.name
+                                    ),
+                                    None => format!("declare it after the name, like `[{}]`", name.name),
+                                }),
+                            );
+                            return self.error_ty();
+                        }
                     };
                     vars.names.push((name.name.clone(), t));
                     t
