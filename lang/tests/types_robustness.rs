@@ -198,3 +198,22 @@ fn a_chain_of_many_functions_is_checked_in_order() {
     src.push_str("fn f3000(x) { x * 2 }\nlet r = f0(1)\n");
     assert_eq!(codes(&src), vec![]);
 }
+
+#[test]
+fn deeply_nested_handlers_and_effectful_lambdas() {
+    on_small_stack(|| {
+        let n = 120;
+        let handlers = format!(
+            "effect Ask {{ fn ask(q: Str) -> Int }}\nlet x = {}Ask.ask(\"q\"){}\n",
+            "handle { ".repeat(n),
+            " } with { Ask.ask(q) => resume(1) }".repeat(n)
+        );
+        assert_eq!(codes(&handlers), vec![]);
+        let lambdas = format!(
+            "let f = {}Log.info(\"deep\"){}\nlet _ = f\n",
+            "fn() { ".repeat(200),
+            " }".repeat(200)
+        );
+        assert_eq!(codes(&lambdas), vec![]);
+    });
+}

@@ -352,6 +352,14 @@ impl Checker<'_> {
 
     /// Count, for each row variable, the arrows whose rows end in it.
     fn count_rows(&self, t: TyId, uses: &mut HashMap<TyId, usize>, budget: &mut usize) {
+        stacker::maybe_grow(
+            crate::types::STACK_RED_ZONE,
+            crate::types::STACK_CHUNK,
+            || self.count_rows_inner(t, uses, budget),
+        )
+    }
+
+    fn count_rows_inner(&self, t: TyId, uses: &mut HashMap<TyId, usize>, budget: &mut usize) {
         if *budget == 0 {
             return;
         }
