@@ -59,6 +59,7 @@ mod names;
 mod pattern;
 pub mod print;
 mod report;
+mod schemes;
 mod suggest;
 pub mod ty;
 pub mod typedecl;

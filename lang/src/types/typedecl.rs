@@ -222,19 +222,7 @@ impl Checker<'_> {
                                 ),
                             )
                             .with_primary(name.span, "not a parameter of this declaration")
-                            .with_help(match self.decl_name.clone() {
-                                Some(d) if d.starts_with("effect ") => format!(
-                                    "declare it after the name: `{d}[{}] {{ ... }}`",
-                                    name.name
-                                ),
-                                Some(d) => format!(
-                                    "declare it after the name: `type {d}[{}] = ...`",
-                                    name.name
-                                ),
-                                None => {
-                                    format!("declare it after the name, like `[{}]`", name.name)
-                                }
-                            }),
+                            .with_help(self.declare_param_help(&name.name)),
                         );
                         return self.error_ty();
                     }
@@ -445,17 +433,7 @@ impl Checker<'_> {
                                     ),
                                 )
                                 .with_primary(name.span, "not a parameter of this declaration")
-                                .with_help(match self.decl_name.clone() {
-                                    Some(d) if d.starts_with("effect ") => format!(
-                                        "declare it after the name: `{d}[{}] {{ ... }}`",
-                                        name.name
-                                    ),
-                                    Some(d) => format!(
-                                        "declare it after the name: `type {d}[{}] = ...`",
-                                        name.name
-                                    ),
-                                    None => format!("declare it after the name, like `[{}]`", name.name),
-                                }),
+                                .with_help(self.declare_param_help(&name.name)),
                             );
                             return self.error_ty();
                         }
@@ -467,6 +445,18 @@ impl Checker<'_> {
             None => self.arena.add(Node::RowEmpty),
         };
         self.extend(&labels, tail)
+    }
+
+    /// How to declare `name` as a parameter of the declaration being
+    /// translated.
+    fn declare_param_help(&self, name: &str) -> String {
+        match self.decl_name.as_deref() {
+            Some(d) if d.starts_with("effect ") => {
+                format!("declare it after the name: `{d}[{name}] {{ ... }}`")
+            }
+            Some(d) => format!("declare it after the name: `type {d}[{name}] = ...`"),
+            None => format!("declare it after the name, like `[{name}]`"),
+        }
     }
 
     /// Report an unknown effect name.
