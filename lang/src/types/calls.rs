@@ -98,7 +98,7 @@ impl Checker<'_> {
                 .map(|s| (v.name.clone(), s)),
             _ => None,
         };
-        let errors_before = self.diagnostics.len() + self.dropped;
+        let errors_before = self.error_count();
         for (a, p) in all.iter().zip(params.iter()) {
             let saved = std::mem::replace(&mut self.call_context, context.clone());
             let before = self.diagnostics.len();
@@ -119,14 +119,16 @@ impl Checker<'_> {
                 ));
             }
         }
-        if self.diagnostics.len() + self.dropped > errors_before {
+        // After the arguments: a function argument's effects have reached
+        // the callee's row by now, so they are reported at this call. (They
+        // are added even when an argument was wrong: nothing may drop an
+        // effect.)
+        self.call_effects(row, span, &what);
+        if self.error_count() > errors_before {
             // A wrong argument was reported: the call's result is not
             // reported again wherever it is used.
             return self.error_ty();
         }
-        // After the arguments: a function argument's effects have reached
-        // the callee's row by now, so they are reported at this call.
-        self.call_effects(row, span, &what);
         self.result_of(ret)
     }
 

@@ -42,7 +42,7 @@ impl Checker<'_> {
             if let Some(g) = &arm.guard {
                 self.check(g, bool_ty, None);
             }
-            let before = self.diagnostics.len();
+            let before = self.error_count();
             match (&expected, result) {
                 (Some((t, origin)), _) => self.check(&arm.body, *t, origin.clone()),
                 (None, None) => {
@@ -55,7 +55,7 @@ impl Checker<'_> {
                         r,
                         Origin::new(first, "the first arm fixes the type of the `match`"),
                     );
-                    arms_ok &= self.diagnostics.len() == before;
+                    arms_ok &= self.error_count() == before;
                 }
             }
             self.pop_to(mark);

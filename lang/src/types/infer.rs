@@ -242,6 +242,12 @@ impl<'p> Checker<'p> {
         }
     }
 
+    /// How many errors (not warnings) have been found so far; a later
+    /// count tells whether something in between was wrong.
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count() + self.dropped
+    }
+
     /// A fresh `Error` type.
     pub fn error_ty(&mut self) -> TyId {
         self.arena.add(Node::Error)
@@ -559,25 +565,25 @@ impl<'p> Checker<'p> {
                     result = Some((t, block_value_span(block)));
                 }
                 Some((r, first)) => {
-                    let before = self.diagnostics.len();
+                    let before = self.error_count();
                     self.check_block(
                         block,
                         r,
                         Origin::new(first, "the first branch fixes the type of the `if`"),
                     );
-                    ok &= self.diagnostics.len() == before;
+                    ok &= self.error_count() == before;
                 }
             }
         }
         match (otherwise, result) {
             (Some(block), Some((r, first))) => {
-                let before = self.diagnostics.len();
+                let before = self.error_count();
                 self.check_block(
                     block,
                     r,
                     Origin::new(first, "the first branch fixes the type of the `if`"),
                 );
-                ok &= self.diagnostics.len() == before;
+                ok &= self.error_count() == before;
                 // A branch of the wrong type was reported: the `if` is not
                 // reported again where it is used.
                 if ok { r } else { self.error_ty() }

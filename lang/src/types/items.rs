@@ -391,10 +391,14 @@ impl Checker<'_> {
                 // Without a written row, the row is inferred from the body:
                 // every use inside the group shares it, so no effect of a
                 // recursive call is lost.
+                // So do the row variables of its parameters' function types:
+                // a recursive call that passed a function with other effects
+                // would otherwise add them nowhere.
                 if f.effects.is_none() {
-                    let (_, tail) = self.arena.row_fields(sig.row);
-                    let tail = self.arena.resolve(tail);
-                    s.vars.retain(|v| self.arena.resolve(*v) != tail);
+                    let mut rows = Vec::new();
+                    self.arena.new_epoch();
+                    self.row_tails(ft, &mut rows);
+                    s.vars.retain(|v| !rows.contains(&self.arena.resolve(*v)));
                 }
                 s
             } else {
@@ -453,6 +457,27 @@ impl Checker<'_> {
                 ),
             );
         }
+    }
+
+    /// The row variables ending any function type's row inside `t`.
+    fn row_tails(&mut self, t: TyId, out: &mut Vec<TyId>) {
+        stacker::maybe_grow(
+            crate::types::STACK_RED_ZONE,
+            crate::types::STACK_CHUNK,
+            || {
+                let t = self.arena.resolve(t);
+                if !self.arena.visit(t) {
+                    return;
+                }
+                if let Node::Fn(_, _, row) = self.arena.node(t).clone() {
+                    let (_, tail) = self.arena.row_fields(row);
+                    out.push(self.arena.resolve(tail));
+                }
+                for c in self.arena.children(t) {
+                    self.row_tails(c, out);
+                }
+            },
+        )
     }
 
     /// Numeric type variables never determined (only possible for values

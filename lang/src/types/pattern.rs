@@ -43,9 +43,9 @@ impl Checker<'_> {
     }
 
     fn type_pattern_inner(&mut self, p: &Pattern, t: TyId, info: &mut PatInfo, origin: Span) {
-        let before = self.diagnostics.len() + self.dropped;
+        let before = self.error_count();
         self.type_pattern_kind(p, t, info, origin);
-        if self.diagnostics.len() + self.dropped > before {
+        if self.error_count() > before {
             info.failed = true;
         }
     }
