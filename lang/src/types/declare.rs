@@ -82,6 +82,7 @@ impl Checker<'_> {
             self.define_record(con);
         }
         self.sum_classes();
+        self.find_row_params(program);
         for item in &program.items {
             if let Item::Effect(e) = item {
                 self.declare_effect(e);
@@ -348,6 +349,86 @@ impl Checker<'_> {
             }
             _ => false,
         }
+    }
+
+    /// Record which parameters of each declared type and effect are used
+    /// as effect rows, so that a use must give them a row variable.
+    fn find_row_params(&mut self, program: &Program) {
+        for item in &program.items {
+            let (name, vars, tys): (String, Vec<TyId>, Vec<TyId>) = match item {
+                Item::Type(t) => {
+                    let Some(con) = self.types.by_name.get(&t.name.name).copied() else {
+                        continue;
+                    };
+                    match self.types.info(con).map(|i| i.def.clone()) {
+                        Some(TypeDef::Record(s)) => (t.name.name.clone(), s.vars, vec![s.ty]),
+                        Some(TypeDef::Sum(ctors)) => {
+                            let schemes: Vec<_> = ctors
+                                .iter()
+                                .filter_map(|c| self.types.ctors.get(*c))
+                                .map(|c| c.scheme.clone())
+                                .collect();
+                            let vars = schemes.first().map(|s| s.vars.clone()).unwrap_or_default();
+                            (
+                                t.name.name.clone(),
+                                vars,
+                                schemes.iter().map(|s| s.ty).collect(),
+                            )
+                        }
+                        _ => continue,
+                    }
+                }
+                Item::Effect(e) => match self.types.effects.get(&e.name.name) {
+                    Some(info) => {
+                        let vars = info
+                            .ops
+                            .first()
+                            .map(|o| o.scheme.vars.clone())
+                            .unwrap_or_default();
+                        (
+                            e.name.name.clone(),
+                            vars,
+                            info.ops.iter().map(|o| o.scheme.ty).collect(),
+                        )
+                    }
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let mut tails = Vec::new();
+            self.arena.new_epoch();
+            for t in tys {
+                self.collect_row_tails(t, &mut tails);
+            }
+            let flags: Vec<bool> = vars
+                .iter()
+                .map(|v| tails.contains(&self.arena.resolve(*v)))
+                .collect();
+            if flags.iter().any(|f| *f) {
+                self.types.row_params.insert(name, flags);
+            }
+        }
+    }
+
+    /// The row variables ending any function type's row inside `t`.
+    pub fn collect_row_tails(&mut self, t: TyId, out: &mut Vec<TyId>) {
+        stacker::maybe_grow(
+            crate::types::STACK_RED_ZONE,
+            crate::types::STACK_CHUNK,
+            || {
+                let t = self.arena.resolve(t);
+                if !self.arena.visit(t) {
+                    return;
+                }
+                if let Node::Fn(_, _, row) = self.arena.node(t).clone() {
+                    let (_, tail) = self.arena.row_fields(row);
+                    out.push(self.arena.resolve(tail));
+                }
+                for c in self.arena.children(t) {
+                    self.collect_row_tails(c, out);
+                }
+            },
+        )
     }
 
     fn declare_effect(&mut self, e: &crate::ast::EffectDecl) {

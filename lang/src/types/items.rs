@@ -397,7 +397,7 @@ impl Checker<'_> {
                 if f.effects.is_none() {
                     let mut rows = Vec::new();
                     self.arena.new_epoch();
-                    self.row_tails(ft, &mut rows);
+                    self.collect_row_tails(ft, &mut rows);
                     s.vars.retain(|v| !rows.contains(&self.arena.resolve(*v)));
                 }
                 s
@@ -457,27 +457,6 @@ impl Checker<'_> {
                 ),
             );
         }
-    }
-
-    /// The row variables ending any function type's row inside `t`.
-    fn row_tails(&mut self, t: TyId, out: &mut Vec<TyId>) {
-        stacker::maybe_grow(
-            crate::types::STACK_RED_ZONE,
-            crate::types::STACK_CHUNK,
-            || {
-                let t = self.arena.resolve(t);
-                if !self.arena.visit(t) {
-                    return;
-                }
-                if let Node::Fn(_, _, row) = self.arena.node(t).clone() {
-                    let (_, tail) = self.arena.row_fields(row);
-                    out.push(self.arena.resolve(tail));
-                }
-                for c in self.arena.children(t) {
-                    self.row_tails(c, out);
-                }
-            },
-        )
     }
 
     /// Numeric type variables never determined (only possible for values

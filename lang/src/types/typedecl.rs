@@ -101,6 +101,9 @@ pub struct TypeTable {
     pub ctor_by_name: HashMap<String, usize>,
     /// Effects by name.
     pub effects: HashMap<String, EffectInfo>,
+    /// For declared types and effects (by name) with a row parameter:
+    /// which parameters are effect rows (they take a row variable, `e`).
+    pub row_params: HashMap<String, Vec<bool>>,
 }
 
 impl TypeTable {
@@ -298,6 +301,9 @@ impl Checker<'_> {
         vars: &mut TyVars,
         mode: VarMode,
     ) -> TyId {
+        if !self.row_arguments_ok(&name.name, args) {
+            return self.error_ty();
+        }
         let arg_tys: Vec<TyId> = args.iter().map(|a| self.translate(a, vars, mode)).collect();
         let Some(con) = self.types.by_name.get(&name.name).copied() else {
             let mut d = Diagnostic::new(
@@ -374,6 +380,9 @@ impl Checker<'_> {
         };
         let mut labels = Vec::new();
         for e in &row.effects {
+            if !self.row_arguments_ok(&e.name.name, &e.args) {
+                continue;
+            }
             let args: Vec<TyId> = e
                 .args
                 .iter()
@@ -457,6 +466,30 @@ impl Checker<'_> {
             Some(d) => format!("declare it after the name: `type {d}[{name}] = ...`"),
             None => format!("declare it after the name, like `[{name}]`"),
         }
+    }
+
+    /// Whether each argument given for a row parameter of `name` is a
+    /// row variable (reporting the first that is not).
+    fn row_arguments_ok(&mut self, name: &str, args: &[TypeExpr]) -> bool {
+        let Some(flags) = self.types.row_params.get(name).cloned() else {
+            return true;
+        };
+        for (arg, is_row) in args.iter().zip(flags) {
+            if is_row && !matches!(arg.kind, TypeExprKind::Var(_) | TypeExprKind::Error) {
+                self.report(
+                    Diagnostic::new(
+                        Code::TypeArity,
+                        format!(
+                            "expected an effect row variable (such as `e`) for a row parameter of `{name}`, found a type"
+                        ),
+                    )
+                    .with_primary(arg.span, "this parameter stands for effects, not a type")
+                    .with_help("pass a row variable, and let the effects be inferred: `Job[e]`"),
+                );
+                return false;
+            }
+        }
+        true
     }
 
     /// Report an unknown effect name.
