@@ -1368,6 +1368,9 @@ its name: `List` needs one (`List[Int]`), `Map` two (`Map[Str, Int]`),
 `type Name[a, b]` takes as many as it declares. An effect in an effect row
 takes the arguments of its declaration the same way (`{State[Int]}` for
 `effect State[s]`). The help line shows the type written correctly.
+The same code is used when a parameter that a declaration uses as an effect
+row (`type Job[e] = Job(fn() -> Unit / {e})`) is given a type instead of a
+row variable: write `Job[e]`, not `Job[Int]`.
 ''',
 source='''\
 fn parse_age(text: Str) -> Result[Int] {
