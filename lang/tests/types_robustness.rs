@@ -217,3 +217,17 @@ fn deeply_nested_handlers_and_effectful_lambdas() {
         assert_eq!(codes(&lambdas), vec![]);
     });
 }
+
+#[test]
+fn an_oversized_declared_type_is_reported_not_ignored() {
+    // A record type whose use needs more type nodes than the checker
+    // builds: the use is an error, so nothing hidden behind the part not
+    // built (here a paying closure) can pass unnoticed.
+    let tuple = vec!["Int"; 60_000].join(", ");
+    let src = format!(
+        "type R = {{ pad: List[({tuple})], run: fn() -> Unit }}\n(fn() -> R {{ {{ pad: [], run: fn() {{ let _ = Pay.pay(\"bob\", 100, \"m\"); () }} }} }})().run()\n"
+    );
+    let found = codes(&src);
+    assert!(!found.is_empty(), "accepted an oversized type");
+    assert!(found.contains(&Code::TooComplex), "{found:?}");
+}

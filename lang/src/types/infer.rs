@@ -418,7 +418,27 @@ impl<'p> Checker<'p> {
 
     /// The type of `e`.
     pub fn infer(&mut self, e: &Expr) -> TyId {
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || self.infer_inner(e))
+        let t = stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || self.infer_inner(e));
+        self.report_too_large(e.span);
+        t
+    }
+
+    /// If a use inside the expression at `span` needed a type larger than
+    /// the checker builds, report it (the part not built is `Error`, which
+    /// must never let a program through unreported).
+    pub fn report_too_large(&mut self, span: Span) {
+        if std::mem::take(&mut self.too_large) {
+            self.report(
+                Diagnostic::new(
+                    Code::TooComplex,
+                    format!(
+                        "expected types of at most {MAX_INSTANCE_NODES} parts, found a larger one here"
+                    ),
+                )
+                .with_primary(span, "this needs a type too large to check")
+                .with_help("split the data into smaller declared types, or annotate with smaller types"),
+            );
+        }
     }
 
     fn infer_inner(&mut self, e: &Expr) -> TyId {

@@ -45,6 +45,7 @@ impl Checker<'_> {
     fn type_pattern_inner(&mut self, p: &Pattern, t: TyId, info: &mut PatInfo, origin: Span) {
         let before = self.error_count();
         self.type_pattern_kind(p, t, info, origin);
+        self.report_too_large(p.span);
         if self.error_count() > before {
             info.failed = true;
         }

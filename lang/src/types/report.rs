@@ -37,6 +37,11 @@ impl Checker<'_> {
                 if (ia != e || ib != f) && ia != ib {
                     d = d.with_note(format!("`{ia}` and `{ib}` are different types"));
                 }
+                if e == f {
+                    d = d.with_note(
+                        "the two differ in effects that are not printed (a function's row variable or a declared type's function fields); write the effect rows (`/ {...}`) to see which",
+                    );
+                }
                 if let Some(h) = self.mismatch_help(a, b, ia, ib) {
                     d = d.with_help(h);
                 }
@@ -292,8 +297,10 @@ impl Checker<'_> {
         m: Mismatch,
     ) {
         let name = self.syms.name(label).to_string();
+        let effect_row = matches!(&m, Mismatch::MissingField { label, .. }
+            if self.syms.name(*label).chars().next().is_some_and(char::is_uppercase));
         match m {
-            Mismatch::MissingField { .. } => {
+            Mismatch::MissingField { .. } if !effect_row => {
                 let shown = self.show(&[record]);
                 self.report(
                     Diagnostic::new(

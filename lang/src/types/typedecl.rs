@@ -190,11 +190,13 @@ impl TyVars {
 impl Checker<'_> {
     /// Translate a written type.
     pub fn translate(&mut self, te: &TypeExpr, vars: &mut TyVars, mode: VarMode) -> TyId {
-        stacker::maybe_grow(
+        let t = stacker::maybe_grow(
             crate::types::STACK_RED_ZONE,
             crate::types::STACK_CHUNK,
             || self.translate_inner(te, vars, mode),
-        )
+        );
+        self.report_too_large(te.span);
+        t
     }
 
     fn translate_inner(&mut self, te: &TypeExpr, vars: &mut TyVars, mode: VarMode) -> TyId {
