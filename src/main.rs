@@ -273,10 +273,11 @@ fn main() -> ExitCode {
             syntax_only,
             grant,
         } => {
+            // `Fail` needs no grant; naming it is allowed and changes nothing.
             let grant: Option<Vec<String>> = grant.map(|g| {
                 g.into_iter()
                     .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
+                    .filter(|s| !s.is_empty() && s != "Fail")
                     .collect()
             });
             let known = writ_lang::types::HOST_CAPABILITIES;
@@ -285,8 +286,13 @@ fn main() -> ExitCode {
                 .flatten()
                 .find(|g| !known.contains(&g.as_str()))
             {
+                let close = known
+                    .iter()
+                    .find(|k| k.eq_ignore_ascii_case(bad))
+                    .map(|k| format!(" (did you mean `{k}`?)"))
+                    .unwrap_or_default();
                 eprintln!(
-                    "error: `{bad}` is not a host capability; the capabilities are {}",
+                    "error: `{bad}` is not a host capability{close}; the capabilities are {}",
                     known.join(", ")
                 );
                 return ExitCode::from(2);

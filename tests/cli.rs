@@ -178,3 +178,34 @@ fn endless_device_is_too_large_not_read_forever() {
     ));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn grant_checks_the_manifest_and_its_own_names() {
+    let dir = scratch("grant");
+    std::fs::write(
+        dir.join("fetch.writ"),
+        "let page = Http.get(\"https://a.example\")\nLog.info(page)\n",
+    )
+    .expect("write");
+    // Without --grant: accepted, with the manifest.
+    let o = writ(&["check", "fetch.writ"], &dir);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("capability Http: Http.get at fetch.writ:1:12"));
+    // Everything needed granted (`Fail` may be named; it needs no grant).
+    let o = writ(&["check", "--grant", "Http,Log,Fail", "fetch.writ"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // Too little granted: rejected, the program was not run.
+    let o = writ(&["check", "--grant", "Log", "fetch.writ"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("[E3002]"));
+    assert!(stdout(&o).contains("the program was not run"));
+    // Nothing granted.
+    let o = writ(&["check", "--grant", "", "fetch.writ"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    // A name that is not a capability is a usage error.
+    let o = writ(&["check", "--grant", "Htp,log", "fetch.writ"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("`Htp` is not a host capability"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -82,10 +82,16 @@ impl Checker<'_> {
             self.define_record(con);
         }
         self.sum_classes();
-        self.find_row_params(program);
         for item in &program.items {
             if let Item::Effect(e) = item {
                 self.declare_effect(e);
+            }
+        }
+        // Row parameters pass through other declarations (`type Jobs[e] =
+        // Jobs(List[Job[e]])`): repeat until nothing changes.
+        for _ in 0..8 {
+            if !self.find_row_params(program) {
+                break;
             }
         }
     }
@@ -353,7 +359,8 @@ impl Checker<'_> {
 
     /// Record which parameters of each declared type and effect are used
     /// as effect rows, so that a use must give them a row variable.
-    fn find_row_params(&mut self, program: &Program) {
+    fn find_row_params(&mut self, program: &Program) -> bool {
+        let mut changed = false;
         for item in &program.items {
             let (name, vars, tys): (String, Vec<TyId>, Vec<TyId>) = match item {
                 Item::Type(t) => {
@@ -404,10 +411,27 @@ impl Checker<'_> {
                 .iter()
                 .map(|v| tails.contains(&self.arena.resolve(*v)))
                 .collect();
-            if flags.iter().any(|f| *f) {
+            // The parameters that are rows are row variables from now on,
+            // so every instance of the declaration has row variables there.
+            for (v, f) in vars.iter().zip(flags.iter()) {
+                if *f && let Node::Var { level, classes, .. } = self.arena.node(*v).clone() {
+                    let v = self.arena.resolve(*v);
+                    self.arena.set(
+                        v,
+                        Node::Var {
+                            level,
+                            kind: Kind::Row,
+                            classes,
+                        },
+                    );
+                }
+            }
+            if flags.iter().any(|f| *f) && self.types.row_params.get(&name) != Some(&flags) {
                 self.types.row_params.insert(name, flags);
+                changed = true;
             }
         }
+        changed
     }
 
     /// The row variables ending any function type's row inside `t`.
@@ -420,9 +444,37 @@ impl Checker<'_> {
                 if !self.arena.visit(t) {
                     return;
                 }
-                if let Node::Fn(_, _, row) = self.arena.node(t).clone() {
-                    let (_, tail) = self.arena.row_fields(row);
-                    out.push(self.arena.resolve(tail));
+                match self.arena.node(t).clone() {
+                    Node::Fn(_, _, row) => {
+                        let (_, tail) = self.arena.row_fields(row);
+                        out.push(self.arena.resolve(tail));
+                    }
+                    // The row parameters of a declared type used here.
+                    Node::Con(con, args) => {
+                        let name = self.types.name(con).to_string();
+                        if let Some(flags) = self.types.row_params.get(&name).cloned() {
+                            for (a, f) in args.iter().zip(flags) {
+                                if f {
+                                    out.push(self.arena.resolve(*a));
+                                }
+                            }
+                        }
+                    }
+                    // The row parameters of an effect in a row.
+                    Node::RowExt(label, payload, _) => {
+                        let name = self.syms.name(label).to_string();
+                        if let (Some(flags), Node::Tuple(args)) = (
+                            self.types.row_params.get(&name).cloned(),
+                            self.arena.node(payload).clone(),
+                        ) {
+                            for (a, f) in args.iter().zip(flags) {
+                                if f {
+                                    out.push(self.arena.resolve(*a));
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
                 }
                 for c in self.arena.children(t) {
                     self.collect_row_tails(c, out);

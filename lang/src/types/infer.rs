@@ -166,6 +166,8 @@ pub struct Checker<'p> {
     /// The effects handled by the `handle`s around the current expression,
     /// within the current function body.
     pub handling: Vec<String>,
+    /// Signature variables that stand for effect rows.
+    pub row_rigids: std::collections::HashSet<TyId>,
     /// Nodes the current instantiation may still copy.
     pub copy_budget: usize,
     /// Set when an instantiation ran out of budget (reported by the use).
@@ -223,6 +225,7 @@ impl<'p> Checker<'p> {
             weak: std::collections::HashSet::new(),
             poisoned: Vec::new(),
             copy_budget: 0,
+            row_rigids: std::collections::HashSet::new(),
             too_large: false,
             unified: std::collections::HashSet::new(),
             fn_pos: HashMap::new(),

@@ -381,6 +381,7 @@ impl Checker<'_> {
                 kind: crate::types::ty::Kind::Row,
                 ..
             } => *uses.entry(t).or_insert(0) += 1,
+            Node::Rigid { .. } if self.row_rigids.contains(&t) => *uses.entry(t).or_insert(0) += 1,
             Node::RowExt(..) => {
                 // A row as a type argument counts its tail once.
                 let (labels, tail) = self.arena.row_fields(t);
@@ -486,13 +487,31 @@ impl Checker<'_> {
                         .zip(y.iter())
                         .all(|(p, q)| self.matches(*p, *q, vars, binds, depth + 1))
             }
-            (Node::Fn(p1, r1, _), Node::Fn(p2, r2, _)) => {
+            (Node::Fn(p1, r1, e1), Node::Fn(p2, r2, e2)) => {
+                let (e1, e2) = (*e1, *e2);
                 p1.len() == p2.len()
                     && p1
                         .iter()
                         .zip(p2.iter())
                         .all(|(p, q)| self.matches(*p, *q, vars, binds, depth + 1))
                     && self.matches(*r1, *r2, vars, binds, depth + 1)
+                    && {
+                        // A row parameter of the declaration stands for the
+                        // whole row here.
+                        let e1 = self.arena.resolve(e1);
+                        if vars.contains(&e1) {
+                            let e2 = self.arena.resolve(e2);
+                            match binds.get(&e1) {
+                                Some(prev) => self.arena.resolve(*prev) == e2,
+                                None => {
+                                    binds.insert(e1, e2);
+                                    true
+                                }
+                            }
+                        } else {
+                            true
+                        }
+                    }
             }
             (Node::Record(r1), Node::Record(r2)) => {
                 let (f1, t1) = self.arena.row_fields(*r1);

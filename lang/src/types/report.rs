@@ -155,10 +155,18 @@ impl Checker<'_> {
             {
                 Some("Writ never converts numbers implicitly: use `math.to_float(n)`, or `math.to_int(x)` for the other way".into())
             }
-            (Node::Rigid { name, .. }, _) | (_, Node::Rigid { name, .. }) => Some(format!(
-                "`{}` is a type parameter: the function must work for every type its caller picks",
-                self.syms.name(name)
-            )),
+            (Node::Rigid { name, .. }, _) | (_, Node::Rigid { name, .. }) => {
+                let n = self.syms.name(name);
+                Some(match crate::types::suggest::type_alias(n) {
+                    // `str`, `int`: a lower-case name is a type variable.
+                    Some(t) => format!(
+                        "`{n}` is a type variable (lower-case); did you mean the type `{t}`?"
+                    ),
+                    None => format!(
+                        "`{n}` is a type parameter: the function must work for every type its caller picks"
+                    ),
+                })
+            }
             (Node::Fn(p, _, _), Node::Fn(q, _, _)) if p.len() != q.len() => Some(format!(
                 "a function of {} parameter{} is expected, and this one takes {}",
                 p.len(),

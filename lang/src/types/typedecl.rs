@@ -205,6 +205,10 @@ impl Checker<'_> {
             TypeExprKind::Unit => self.con(TypeCon::UNIT, Vec::new()),
             TypeExprKind::Var(name) => {
                 if let Some(t) = vars.get(&name.name) {
+                    if mode != VarMode::Declared && self.is_row_var(t) {
+                        self.kind_clash(name, "an effect row", "a type");
+                        return self.error_ty();
+                    }
                     return t;
                 }
                 let t = match mode {
@@ -306,7 +310,7 @@ impl Checker<'_> {
         if !self.row_arguments_ok(&name.name, args) {
             return self.error_ty();
         }
-        let arg_tys: Vec<TyId> = args.iter().map(|a| self.translate(a, vars, mode)).collect();
+        let arg_tys = self.translate_args(&name.name, args, vars, mode);
         let Some(con) = self.types.by_name.get(&name.name).copied() else {
             let mut d = Diagnostic::new(
                 Code::UnknownType,
@@ -385,11 +389,7 @@ impl Checker<'_> {
             if !self.row_arguments_ok(&e.name.name, &e.args) {
                 continue;
             }
-            let args: Vec<TyId> = e
-                .args
-                .iter()
-                .map(|a| self.translate(a, vars, mode))
-                .collect();
+            let args = self.translate_args(&e.name.name, &e.args, vars, mode);
             match self.types.effects.get(&e.name.name) {
                 Some(info) if info.arity == args.len() => {}
                 Some(info) => {
@@ -419,43 +419,121 @@ impl Checker<'_> {
             labels.push((label, payload));
         }
         let tail = match &row.tail {
-            Some(name) => match vars.get(&name.name) {
+            Some(name) => match self.row_var_named(name, vars, mode) {
                 Some(t) => t,
-                None => {
-                    // In a signature, a row variable is any effects the
-                    // caller picks: the body cannot add to it.
-                    let t = match mode {
-                        VarMode::Rigid(level) => {
-                            let sym = self.syms.intern(&name.name);
-                            self.arena.add(Node::Rigid {
-                                name: sym,
-                                bounds: Classes::NONE,
-                                level,
-                            })
-                        }
-                        VarMode::Flexible(_) => self.arena.var(level, Kind::Row),
-                        VarMode::Declared => {
-                            self.report(
-                                Diagnostic::new(
-                                    Code::UnknownType,
-                                    format!(
-                                        "expected one of the declaration's parameters, found the row variable `{}`",
-                                        name.name
-                                    ),
-                                )
-                                .with_primary(name.span, "not a parameter of this declaration")
-                                .with_help(self.declare_param_help(&name.name)),
-                            );
-                            return self.error_ty();
-                        }
-                    };
-                    vars.names.push((name.name.clone(), t));
-                    t
-                }
+                None => return self.error_ty(),
             },
             None => self.arena.add(Node::RowEmpty),
         };
         self.extend(&labels, tail)
+    }
+
+    /// The effect row variable `name` of an annotation: the one in scope,
+    /// or a new one (rigid in a signature). `None` after a reported error.
+    fn row_var_named(
+        &mut self,
+        name: &crate::ast::Ident,
+        vars: &mut TyVars,
+        mode: VarMode,
+    ) -> Option<TyId> {
+        if let Some(t) = vars.get(&name.name) {
+            if mode != VarMode::Declared && !self.is_row_var(t) {
+                self.kind_clash(name, "a type", "an effect row");
+                return None;
+            }
+            return Some(t);
+        }
+        // In a signature, a row variable is any effects the caller picks:
+        // the body cannot add to it.
+        let t = match mode {
+            VarMode::Rigid(level) => {
+                let sym = self.syms.intern(&name.name);
+                let t = self.arena.add(Node::Rigid {
+                    name: sym,
+                    bounds: Classes::NONE,
+                    level,
+                });
+                self.row_rigids.insert(t);
+                t
+            }
+            VarMode::Flexible(level) => self.arena.var(level, Kind::Row),
+            VarMode::Declared => {
+                self.report(
+                    Diagnostic::new(
+                        Code::UnknownType,
+                        format!(
+                            "expected one of the declaration's parameters, found the row variable `{}`",
+                            name.name
+                        ),
+                    )
+                    .with_primary(name.span, "not a parameter of this declaration")
+                    .with_help(self.declare_param_help(&name.name)),
+                );
+                return None;
+            }
+        };
+        vars.names.push((name.name.clone(), t));
+        Some(t)
+    }
+
+    /// The type arguments of a use of `name` (a declared type or effect):
+    /// a row parameter's argument is an effect row variable.
+    fn translate_args(
+        &mut self,
+        name: &str,
+        args: &[TypeExpr],
+        vars: &mut TyVars,
+        mode: VarMode,
+    ) -> Vec<TyId> {
+        let flags = self.types.row_params.get(name).cloned().unwrap_or_default();
+        args.iter()
+            .enumerate()
+            .map(
+                |(i, a)| match (&a.kind, flags.get(i).copied().unwrap_or(false)) {
+                    (TypeExprKind::Var(v), true) => self
+                        .row_var_named(v, vars, mode)
+                        .unwrap_or_else(|| self.arena.add(Node::Error)),
+                    _ => self.translate(a, vars, mode),
+                },
+            )
+            .collect()
+    }
+
+    /// Whether a variable written in an annotation stands for an effect
+    /// row (rather than a type).
+    fn is_row_var(&self, t: TyId) -> bool {
+        let t = self.arena.resolve(t);
+        self.row_rigids.contains(&t)
+            || matches!(
+                self.arena.node(t),
+                Node::Var {
+                    kind: Kind::Row,
+                    ..
+                }
+            )
+    }
+
+    /// Report a variable used both as a type and as an effect row.
+    fn kind_clash(&mut self, name: &crate::ast::Ident, was: &str, now: &str) {
+        let message = format!(
+            "expected `{}` to be used as {was}, as it is elsewhere in this signature, found it used as {now}",
+            name.name
+        );
+        // One name misused is one mistake, however often it recurs.
+        if self.diagnostics.iter().any(|d| d.message == message) {
+            return;
+        }
+        self.report(
+            Diagnostic::new(
+                Code::TypeArity,
+                format!(
+                    "expected `{}` to be used as {was}, as it is elsewhere in this signature, found it used as {now}",
+                    name.name
+                ),
+            )
+            .with_primary(name.span, format!("used as {now} here"))
+            .with_help("a lower-case name in an effect row (`/ {e}`) stands for effects; use another name for a type"),
+        );
     }
 
     /// How to declare `name` as a parameter of the declaration being
