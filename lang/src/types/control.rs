@@ -13,7 +13,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 use crate::types::TypeCon;
 use crate::types::exhaust;
-use crate::types::infer::{Binding, Checker, Origin, Scheme};
+use crate::types::infer::{Binding, Checker, Origin, Scheme, block_value_span};
 use crate::types::pattern::PatInfo;
 use crate::types::ty::{Node, TyId};
 
@@ -190,6 +190,7 @@ impl Checker<'_> {
         self.check_clauses_cover(h, &effect_args);
         let mut seen: Vec<(String, String, Span)> = Vec::new();
         let mut first_body: Option<Span> = None;
+        let mut clauses_failed = false;
         for c in &h.clauses {
             let mark = self.mark();
             if let Some((s, st)) = &state {
@@ -261,10 +262,30 @@ impl Checker<'_> {
                             span: *span,
                         },
                     );
+                    let before = self.error_count();
                     self.clause_body(cb, result, &mut first_body);
+                    if self.error_count() > before {
+                        clauses_failed = true;
+                        let value_span = match &cb.kind {
+                            crate::ast::ExprKind::Block(b) => block_value_span(b),
+                            _ => cb.span,
+                        };
+                        if !has_return
+                            && let Some(d) = self.diagnostics.last_mut()
+                            && d.code == Code::TypeMismatch
+                            && d.primary_span() == Some(value_span)
+                        {
+                            d.help = Some("without a `return(x) => ...` clause, a handler has the type of the code it handles; add one that turns that value into the clauses' type, such as `return(x) => Some(x)`".into());
+                        }
+                    }
                 }
             }
             self.pop_to(mark);
+        }
+        // A clause of the wrong type was reported: the handler is not
+        // reported again where it is used.
+        if clauses_failed {
+            return self.error_ty();
         }
         result
     }
