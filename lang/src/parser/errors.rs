@@ -147,6 +147,15 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
         Token::FatArrow if wanted("an expression") || wanted("a block") => {
             "a function value is written `fn(x) { x + 1 }`; `=>` only follows a pattern, in `match` arms and handler clauses"
         }
+        Token::FatArrow if wanted("an operator") => {
+            "a function value is written `fn(x) { x + 1 }`; `=>` only follows a pattern, in `match` arms and handler clauses"
+        }
+        Token::Lt if wanted("`[`") => {
+            "type arguments are written in brackets: `List[Int]`, `Map[Str, Int]`"
+        }
+        Token::Lower(_) | Token::Underscore if wanted("`=>`") && wanted("`(`") => {
+            "a constructor's fields are written in parentheses: `Some(x) => ...`"
+        }
         Token::Bar if wanted("an operator") => "for logical or, write `||`",
         Token::Bar if wanted("an expression") => "a function value is written `fn(x) { x + 1 }`",
         Token::Upper(_) if wanted("a lower-case name") => {
