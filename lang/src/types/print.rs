@@ -326,7 +326,14 @@ impl Checker<'_> {
             return;
         }
         let mut parts = Vec::new();
+        let mut printed: Vec<u32> = Vec::new();
         for (l, payload) in &labels {
+            // A row is a set: an effect met twice while rows were joined is
+            // one effect.
+            if printed.contains(l) {
+                continue;
+            }
+            printed.push(*l);
             let mut p = self.syms.name(*l).to_string();
             if let Node::Tuple(args) = self.arena.node(*payload).clone()
                 && !args.is_empty()
