@@ -28,7 +28,7 @@ pub struct FnSig {
     pub annotated: bool,
 }
 
-impl Checker<'_> {
+impl Checker {
     /// `callee(args)`, or `piped |> callee(args)` when `piped` is given.
     pub fn infer_call(
         &mut self,
@@ -335,6 +335,26 @@ impl Checker<'_> {
         }
     }
 
+    /// A function's body, in the function's own effect row (`name` says
+    /// whose, for messages).
+    pub fn infer_fn_body(
+        &mut self,
+        name: String,
+        params: &[Param],
+        sig: &FnSig,
+        body: &Block,
+        ret: Option<&crate::ast::TypeExpr>,
+        effects: Option<&crate::ast::EffectRow>,
+    ) {
+        let owner = crate::types::effects::RowOwner {
+            name,
+            annotation: effects.map(|e| e.span),
+        };
+        self.in_row(sig.row, Some(owner), |c| {
+            c.infer_body(params, sig, body, ret.map(|r| r.span))
+        });
+    }
+
     /// Bind the parameters, then check the body against the result type.
     pub fn infer_body(
         &mut self,
@@ -385,13 +405,14 @@ impl Checker<'_> {
                 }
             }
         }
-        let owner = crate::types::effects::RowOwner {
-            name: "this function".to_string(),
-            annotation: l.effects.as_ref().map(|e| e.span),
-        };
-        self.in_row(sig.row, Some(owner), |c| {
-            c.infer_body(&l.params, &sig, &l.body, l.ret.as_ref().map(|r| r.span))
-        });
+        self.infer_fn_body(
+            "this function".to_string(),
+            &l.params,
+            &sig,
+            &l.body,
+            l.ret.as_ref(),
+            l.effects.as_ref(),
+        );
         self.arena.add(Node::Fn(sig.params, sig.ret, sig.row))
     }
 
@@ -497,13 +518,14 @@ impl Checker<'_> {
                 span: f.name.span,
             },
         );
-        let owner = crate::types::effects::RowOwner {
-            name: format!("`{}`", f.name.name),
-            annotation: f.effects.as_ref().map(|e| e.span),
-        };
-        self.in_row(sig.row, Some(owner), |c| {
-            c.infer_body(&f.params, &sig, body, f.ret.as_ref().map(|r| r.span))
-        });
+        self.infer_fn_body(
+            format!("`{}`", f.name.name),
+            &f.params,
+            &sig,
+            body,
+            f.ret.as_ref(),
+            f.effects.as_ref(),
+        );
         self.pop_to(mark);
         self.tyvars.names.truncate(saved);
         self.level -= 1;

@@ -17,7 +17,7 @@ use crate::types::infer::{Binding, Checker, Origin, Scheme, block_value_span};
 use crate::types::pattern::PatInfo;
 use crate::types::ty::{Node, TyId};
 
-impl Checker<'_> {
+impl Checker {
     /// `match scrutinee { arms }`.
     /// With `expected`, every arm is checked against it (the match's
     /// context fixes the type); otherwise the first arm fixes it.

@@ -28,7 +28,7 @@ pub struct PendingRecord {
     pub started: bool,
 }
 
-impl Checker<'_> {
+impl Checker {
     /// Declare the types and effects of `program`.
     pub fn declare(&mut self, program: &Program) {
         let mut sums: Vec<(TypeCon, &TypeDecl)> = Vec::new();
@@ -403,9 +403,8 @@ impl Checker<'_> {
                 _ => continue,
             };
             let mut tails = Vec::new();
-            self.arena.new_epoch();
             for t in tys {
-                self.collect_row_tails(t, &mut tails);
+                tails.extend(self.row_tails(t));
             }
             let flags: Vec<bool> = vars
                 .iter()
@@ -434,53 +433,37 @@ impl Checker<'_> {
         changed
     }
 
-    /// The row variables ending any function type's row inside `t`.
-    pub fn collect_row_tails(&mut self, t: TyId, out: &mut Vec<TyId>) {
-        stacker::maybe_grow(
-            crate::types::STACK_RED_ZONE,
-            crate::types::STACK_CHUNK,
-            || {
-                let t = self.arena.resolve(t);
-                if !self.arena.visit(t) {
-                    return;
-                }
-                match self.arena.node(t).clone() {
-                    Node::Fn(_, _, row) => {
-                        let (_, tail) = self.arena.row_fields(row);
-                        out.push(self.arena.resolve(tail));
+    /// The row variables inside `t`: the tails of its function types'
+    /// rows, and the arguments it gives to row parameters of declared types
+    /// and effects.
+    pub fn row_tails(&mut self, t: TyId) -> Vec<TyId> {
+        let mut out = Vec::new();
+        for id in self.arena.reachable(t, |_, _| true) {
+            let flagged = |name: &str, args: &[TyId], out: &mut Vec<TyId>| {
+                for (a, f) in args
+                    .iter()
+                    .zip(self.types.row_params.get(name).into_iter().flatten())
+                {
+                    if *f {
+                        out.push(self.arena.resolve(*a));
                     }
-                    // The row parameters of a declared type used here.
-                    Node::Con(con, args) => {
-                        let name = self.types.name(con).to_string();
-                        if let Some(flags) = self.types.row_params.get(&name).cloned() {
-                            for (a, f) in args.iter().zip(flags) {
-                                if f {
-                                    out.push(self.arena.resolve(*a));
-                                }
-                            }
-                        }
-                    }
-                    // The row parameters of an effect in a row.
-                    Node::RowExt(label, payload, _) => {
-                        let name = self.syms.name(label).to_string();
-                        if let (Some(flags), Node::Tuple(args)) = (
-                            self.types.row_params.get(&name).cloned(),
-                            self.arena.node(payload).clone(),
-                        ) {
-                            for (a, f) in args.iter().zip(flags) {
-                                if f {
-                                    out.push(self.arena.resolve(*a));
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
                 }
-                for c in self.arena.children(t) {
-                    self.collect_row_tails(c, out);
+            };
+            match self.arena.node(id) {
+                Node::Fn(_, _, row) => {
+                    let (_, tail) = self.arena.row_fields(*row);
+                    out.push(self.arena.resolve(tail));
                 }
-            },
-        )
+                Node::Con(con, args) => flagged(self.types.name(*con), args, &mut out),
+                Node::RowExt(label, payload, _) => {
+                    if let Node::Tuple(args) = self.arena.node(*payload) {
+                        flagged(self.syms.name(*label), args, &mut out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     fn declare_effect(&mut self, e: &crate::ast::EffectDecl) {
@@ -566,7 +549,6 @@ impl Checker<'_> {
                     vars: params.clone(),
                     ty,
                 },
-                arity: ps.len(),
                 never,
             });
         }

@@ -78,7 +78,7 @@ pub struct PerformSite {
     pub handled: bool,
 }
 
-impl Checker<'_> {
+impl Checker {
     /// Add the effect `name[args]` to the current row (an operation at
     /// `span`).
     pub fn perform_effect(&mut self, name: &str, op: &str, args: Vec<TyId>, span: Span) {

@@ -109,7 +109,7 @@ impl Origin {
 }
 
 /// The state of one program's check.
-pub struct Checker<'p> {
+pub struct Checker {
     /// Every type node.
     pub arena: Arena,
     /// Named types, constructors and effects.
@@ -120,6 +120,8 @@ pub struct Checker<'p> {
     pub diagnostics: Vec<Diagnostic>,
     /// How many errors were dropped over the limit.
     pub dropped: usize,
+    /// How many errors were reported (kept or dropped).
+    pub errors: usize,
     /// Current `let` depth.
     pub level: u32,
     values: HashMap<String, Vec<Binding>>,
@@ -145,8 +147,6 @@ pub struct Checker<'p> {
     pub pending: HashMap<TypeCon, crate::types::declare::PendingRecord>,
     /// Numeric variables left ambiguous, to default at the end.
     pub num_vars: Vec<TyId>,
-    /// The program being checked.
-    pub program: &'p crate::ast::Program,
     /// The effect row of the body being inferred (see `effects`).
     pub cur_row: TyId,
     /// The program's row: the effects of the top-level statements.
@@ -188,9 +188,15 @@ pub struct Checker<'p> {
     pub decl_name: Option<String>,
 }
 
-impl<'p> Checker<'p> {
+impl Default for Checker {
+    fn default() -> Checker {
+        Checker::new()
+    }
+}
+
+impl Checker {
     /// A checker with the built-in types and nothing else.
-    pub fn new(program: &'p crate::ast::Program) -> Checker<'p> {
+    pub fn new() -> Checker {
         let mut arena = Arena::default();
         let top_row = arena.var(0, Kind::Row);
         Checker {
@@ -207,6 +213,7 @@ impl<'p> Checker<'p> {
             syms: Interner::default(),
             diagnostics: Vec::new(),
             dropped: 0,
+            errors: 0,
             level: 0,
             values: HashMap::new(),
             undo: Vec::new(),
@@ -220,7 +227,6 @@ impl<'p> Checker<'p> {
             user_code: false,
             pending: HashMap::new(),
             num_vars: Vec::new(),
-            program,
             call_context: None,
             weak: std::collections::HashSet::new(),
             poisoned: Vec::new(),
@@ -235,6 +241,9 @@ impl<'p> Checker<'p> {
 
     /// Record a diagnostic (up to the limit).
     pub fn report(&mut self, d: Diagnostic) {
+        if d.is_error() {
+            self.errors += 1;
+        }
         if self.diagnostics.len() < MAX_DIAGNOSTICS {
             self.diagnostics.push(d);
         } else {
@@ -248,7 +257,7 @@ impl<'p> Checker<'p> {
     /// How many errors (not warnings) have been found so far; a later
     /// count tells whether something in between was wrong.
     pub fn error_count(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.is_error()).count() + self.dropped
+        self.errors
     }
 
     /// A fresh `Error` type.
@@ -717,7 +726,7 @@ pub fn block_value_span(b: &Block) -> Span {
 }
 
 /// Suggestions for an unknown value name.
-pub fn suggest_value(c: &Checker<'_>, name: &str) -> Option<String> {
+pub fn suggest_value(c: &Checker, name: &str) -> Option<String> {
     let names = c.names_in_scope();
     suggest::closest(name, names.iter().map(String::as_str))
 }

@@ -25,7 +25,7 @@ pub const HOST_CAPABILITIES: &[&str] =
 
 /// Check a whole program.
 pub fn check_program(program: &Program, granted: Option<&[String]>) -> Typed {
-    let mut c = Checker::new(program);
+    let mut c = Checker::new();
     load_stdlib(&mut c);
     c.diagnostics.clear();
     c.user_code = true;
@@ -60,13 +60,12 @@ pub fn check_program(program: &Program, granted: Option<&[String]>) -> Typed {
 /// The diagnostics of checking the standard library itself (none, unless
 /// the library has a bug).
 pub fn stdlib_diagnostics() -> Vec<Diagnostic> {
-    let empty = Program::default();
-    let mut c = Checker::new(&empty);
+    let mut c = Checker::new();
     load_stdlib(&mut c);
     c.diagnostics
 }
 
-fn load_stdlib(c: &mut Checker<'_>) {
+fn load_stdlib(c: &mut Checker) {
     for file in crate::stdlib::FILES {
         let namespace = file.name.strip_suffix(".writ").unwrap_or(file.name);
         let parsed = crate::parser::parse_library(file.source);
@@ -92,7 +91,7 @@ fn load_stdlib(c: &mut Checker<'_>) {
     }
 }
 
-impl Checker<'_> {
+impl Checker {
     /// The scheme of a standard-library function, from its signature.
     fn library_fn(&mut self, f: &FnDecl) -> Scheme {
         let since = self.arena.len() as TyId;
@@ -395,9 +394,7 @@ impl Checker<'_> {
                 // a recursive call that passed a function with other effects
                 // would otherwise add them nowhere.
                 if f.effects.is_none() {
-                    let mut rows = Vec::new();
-                    self.arena.new_epoch();
-                    self.collect_row_tails(ft, &mut rows);
+                    let rows = self.row_tails(ft);
                     s.vars.retain(|v| !rows.contains(&self.arena.resolve(*v)));
                 }
                 s
@@ -430,13 +427,14 @@ impl Checker<'_> {
             let vars = self.fn_tyvars.get(pos).cloned().unwrap_or_default();
             let saved = self.tyvars.names.len();
             self.tyvars.names.extend(vars);
-            let owner = crate::types::effects::RowOwner {
-                name: format!("`{}`", f.name.name),
-                annotation: f.effects.as_ref().map(|e| e.span),
-            };
-            self.in_row(sig.row, Some(owner), |c| {
-                c.infer_body(&f.params, sig, body, f.ret.as_ref().map(|r| r.span))
-            });
+            self.infer_fn_body(
+                format!("`{}`", f.name.name),
+                &f.params,
+                sig,
+                body,
+                f.ret.as_ref(),
+                f.effects.as_ref(),
+            );
             self.tyvars.names.truncate(saved);
         }
         self.level = 0;

@@ -15,27 +15,12 @@ use crate::types::suggest;
 use crate::types::ty::{Node, TyId};
 use crate::types::unify::Mismatch;
 
-impl Checker<'_> {
+impl Checker {
     /// The type of a variable.
     pub fn infer_var(&mut self, name: &Ident) -> TyId {
         if let Some(b) = self.lookup(&name.name) {
             let scheme = b.scheme.clone();
             let t = self.instantiate(&scheme);
-            if std::mem::take(&mut self.too_large) {
-                self.report(
-                    Diagnostic::new(
-                        Code::TooComplex,
-                        format!(
-                            "expected a type of at most {} parts for `{}`, found a larger one",
-                            crate::types::infer::MAX_INSTANCE_NODES,
-                            name.name
-                        ),
-                    )
-                    .with_primary(name.span, "this use would build a type too large to check")
-                    .with_help("a type that doubles at each step (such as a function returning `(x, x)` applied to its own result) grows exponentially; annotate the functions with smaller types"),
-                );
-                return self.error_ty();
-            }
             return self.open_fn(t);
         }
         if self.namespaces.contains_key(&name.name) {
@@ -125,14 +110,8 @@ impl Checker<'_> {
 
     /// The type of a constructor used as a value.
     pub fn infer_ctor(&mut self, name: &Ident) -> TyId {
-        match self.types.ctor_by_name.get(&name.name).copied() {
-            Some(i) => match self.types.ctors.get(i) {
-                Some(c) => {
-                    let s = c.scheme.clone();
-                    self.instantiate(&s)
-                }
-                None => self.error_ty(),
-            },
+        match self.types.ctor(&name.name).map(|c| c.scheme.clone()) {
+            Some(s) => self.instantiate(&s),
             None => {
                 self.unknown_ctor(name);
                 self.error_ty()

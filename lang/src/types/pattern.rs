@@ -32,7 +32,7 @@ pub struct PatInfo {
     pub failed: bool,
 }
 
-impl Checker<'_> {
+impl Checker {
     /// Type `p` against `t`, collecting its bindings in `info`.
     pub fn type_pattern(&mut self, p: &Pattern, t: TyId, info: &mut PatInfo, origin: Span) {
         stacker::maybe_grow(
@@ -153,13 +153,7 @@ impl Checker<'_> {
                 }
             }
             PatternKind::Ctor { name, args } => {
-                let Some(ctor) = self
-                    .types
-                    .ctor_by_name
-                    .get(&name.name)
-                    .and_then(|i| self.types.ctors.get(*i))
-                    .cloned()
-                else {
+                let Some(ctor) = self.types.ctor(&name.name).cloned() else {
                     self.unknown_ctor(name);
                     self.bind_wild(p, info);
                     return;
@@ -400,13 +394,7 @@ impl Checker<'_> {
                 }
             }
             PatternKind::Ctor { name, args } => {
-                let Some(ctor) = self
-                    .types
-                    .ctor_by_name
-                    .get(&name.name)
-                    .and_then(|i| self.types.ctors.get(*i))
-                    .cloned()
-                else {
+                let Some(ctor) = self.types.ctor(&name.name).cloned() else {
                     return Pat::Wild;
                 };
                 if ctor.arity != args.len() {

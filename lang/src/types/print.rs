@@ -74,13 +74,12 @@ impl Namer {
     }
 }
 
-impl Checker<'_> {
+impl Checker {
     /// Print types for one message, naming variables consistently.
     pub fn show(&mut self, tys: &[TyId]) -> Vec<String> {
         let mut namer = Namer::default();
         let mut counted = HashSet::new();
         for t in tys {
-            self.arena.new_epoch();
             self.rigid_names(*t, &mut namer.taken);
             // A type printed twice in one message (the whole and a part)
             // does not make its row variables look shared.
@@ -101,7 +100,6 @@ impl Checker<'_> {
     /// Print a function signature: `fn name[a: Eq](x: a) -> Bool`.
     pub fn show_signature(&mut self, name: &str, params: &[String], ty: TyId) -> String {
         let mut namer = Namer::default();
-        self.arena.new_epoch();
         self.rigid_names(ty, &mut namer.taken);
         // Parameter names live in another namespace, but a reader would
         // still confuse `a: a`.
@@ -133,10 +131,7 @@ impl Checker<'_> {
         // Bounds of the variables, in the order they were named.
         let mut bounded: Vec<(String, String)> = Vec::new();
         let mut seen = HashSet::new();
-        self.arena.new_epoch();
-        let mut vars = Vec::new();
-        self.vars_in(ty, &mut vars);
-        for v in vars {
+        for v in self.vars_in(ty) {
             if !seen.insert(v) {
                 continue;
             }
@@ -170,52 +165,21 @@ impl Checker<'_> {
         format!("fn {name}{generics}({}) -> {}", parts.join(", "), cut(r))
     }
 
-    fn vars_in(&mut self, t: TyId, out: &mut Vec<TyId>) {
-        stacker::maybe_grow(
-            crate::types::STACK_RED_ZONE,
-            crate::types::STACK_CHUNK,
-            || {
-                let t = self.arena.resolve(t);
-                if !self.arena.visit(t) {
-                    return;
-                }
-                match self.arena.node(t) {
-                    Node::Var { .. } | Node::Rigid { .. } => out.push(t),
-                    Node::Fn(ps, r, _) => {
-                        let (ps, r) = (ps.clone(), *r);
-                        for p in ps {
-                            self.vars_in(p, out);
-                        }
-                        self.vars_in(r, out);
-                    }
-                    _ => {
-                        for c in self.arena.children(t) {
-                            self.vars_in(c, out);
-                        }
-                    }
-                }
-            },
-        )
+    /// The type variables and signature variables of `t`.
+    fn vars_in(&mut self, t: TyId) -> Vec<TyId> {
+        let all = self.arena.reachable(t, |_, _| true);
+        all.into_iter()
+            .filter(|v| matches!(self.arena.node(*v), Node::Var { .. } | Node::Rigid { .. }))
+            .collect()
     }
 
+    /// The names of the signature variables in `t`.
     fn rigid_names(&mut self, t: TyId, taken: &mut HashSet<String>) {
-        stacker::maybe_grow(
-            crate::types::STACK_RED_ZONE,
-            crate::types::STACK_CHUNK,
-            || {
-                let t = self.arena.resolve(t);
-                if !self.arena.visit(t) {
-                    return;
-                }
-                if let Node::Rigid { name, .. } = self.arena.node(t) {
-                    taken.insert(self.syms.name(*name).to_string());
-                    return;
-                }
-                for c in self.arena.children(t) {
-                    self.rigid_names(c, taken);
-                }
-            },
-        )
+        for v in self.arena.reachable(t, |_, _| true) {
+            if let Node::Rigid { name, .. } = self.arena.node(v) {
+                taken.insert(self.syms.name(*name).to_string());
+            }
+        }
     }
 
     fn write_ty(&mut self, t: TyId, namer: &mut Namer, out: &mut String) {

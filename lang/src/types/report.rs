@@ -17,7 +17,7 @@ use crate::types::infer::{Checker, Origin};
 use crate::types::ty::{Classes, Node, TyId};
 use crate::types::unify::Mismatch;
 
-impl Checker<'_> {
+impl Checker {
     /// Report that `found` (at `span`) is not `expected`.
     pub fn report_mismatch(
         &mut self,
@@ -218,11 +218,7 @@ impl Checker<'_> {
             }
             _ => None,
         };
-        let op_owned = match (&self.call_context, op) {
-            (Some(ctx), "this operation") => ctx.clone(),
-            _ => op.to_string(),
-        };
-        let op = op_owned.as_str();
+
         let (message, help) = if c.impossible() {
             (
                 format!(

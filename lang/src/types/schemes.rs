@@ -14,7 +14,7 @@ use crate::types::infer::{Checker, MAX_INSTANCE_NODES, Scheme};
 use crate::types::ty::{Classes, Kind, Node, TyId};
 use crate::types::{STACK_CHUNK, STACK_RED_ZONE};
 
-impl Checker<'_> {
+impl Checker {
     /// A fresh copy of `scheme`'s type.
     pub fn instantiate(&mut self, scheme: &Scheme) -> TyId {
         if scheme.vars.is_empty() {
@@ -120,9 +120,7 @@ impl Checker<'_> {
     /// variable deeper than the current level (see [`Checker::settle`]),
     /// which keeps a long chain of `let`s linear.
     pub fn generalize(&mut self, ty: TyId, since: TyId) -> Scheme {
-        let mut vars = Vec::new();
-        self.arena.new_epoch();
-        self.walk_deep_vars(ty, since, &mut vars);
+        let vars = self.deep_vars(ty, since);
         Scheme { vars, ty }
     }
 
@@ -131,9 +129,7 @@ impl Checker<'_> {
     /// alone (they belong to a binding the value restriction kept
     /// monomorphic).
     pub fn settle(&mut self, ty: TyId, since: TyId) -> bool {
-        let mut vars = Vec::new();
-        self.arena.new_epoch();
-        self.walk_deep_vars(ty, since, &mut vars);
+        let vars = self.deep_vars(ty, since);
         let any = !vars.is_empty();
         for v in vars {
             match self.arena.node(v).clone() {
@@ -159,24 +155,18 @@ impl Checker<'_> {
         any
     }
 
-    fn walk_deep_vars(&mut self, ty: TyId, since: TyId, out: &mut Vec<TyId>) {
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-            let t = self.arena.resolve(ty);
-            if t < since || !self.arena.visit(t) {
-                return;
-            }
-            match self.arena.node(t) {
-                Node::Var { level, .. } | Node::Rigid { level, .. } => {
-                    if *level > self.level {
-                        out.push(t);
-                    }
-                }
-                _ => {
-                    for c in self.arena.children(t) {
-                        self.walk_deep_vars(c, since, out);
-                    }
-                }
-            }
-        })
+    /// The variables of `ty` deeper than the current level, among the
+    /// nodes made since `since`.
+    fn deep_vars(&mut self, ty: TyId, since: TyId) -> Vec<TyId> {
+        let level = self.level;
+        self.arena
+            .reachable(ty, |_, t| t >= since)
+            .into_iter()
+            .filter(|t| {
+                *t >= since
+                    && matches!(self.arena.node(*t),
+                        Node::Var { level: l, .. } | Node::Rigid { level: l, .. } if *l > level)
+            })
+            .collect()
     }
 }

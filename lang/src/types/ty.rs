@@ -240,6 +240,27 @@ impl Arena {
         self.nodes.is_empty()
     }
 
+    /// Every node reachable from `root` (links followed), each once, in
+    /// depth-first order, without recursion (a type can be deeper than the
+    /// host stack allows). `descend(arena, id)` says whether to look below
+    /// `id`; `id` itself is listed either way.
+    pub fn reachable(&mut self, root: TyId, descend: impl Fn(&Arena, TyId) -> bool) -> Vec<TyId> {
+        self.new_epoch();
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        while let Some(t) = stack.pop() {
+            let t = self.resolve(t);
+            if !self.visit(t) {
+                continue;
+            }
+            out.push(t);
+            if descend(self, t) {
+                stack.extend(self.children(t).into_iter().rev());
+            }
+        }
+        out
+    }
+
     /// The fields of a row, in order, and what it ends in.
     pub fn row_fields(&self, row: TyId) -> (Vec<(Label, TyId)>, TyId) {
         let mut fields = Vec::new();

@@ -67,8 +67,6 @@ pub struct OpInfo {
     pub name: String,
     /// `fn(params) -> result` over the effect's parameters.
     pub scheme: Scheme,
-    /// How many parameters it takes.
-    pub arity: usize,
     /// Whether its declared result is `Never`.
     pub never: bool,
 }
@@ -151,6 +149,11 @@ impl TypeTable {
         self.info(con).map(|i| i.classes).unwrap_or(Classes::NONE)
     }
 
+    /// The constructor called `name`.
+    pub fn ctor(&self, name: &str) -> Option<&CtorInfo> {
+        self.ctor_by_name.get(name).and_then(|i| self.ctors.get(*i))
+    }
+
     /// The type's name.
     pub fn name(&self, con: TypeCon) -> &str {
         self.info(con).map(|i| i.name.as_str()).unwrap_or("?")
@@ -187,7 +190,7 @@ impl TyVars {
     }
 }
 
-impl Checker<'_> {
+impl Checker {
     /// Translate a written type.
     pub fn translate(&mut self, te: &TypeExpr, vars: &mut TyVars, mode: VarMode) -> TyId {
         let t = stacker::maybe_grow(

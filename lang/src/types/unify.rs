@@ -39,17 +39,19 @@ pub enum Mismatch {
     Escape(TyId),
 }
 
-impl Checker<'_> {
+impl Checker {
     /// Make `expected` and `found` the same type.
     pub fn unify(&mut self, expected: TyId, found: TyId) -> Result<(), Mismatch> {
+        // The memo of structures already unified lives for one call: a
+        // failed attempt leaves nothing behind, and it does not grow with
+        // the program.
+        self.unified.clear();
+        self.unify_rec(expected, found)
+    }
+
+    fn unify_rec(&mut self, expected: TyId, found: TyId) -> Result<(), Mismatch> {
         stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-            let result = self.unify_inner(expected, found);
-            if result.is_err() {
-                // A failed attempt may have recorded pairs it did not
-                // finish; forget them all.
-                self.unified.clear();
-            }
-            result
+            self.unify_inner(expected, found)
         })
     }
 
@@ -63,8 +65,12 @@ impl Checker<'_> {
         let nb = self.arena.node(b).clone();
         // Two structures already unified are equal from then on: a type
         // that shares parts (a DAG) is walked once, not once per path.
-        let structural = !matches!(na, Node::Var { .. } | Node::Error | Node::RowEmpty)
-            && !matches!(nb, Node::Var { .. } | Node::Error | Node::RowEmpty);
+        let has_parts = |n: &Node| match n {
+            Node::Con(_, args) => !args.is_empty(),
+            Node::Tuple(_) | Node::Fn(..) | Node::Record(_) | Node::RowExt(..) => true,
+            _ => false,
+        };
+        let structural = has_parts(&na) && has_parts(&nb);
         if structural && !self.unified.insert((a, b)) {
             return Ok(());
         }
@@ -77,7 +83,7 @@ impl Checker<'_> {
                     return Err(Mismatch::Types(a, b));
                 }
                 for (x, y) in args1.iter().zip(args2.iter()) {
-                    self.unify(*x, *y)?;
+                    self.unify_rec(*x, *y)?;
                 }
                 Ok(())
             }
@@ -86,7 +92,7 @@ impl Checker<'_> {
                     return Err(Mismatch::Types(a, b));
                 }
                 for (x, y) in xs.iter().zip(ys.iter()) {
-                    self.unify(*x, *y)?;
+                    self.unify_rec(*x, *y)?;
                 }
                 Ok(())
             }
@@ -95,10 +101,10 @@ impl Checker<'_> {
                     return Err(Mismatch::Types(a, b));
                 }
                 for (x, y) in p1.iter().zip(p2.iter()) {
-                    self.unify(*x, *y)?;
+                    self.unify_rec(*x, *y)?;
                 }
-                self.unify(r1, r2)?;
-                self.unify(e1, e2)
+                self.unify_rec(r1, r2)?;
+                self.unify_rec(e1, e2)
             }
             (Node::Record(r1), Node::Record(r2)) => self.unify_rows(r1, r2),
             (Node::RowEmpty, Node::RowEmpty) => Ok(()),
@@ -113,7 +119,7 @@ impl Checker<'_> {
         let mut only1 = Vec::new();
         for (l, t) in &f1 {
             match f2.iter().find(|(l2, _)| l2 == l) {
-                Some((_, u)) => self.unify(*t, *u)?,
+                Some((_, u)) => self.unify_rec(*t, *u)?,
                 None => only1.push((*l, *t)),
             }
         }
@@ -125,7 +131,7 @@ impl Checker<'_> {
         let t1 = self.arena.resolve(t1);
         let t2 = self.arena.resolve(t2);
         if only1.is_empty() && only2.is_empty() {
-            return self.unify(t1, t2);
+            return self.unify_rec(t1, t2);
         }
         let open1 = matches!(self.arena.node(t1), Node::Var { .. } | Node::Error);
         let open2 = matches!(self.arena.node(t2), Node::Var { .. } | Node::Error);
@@ -160,18 +166,18 @@ impl Checker<'_> {
         if only2.is_empty() {
             // r2 = {shared | t2} lacks only1: t2 takes them, then ends as r1.
             let ext = self.extend(&only1, t1);
-            return self.unify(t2, ext);
+            return self.unify_rec(t2, ext);
         }
         if only1.is_empty() {
             let ext = self.extend(&only2, t2);
-            return self.unify(t1, ext);
+            return self.unify_rec(t1, ext);
         }
         let level = self.var_level(t1).min(self.var_level(t2));
         let tail = self.arena.var(level, Kind::Row);
         let ext2 = self.extend(&only2, tail);
         let ext1 = self.extend(&only1, tail);
-        self.unify(t1, ext2)?;
-        self.unify(t2, ext1)
+        self.unify_rec(t1, ext2)?;
+        self.unify_rec(t2, ext1)
     }
 
     fn var_level(&self, id: TyId) -> u32 {
