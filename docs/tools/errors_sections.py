@@ -1482,7 +1482,11 @@ tuple or record of many `Bool` fields, whose arms each test different
 fields, makes the checker consider every combination of them. The
 checker stops after a fixed amount of work (independent of the machine) and
 reports this error rather than accepting a match it could not verify. The
-label covers the whole match. Most matches stay far below the limit; it
+label covers the whole match. (The same code reports a type too large to
+build: a use of a generic name or declared type that would need more than
+50,000 type nodes, as when a function returning `(x, x)` is applied to its
+own result again and again; the label is on the expression that needed it,
+and the fix is to give the values smaller types.) Most matches stay far below the limit; it
 can be reached by a match with many fields and many arms, like this one,
 where every arm tests one of 14 checks together with the `strict` field:
 ''',
