@@ -272,16 +272,9 @@ impl Checker {
         let (mut vars, params) = self.type_params(&decl.params);
         self.decl_name = Some(decl.name.name.clone());
         let mut row = Vec::new();
-        for f in fields {
-            let label = self.syms.intern(&f.name.name);
-            if let Some(first) = fields
-                .iter()
-                .take_while(|o| !std::ptr::eq(*o, f))
-                .find(|o| o.name.name == f.name.name)
-            {
-                self.duplicate("field", &f.name.name, first.name.span, f.name.span);
-                continue;
-            }
+        let labels = self.field_labels(fields.iter().map(|f| &f.name));
+        for (f, label) in fields.iter().zip(labels) {
+            let Some(label) = label else { continue };
             let t = self.translate(&f.ty, &mut vars, VarMode::Declared);
             row.push((label, t));
         }

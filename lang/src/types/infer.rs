@@ -288,6 +288,28 @@ impl Checker {
         );
     }
 
+    /// The label of each field name, or `None` for a name already given
+    /// (reported as a duplicate field, pointing at both).
+    pub fn field_labels<'i>(
+        &mut self,
+        names: impl IntoIterator<Item = &'i crate::ast::Ident>,
+    ) -> Vec<Option<u32>> {
+        let mut seen: Vec<(u32, Span)> = Vec::new();
+        let mut out = Vec::new();
+        for name in names {
+            let label = self.syms.intern(&name.name);
+            if let Some((_, first)) = seen.iter().find(|(l, _)| *l == label) {
+                let first = *first;
+                self.duplicate("field", &name.name, first, name.span);
+                out.push(None);
+            } else {
+                seen.push((label, name.span));
+                out.push(Some(label));
+            }
+        }
+        out
+    }
+
     // ----- scopes -----
 
     /// The current scope mark.
@@ -533,18 +555,13 @@ impl Checker {
     }
 
     fn record_fields(&mut self, fields: &[FieldInit]) -> Vec<(u32, TyId)> {
-        let mut row: Vec<(u32, TyId)> = Vec::new();
-        let mut spans: Vec<Span> = Vec::new();
-        for f in fields {
-            let label = self.syms.intern(&f.name.name);
+        let labels = self.field_labels(fields.iter().map(|f| &f.name));
+        let mut row = Vec::new();
+        for (f, label) in fields.iter().zip(labels) {
             let t = self.infer(&f.value);
-            if let Some(i) = row.iter().position(|(l, _)| *l == label) {
-                let first = spans.get(i).copied().unwrap_or(f.name.span);
-                self.duplicate("field", &f.name.name, first, f.name.span);
-                continue;
+            if let Some(label) = label {
+                row.push((label, t));
             }
-            row.push((label, t));
-            spans.push(f.name.span);
         }
         row
     }

@@ -105,16 +105,10 @@ impl Checker {
             }
             PatternKind::Record { fields, open } => {
                 let mut row = Vec::new();
-                let mut seen: Vec<(u32, Span)> = Vec::new();
                 let mut subs = Vec::new();
-                for f in fields {
-                    let label = self.syms.intern(&f.name.name);
-                    if let Some((_, first)) = seen.iter().find(|(l, _)| *l == label) {
-                        let first = *first;
-                        self.duplicate("field", &f.name.name, first, f.name.span);
-                        continue;
-                    }
-                    seen.push((label, f.name.span));
+                let labels = self.field_labels(fields.iter().map(|f| &f.name));
+                for (f, label) in fields.iter().zip(labels) {
+                    let Some(label) = label else { continue };
                     let ft = self.fresh();
                     row.push((label, ft));
                     subs.push((f, ft));

@@ -250,16 +250,10 @@ impl Checker {
                 self.arena.add(Node::Tuple(ts))
             }
             TypeExprKind::Record { fields, open } => {
-                let mut seen: Vec<(u32, Span)> = Vec::new();
                 let mut row = Vec::new();
-                for f in fields {
-                    let label = self.syms.intern(&f.name.name);
-                    if let Some((_, first)) = seen.iter().find(|(l, _)| *l == label) {
-                        let first = *first;
-                        self.duplicate("field", &f.name.name, first, f.name.span);
-                        continue;
-                    }
-                    seen.push((label, f.name.span));
+                let labels = self.field_labels(fields.iter().map(|f| &f.name));
+                for (f, label) in fields.iter().zip(labels) {
+                    let Some(label) = label else { continue };
                     let t = self.translate(&f.ty, vars, mode);
                     row.push((label, t));
                 }
