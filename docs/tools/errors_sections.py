@@ -609,8 +609,10 @@ fix_code='let limit = 100 // the cap\nlet note = "first\\u{2028}second"\n',
 
 dict(code="E0100",
 meaning=r'''
-The parser found a token where the grammar does not allow it. This is the
-general syntax error: the message lists what the grammar would have
+The parser found a token where the grammar does not allow it. (The type
+checker reports one more case with this code: `..` in a record type inside
+a `type` declaration, such as `Envelope({ id: Str, .. })`, where a record
+type must list all its fields.) This is the general syntax error: the message lists what the grammar would have
 accepted at that point and names the token found, as in ``expected `)`, `,`
 or `:`, found identifier `Int` ``. The list is written in the grammar's own
 words ("an expression", "a pattern", "a name", "a block", and "the end of
