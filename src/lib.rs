@@ -23,6 +23,9 @@ pub mod render;
 
 pub use writ_lang::types::{ManifestEntry, Signature};
 pub use writ_lang::{Code, Diagnostic, Label, LineIndex, Position, Severity, Span};
+pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
+
+use std::sync::atomic::AtomicBool;
 
 /// The largest source file Writ accepts, in bytes (4 MiB).
 pub const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
@@ -84,6 +87,87 @@ pub fn check_source_granted(text: &str, granted: Option<&[String]>) -> Checked {
         diagnostics,
         signatures: typed.signatures,
         manifest: typed.manifest,
+    }
+}
+
+/// The effects `writ run` grants: `Log` (printed) and, implicitly, `Fail`.
+pub const RUN_GRANTS: &[&str] = &["Log"];
+
+/// The outcome of [`run_source`].
+#[derive(Clone, Debug)]
+pub struct Ran {
+    /// What checking found; the program ran only if it was accepted.
+    pub checked: Checked,
+    /// `None` if the program was not run (rejected); otherwise the display
+    /// form of its value, or why it stopped.
+    pub result: Option<Result<String, RunError>>,
+}
+
+/// Check a program with only `Log` granted and, if it is accepted, run it
+/// under `limits`. Each `Log.info` line is passed to `log` as it happens;
+/// `cancel`, when set from another thread, stops the run (`E5006`).
+///
+/// ```
+/// let mut lines = Vec::new();
+/// let ran = writ::run_source(
+///     "fn double(x) { x * 2 }\nLog.info(\"hello\")\ndouble(21)\n",
+///     &writ::Limits::default(),
+///     &mut |line: &str| lines.push(line.to_string()),
+///     None,
+/// );
+/// assert_eq!(ran.result, Some(Ok("42".to_string())));
+/// assert_eq!(lines, ["hello"]);
+///
+/// let mut limits = writ::Limits::default();
+/// limits.fuel = 10_000;
+/// let ran = writ::run_source("fn f(n) { f(n + 1) }\nf(0)\n", &limits, &mut |_: &str| {}, None);
+/// let err = ran.result.unwrap().unwrap_err();
+/// assert_eq!(err.code, writ::Code::FuelExhausted);
+/// ```
+pub fn run_source(
+    text: &str,
+    limits: &Limits,
+    log: &mut dyn FnMut(&str),
+    cancel: Option<&AtomicBool>,
+) -> Ran {
+    let grants: Vec<String> = RUN_GRANTS.iter().map(|g| g.to_string()).collect();
+    let parsed = writ_lang::parse(text);
+    if parsed.has_errors() {
+        return Ran {
+            checked: Checked {
+                diagnostics: parsed.diagnostics,
+                signatures: Vec::new(),
+                manifest: Vec::new(),
+            },
+            result: None,
+        };
+    }
+    let typed = writ_lang::types::check_granted(&parsed.program, Some(&grants));
+    let mut diagnostics = parsed.diagnostics.clone();
+    diagnostics.extend(typed.diagnostics.iter().cloned());
+    writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
+    let checked = Checked {
+        diagnostics,
+        signatures: typed.signatures.clone(),
+        manifest: typed.manifest.clone(),
+    };
+    if !checked.accepted() {
+        return Ran {
+            checked,
+            result: None,
+        };
+    }
+    let result = writ_runtime::compile(&parsed.program, &typed).and_then(|module| {
+        let mut host = writ_runtime::LogHost::new(|line: &str| log(line));
+        let value = writ_runtime::run(&module, limits, &mut host, cancel)?;
+        Ok(match value {
+            writ_runtime::Value::Unit => String::new(),
+            v => writ_runtime::display::to_string(&v, &module, false, limits.output),
+        })
+    });
+    Ran {
+        checked,
+        result: Some(result),
     }
 }
 

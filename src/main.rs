@@ -2,8 +2,10 @@
 //! system and the terminal: it reads files, checks them through the library
 //! facade and prints what the facade reports.
 //!
-//! Exit codes: 0 every file accepted; 1 some program rejected; 2 a usage
-//! error, or a file that could not be read (this wins over 1).
+//! Exit codes: 0 every file accepted (and, for `run`, the program
+//! finished); 1 some program rejected; 2 a usage error, or a file that
+//! could not be read (this wins over 1); 3 (`run`) a run-time error; 4
+//! (`run`) a limit was exhausted.
 
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -40,6 +42,16 @@ enum Command {
         /// nothing).
         #[arg(long, value_delimiter = ',', num_args = 1)]
         grant: Option<Vec<String>>,
+    },
+    /// Check a program, then run it with `Log` (printed) and `Fail` granted;
+    /// print its final value.
+    Run {
+        /// The program.
+        file: std::path::PathBuf,
+        /// Limits of the run, e.g. `--limit fuel=1000000,memory=64M,time=2s`
+        /// (also `depth` and `output`).
+        #[arg(long, value_delimiter = ',')]
+        limit: Vec<String>,
     },
     /// Explain a diagnostic code, e.g. `writ explain E0100`.
     Explain {
@@ -254,6 +266,63 @@ fn explain(code: &str) -> ExitCode {
     }
 }
 
+fn run(file: &Path, limit: &[String]) -> ExitCode {
+    let mut limits = writ::Limits::default();
+    for l in limit {
+        let Some((name, value)) = l.split_once('=') else {
+            eprintln!("error: expected `--limit name=value` (like `fuel=1000000`), found `{l}`");
+            return ExitCode::from(2);
+        };
+        if let Err(e) = limits.set(name.trim(), value.trim()) {
+            eprintln!("error: in `--limit {l}`: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let path = file.display().to_string();
+    let color = render::want_color(
+        std::io::stderr().is_terminal(),
+        std::env::var("NO_COLOR").ok().as_deref(),
+    );
+    let text = match read_file(file) {
+        Ok(t) => t,
+        Err(d) => {
+            eprint!("{}", render::human(&[d], &path, "", color));
+            return ExitCode::from(2);
+        }
+    };
+    let mut log = |line: &str| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    };
+    let ran = writ::run_source(&text, &limits, &mut log, None);
+    if !ran.checked.diagnostics.is_empty() {
+        eprint!(
+            "{}",
+            render::human(&ran.checked.diagnostics, &path, &text, color)
+        );
+    }
+    match ran.result {
+        None => {
+            eprintln!("{path}: rejected: not run");
+            ExitCode::from(1)
+        }
+        Some(Ok(value)) => {
+            if !value.is_empty() {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{value}");
+                let _ = out.flush();
+            }
+            ExitCode::SUCCESS
+        }
+        Some(Err(e)) => {
+            let d = e.to_diagnostic(&text);
+            eprint!("{}", render::human(&[d], &path, &text, color));
+            ExitCode::from(if e.is_limit() { 4 } else { 3 })
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -299,6 +368,7 @@ fn main() -> ExitCode {
             }
             check(&files, format, syntax_only, grant.as_deref())
         }
+        Command::Run { file, limit } => run(&file, &limit),
         Command::Explain { code } => explain(&code),
     }
 }

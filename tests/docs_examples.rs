@@ -1,7 +1,9 @@
 //! Every ```writ block in the README and in docs/language.md is a program
 //! that `writ check` accepts, so the documentation shows working code. A
 //! block fenced as ```writ fragment is a piece of a program (it uses names
-//! it does not define) and is checked with `--syntax-only`.
+//! it does not define) and is checked with `--syntax-only`. A ```text block
+//! right after a program whose first line is `$ writ run main.writ` shows
+//! exactly what running it prints (standard output, then standard error).
 
 use std::path::Path;
 use std::process::Command;
@@ -105,6 +107,71 @@ fn documented_outputs_of_repository_files_are_exact() {
         count >= 1,
         "expected documented outputs of repository files"
     );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The ```text block after the code block starting at `line`, if it
+/// shows a run (`$ writ run main.writ`): the documented output.
+fn run_after(markdown: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut i = line;
+    while lines.get(i).is_some_and(|l| l.trim_start() != "```") {
+        i += 1;
+    }
+    i += 1;
+    while lines.get(i).is_some_and(|l| l.trim().is_empty()) {
+        i += 1;
+    }
+    if lines.get(i).map(|l| l.trim_start()) != Some("```text")
+        || lines.get(i + 1).map(|l| l.trim()) != Some("$ writ run main.writ")
+    {
+        return None;
+    }
+    let body: Vec<&str> = lines
+        .iter()
+        .skip(i + 2)
+        .take_while(|l| l.trim_start() != "```")
+        .copied()
+        .collect();
+    Some(body.join("\n") + "\n")
+}
+
+#[test]
+fn documented_runs_print_what_the_document_shows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for doc in ["README.md", "docs/language.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).expect("doc exists");
+        for (line, program, _) in blocks(&text) {
+            let Some(documented) = run_after(&text, line) else {
+                continue;
+            };
+            count += 1;
+            let dir =
+                std::env::temp_dir().join(format!("writ-docs-run-{}-{count}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            std::fs::write(dir.join("main.writ"), &program).expect("write");
+            let out = Command::new(env!("CARGO_BIN_EXE_writ"))
+                .args(["run", "main.writ"])
+                .current_dir(&dir)
+                .env("NO_COLOR", "1")
+                .output()
+                .expect("writ runs");
+            let _ = std::fs::remove_dir_all(&dir);
+            let printed = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if printed != documented {
+                failures.push(format!(
+                    "{doc}:{line}: `writ run` prints something else\n--- documented\n{documented}--- printed\n{printed}"
+                ));
+            }
+        }
+    }
+    assert!(count >= 2, "expected documented runs, found {count}");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

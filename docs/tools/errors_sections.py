@@ -3,7 +3,7 @@
 Read by gen_errors.py (run `python3 docs/tools/gen_errors.py` from the
 repository root, after `cargo build`; it rewrites docs/errors.md). The
 output blocks are not written here: the generator runs each example and
-pastes what `writ check` prints.
+pastes what `writ check` (or `writ run`) prints.
 
 INTRO is the text before the first code; `@@JSON_SOURCE@@` and `@@JSON@@`
 in it become the JSON example's program and its real output.
@@ -17,20 +17,30 @@ Each entry of SECTIONS is a dict with:
   cannot be shown, such as an invisible character or a huge file);
 - files: optional {path: text, bytes, or None for a directory} written
   instead of `main.writ` = `source`;
-- args: optional arguments of `writ check` (default ["main.writ"]), and
-  lead: the line introducing the output (default "`writ check main.writ`
-  prints:"); the two must agree, since tests/errors_doc.rs reads the
-  command from the lead line. Options before the file (such as
-  ["--grant", "Log", "main.writ"]) also apply to the fix_code, which is
-  checked as `writ check OPTIONS main.writ`;
+- cmd: optional command, "check" (the default) or "run": a "run" example
+  is run with `writ run`, and the output shown is its standard output
+  followed by its standard error; its fix_code must run to the end (exit
+  0) with the same options;
+- args: optional arguments of the command (default ["main.writ"]; the file
+  comes last), and lead: the line introducing the output (default
+  "`writ CMD main.writ` prints:", which does not show args); the two must
+  agree, since tests/errors_doc.rs reads the command from the lead line.
+  Options before the file (such as ["--grant", "Log", "main.writ"] or
+  ["--limit", "fuel=1000000", "main.writ"]) also apply to the fix_code,
+  which is checked as `writ CMD OPTIONS main.writ`;
 - replace_out: optional [(real, shown)] replacements in the output shown;
-- rc: the expected exit code (default 1);
+- rc: the expected exit code (default 1; 3 for an `E4xxx` run-time error
+  and 4 for an `E5xxx` limit, with cmd="run");
 - extra: optional further examples, [dict(before=text, source=program)],
   each run as `main.writ` and shown with its output after the first;
 - after: optional text after the examples;
 - fix: the `**Fix**` paragraph, and fix_code: an optional program, shown
   after it, that must be accepted (with the options of args, if any);
-- fix_after: optional text after the fix.
+- fix_after: optional text after the fix;
+- not_run: true for a code that no command can produce (such as a run
+  cancelled by a host): the section has only meaning, optional before, fix
+  and fix_code, which is checked with `writ check` (or with `writ run`, if
+  cmd is "run"). tests/errors_doc.rs must list such a code in SKIPPED.
 """
 
 INTRO = r'''
@@ -38,11 +48,12 @@ INTRO = r'''
 
 This is the reference for every diagnostic Writ reports: one section per code,
 each with what the code means, a program that produces it, the output of
-`writ check` for that program, and how to fix it. `writ explain CODE` (for
+`writ check` for that program (or of `writ run`, for the errors that happen
+while a program runs), and how to fix it. `writ explain CODE` (for
 example `writ explain E0100`) prints the section for one code; the text is
 built into the `writ` binary from this file. The output shown for each
-example is exactly what `writ check` prints for it, and the tests of the
-`writ` crate check that it stays so.
+example is exactly what `writ check` or `writ run` prints for it, and the
+tests of the `writ` crate check that it stays so.
 
 ### What a diagnostic contains
 
@@ -84,6 +95,8 @@ sorted by the position of their primary label.
 | `E20xx` | types: mismatches, calls, fields, operators, type annotations |
 | `E21xx`, `W21xx` | patterns: missing arms, unreachable arms, patterns that may not match |
 | `E3xxx`, `W3xxx` | effects and capabilities: effect rows, granted capabilities, unhandled effects, handler clauses |
+| `E4xxx` | run-time errors (`writ run`): integer overflow, division by zero, `Fail` reaching the top level, internal errors |
+| `E5xxx` | limits of a run (`writ run`): fuel, memory, call depth, output, time, cancellation |
 | `E9xxx` | files and usage: a file that cannot be read as a Writ program |
 
 Codes that start with `E` are errors. Codes that start with `W` are warnings:
@@ -124,6 +137,46 @@ not set to a non-empty value; the examples below are uncoloured.
 | 0 | Every file was read and accepted (warnings are allowed). |
 | 1 | At least one program was rejected (it has at least one error). |
 | 2 | A usage error (for example no file named, or an unknown option), or at least one file could not be read (an `E9xxx` diagnostic). This wins over 1: if one file is unreadable and another is rejected, the exit code is 2. |
+
+### Running a program
+
+`writ run FILE` checks the program as `writ check --grant Log FILE` does
+(so `Log` is the only host capability it may use, besides `Fail`, which
+needs no grant) and, if it is accepted, runs it. The program's `Log.info`
+lines and, when it ends, its final value (the value of its last statement,
+unless that is `()`) are printed on standard output. Diagnostics are
+printed on standard error: those of checking (warnings, or the errors of a
+rejected program followed by `FILE: rejected: not run`), and the run-time
+error (an `E4xxx` or `E5xxx` code) that ended the run, if one did; what the
+program printed before it stays printed. A run-time diagnostic has the same
+form as the others; its label is where the program was when it stopped
+and, when more than one call was active, a note lists the calls
+(`while running (innermost call first):`), each with the line and column
+it was at, and `N times` for consecutive calls at the same place, as in a
+recursion. The examples of the `E4xxx` and `E5xxx` codes below show
+standard output followed by standard error.
+
+A run is bounded by limits, each set with `--limit NAME=VALUE` (repeated,
+or comma-separated as in `--limit fuel=1000000,memory=64M`). Exhausting
+one ends the run with its own code:
+
+| Limit | Bounds | Default | Code |
+|-------|--------|---------|------|
+| `fuel` | steps of the machine | 1000000000 | [E5001](#e5001-fuel-exhausted) |
+| `memory` | bytes of live values and the machine's stacks (`64K`, `64M`, `1G`) | 512M | [E5002](#e5002-memory-limit-reached) |
+| `depth` | nested calls | 10000000 | [E5003](#e5003-call-depth-limit-reached) |
+| `output` | bytes written through `Log` (`K`, `M` and `G` as for `memory`) | 1M | [E5004](#e5004-output-limit-reached) |
+| `time` | wall-clock time (`500ms`, `2s`, `1m`) | 10s | [E5005](#e5005-time-limit-reached) |
+
+### Exit codes of `writ run`
+
+| Exit code | Meaning |
+|-----------|---------|
+| 0 | The program ran to the end (its final value is printed, unless it is `()`). |
+| 1 | The program was rejected, and was not run. |
+| 2 | A usage error (for example an unknown option or a malformed `--limit`), or the file could not be read (an `E9xxx` diagnostic). |
+| 3 | A run-time error ended the run (an `E4xxx` code). |
+| 4 | A limit was exhausted (an `E5xxx` code). |
 
 `writ explain` exits with 0 when it prints a section, and with 2 when its
 argument is not a Writ diagnostic code.
@@ -2035,6 +2088,434 @@ program text: leave it out, and obtain it at run time through an effect
 that the host provides, such as `Http` or `Records` (this is what the help
 line means). Generated code that is this large should be generated in a
 more compact form.
+''',
+),
+
+dict(code="E4001",
+meaning=r'''
+An `Int` operation gave a result that does not fit in 64 bits: `Int` holds
+the whole numbers from -9223372036854775808 to 9223372036854775807, and
+Writ never wraps around silently. The arithmetic operators `+`, `-`, `*`,
+`/` and `%` on `Int`s, prefix `-`, `math.abs` and `list.sum` stop the run
+with this error instead (`/` overflows only when the smallest `Int` is
+divided by `-1`). The message shows the operation with its operands, the
+label is on the expression, and the note lists the calls that were
+running. `Float` arithmetic does not overflow with an error: a result too
+large for a `Float` is `inf`.
+''',
+before=r'''
+Factorials grow fast: 20! is the largest that fits in an `Int`.
+''',
+source='''\
+/// The factorial of `n`, for a table of combinations.
+fn factorial(n: Int) -> Int {
+  if n <= 1 { 1 } else { n * factorial(n - 1) }
+}
+
+Log.info("20! = ${factorial(20)}")
+Log.info("25! = ${factorial(25)}")
+''',
+cmd="run",
+rc=3,
+fix=r'''
+**Fix**: if the numbers really are that large, compute with `Float`
+(convert with `math.to_float`), which reaches about 1.8e308 but keeps only
+about 16 significant digits. Otherwise bound the input before computing
+(here, reject `n > 20` with `Fail.fail` or return an `Option`), or use
+`math.ipow` for powers, which returns `None` instead of overflowing:
+''',
+fix_code='''\
+/// The factorial of `n`, as a Float: exact up to 20!, approximate beyond.
+fn factorial(n: Int) -> Float {
+  if n <= 1 { 1.0 } else { math.to_float(n) * factorial(n - 1) }
+}
+
+Log.info("20! = ${factorial(20)}")
+Log.info("25! = ${factorial(25)}")
+''',
+),
+
+dict(code="E4002",
+meaning=r'''
+An `Int` division `/` or remainder `%` had zero as its divisor. There is
+no `Int` it could give, so the run stops. The message shows the operation
+with its operands, such as `0 / 0`; the label is on the expression.
+`Float` division follows IEEE 754 instead and does not stop the run:
+`1.0 / 0.0` is `inf`, `-1.0 / 0.0` is `-inf`, and `0.0 / 0.0` and
+`1.0 % 0.0` are `NaN`.
+''',
+before=r'''
+The classic case is an average of a list that turns out to be empty:
+''',
+source='''\
+/// The average order value, in cents.
+fn average(orders: List[Int]) -> Int {
+  list.sum(orders) / list.length(orders)
+}
+
+Log.info("this week: ${average([1250, 899, 4300])}")
+Log.info("last week: ${average([])}")
+''',
+cmd="run",
+rc=3,
+fix=r'''
+**Fix**: decide what the result is when the divisor is zero, and check for
+it before dividing. When there is no sensible number, return an `Option`
+and let the caller say what to do without one:
+''',
+fix_code='''\
+/// The average order value, in cents; `None` when there are no orders.
+fn average(orders: List[Int]) -> Option[Int] {
+  match list.length(orders) {
+    0 => None,
+    count => Some(list.sum(orders) / count),
+  }
+}
+
+match average([]) {
+  Some(cents) => Log.info("last week: ${cents}"),
+  None => Log.info("last week: no orders"),
+}
+''',
+),
+
+dict(code="E4003",
+meaning=r'''
+The program performed `Fail.fail(message)` with no handler of `Fail`
+around it, so the failure reached the top level and ended the run. This is
+what `Fail` is for: a program that cannot go on says why, and the host (for
+`writ run`, the person running it) gets the message, which follows
+`the program failed:`. The label is the `Fail.fail` that was performed, and
+the note lists the calls that led to it. Whatever the program logged
+before it is still printed. The checker lists `Fail` among the effects of
+an accepted program (`effect Fail: Fail.fail at ...`), so `writ check`
+shows every place a run can fail this way.
+''',
+before=r'''
+Here a quantity typed by a user is not a number:
+''',
+source='''\
+/// Parse a quantity typed by a user.
+fn parse_quantity(text: Str) -> Int / {Fail} {
+  match str.parse_int(str.trim(text)) {
+    Some(n) if n > 0 => n,
+    _ => Fail.fail("expected a positive whole number, found `${text}`"),
+  }
+}
+
+let quantity = parse_quantity("two")
+Log.info("ordering ${quantity} items")
+''',
+cmd="run",
+rc=3,
+fix=r'''
+**Fix**: if the failure should end the run, nothing is wrong: the message
+says why it stopped. To recover instead, handle `Fail` around the code
+that may fail. A `Fail.fail` clause does not resume (the operation never
+returns); its value becomes the value of the whole `handle`. Here the
+handler turns the outcome into a `Result`, and the program decides what
+to do with an error:
+''',
+fix_code='''\
+/// Parse a quantity typed by a user.
+fn parse_quantity(text: Str) -> Int / {Fail} {
+  match str.parse_int(str.trim(text)) {
+    Some(n) if n > 0 => n,
+    _ => Fail.fail("expected a positive whole number, found `${text}`"),
+  }
+}
+
+let quantity = handle Ok(parse_quantity("two")) with {
+  Fail.fail(message) => Err(message),
+}
+match quantity {
+  Ok(n) => Log.info("ordering ${n} items"),
+  Err(message) => Log.info("not ordering: ${message}"),
+}
+''',
+),
+
+dict(code="E4004",
+not_run=True,
+cmd="run",
+meaning=r'''
+The machine running the program reached a state that a program accepted
+by the checker can never reach, such as a call of a function that does not
+exist. This is a bug in Writ, not in the program: rather than crash, Writ
+stops the run and reports it. The message starts with `internal error:`
+and names the state; the label, when there is one, is where the program
+was. No program should produce this code, so there is no example.
+''',
+fix=r'''
+**Fix**: report it, with the program and the full output of `writ run`.
+A small program is much easier to diagnose: remove statements and
+functions one at a time, running the program again after each, to find the
+smallest one that still reports `E4004`, and say what it should have done.
+Such a report might be as short as this program, which should print `6`:
+''',
+fix_code='''\
+let total = list.fold([1, 2, 3], 0, fn(sum, n) { sum + n })
+total
+''',
+),
+
+dict(code="E5001",
+meaning=r'''
+The program ran for more steps than its fuel allows. Every step of the
+machine that runs a program costs one unit of fuel, so fuel bounds the
+work a run may do whatever the program does: above all, it stops a loop
+that never ends. The default is 1000000000 steps; `--limit fuel=N` sets
+another. (In practice a run of the default fuel can also be stopped first
+by the time limit, [E5005](#e5005-time-limit-reached).) The label is where
+the program was when the fuel ran out, and the note lists the calls that
+were running.
+''',
+before=r'''
+Here a count of pages never reaches its end: 130 lines minus 40 per page
+goes 90, 50, 10, -30, ..., and never equals 0. The run is given a million
+steps:
+''',
+source='''\
+/// How many pages `lines` lines fill, `per_page` lines to a page.
+fn pages(lines: Int, per_page: Int, count: Int) -> Int {
+  if lines == 0 { count } else { pages(lines - per_page, per_page, count + 1) }
+}
+
+Log.info("120 lines: ${pages(120, 40, 0)} pages")
+Log.info("130 lines: ${pages(130, 40, 0)} pages")
+''',
+cmd="run",
+args=["--limit", "fuel=1000000", "main.writ"],
+lead="`writ run --limit fuel=1000000 main.writ` prints:",
+rc=4,
+fix=r'''
+**Fix**: if the loop should end, make sure its condition is reached: a
+countdown should stop at `<= 0` rather than `== 0` when it steps by more
+than 1. If the program is right and only needs more steps, raise the
+limit with `--limit fuel=N` (and `time`, which may stop a long run first).
+''',
+fix_code='''\
+/// How many pages `lines` lines fill, `per_page` lines to a page.
+fn pages(lines: Int, per_page: Int, count: Int) -> Int {
+  if lines <= 0 { count } else { pages(lines - per_page, per_page, count + 1) }
+}
+
+Log.info("120 lines: ${pages(120, 40, 0)} pages")
+Log.info("130 lines: ${pages(130, 40, 0)} pages")
+''',
+),
+
+dict(code="E5002",
+meaning=r'''
+The program needed more memory than its limit allows. Memory counts the
+bytes of the values the program holds (strings, lists, maps, records and
+the rest) plus the machine's own stacks. The default limit is 512 MiB;
+`--limit memory=64M` sets another (with `K`, `M` or `G`, or a number of
+bytes). The limit is checked before every allocation whose size depends on
+the program's data, so a huge list or string is refused before it is
+built; the message gives the limit and what the program would have needed,
+in bytes, and the label is the expression that needed it.
+''',
+before=r'''
+Building a list of a hundred million numbers just to add them up needs
+well over the default limit:
+''',
+source='''\
+let n = 100000000
+let total = list.range(1, n + 1) |> list.sum
+Log.info("1 + 2 + ... + ${n} = ${total}")
+''',
+cmd="run",
+rc=4,
+fix=r'''
+**Fix**: do not build what is only used once: compute the result as you
+go, in a loop written as a tail call (which runs in constant memory, though
+a hundred million steps take time: see
+[E5001](#e5001-fuel-exhausted)), or, as here, with a formula. A string that
+grows by doubling, or a list that collects every intermediate result, is
+the same problem. If the program really needs that much memory, raise the
+limit with `--limit memory=...`.
+''',
+fix_code='''\
+let n = 100000000
+let total = n * (n + 1) / 2
+Log.info("1 + 2 + ... + ${n} = ${total}")
+''',
+),
+
+dict(code="E5003",
+meaning=r'''
+Calls were nested deeper than the limit allows: a function called a
+function that called a function, and so on, without returning. The
+default limit is 10000000 nested calls; `--limit depth=N` sets another. It
+is almost always a recursion whose call is not the last thing the function
+does, so each call waits for the next one: here
+`n + sum_to(n - 1)` must still add `n` when the inner call returns. A call
+that is the last thing a function does (a tail call) replaces the caller
+instead, so a loop written that way runs in constant depth however many
+times it goes round. The note shows the recursion as one line with the
+number of calls. Each waiting call also takes memory, so a very deep
+recursion can reach the memory limit
+([E5002](#e5002-memory-limit-reached)) first.
+''',
+before=r'''
+Here the run is limited to 100000 nested calls:
+''',
+source='''\
+/// The sum of the whole numbers from 1 to `n`.
+fn sum_to(n: Int) -> Int {
+  if n == 0 { 0 } else { n + sum_to(n - 1) }
+}
+
+Log.info("up to 1000: ${sum_to(1000)}")
+Log.info("up to 200000: ${sum_to(200000)}")
+''',
+cmd="run",
+args=["--limit", "depth=100000", "main.writ"],
+lead="`writ run --limit depth=100000 main.writ` prints:",
+rc=4,
+fix=r'''
+**Fix**: make the recursive call a tail call, by passing what is left to
+do as an argument (an accumulator), often in a local helper function.
+`list.fold`, `list.map` and the other list functions are written this way
+already. Raise the limit with `--limit depth=N` only for data that is
+really that deeply nested.
+''',
+fix_code='''\
+/// The sum of the whole numbers from 1 to `n`.
+fn sum_to(n: Int) -> Int {
+  fn go(k: Int, total: Int) -> Int {
+    if k == 0 { total } else { go(k - 1, total + k) }
+  }
+  go(n, 0)
+}
+
+Log.info("up to 1000: ${sum_to(1000)}")
+Log.info("up to 200000: ${sum_to(200000)}")
+''',
+),
+
+dict(code="E5004",
+meaning=r'''
+The program wrote more output than its limit allows. Output is what the
+program writes through `Log` (each `Log.info` line, counting its line
+break), and the limit keeps a run from flooding the terminal or the log
+of whoever runs it. The default is 1 MiB; `--limit output=N` sets another
+(with `K`, `M` or `G`, or a number of bytes). The line that would pass the
+limit is not written; the lines before it are.
+''',
+before=r'''
+A program that logs a line for each item it processes soon reaches the
+limit: this one would stop after about 35000 orders with the default
+limit, and stops after three lines with a limit of 100 bytes:
+''',
+source='''\
+/// Check the orders numbered `next` to `last`; count the valid ones.
+fn check_orders(next: Int, last: Int, valid: Int) -> Int / {Log} {
+  if next > last {
+    valid
+  } else {
+    Log.info("checking order ${next} of ${last}")
+    let ok = next % 7 != 0
+    check_orders(next + 1, last, if ok { valid + 1 } else { valid })
+  }
+}
+
+let valid = check_orders(1, 50000, 0)
+Log.info("${valid} of 50000 orders are valid")
+''',
+cmd="run",
+args=["--limit", "output=100", "main.writ"],
+lead="`writ run --limit output=100 main.writ` prints:",
+rc=4,
+fix=r'''
+**Fix**: log what the person running the program needs to read: a
+summary, the exceptions, or progress every thousand items, rather than a
+line per item. Raise the limit with `--limit output=...` only when the
+output itself is the result.
+''',
+fix_code='''\
+/// Check the orders numbered `next` to `last`; count the valid ones.
+fn check_orders(next: Int, last: Int, valid: Int) -> Int {
+  if next > last {
+    valid
+  } else {
+    let ok = next % 7 != 0
+    check_orders(next + 1, last, if ok { valid + 1 } else { valid })
+  }
+}
+
+let valid = check_orders(1, 50000, 0)
+Log.info("${valid} of 50000 orders are valid")
+''',
+),
+
+dict(code="E5005",
+meaning=r'''
+The program ran for longer than its time limit, measured by the clock
+(wall-clock time, not processor time). The default is 10 seconds;
+`--limit time=2s` sets another (with `ms`, `s` or `m`). The time is checked
+every few thousand steps, so the run stops soon after the limit passes
+(though not during a single long call of a library function, such as
+sorting a huge list); the label is where the program was at that moment,
+which for a loop can be anywhere in it. A run that is slow because it does
+a lot of work can reach this limit before the fuel limit
+([E5001](#e5001-fuel-exhausted)), so raise both when a program needs more.
+''',
+before=r'''
+Turning a million ticket numbers into text is more than a run given a tenth
+of a second can do:
+''',
+source='''\
+/// The number of every ticket of the draw, as text for the printer.
+let numbers = list.range(1, 1000001)
+let labels = list.map(numbers, str.from)
+Log.info("${list.length(labels)} labels to print")
+''',
+cmd="run",
+args=["--limit", "time=100ms", "main.writ"],
+lead="`writ run --limit time=100ms main.writ` prints:",
+rc=4,
+fix=r'''
+**Fix**: make the program do less: only the part of the work needed now
+(here, one batch of tickets per run), or a better method (a formula, or a
+map instead of searching a list again and again). If the work is what is
+wanted, raise the limits, for example `--limit time=1m,fuel=10000000000`:
+''',
+fix_code='''\
+/// The numbers of the next batch of tickets, as text for the printer.
+let first = 1
+let numbers = list.range(first, first + 100)
+let labels = list.map(numbers, str.from)
+Log.info("${list.length(labels)} labels to print, from ${first} to ${first + 99}")
+''',
+),
+
+dict(code="E5006",
+not_run=True,
+cmd="run",
+meaning=r'''
+The host running the program cancelled the run before it ended. A program
+that embeds Writ (through `writ::run_source`, giving it an `AtomicBool`)
+can stop a run from another thread, for example because the person who
+started it pressed Stop, or the request it served was abandoned. The
+machine sees the cancellation every few thousand steps and ends the run
+there; the label is where the program was. The `writ` command never
+cancels a run, so no command produces this code, and there is no example.
+''',
+fix=r'''
+**Fix**: nothing in the program is wrong, and a cancelled run is not
+retried by itself: run the program again if its result is still wanted. If
+runs are cancelled because they take too long, make each run do less, for
+example one batch of the work at a time, saying what is left:
+''',
+fix_code='''\
+/// Orders are checked 100 at a time: each run checks one batch.
+let first = 1
+let batch = list.range(first, first + 100)
+let valid = list.filter(batch, fn(order) { order % 7 != 0 })
+Log.info("orders ${first} to ${first + 99}: ${list.length(valid)} valid")
+Log.info("next run: start at order ${first + 100}")
 ''',
 ),
 ]

@@ -62,7 +62,7 @@ def fresh_dir(name):
     return d
 
 
-def run(code, files, args, name=None):
+def run(code, files, args, name=None, cmd="check"):
     d = fresh_dir(name or code)
     for name, content in files.items():
         p = os.path.join(d, name)
@@ -72,23 +72,28 @@ def run(code, files, args, name=None):
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, "wb") as f:
             f.write(content if isinstance(content, bytes) else content.encode())
-    r = subprocess.run([W, "check", *args], cwd=d, capture_output=True,
+    r = subprocess.run([W, cmd, *args], cwd=d, capture_output=True,
                        env={"NO_COLOR": "1", "PATH": os.environ["PATH"]})
     out = r.stdout.decode()
-    if r.stderr:
+    if cmd == "run":
+        # `writ run` prints the program's output on stdout and diagnostics
+        # on stderr; the document shows both, output first.
+        out += r.stderr.decode()
+    elif r.stderr:
         fail(f"{code}: stderr: {r.stderr.decode()}")
     if f"[{code}]" not in out:
         fail(f"{code}: example does not produce {code}:\n{out}")
     return out, r.returncode
 
 
-def accepted(code, text, options):
+def accepted(code, text, options, cmd="check"):
     """The fix is checked with the options of the section's example (its
-    arguments less the last, the file), as tests/errors_doc.rs does."""
+    arguments less the last, the file), as tests/errors_doc.rs does; for a
+    run-time error, the fixed program must run to the end."""
     d = fresh_dir(code + "-fix")
     with open(os.path.join(d, "main.writ"), "w", encoding="utf-8") as f:
         f.write(text)
-    r = subprocess.run([W, "check", *options, "main.writ"], cwd=d, capture_output=True,
+    r = subprocess.run([W, cmd, *options, "main.writ"], cwd=d, capture_output=True,
                        env={"NO_COLOR": "1", "PATH": os.environ["PATH"]})
     if r.returncode != 0:
         fail(f"{code}: fix is not accepted:\n{text}\n{r.stdout.decode()}")
@@ -122,6 +127,18 @@ def shown_exactly(code, what, text):
 
 for variant, code, title in CODES:
     s = by_code[code]
+    if s.get("not_run"):
+        # A code no command line can produce (the host cancels a run);
+        # the section explains it and shows a fix, which is checked.
+        body = [f"## {code}: {title}", "", s["meaning"].strip(), ""]
+        if s.get("before"):
+            body += [s["before"].strip(), ""]
+        body += [s["fix"].strip(), ""]
+        shown_exactly(code, "fix_code", s["fix_code"])
+        accepted(code, s["fix_code"], [], s.get("cmd", "check"))
+        body += ["```writ", s["fix_code"].rstrip("\n"), "```", ""]
+        parts.append("\n".join(body))
+        continue
     if "show" not in s and "files" not in s:
         shown_exactly(code, "source", s["source"])
     for extra in s.get("extra", []):
@@ -130,7 +147,8 @@ for variant, code, title in CODES:
         shown_exactly(code, "fix_code", s["fix_code"])
     files = s.get("files") or {"main.writ": s["source"]}
     args = s.get("args", ["main.writ"])
-    out, rc = run(code, files, args)
+    cmd = s.get("cmd", "check")
+    out, rc = run(code, files, args, cmd=cmd)
     shown_src = s.get("show", s.get("source"))
     shown_out = out
     for a, b in s.get("replace_out", []):
@@ -144,7 +162,7 @@ for variant, code, title in CODES:
     if s.get("before"):
         body += [s["before"].strip(), ""]
     body += ["```writ", shown_src.rstrip("\n"), "```", ""]
-    body += [s.get("lead", "`writ check main.writ` prints:").strip(), ""]
+    body += [s.get("lead", f"`writ {cmd} main.writ` prints:").strip(), ""]
     body += ["```text", shown_out.rstrip("\n"), "```", ""]
     # Further examples, each run like the first (as `main.writ`, expected
     # to be rejected with this code).
@@ -160,7 +178,7 @@ for variant, code, title in CODES:
         body += [s["after"].strip(), ""]
     body += [s["fix"].strip(), ""]
     if s.get("fix_code"):
-        accepted(code, s["fix_code"], args[:-1])
+        accepted(code, s["fix_code"], args[:-1], cmd)
         body += ["```writ", s["fix_code"].rstrip("\n"), "```", ""]
     if s.get("fix_after"):
         body += [s["fix_after"].strip(), ""]

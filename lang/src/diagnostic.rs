@@ -152,6 +152,27 @@ codes! {
     MissingClause = "E3004", "missing handler clause";
     /// A `resume` in a clause for an operation that never returns.
     ResumeNeverReturns = "W3005", "resume of an operation that never returns";
+    /// Integer arithmetic whose result does not fit in 64 bits.
+    IntegerOverflow = "E4001", "integer overflow";
+    /// Integer division or remainder by zero.
+    DivisionByZero = "E4002", "division by zero";
+    /// `Fail.fail` reached the top level: the program gave up.
+    ProgramFailed = "E4003", "the program failed";
+    /// The machine found itself in a state a checked program cannot reach
+    /// (a bug in Writ, reported instead of crashing).
+    InternalError = "E4004", "internal error";
+    /// The run took more machine steps than its fuel allows.
+    FuelExhausted = "E5001", "fuel exhausted";
+    /// The run's live values outgrew its memory limit.
+    MemoryExhausted = "E5002", "memory limit reached";
+    /// Calls nested deeper than the depth limit.
+    DepthExhausted = "E5003", "call depth limit reached";
+    /// The program wrote more output than the output limit.
+    OutputExhausted = "E5004", "output limit reached";
+    /// The run took longer than its time limit.
+    TimeExhausted = "E5005", "time limit reached";
+    /// The host cancelled the run.
+    Cancelled = "E5006", "run cancelled";
     /// A file that cannot be read.
     CannotReadFile = "E9001", "cannot read file";
     /// A path that names a directory where a file was expected.

@@ -1,10 +1,50 @@
-//! The Writ runtime: lowering from the checked AST, the abstract machine,
-//! values, handlers, limits and the host API.
+//! The Writ runtime: lowering from the checked AST to a core IR, the
+//! abstract machine that runs it, values, handlers, limits and the host
+//! API.
 //!
-//! Nothing is here yet: the front end (`writ-lang`) currently stops at
-//! parsing. The crate exists so that the dependency direction is fixed from
-//! the start: `runtime` depends on `lang`, never the reverse, and nothing in
-//! it touches the file system, network or terminal except through the host
-//! API it will define.
+//! The pipeline: [`compile`] lowers a program the type checker accepted
+//! (with the standard library) to a [`Module`]; [`run`] executes the
+//! module under [`Limits`], handing operations of host capabilities to a
+//! [`Host`]. A module is plain data and can be run many times.
+//!
+//! Invariants: nothing here touches the file system, network or terminal
+//! except through the [`Host`] it is given; no program — however deep,
+//! large or looping — panics the machine, overflows the host stack or
+//! runs past its limits: it ends with a value or a [`RunError`].
 
 #![warn(missing_docs)]
+
+pub mod code;
+pub mod display;
+pub mod error;
+pub mod host;
+pub mod limits;
+mod lower;
+pub mod machine;
+mod natives;
+pub mod value;
+
+pub use code::Module;
+pub use error::{RunError, TraceEntry};
+pub use host::{Host, LogHost};
+pub use limits::{Limit, Limits};
+pub use machine::run;
+pub use value::Value;
+
+/// Grow the host stack when less than this much is left while lowering.
+const STACK_RED_ZONE: usize = 128 * 1024;
+/// Grow it by this much at a time.
+const STACK_CHUNK: usize = 4 * 1024 * 1024;
+
+/// Lower a program the type checker accepted to a runnable module, with
+/// what the checker found ([`writ_lang::types::Typed`]). An error here is
+/// an internal error (a bug in Writ, not in the program).
+pub fn compile(
+    program: &writ_lang::ast::Program,
+    typed: &writ_lang::types::Typed,
+) -> Result<Module, RunError> {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
+        lower::lower(program, &typed.float_sums)
+    })
+    .map_err(RunError::internal)
+}

@@ -143,6 +143,9 @@ pub struct Checker {
     pub fn_tyvars: HashMap<usize, Vec<(String, TyId)>>,
     /// Whether the program (not the standard library) is being checked.
     pub user_code: bool,
+    /// Each use of `list.sum` in the program, with its instantiated type
+    /// (its result is `Int` or `Float`, known only once inference ends).
+    pub sum_uses: Vec<(Span, TyId)>,
     /// Record types declared but not translated yet.
     pub pending: HashMap<TypeCon, crate::types::declare::PendingRecord>,
     /// Numeric variables left ambiguous, to default at the end.
@@ -225,6 +228,7 @@ impl Checker {
             top_position: 0,
             fn_tyvars: HashMap::new(),
             user_code: false,
+            sum_uses: Vec::new(),
             pending: HashMap::new(),
             num_vars: Vec::new(),
             call_context: None,

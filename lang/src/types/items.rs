@@ -50,10 +50,12 @@ pub fn check_program(program: &Program, granted: Option<&[String]>) -> Typed {
         ));
     }
     sort_and_dedup(&mut diagnostics);
+    let float_sums = c.float_sums();
     Typed {
         diagnostics,
         signatures,
         manifest,
+        float_sums,
     }
 }
 
@@ -66,6 +68,7 @@ pub fn stdlib_diagnostics() -> Vec<Diagnostic> {
 }
 
 fn load_stdlib(c: &mut Checker) {
+    let mut bodies: Vec<(String, FnDecl)> = Vec::new();
     for file in crate::stdlib::FILES {
         let namespace = file.name.strip_suffix(".writ").unwrap_or(file.name);
         let parsed = crate::parser::parse_library(file.source);
@@ -77,6 +80,9 @@ fn load_stdlib(c: &mut Checker) {
         let mut members = HashMap::new();
         for item in &parsed.program.items {
             if let Item::Fn(f) = item {
+                if f.body.is_some() {
+                    bodies.push((format!("`{namespace}.{}`", f.name.name), (**f).clone()));
+                }
                 let scheme = c.library_fn(f);
                 members.insert(
                     f.name.name.clone(),
@@ -88,6 +94,11 @@ fn load_stdlib(c: &mut Checker) {
             }
         }
         c.namespaces.insert(namespace.to_string(), members);
+    }
+    // Functions written in Writ are checked against their declarations
+    // like any program's, once every namespace is known.
+    for (name, f) in &bodies {
+        c.library_body(name, f);
     }
 }
 
@@ -111,6 +122,48 @@ impl Checker {
         let ft = self.arena.add(Node::Fn(sig.params, sig.ret, sig.row));
         self.level = 0;
         self.generalize(ft, since)
+    }
+
+    /// The uses of `list.sum` whose numbers turned out to be `Float`s.
+    fn float_sums(&self) -> Vec<Span> {
+        self.sum_uses
+            .iter()
+            .filter(|(_, t)| {
+                let Node::Fn(_, ret, _) = self.arena.node(*t) else {
+                    return false;
+                };
+                matches!(self.arena.node(*ret), Node::Con(TypeCon::FLOAT, _))
+            })
+            .map(|(s, _)| *s)
+            .collect()
+    }
+
+    /// Check the body of a standard-library function written in Writ
+    /// against its declared signature.
+    fn library_body(&mut self, name: &str, f: &FnDecl) {
+        let Some(body) = &f.body else { return };
+        self.level = 1;
+        let saved = self.tyvars.names.len();
+        let mut sig = self.signature(
+            &f.generics,
+            &f.params,
+            f.ret.as_ref(),
+            f.effects.as_ref(),
+            true,
+        );
+        if f.effects.is_none() {
+            sig.row = self.arena.add(Node::RowEmpty);
+        }
+        self.infer_fn_body(
+            name.to_string(),
+            &f.params,
+            &sig,
+            body,
+            f.ret.as_ref(),
+            f.effects.as_ref(),
+        );
+        self.tyvars.names.truncate(saved);
+        self.level = 0;
     }
 
     fn check_top_level(&mut self, program: &Program) {

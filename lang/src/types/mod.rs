@@ -135,6 +135,9 @@ pub struct Typed {
     /// The effects the program's top level performs (empty unless the
     /// program is accepted), in alphabetical order.
     pub manifest: Vec<ManifestEntry>,
+    /// The spans of the uses of `list.sum` on lists of `Float` (the run
+    /// time needs to know which zero an empty list sums to).
+    pub float_sums: Vec<Span>,
 }
 
 /// Type-check a parsed program against the standard library, without a

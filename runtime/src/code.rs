@@ -1,0 +1,303 @@
+//! The core IR: what lowering produces and the machine runs.
+//!
+//! A program becomes a [`Module`]: a table of [`Function`]s, each a flat
+//! list of [`Op`]s for a stack machine, with every variable resolved to a
+//! slot (a local of the frame, a captured value of the closure, or a
+//! global of the program). Closures list their captures explicitly;
+//! matches are compiled to tests and jumps; `perform` and `handle` are
+//! ops of their own.
+//!
+//! Invariants: a module is plain data (no run-time values), so it can be
+//! shared between threads and run many times; every jump target is inside
+//! its function; every index an op holds is valid in its module (lowering
+//! only emits what it allocated). The machine still checks indices and
+//! stops with an internal error rather than panicking if one is not.
+
+use writ_lang::Span;
+
+/// A compiled program, with the standard library it uses.
+#[derive(Debug, Default)]
+pub struct Module {
+    /// Every function: top-level, local, lambdas, handler clauses,
+    /// library functions written in Writ, and the top level itself.
+    pub functions: Vec<Function>,
+    /// Literal values.
+    pub literals: Vec<Literal>,
+    /// Record field names, by symbol.
+    pub symbols: Vec<String>,
+    /// Record shapes: field symbols sorted by name.
+    pub shapes: Vec<Vec<u32>>,
+    /// Constructors, by constructor id.
+    pub ctors: Vec<CtorInfo>,
+    /// Effects, by effect id.
+    pub effects: Vec<EffectInfo>,
+    /// Handlers, by handler id.
+    pub handlers: Vec<HandlerInfo>,
+    /// The natives a program may call, by native id.
+    pub natives: Vec<NativeInfo>,
+    /// How many global slots the top level needs.
+    pub globals: u32,
+    /// The function that runs the top-level statements.
+    pub main: u32,
+    /// The prelude's constructors.
+    pub prelude: PreludeCtors,
+}
+
+/// A literal in the program text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A string.
+    Str(String),
+}
+
+/// A constructor of a sum type.
+#[derive(Clone, Debug)]
+pub struct CtorInfo {
+    /// Its name.
+    pub name: String,
+    /// How many fields it takes.
+    pub arity: u32,
+}
+
+/// An effect and its operations.
+#[derive(Clone, Debug)]
+pub struct EffectInfo {
+    /// Its name.
+    pub name: String,
+    /// Its operations' names, by operation index.
+    pub ops: Vec<String>,
+}
+
+/// How a handler handles one operation.
+#[derive(Clone, Debug)]
+pub struct ClauseInfo {
+    /// The effect handled.
+    pub effect: u32,
+    /// The operation handled.
+    pub op: u32,
+    /// Which of the handler's clause closures runs it.
+    pub clause: u32,
+    /// Whether the clause resumes only in tail position, so it runs where
+    /// the operation was performed, without capturing the continuation.
+    pub tail_resumptive: bool,
+    /// Whether the clause never mentions `resume`, so the continuation is
+    /// discarded rather than captured.
+    pub abortive: bool,
+}
+
+/// A `handle ... with { ... }`.
+#[derive(Clone, Debug)]
+pub struct HandlerInfo {
+    /// The operation clauses.
+    pub clauses: Vec<ClauseInfo>,
+    /// How many clause closures the handler holds (one per operation
+    /// clause, plus the return clause if any).
+    pub closures: u32,
+    /// Whether there is a `return(x)` clause (the last closure).
+    pub has_return: bool,
+    /// Whether the handler has a parameter `(p = init)`.
+    pub has_state: bool,
+}
+
+/// A native function's entry.
+#[derive(Clone, Debug)]
+pub struct NativeInfo {
+    /// `namespace.name`.
+    pub name: String,
+    /// How many arguments it takes.
+    pub arity: u32,
+    /// Its index in the table of native implementations.
+    pub entry: u32,
+}
+
+/// The constructors of the prelude's types, which natives build.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PreludeCtors {
+    /// `Some`
+    pub some: u32,
+    /// `None`
+    pub none: u32,
+    /// `Ok`
+    pub ok: u32,
+    /// `Err`
+    pub err: u32,
+    /// `Null`
+    pub null: u32,
+    /// `Bool`
+    pub bool: u32,
+    /// `Number`
+    pub number: u32,
+    /// `String`
+    pub string: u32,
+    /// `Array`
+    pub array: u32,
+    /// `Object`
+    pub object: u32,
+}
+
+/// One function's code.
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    /// Its name for stack traces (`f`, `list.map`, `<lambda>`, `<top level>`).
+    pub name: String,
+    /// How many parameters it takes.
+    pub arity: u32,
+    /// How many local slots its frame needs (parameters included).
+    pub locals: u32,
+    /// Where its captured values come from, in the defining frame.
+    pub captures: Vec<CaptureFrom>,
+    /// The code.
+    pub ops: Vec<Op>,
+    /// The source span of each op (for errors and stack traces).
+    pub spans: Vec<Span>,
+    /// Whether it is standard-library code (its spans are not in the
+    /// program's text).
+    pub library: bool,
+}
+
+/// Where a closure's captured value is taken from when it is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureFrom {
+    /// A local slot of the defining frame.
+    Local(u32),
+    /// A captured value of the defining closure.
+    Capture(u32),
+    /// The defining closure itself (a local function naming itself).
+    SelfFn,
+}
+
+/// The arithmetic and comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `++`
+    Concat,
+}
+
+/// One instruction of the stack machine. "Push" and "pop" refer to the
+/// frame's operand stack; locals live at the bottom of the frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// Push `()`.
+    Unit,
+    /// Push a boolean.
+    Bool(bool),
+    /// Push an integer.
+    Int(i64),
+    /// Push a literal.
+    Literal(u32),
+    /// Push a local.
+    Local(u32),
+    /// Pop into a local.
+    SetLocal(u32),
+    /// Push a captured value.
+    Capture(u32),
+    /// Push the running closure itself.
+    SelfFn,
+    /// Push a global.
+    Global(u32),
+    /// Pop into a global.
+    SetGlobal(u32),
+    /// Push a function that captures nothing.
+    Func(u32),
+    /// Push a native function.
+    Native(u32),
+    /// Make a closure of a function, taking its captures as its
+    /// [`Function::captures`] say.
+    Closure(u32),
+    /// Drop the top of the stack.
+    Pop,
+    /// Pop two operands, push the result.
+    Arith(Arith),
+    /// Push `local op constant` (a fused `Local`, `Int`, `Arith`).
+    LocalIntArith(u32, i32, Arith),
+    /// Push `local op local` (a fused `Local`, `Local`, `Arith`).
+    LocalLocalArith(u32, u32, Arith),
+    /// Negate a number.
+    Neg,
+    /// Boolean not.
+    Not,
+    /// Jump to an op index.
+    Jump(u32),
+    /// Pop a boolean; jump if it is false.
+    JumpIfFalse(u32),
+    /// Call the callee below the `n` arguments on top of the stack.
+    Call(u32),
+    /// As `Call`, replacing the running frame.
+    TailCall(u32),
+    /// Call a known function (no callee on the stack): function, arguments.
+    CallFunc(u32, u32),
+    /// As `CallFunc`, replacing the running frame.
+    TailCallFunc(u32, u32),
+    /// Return the top of the stack from the frame.
+    Return,
+    /// Pop `n` values into a tuple.
+    Tuple(u32),
+    /// Pop `n` values into a list.
+    List(u32),
+    /// Pop the values of a record of the given shape (in shape order).
+    Record(u32),
+    /// Pop a record and the values of the fields given by the shape; push
+    /// the record with those fields replaced.
+    Update(u32),
+    /// Pop `n` fields into a constructor.
+    Variant(u32, u32),
+    /// Pop a record; push one of its fields (by symbol).
+    Field(u32),
+    /// Pop a tuple, variant or record value; push its part at an index.
+    Part(u32),
+    /// Pop `n` values; push the concatenation of their display forms
+    /// (strings as they are).
+    Interp(u32),
+    /// Pop a value; jump unless it is the given constructor.
+    TestCtor(u32, u32),
+    /// Pop two values; jump unless they are equal.
+    TestEq(u32),
+    /// Pop a list; jump unless its length is exactly `n`.
+    TestLen(u32, u32),
+    /// Pop a list; jump unless its length is at least `n`.
+    TestMinLen(u32, u32),
+    /// Pop a list; push its element at an index.
+    Item(u32),
+    /// Pop a list; push it without its first `n` elements.
+    DropItems(u32),
+    /// A match that matched nothing (unreachable in a checked program).
+    NoMatch,
+    /// Pop `n` arguments and perform an operation: effect, operation,
+    /// argument count.
+    Perform(u32, u32, u32),
+    /// Install a handler and run its body: pops the body thunk, then the
+    /// clause closures, then the initial parameter (if any).
+    Handle(u32),
+    /// In a tail-resumptive clause: return the top of the stack to where
+    /// the operation was performed.
+    ResumeTail,
+    /// As `ResumeTail` for a parameterised handler: pops the next
+    /// parameter, then the result.
+    ResumeTailWith,
+}

@@ -1,0 +1,214 @@
+//! How values print: in interpolation (`"${v}"`), in `Log`, and as the
+//! result of `writ run`.
+//!
+//! The form is Writ's own literal syntax where one exists, so a printed
+//! value reads like source: `[1, 2]`, `(1, "a")`, `{ name: "Ada", age: 36 }`
+//! (fields in name order), `Some(3)`, `map.from_list([("a", 1)])`, `()`.
+//! Floats always show a decimal point or exponent (`2.0`, `1e300`), so they
+//! never read as integers. Strings are quoted and escaped inside a
+//! structure; a string on its own interpolates as its text.
+//!
+//! Invariants: iterative (a value nested a million deep prints without
+//! recursion) and bounded (printing stops after `max` bytes, ending in
+//! `…`), so printing can neither overflow the stack nor exhaust memory.
+
+use std::fmt::Write as _;
+
+use crate::code::Module;
+use crate::value::Value;
+
+enum Piece<'a> {
+    Value(&'a Value),
+    Text(&'static str),
+    Owned(String),
+}
+
+/// Append the display form of `v` to `out`, at most `max` bytes more. A
+/// string at the top is written as its text when `raw_str` is set.
+pub fn display(v: &Value, module: &Module, raw_str: bool, out: &mut String, max: usize) {
+    if raw_str && let Value::Str(s) = v {
+        push_bounded(out, &s.text, max);
+        return;
+    }
+    let limit = out.len().saturating_add(max);
+    let mut work = vec![Piece::Value(v)];
+    while let Some(piece) = work.pop() {
+        if out.len() >= limit {
+            truncate_to(out, limit);
+            out.push('…');
+            return;
+        }
+        match piece {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Owned(t) => out.push_str(&t),
+            Piece::Value(v) => scalar_or_push(v, module, out, &mut work),
+        }
+    }
+    if out.len() > limit {
+        truncate_to(out, limit);
+        out.push('…');
+    }
+}
+
+/// Display a value as a new string (bounded by `max` bytes).
+pub fn to_string(v: &Value, module: &Module, raw_str: bool, max: usize) -> String {
+    let mut s = String::new();
+    display(v, module, raw_str, &mut s, max);
+    s
+}
+
+fn push_bounded(out: &mut String, text: &str, max: usize) {
+    if text.len() <= max {
+        out.push_str(text);
+    } else {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push_str(text.get(..end).unwrap_or(""));
+        out.push('…');
+    }
+}
+
+fn truncate_to(out: &mut String, limit: usize) {
+    let mut end = limit.min(out.len());
+    while !out.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.truncate(end);
+}
+
+/// Write a float so that it reads as a float.
+pub fn float_text(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if x != 0.0 && !(1e-5..1e16).contains(&x.abs()) {
+        // Very large or small magnitudes: an exponent, `1e300`, `2.5e-7`.
+        format!("{x:e}")
+    } else {
+        let s = format!("{x}");
+        if s.contains('.') { s } else { format!("{s}.0") }
+    }
+}
+
+/// Write a string literal with quotes and escapes.
+pub fn quoted(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '$' => out.push_str("\\$"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn scalar_or_push<'a>(v: &'a Value, module: &Module, out: &mut String, work: &mut Vec<Piece<'a>>) {
+    match v {
+        Value::Unit => out.push_str("()"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::Float(x) => out.push_str(&float_text(*x)),
+        Value::Str(s) => quoted(&s.text, out),
+        Value::Tuple(t) => {
+            out.push('(');
+            push_items(work, t.items.iter().collect(), ")");
+        }
+        Value::List(l) => {
+            out.push('[');
+            push_items(work, l.items.iter().collect(), "]");
+        }
+        Value::Tag(c) => out.push_str(ctor_name(module, *c)),
+        Value::Variant(var) => {
+            out.push_str(ctor_name(module, var.ctor));
+            out.push('(');
+            push_items(work, var.fields.iter().collect(), ")");
+        }
+        Value::Record(r) => {
+            if r.values.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            out.push_str("{ ");
+            work.push(Piece::Text(" }"));
+            for (i, (sym, val)) in r.shape.iter().zip(r.values.iter()).enumerate().rev() {
+                work.push(Piece::Value(val));
+                let name = module
+                    .symbols
+                    .get(*sym as usize)
+                    .map_or("?", String::as_str);
+                work.push(Piece::Owned(format!("{name}: ")));
+                if i > 0 {
+                    work.push(Piece::Text(", "));
+                }
+            }
+        }
+        Value::Map(m) => {
+            out.push_str("map.from_list([");
+            work.push(Piece::Text("])"));
+            let entries: Vec<_> = m.entries.iter().collect();
+            for (i, (k, val)) in entries.into_iter().enumerate().rev() {
+                work.push(Piece::Text(")"));
+                work.push(Piece::Value(val));
+                work.push(Piece::Text(", "));
+                work.push(Piece::Value(&k.0));
+                work.push(Piece::Text("("));
+                if i > 0 {
+                    work.push(Piece::Text(", "));
+                }
+            }
+        }
+        Value::Func(f) => {
+            let name = module
+                .functions
+                .get(*f as usize)
+                .map_or("?", |f| f.name.as_str());
+            let _ = write!(out, "<fn {name}>");
+        }
+        Value::Native(n) => {
+            let name = module
+                .natives
+                .get(*n as usize)
+                .map_or("?", |f| f.name.as_str());
+            let _ = write!(out, "<fn {name}>");
+        }
+        Value::Closure(c) => {
+            let name = module
+                .functions
+                .get(c.func as usize)
+                .map_or("?", |f| f.name.as_str());
+            let _ = write!(out, "<fn {name}>");
+        }
+        Value::Resume(_) => out.push_str("<resume>"),
+    }
+}
+
+/// Push `a, b, c close` (the opener is already written).
+fn push_items<'a>(work: &mut Vec<Piece<'a>>, items: Vec<&'a Value>, close: &'static str) {
+    work.push(Piece::Text(close));
+    for (i, v) in items.into_iter().enumerate().rev() {
+        work.push(Piece::Value(v));
+        if i > 0 {
+            work.push(Piece::Text(", "));
+        }
+    }
+}
+
+fn ctor_name(module: &Module, c: u32) -> &str {
+    module
+        .ctors
+        .get(c as usize)
+        .map_or("?", |c| c.name.as_str())
+}

@@ -1,0 +1,49 @@
+//! The host API: how operations of host capabilities leave the machine.
+//!
+//! When an operation has no handler in the program, the machine hands it
+//! to the [`Host`] with its arguments; the host decides (today: performs
+//! `Log.info`; later issues add scope, audit and confirmation) and returns
+//! a value or an error that ends the run. `Fail.fail` with no handler
+//! never reaches the host: it ends the run with `E4003`.
+//!
+//! Invariants: a host that does not know an operation refuses it (an
+//! error, never a default value): fail closed.
+
+use writ_lang::Code;
+
+use crate::error::RunError;
+use crate::value::Value;
+
+/// What runs host capabilities for a program.
+pub trait Host {
+    /// Perform `effect.op(args)`; the result goes back to the program.
+    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, RunError>;
+}
+
+/// A host that grants only `Log`, writing each `Log.info` line to a sink.
+pub struct LogHost<F: FnMut(&str)> {
+    sink: F,
+}
+
+impl<F: FnMut(&str)> LogHost<F> {
+    /// A host whose `Log.info(message)` calls `sink(message)`.
+    pub fn new(sink: F) -> Self {
+        LogHost { sink }
+    }
+}
+
+impl<F: FnMut(&str)> Host for LogHost<F> {
+    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, RunError> {
+        match (effect, op, args) {
+            ("Log", "info", [message]) => {
+                (self.sink)(message.as_str().unwrap_or_default());
+                Ok(Value::Unit)
+            }
+            _ => Err(RunError::new(
+                Code::InternalError,
+                format!("expected only granted operations to reach the host, found `{effect}.{op}`, which this host does not grant"),
+            )
+            .with_help("the run was stopped before the operation was carried out")),
+        }
+    }
+}

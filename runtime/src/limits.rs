@@ -1,0 +1,171 @@
+//! Resource limits of one run: each settable, each with its own error.
+//!
+//! A limit that is exhausted ends the run cleanly with a [`crate::RunError`]
+//! naming the limit, where it was hit and the Writ stack at that point; a
+//! program cannot catch it (it is not an effect). The machine counts fuel
+//! on every step and checks time, cancellation and memory every
+//! [`CHECK_EVERY`] steps, and before any allocation whose size depends on
+//! the program's data.
+
+use std::time::Duration;
+
+use writ_lang::Code;
+
+/// How many machine steps pass between checks of the clock, the
+/// cancellation flag and the memory counter.
+pub const CHECK_EVERY: u64 = 4096;
+
+/// The limits of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Machine steps (one per instruction).
+    pub fuel: u64,
+    /// Bytes of live values, plus the machine's own stacks.
+    pub memory: usize,
+    /// Nested calls (frames on the machine's stack).
+    pub depth: usize,
+    /// Bytes the program writes through `Log`.
+    pub output: usize,
+    /// Wall-clock time.
+    pub time: Duration,
+}
+
+impl Default for Limits {
+    /// Defaults for scripts: 10⁹ steps, 512 MiB, 10,000,000 frames, 1 MiB
+    /// of output, 10 seconds.
+    fn default() -> Self {
+        Limits {
+            fuel: 1_000_000_000,
+            memory: 512 * 1024 * 1024,
+            depth: 10_000_000,
+            output: 1024 * 1024,
+            time: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Which limit was exhausted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// [`Limits::fuel`]
+    Fuel,
+    /// [`Limits::memory`]
+    Memory,
+    /// [`Limits::depth`]
+    Depth,
+    /// [`Limits::output`]
+    Output,
+    /// [`Limits::time`]
+    Time,
+    /// The host cancelled the run.
+    Cancelled,
+}
+
+impl Limit {
+    /// The limit's name, as `--limit` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Fuel => "fuel",
+            Limit::Memory => "memory",
+            Limit::Depth => "depth",
+            Limit::Output => "output",
+            Limit::Time => "time",
+            Limit::Cancelled => "cancel",
+        }
+    }
+
+    /// The diagnostic code of exhausting it.
+    pub fn code(self) -> Code {
+        match self {
+            Limit::Fuel => Code::FuelExhausted,
+            Limit::Memory => Code::MemoryExhausted,
+            Limit::Depth => Code::DepthExhausted,
+            Limit::Output => Code::OutputExhausted,
+            Limit::Time => Code::TimeExhausted,
+            Limit::Cancelled => Code::Cancelled,
+        }
+    }
+}
+
+impl Limits {
+    /// Set one limit from its `--limit` name and a value (`fuel=1000000`,
+    /// `memory=64M`, `time=2s`, `time=500ms`). An error says what was
+    /// expected.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name {
+            "fuel" => self.fuel = parse_count(value)?,
+            "memory" => self.memory = parse_bytes(value)?,
+            "depth" => self.depth = parse_count(value)? as usize,
+            "output" => self.output = parse_bytes(value)?,
+            "time" => self.time = parse_time(value)?,
+            _ => {
+                return Err(format!(
+                    "expected one of fuel, memory, depth, output, time; found `{name}`"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_count(v: &str) -> Result<u64, String> {
+    let digits: String = v.chars().filter(|c| *c != '_').collect();
+    digits
+        .parse::<u64>()
+        .map_err(|_| format!("expected a whole number, found `{v}`"))
+}
+
+fn parse_bytes(v: &str) -> Result<usize, String> {
+    let (num, mult) = match v.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&v[..i], 1024u64),
+        Some((i, 'M' | 'm')) => (&v[..i], 1024 * 1024),
+        Some((i, 'G' | 'g')) => (&v[..i], 1024 * 1024 * 1024),
+        _ => (v, 1),
+    };
+    let n = parse_count(num)
+        .map_err(|_| format!("expected a size such as 4096, 64K, 256M or 1G, found `{v}`"))?;
+    n.checked_mul(mult)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(|| format!("expected a size this machine can hold, found `{v}`"))
+}
+
+fn parse_time(v: &str) -> Result<Duration, String> {
+    let bad = || format!("expected a duration such as 500ms, 2s or 1m, found `{v}`");
+    let (num, unit) = if let Some(n) = v.strip_suffix("ms") {
+        (n, 1)
+    } else if let Some(n) = v.strip_suffix('s') {
+        (n, 1000)
+    } else if let Some(n) = v.strip_suffix('m') {
+        (n, 60_000)
+    } else {
+        return Err(bad());
+    };
+    let n = parse_count(num).map_err(|_| bad())?;
+    n.checked_mul(unit)
+        .map(Duration::from_millis)
+        .ok_or_else(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_parse_from_their_names() {
+        let mut l = Limits::default();
+        l.set("fuel", "1_000").unwrap();
+        l.set("memory", "64M").unwrap();
+        l.set("time", "250ms").unwrap();
+        l.set("depth", "10").unwrap();
+        l.set("output", "2K").unwrap();
+        assert_eq!(l.fuel, 1000);
+        assert_eq!(l.memory, 64 * 1024 * 1024);
+        assert_eq!(l.time, Duration::from_millis(250));
+        assert_eq!(l.depth, 10);
+        assert_eq!(l.output, 2048);
+        assert!(l.set("speed", "1").unwrap_err().contains("found `speed`"));
+        assert!(l.set("memory", "lots").unwrap_err().contains("64K"));
+        assert!(l.set("time", "5").unwrap_err().contains("500ms"));
+        assert!(l.set("memory", "99999999999999G").is_err());
+    }
+}

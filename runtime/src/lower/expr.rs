@@ -1,0 +1,426 @@
+//! Lowering expressions.
+//!
+//! `expr(e, tail)` leaves `e`'s value on the stack, or, in tail position,
+//! returns it from the function (so calls there become tail calls).
+//! Evaluation order is source order everywhere, record fields included.
+
+use writ_lang::Span;
+use writ_lang::ast::{BinOp, Expr, ExprKind, Ident, Lambda, StrPart, UnOp};
+
+use super::{FnCtx, Lowerer, ResumeMode, Slot};
+use crate::code::{Arith, Literal, Op};
+
+impl Lowerer {
+    /// Lower an expression.
+    pub(super) fn expr(&mut self, e: &Expr, tail: bool) {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Call { callee, args } => return self.call(span, callee, args, None, tail),
+            ExprKind::Block(b) => return self.block(b, tail),
+            ExprKind::If {
+                branches,
+                otherwise,
+            } => return self.if_(span, branches, otherwise.as_deref(), tail),
+            ExprKind::Match { scrutinee, arms } => return self.match_(span, scrutinee, arms, tail),
+            ExprKind::Binary {
+                op: BinOp::Pipe,
+                lhs,
+                rhs,
+            } => return self.pipe(span, lhs, rhs, tail),
+            ExprKind::Handle(h) => {
+                self.handle(span, h);
+            }
+            ExprKind::Error => {
+                self.emit(Op::NoMatch, span);
+            }
+            ExprKind::Unit => {
+                self.emit(Op::Unit, span);
+            }
+            ExprKind::Bool(b) => {
+                self.emit(Op::Bool(*b), span);
+            }
+            ExprKind::Int(n) => {
+                self.emit(Op::Int(*n), span);
+            }
+            ExprKind::Float(x) => {
+                let l = self.literal(Literal::Float(*x));
+                self.emit(Op::Literal(l), span);
+            }
+            ExprKind::Str(s) => {
+                let l = self.literal(Literal::Str(s.clone()));
+                self.emit(Op::Literal(l), span);
+            }
+            ExprKind::Interp(parts) => {
+                for p in parts {
+                    match p {
+                        StrPart::Text(t) => {
+                            let l = self.literal(Literal::Str(t.clone()));
+                            self.emit(Op::Literal(l), span);
+                        }
+                        StrPart::Expr(e) => self.expr(e, false),
+                    }
+                }
+                self.emit(Op::Interp(parts.len() as u32), span);
+            }
+            ExprKind::Var(name) => self.var(name),
+            ExprKind::Ctor(name) => self.ctor_value(name),
+            ExprKind::List(items) => {
+                for i in items {
+                    self.expr(i, false);
+                }
+                self.emit(Op::List(items.len() as u32), span);
+            }
+            ExprKind::Tuple(items) => {
+                for i in items {
+                    self.expr(i, false);
+                }
+                self.emit(Op::Tuple(items.len() as u32), span);
+            }
+            ExprKind::Record(fields) => {
+                let names: Vec<&str> = fields.iter().map(|f| f.name.name.as_str()).collect();
+                let shape = self.shape(&names);
+                let values: Vec<(&str, &Expr)> = fields
+                    .iter()
+                    .map(|f| (f.name.name.as_str(), &f.value))
+                    .collect();
+                self.fields_in_order(&values, span);
+                self.emit(Op::Record(shape), span);
+            }
+            ExprKind::RecordUpdate { base, fields } => {
+                self.expr(base, false);
+                let names: Vec<&str> = fields.iter().map(|f| f.name.name.as_str()).collect();
+                let shape = self.shape(&names);
+                let values: Vec<(&str, &Expr)> = fields
+                    .iter()
+                    .map(|f| (f.name.name.as_str(), &f.value))
+                    .collect();
+                self.fields_in_order(&values, span);
+                self.emit(Op::Update(shape), span);
+            }
+            ExprKind::Field { expr, name } => {
+                if let Some(slot) = self.namespace_member(span, expr, name) {
+                    self.push_slot(slot, span);
+                } else {
+                    self.expr(expr, false);
+                    let sym = self.symbol(&name.name);
+                    self.emit(Op::Field(sym), name.span);
+                }
+            }
+            ExprKind::Perform(p) => {
+                for a in &p.args {
+                    self.expr(a, false);
+                }
+                self.perform(span, &p.effect, &p.op, p.args.len());
+            }
+            ExprKind::Lambda(lam) => self.lambda(span, lam),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(span, *op, lhs, rhs),
+            ExprKind::Unary { op, expr } => {
+                self.expr(expr, false);
+                self.emit(
+                    match op {
+                        UnOp::Neg => Op::Neg,
+                        UnOp::Not => Op::Not,
+                    },
+                    span,
+                );
+            }
+        }
+        if tail {
+            self.emit(Op::Return, span);
+        }
+    }
+
+    /// Evaluate field values in source order, leaving them on the stack in
+    /// shape (name) order.
+    fn fields_in_order(&mut self, values: &[(&str, &Expr)], span: Span) {
+        let sorted = values.windows(2).all(|w| w[0].0 <= w[1].0);
+        if sorted {
+            for (_, v) in values {
+                self.expr(v, false);
+            }
+            return;
+        }
+        let saved = self.push_scope();
+        let mut slots: Vec<(&str, u32)> = Vec::new();
+        for (n, v) in values {
+            self.expr(v, false);
+            let s = self.ctx().slot();
+            self.emit(Op::SetLocal(s), span);
+            slots.push((n, s));
+        }
+        slots.sort_by(|a, b| a.0.cmp(b.0));
+        for (_, s) in slots {
+            self.emit(Op::Local(s), span);
+        }
+        self.pop_scope(saved);
+    }
+
+    fn perform(&mut self, span: Span, effect: &Ident, op: &Ident, argc: usize) {
+        let found = self.effect_ids.get(&effect.name).and_then(|e| {
+            let info = self.module.effects.get(*e as usize)?;
+            let o = info.ops.iter().position(|n| *n == op.name)?;
+            Some((*e, o as u32))
+        });
+        match found {
+            Some((e, o)) => self.emit(Op::Perform(e, o, argc as u32), span),
+            None => self.emit(Op::NoMatch, span),
+        };
+    }
+
+    fn push_slot(&mut self, slot: Slot, span: Span) {
+        let op = match slot {
+            Slot::Local(s) => Op::Local(s),
+            Slot::Capture(c) => Op::Capture(c),
+            Slot::SelfFn => Op::SelfFn,
+            Slot::Global(g) => Op::Global(g),
+            Slot::Func(f) => Op::Func(f),
+            Slot::Native(n) => Op::Native(n),
+        };
+        self.emit(op, span);
+    }
+
+    fn var(&mut self, name: &Ident) {
+        match self.resolve(&name.name) {
+            Some(slot) => self.push_slot(slot, name.span),
+            None => {
+                self.emit(Op::NoMatch, name.span);
+            }
+        }
+    }
+
+    fn ctor_value(&mut self, name: &Ident) {
+        let Some(&id) = self.ctor_ids.get(&name.name) else {
+            self.emit(Op::NoMatch, name.span);
+            return;
+        };
+        let arity = self.module.ctors.get(id as usize).map_or(0, |c| c.arity);
+        if arity == 0 {
+            self.emit(Op::Variant(id, 0), name.span);
+        } else {
+            let f = self.ctor_wrapper(id, arity, &name.name);
+            self.emit(Op::Func(f), name.span);
+        }
+    }
+
+    /// `ns.f` (the expression at `whole`) when `ns` names a namespace and
+    /// no local hides it. `list.sum` on `Float`s (as the checker found)
+    /// is the float version of the native, whose empty sum is `0.0`.
+    fn namespace_member(&mut self, whole: Span, expr: &Expr, name: &Ident) -> Option<Slot> {
+        let ExprKind::Var(ns) = &expr.kind else {
+            return None;
+        };
+        if !self.namespaces.contains_key(&ns.name) || self.resolve(&ns.name).is_some() {
+            return None;
+        }
+        if ns.name == "list" && name.name == "sum" && self.float_sums.contains(&whole) {
+            return self.float_sum();
+        }
+        self.namespaces.get(&ns.name)?.get(&name.name).copied()
+    }
+
+    /// A call, with `first` (from a pipe) as an extra first argument.
+    fn call(&mut self, span: Span, callee: &Expr, args: &[Expr], first: Option<&Expr>, tail: bool) {
+        let argc = args.len() + usize::from(first.is_some());
+        if let ExprKind::Ctor(name) = &callee.kind
+            && let Some(&id) = self.ctor_ids.get(&name.name)
+        {
+            if let Some(f) = first {
+                self.expr(f, false);
+            }
+            for a in args {
+                self.expr(a, false);
+            }
+            self.emit(Op::Variant(id, argc as u32), span);
+            if tail {
+                self.emit(Op::Return, span);
+            }
+            return;
+        }
+        if tail
+            && first.is_none()
+            && self.ctx().resume != ResumeMode::Value
+            && matches!(&callee.kind, ExprKind::Var(v) if v.name == "resume")
+        {
+            for a in args {
+                self.expr(a, false);
+            }
+            let op = if self.ctx().resume == ResumeMode::TailWith {
+                Op::ResumeTailWith
+            } else {
+                Op::ResumeTail
+            };
+            self.emit(op, span);
+            return;
+        }
+        // A call of a top-level or library function names it directly.
+        let known = match &callee.kind {
+            ExprKind::Var(v) => match self.resolve(&v.name) {
+                Some(Slot::Func(f)) => Some(f),
+                _ => None,
+            },
+            ExprKind::Field { expr, name } => {
+                match self.namespace_member(callee.span, expr, name) {
+                    Some(Slot::Func(f)) => Some(f),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(f) = known {
+            if let Some(f) = first {
+                self.expr(f, false);
+            }
+            for a in args {
+                self.expr(a, false);
+            }
+            if tail {
+                self.emit(Op::TailCallFunc(f, argc as u32), span);
+            } else {
+                self.emit(Op::CallFunc(f, argc as u32), span);
+            }
+            return;
+        }
+        // Left to right as written: a piped value, the callee, then the
+        // arguments. The callee sits below the arguments on the stack.
+        let saved = self.push_scope();
+        let piped = first.map(|f| {
+            self.expr(f, false);
+            let slot = self.ctx().slot();
+            self.emit(Op::SetLocal(slot), f.span);
+            slot
+        });
+        self.expr(callee, false);
+        if let Some(slot) = piped {
+            self.emit(Op::Local(slot), span);
+        }
+        for a in args {
+            self.expr(a, false);
+        }
+        self.pop_scope(saved);
+        if tail {
+            // The `Return` is reached only when the callee is not a Writ
+            // function (a native, a resumption), which returns here.
+            self.emit(Op::TailCall(argc as u32), span);
+            self.emit(Op::Return, span);
+        } else {
+            self.emit(Op::Call(argc as u32), span);
+        }
+    }
+
+    fn pipe(&mut self, span: Span, lhs: &Expr, rhs: &Expr, tail: bool) {
+        match &rhs.kind {
+            ExprKind::Call { callee, args } => self.call(span, callee, args, Some(lhs), tail),
+            ExprKind::Perform(p) => {
+                self.expr(lhs, false);
+                for a in &p.args {
+                    self.expr(a, false);
+                }
+                self.perform(span, &p.effect, &p.op, p.args.len() + 1);
+                if tail {
+                    self.emit(Op::Return, span);
+                }
+            }
+            _ => self.call(span, rhs, &[], Some(lhs), tail),
+        }
+    }
+
+    fn binary(&mut self, span: Span, op: BinOp, lhs: &Expr, rhs: &Expr) {
+        let arith = match op {
+            BinOp::And | BinOp::Or => {
+                self.expr(lhs, false);
+                let j = self.emit(Op::JumpIfFalse(0), span);
+                if op == BinOp::And {
+                    self.expr(rhs, false);
+                    let end = self.emit(Op::Jump(0), span);
+                    let f = self.here();
+                    self.patch(j, f);
+                    self.emit(Op::Bool(false), span);
+                    let e = self.here();
+                    self.patch(end, e);
+                } else {
+                    self.emit(Op::Bool(true), span);
+                    let end = self.emit(Op::Jump(0), span);
+                    let f = self.here();
+                    self.patch(j, f);
+                    self.expr(rhs, false);
+                    let e = self.here();
+                    self.patch(end, e);
+                }
+                return;
+            }
+            BinOp::Pipe => return self.pipe(span, lhs, rhs, false),
+            BinOp::Eq => Arith::Eq,
+            BinOp::Ne => Arith::Ne,
+            BinOp::Lt => Arith::Lt,
+            BinOp::Le => Arith::Le,
+            BinOp::Gt => Arith::Gt,
+            BinOp::Ge => Arith::Ge,
+            BinOp::Concat => Arith::Concat,
+            BinOp::Add => Arith::Add,
+            BinOp::Sub => Arith::Sub,
+            BinOp::Mul => Arith::Mul,
+            BinOp::Div => Arith::Div,
+            BinOp::Rem => Arith::Rem,
+        };
+        self.expr(lhs, false);
+        self.expr(rhs, false);
+        self.emit(Op::Arith(arith), span);
+    }
+
+    fn if_(
+        &mut self,
+        span: Span,
+        branches: &[(Expr, writ_lang::ast::Block)],
+        otherwise: Option<&writ_lang::ast::Block>,
+        tail: bool,
+    ) {
+        let mut ends = Vec::new();
+        for (cond, body) in branches {
+            self.expr(cond, false);
+            let skip = self.emit(Op::JumpIfFalse(0), cond.span);
+            self.block(body, tail);
+            if !tail {
+                ends.push(self.emit(Op::Jump(0), span));
+            }
+            let next = self.here();
+            self.patch(skip, next);
+        }
+        match otherwise {
+            Some(b) => self.block(b, tail),
+            None => {
+                self.emit(Op::Unit, span);
+                if tail {
+                    self.emit(Op::Return, span);
+                }
+            }
+        }
+        let end = self.here();
+        for j in ends {
+            self.patch(j, end);
+        }
+    }
+
+    /// A lambda: a nested function, and a closure of it if it captures.
+    fn lambda(&mut self, span: Span, lam: &Lambda) {
+        let mut ctx = FnCtx::new(self.nested_name("<lambda>"), lam.params.len() as u32);
+        for p in &lam.params {
+            let s = ctx.slot();
+            if p.name.name != "_" {
+                ctx.scopes[0].push((p.name.name.clone(), s));
+            }
+        }
+        self.fns.push(ctx);
+        self.block(&lam.body, true);
+        let Some(ctx) = self.fns.pop() else { return };
+        let closure = !ctx.func.captures.is_empty();
+        let id = self.add_function(ctx);
+        self.emit(
+            if closure {
+                Op::Closure(id)
+            } else {
+                Op::Func(id)
+            },
+            span,
+        );
+    }
+}

@@ -1,0 +1,367 @@
+//! Lowering `handle ... with { ... }`.
+//!
+//! The handled body becomes a thunk (a function of no arguments) and each
+//! clause a function, so that the machine can run the body in a frame of
+//! its own (the handler's delimiter) and a clause wherever it must. A
+//! clause's parameters are the operation's arguments, then the handler's
+//! parameter (if any), then `resume`.
+//!
+//! **Tail-resumptive clauses.** A clause whose every way out is a call
+//! `resume(e)` in tail position (or an operation that never returns, such
+//! as `Fail.fail`), and which mentions `resume` nowhere else, does not
+//! need its continuation: the machine runs it on top of the performer and
+//! `resume(e)` returns `e` straight to the operation (updating the
+//! handler's parameter, for `resume(e, p)`). Such a clause takes no
+//! `resume` parameter. The analysis is syntactic and conservative: a
+//! clause that binds a name `resume` itself, or passes `resume` anywhere,
+//! takes the general path.
+
+use writ_lang::Span;
+use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Pattern, PatternKind, Stmt, StrPart};
+
+use super::{FnCtx, Lowerer, ResumeMode};
+use crate::code::{ClauseInfo, HandlerInfo, Op};
+
+impl Lowerer {
+    /// Lower a `handle` expression: push the parameter, the clause
+    /// closures and the body thunk, then `Handle`.
+    pub(super) fn handle(&mut self, span: Span, h: &Handle) {
+        let state_name = h.state.as_ref().map(|s| s.name.name.clone());
+        if let Some(st) = &h.state {
+            self.expr(&st.init, false);
+        }
+        let mut clauses = Vec::new();
+        let mut closures = 0u32;
+        for c in &h.clauses {
+            let Clause::Op {
+                effect,
+                op,
+                params,
+                body,
+                span,
+            } = c
+            else {
+                continue;
+            };
+            let Some((e, o)) = self.op_ids(&effect.name, &op.name) else {
+                self.emit(Op::NoMatch, *span);
+                continue;
+            };
+            let tail = tail_resumptive(body, &|p| {
+                self.op_ids(&p.effect.name, &p.op.name)
+                    .is_some_and(|id| self.never_ops.contains(&id))
+            });
+            let mode = match (tail, state_name.is_some()) {
+                (false, _) => ResumeMode::Value,
+                (true, false) => ResumeMode::Tail,
+                (true, true) => ResumeMode::TailWith,
+            };
+            let name = format!("{}.{} clause", effect.name, op.name);
+            self.clause(&name, params, state_name.as_deref(), mode, body, *span);
+            let mut uses = Uses::default();
+            uses.expr(body);
+            clauses.push(ClauseInfo {
+                effect: e,
+                op: o,
+                clause: closures,
+                tail_resumptive: tail,
+                abortive: !tail && uses.count == 0,
+            });
+            closures += 1;
+        }
+        let mut has_return = false;
+        for c in &h.clauses {
+            if let Clause::Return { param, body, span } = c {
+                let params = std::slice::from_ref(param);
+                self.clause(
+                    "return clause",
+                    params,
+                    state_name.as_deref(),
+                    ResumeMode::Tail,
+                    body,
+                    *span,
+                );
+                has_return = true;
+                closures += 1;
+                break;
+            }
+        }
+        // The body thunk.
+        let ctx = FnCtx::new("<handled>".into(), 0);
+        self.fns.push(ctx);
+        self.expr(&h.body, true);
+        if let Some(ctx) = self.fns.pop() {
+            self.push_function(ctx, h.body.span);
+        }
+        self.module.handlers.push(HandlerInfo {
+            clauses,
+            closures,
+            has_return,
+            has_state: state_name.is_some(),
+        });
+        let id = self.module.handlers.len() as u32 - 1;
+        self.emit(Op::Handle(id), span);
+    }
+
+    /// An effect's and operation's ids.
+    fn op_ids(&self, effect: &str, op: &str) -> Option<(u32, u32)> {
+        let e = *self.effect_ids.get(effect)?;
+        let o = self
+            .module
+            .effects
+            .get(e as usize)?
+            .ops
+            .iter()
+            .position(|n| n == op)?;
+        Some((e, o as u32))
+    }
+
+    /// Lower one clause to a function value on the stack. `mode` is
+    /// `Value` for a general clause (which takes `resume`); the return
+    /// clause is lowered with `Tail`, which only means "no `resume`".
+    fn clause(
+        &mut self,
+        name: &str,
+        params: &[Pattern],
+        state: Option<&str>,
+        mode: ResumeMode,
+        body: &Expr,
+        span: Span,
+    ) {
+        let takes_resume = mode == ResumeMode::Value;
+        let arity = params.len() + usize::from(state.is_some()) + usize::from(takes_resume);
+        let mut ctx = FnCtx::new(name.to_string(), arity as u32);
+        ctx.resume = if name == "return clause" {
+            ResumeMode::Value
+        } else {
+            mode
+        };
+        let param_slots: Vec<u32> = params.iter().map(|_| ctx.slot()).collect();
+        if let Some(s) = state {
+            let slot = ctx.slot();
+            ctx.scopes[0].push((s.to_string(), slot));
+        }
+        if takes_resume {
+            let slot = ctx.slot();
+            ctx.scopes[0].push(("resume".to_string(), slot));
+        }
+        self.fns.push(ctx);
+        let mut fails = Vec::new();
+        for (p, slot) in params.iter().zip(param_slots) {
+            self.pattern(p, slot, &mut fails);
+        }
+        self.fail_to_no_match(fails, span);
+        self.expr(body, true);
+        if let Some(ctx) = self.fns.pop() {
+            self.push_function(ctx, span);
+        }
+    }
+
+    /// Add a finished nested function and push it (as a closure if it
+    /// captures).
+    fn push_function(&mut self, ctx: FnCtx, span: Span) {
+        let closure = !ctx.func.captures.is_empty();
+        let id = self.add_function(ctx);
+        self.emit(
+            if closure {
+                Op::Closure(id)
+            } else {
+                Op::Func(id)
+            },
+            span,
+        );
+    }
+}
+
+/// Whether a clause body resumes only in tail position (see the module
+/// docs).
+fn tail_resumptive(body: &Expr, never: &dyn Fn(&writ_lang::ast::Perform) -> bool) -> bool {
+    let mut tails = 0;
+    if !tails_resume(body, never, &mut tails) {
+        return false;
+    }
+    let mut uses = Uses::default();
+    uses.expr(body);
+    !uses.binds && uses.count == tails
+}
+
+fn tails_resume(
+    e: &Expr,
+    never: &dyn Fn(&writ_lang::ast::Perform) -> bool,
+    tails: &mut usize,
+) -> bool {
+    match &e.kind {
+        ExprKind::Call { callee, args } => {
+            let is_resume = matches!(&callee.kind, ExprKind::Var(v) if v.name == "resume");
+            if is_resume {
+                *tails += 1;
+                let mut uses = Uses::default();
+                args.iter().for_each(|a| uses.expr(a));
+                return uses.count == 0;
+            }
+            false
+        }
+        ExprKind::Perform(p) => never(p),
+        ExprKind::Block(b) => match b.stmts.last() {
+            Some(Stmt::Expr(last)) => tails_resume(last, never, tails),
+            _ => false,
+        },
+        ExprKind::If {
+            branches,
+            otherwise,
+        } => {
+            let Some(other) = otherwise else {
+                return false;
+            };
+            let block_ok = |b: &writ_lang::ast::Block, tails: &mut usize| match b.stmts.last() {
+                Some(Stmt::Expr(last)) => tails_resume(last, never, tails),
+                _ => false,
+            };
+            branches.iter().all(|(_, b)| block_ok(b, tails)) && block_ok(other, tails)
+        }
+        ExprKind::Match { arms, .. } => arms.iter().all(|a| tails_resume(&a.body, never, tails)),
+        _ => false,
+    }
+}
+
+/// Counts the uses of the name `resume` in an expression, and whether it
+/// binds that name anywhere.
+#[derive(Default)]
+struct Uses {
+    count: usize,
+    binds: bool,
+}
+
+impl Uses {
+    fn pattern(&mut self, p: &Pattern) {
+        match &p.kind {
+            PatternKind::Bind(n) if n.name == "resume" => self.binds = true,
+            PatternKind::Tuple(ps) | PatternKind::Ctor { args: ps, .. } => {
+                ps.iter().for_each(|p| self.pattern(p))
+            }
+            PatternKind::Record { fields, .. } => {
+                for f in fields {
+                    match &f.pattern {
+                        Some(p) => self.pattern(p),
+                        None if f.name.name == "resume" => self.binds = true,
+                        None => {}
+                    }
+                }
+            }
+            PatternKind::List { items, rest } => {
+                items.iter().for_each(|p| self.pattern(p));
+                if rest
+                    .as_ref()
+                    .and_then(|r| r.name.as_ref())
+                    .is_some_and(|n| n.name == "resume")
+                {
+                    self.binds = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn block(&mut self, b: &writ_lang::ast::Block) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Let(l) => {
+                    self.pattern(&l.pattern);
+                    self.expr(&l.value);
+                }
+                Stmt::Fn(f) => {
+                    if f.name.name == "resume" || f.params.iter().any(|p| p.name.name == "resume") {
+                        self.binds = true;
+                    }
+                    if let Some(b) = &f.body {
+                        self.block(b);
+                    }
+                }
+                Stmt::Expr(e) => self.expr(e),
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Var(v) if v.name == "resume" => self.count += 1,
+            ExprKind::Interp(parts) => {
+                for p in parts {
+                    if let StrPart::Expr(e) = p {
+                        self.expr(e);
+                    }
+                }
+            }
+            ExprKind::List(xs) | ExprKind::Tuple(xs) => xs.iter().for_each(|x| self.expr(x)),
+            ExprKind::Record(fs) => fs.iter().for_each(|f| self.expr(&f.value)),
+            ExprKind::RecordUpdate { base, fields } => {
+                self.expr(base);
+                fields.iter().for_each(|f| self.expr(&f.value));
+            }
+            ExprKind::Field { expr, .. } => self.expr(expr),
+            ExprKind::Call { callee, args } => {
+                self.expr(callee);
+                args.iter().for_each(|a| self.expr(a));
+            }
+            ExprKind::Perform(p) => p.args.iter().for_each(|a| self.expr(a)),
+            ExprKind::Lambda(l) => {
+                if l.params.iter().any(|p| p.name.name == "resume") {
+                    self.binds = true;
+                }
+                self.block(&l.body);
+            }
+            ExprKind::Block(b) => self.block(b),
+            ExprKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (c, b) in branches {
+                    self.expr(c);
+                    self.block(b);
+                }
+                if let Some(b) = otherwise {
+                    self.block(b);
+                }
+            }
+            ExprKind::Match { scrutinee, arms } => {
+                self.expr(scrutinee);
+                for a in arms {
+                    self.pattern(&a.pattern);
+                    if let Some(g) = &a.guard {
+                        self.expr(g);
+                    }
+                    self.expr(&a.body);
+                }
+            }
+            ExprKind::Handle(h) => {
+                self.expr(&h.body);
+                if let Some(s) = &h.state {
+                    if s.name.name == "resume" {
+                        self.binds = true;
+                    }
+                    self.expr(&s.init);
+                }
+                for c in &h.clauses {
+                    match c {
+                        // A nested clause binds its own `resume`.
+                        Clause::Op { params, body, .. } => {
+                            self.binds = true;
+                            params.iter().for_each(|p| self.pattern(p));
+                            self.expr(body);
+                        }
+                        Clause::Return { param, body, .. } => {
+                            self.pattern(param);
+                            self.expr(body);
+                        }
+                    }
+                }
+            }
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+            ExprKind::Unary { expr, .. } => self.expr(expr),
+            _ => {}
+        }
+    }
+}

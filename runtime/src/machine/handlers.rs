@@ -1,0 +1,361 @@
+//! Handlers in the machine: installing them, performing operations,
+//! capturing and resuming continuations.
+//!
+//! - `handle` pushes an [`Entry::Handler`] and calls the body thunk in a
+//!   frame of kind `Body`; when that frame returns, the handler is
+//!   removed and its `return` clause applied to the value.
+//! - `perform` looks down the handler stack for the nearest handler of the
+//!   operation, jumping over handlers hidden by a `Skip` entry. None: the
+//!   operation goes to the host (`Fail` ends the run).
+//! - **General clause**: the frames, operand stack and handler entries
+//!   from the handler up are moved into a [`Resumption`]; the clause runs
+//!   where the `handle` was, so it is outside its own handler. Calling the
+//!   resumption pushes a copy back (rebased to where it is resumed),
+//!   handler included (deep handlers), and delivers its argument as the
+//!   operation's result. A resumption owned only by the caller is moved,
+//!   not copied; a shared one is copied, so every resume is independent
+//!   (multi-shot).
+//! - **Abortive clause** (never mentions `resume`): the same, but the
+//!   continuation is dropped instead of captured.
+//! - **Tail-resumptive clause**: no capture. A `Skip` entry hides the
+//!   handler and those above it, the clause runs on top of the performer,
+//!   and `resume(v)` returns `v` to it directly (updating the handler's
+//!   parameter first, for `resume(v, p)`).
+
+use std::rc::Rc;
+
+use writ_lang::Code;
+
+use super::{Entry, Frame, Kind, Machine, bad_index, limit_error};
+use crate::error::RunError;
+use crate::limits::Limit;
+use crate::value::{self, Value};
+
+/// The rest of a handled computation: what `resume` calls.
+#[derive(Debug, Default)]
+pub struct Resumption {
+    frames: Vec<Frame>,
+    stack: Vec<Value>,
+    handlers: Vec<Entry>,
+    frame_base: u32,
+    stack_base: u32,
+    handler_base: u32,
+    charged: usize,
+}
+
+impl Clone for Resumption {
+    fn clone(&self) -> Self {
+        value::charge(self.charged);
+        Resumption {
+            frames: self.frames.clone(),
+            stack: self.stack.clone(),
+            handlers: self.handlers.clone(),
+            frame_base: self.frame_base,
+            stack_base: self.stack_base,
+            handler_base: self.handler_base,
+            charged: self.charged,
+        }
+    }
+}
+
+impl Drop for Resumption {
+    fn drop(&mut self) {
+        value::credit(self.charged);
+        let mut held: Vec<Value> = std::mem::take(&mut self.stack);
+        for e in std::mem::take(&mut self.handlers) {
+            if let Entry::Handler {
+                closures, state, ..
+            } = e
+            {
+                held.push(state);
+                if let Ok(cl) = Rc::try_unwrap(closures) {
+                    held.extend(cl);
+                }
+            }
+        }
+        for f in std::mem::take(&mut self.frames) {
+            if let Some(c) = f.closure {
+                held.push(Value::Closure(c));
+            }
+        }
+        value::defer_drop(&mut held);
+    }
+}
+
+impl<'a> Machine<'a> {
+    /// `handle`: pop the body thunk, the clause closures and the initial
+    /// parameter; install the handler; call the body.
+    pub(super) fn handle(&mut self, id: u32) -> Result<(), RunError> {
+        let info = self
+            .module
+            .handlers
+            .get(id as usize)
+            .ok_or_else(bad_index)?;
+        let body = self.stack.pop().ok_or_else(bad_index)?;
+        let start = self
+            .stack
+            .len()
+            .checked_sub(info.closures as usize)
+            .ok_or_else(bad_index)?;
+        let closures = self.stack.split_off(start);
+        let state = if info.has_state {
+            self.stack.pop().ok_or_else(bad_index)?
+        } else {
+            Value::Unit
+        };
+        self.handlers.push(Entry::Handler {
+            info: id,
+            closures: Rc::new(closures),
+            state,
+            frame: self.frames.len() as u32,
+            stack: self.stack.len() as u32,
+        });
+        self.call(body, 0, false)?;
+        if let Some(f) = self.frames.last_mut() {
+            f.kind = Kind::Body;
+        }
+        Ok(())
+    }
+
+    /// A handler's body returned `v`: uninstall the handler and apply its
+    /// `return` clause (outside the handler).
+    pub(super) fn body_returned(&mut self, v: Value) -> Result<(), RunError> {
+        let Some(Entry::Handler {
+            info,
+            closures,
+            state,
+            ..
+        }) = self.handlers.pop()
+        else {
+            return Err(RunError::internal(
+                "a handled body returned past its handler",
+            ));
+        };
+        let info = self
+            .module
+            .handlers
+            .get(info as usize)
+            .ok_or_else(bad_index)?;
+        if !info.has_return {
+            self.stack.push(v);
+            return Ok(());
+        }
+        let ret = closures.last().cloned().ok_or_else(bad_index)?;
+        self.stack.push(v);
+        let mut argc = 1;
+        if info.has_state {
+            self.stack.push(state);
+            argc += 1;
+        }
+        self.call(ret, argc, false)
+    }
+
+    /// Perform operation `op` of effect `effect` with the `argc` arguments
+    /// on top of the stack.
+    pub(super) fn perform(&mut self, effect: u32, op: u32, argc: usize) -> Result<(), RunError> {
+        let module = self.module;
+        let mut i = self.handlers.len();
+        let found = loop {
+            if i == 0 {
+                break None;
+            }
+            i -= 1;
+            match self.handlers.get(i) {
+                Some(Entry::Skip(t)) => i = *t as usize,
+                Some(Entry::Handler { info, .. }) => {
+                    let info = module.handlers.get(*info as usize).ok_or_else(bad_index)?;
+                    if let Some(c) = info
+                        .clauses
+                        .iter()
+                        .find(|c| c.effect == effect && c.op == op)
+                    {
+                        break Some((i, c, info.has_state));
+                    }
+                }
+                None => return Err(bad_index()),
+            }
+        };
+        let Some((i, clause, has_state)) = found else {
+            return self.perform_host(effect, op, argc);
+        };
+        let Some(Entry::Handler {
+            closures,
+            state,
+            frame,
+            stack,
+            ..
+        }) = self.handlers.get(i)
+        else {
+            return Err(bad_index());
+        };
+        let body = closures
+            .get(clause.clause as usize)
+            .cloned()
+            .ok_or_else(bad_index)?;
+        let state = state.clone();
+        let (frame, stack_base) = (*frame as usize, *stack as usize);
+        let with_state = usize::from(has_state);
+        if clause.tail_resumptive {
+            self.handlers.push(Entry::Skip(i as u32));
+            if has_state {
+                self.stack.push(state);
+            }
+            self.call(body, argc + with_state, false)?;
+            if let Some(f) = self.frames.last_mut() {
+                f.kind = Kind::Clause;
+            }
+            return Ok(());
+        }
+        let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
+        let args = self.stack.split_off(start);
+        if stack_base > self.stack.len() || frame > self.frames.len() {
+            return Err(bad_index());
+        }
+        let resume = if clause.abortive {
+            self.frames.truncate(frame);
+            self.stack.truncate(stack_base);
+            self.handlers.truncate(i);
+            Value::Unit
+        } else {
+            let frames = self.frames.split_off(frame);
+            let stack = self.stack.split_off(stack_base);
+            let handlers = self.handlers.split_off(i);
+            let charged = value::HEADER
+                + frames.len() * std::mem::size_of::<Frame>()
+                + stack.len() * value::SLOT
+                + handlers.len() * std::mem::size_of::<Entry>();
+            value::charge(charged);
+            Value::Resume(Rc::new(Resumption {
+                frames,
+                stack,
+                handlers,
+                frame_base: frame as u32,
+                stack_base: stack_base as u32,
+                handler_base: i as u32,
+                charged,
+            }))
+        };
+        self.stack.extend(args);
+        if has_state {
+            self.stack.push(state);
+        }
+        self.stack.push(resume);
+        self.check_memory(0)?;
+        self.call(body, argc + with_state + 1, false)
+    }
+
+    /// An operation no handler in the program handles: `Fail` ends the
+    /// run; anything else goes to the host.
+    fn perform_host(&mut self, effect: u32, op: u32, argc: usize) -> Result<(), RunError> {
+        let module = self.module;
+        let info = module.effects.get(effect as usize).ok_or_else(bad_index)?;
+        let op_name = info.ops.get(op as usize).ok_or_else(bad_index)?;
+        let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
+        if info.name == "Fail" {
+            let message = self
+                .stack
+                .get(start)
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            return Err(RunError::new(
+                Code::ProgramFailed,
+                format!("the program failed: {message}"),
+            )
+            .with_help("`Fail.fail` was performed with no handler of `Fail` around it; handle `Fail` to recover instead"));
+        }
+        if info.name == "Log" {
+            let bytes: usize = self
+                .stack
+                .get(start..)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|s| s.len() + 1)
+                .sum();
+            self.count_output(bytes)?;
+        }
+        let args = self.stack.get(start..).unwrap_or(&[]);
+        let v = self.host.perform(&info.name, op_name, args)?;
+        self.stack.truncate(start);
+        self.stack.push(v);
+        Ok(())
+    }
+
+    /// Call a resumption with its argument (and the handler's next
+    /// parameter).
+    pub(super) fn resume(&mut self, k: Rc<Resumption>, argc: usize) -> Result<(), RunError> {
+        let state = if argc == 2 {
+            Some(self.stack.pop().ok_or_else(bad_index)?)
+        } else {
+            None
+        };
+        let v = self.stack.pop().ok_or_else(bad_index)?;
+        let mut k = Rc::try_unwrap(k).unwrap_or_else(|shared| (*shared).clone());
+        let (nf, ns, nh) = (self.frames.len(), self.stack.len(), self.handlers.len());
+        if nf + k.frames.len() > self.limits.depth {
+            return Err(limit_error(
+                Limit::Depth,
+                format!(
+                    "expected calls nested at most {} deep, but resuming went deeper",
+                    self.limits.depth
+                ),
+            ));
+        }
+        let (fb, sb, hb) = (k.frame_base, k.stack_base, k.handler_base);
+        let rebase = |x: u32, from: u32, to: usize| -> Result<u32, RunError> {
+            x.checked_sub(from)
+                .and_then(|d| u32::try_from(to).ok()?.checked_add(d))
+                .ok_or_else(bad_index)
+        };
+        self.stack.append(&mut k.stack);
+        for mut f in std::mem::take(&mut k.frames) {
+            f.base = rebase(f.base, sb, ns)?;
+            self.frames.push(f);
+        }
+        for e in std::mem::take(&mut k.handlers) {
+            self.handlers.push(match e {
+                Entry::Skip(t) => Entry::Skip(rebase(t, hb, nh)?),
+                Entry::Handler {
+                    info,
+                    closures,
+                    state,
+                    frame,
+                    stack,
+                } => Entry::Handler {
+                    info,
+                    closures,
+                    state,
+                    frame: rebase(frame, fb, nf)?,
+                    stack: rebase(stack, sb, ns)?,
+                },
+            });
+        }
+        if let Some(s) = state {
+            match self.handlers.get_mut(nh) {
+                Some(Entry::Handler { state, .. }) => *state = s,
+                _ => return Err(bad_index()),
+            }
+        }
+        self.stack.push(v);
+        self.check_memory(0)
+    }
+
+    /// `resume(v)` (or `resume(v, p)`) at the end of a clause running in
+    /// place: return `v` to the performer.
+    pub(super) fn resume_tail(
+        &mut self,
+        v: Value,
+        state: Option<Value>,
+    ) -> Result<Option<Value>, RunError> {
+        if let Some(s) = state {
+            let Some(&Entry::Skip(t)) = self.handlers.last() else {
+                return Err(RunError::internal("resumed in place outside a clause"));
+            };
+            match self.handlers.get_mut(t as usize) {
+                Some(Entry::Handler { state, .. }) => *state = s,
+                _ => return Err(bad_index()),
+            }
+        }
+        self.ret(v)
+    }
+}

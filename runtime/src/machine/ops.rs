@@ -1,0 +1,258 @@
+//! Arithmetic, comparison and data operations of the machine.
+//!
+//! `Int` arithmetic is checked: a result that does not fit in 64 bits, and
+//! division or remainder by zero, are run-time errors (`E4001`, `E4002`).
+//! Integer division truncates toward zero and `%` takes the sign of the
+//! dividend. `Float` arithmetic is IEEE 754 (`1.0 / 0.0` is `inf`).
+//! Operations that allocate in proportion to their operands (`++`,
+//! interpolation) check the memory limit before allocating.
+
+use std::cmp::Ordering;
+
+use writ_lang::Code;
+
+use super::{Machine, bad_index};
+use crate::code::{Arith, Op};
+use crate::display;
+use crate::error::RunError;
+use crate::value::{self, ListObj, Parts, RecordObj, Value, VariantObj};
+
+fn overflow(x: i64, op: &str, y: i64) -> RunError {
+    RunError::overflow(&format!("{x} {op} {y}"))
+}
+
+fn by_zero(x: i64, op: &str) -> RunError {
+    RunError::new(
+        Code::DivisionByZero,
+        format!("expected a divisor other than zero, found {x} {op} 0"),
+    )
+    .with_help("check the divisor first, or return an `Option` when it can be zero")
+}
+
+impl<'a> Machine<'a> {
+    /// A binary operator on two values.
+    pub(super) fn arith(&mut self, op: Arith, x: Value, y: Value) -> Result<Value, RunError> {
+        use Arith::*;
+        Ok(match (op, &x, &y) {
+            (Add, Value::Int(a), Value::Int(b)) => {
+                Value::Int(a.checked_add(*b).ok_or_else(|| overflow(*a, "+", *b))?)
+            }
+            (Sub, Value::Int(a), Value::Int(b)) => {
+                Value::Int(a.checked_sub(*b).ok_or_else(|| overflow(*a, "-", *b))?)
+            }
+            (Mul, Value::Int(a), Value::Int(b)) => {
+                Value::Int(a.checked_mul(*b).ok_or_else(|| overflow(*a, "*", *b))?)
+            }
+            (Div, Value::Int(a), Value::Int(0)) => return Err(by_zero(*a, "/")),
+            (Rem, Value::Int(a), Value::Int(0)) => return Err(by_zero(*a, "%")),
+            (Div, Value::Int(a), Value::Int(b)) => {
+                Value::Int(a.checked_div(*b).ok_or_else(|| overflow(*a, "/", *b))?)
+            }
+            // The remainder always fits (`MIN % -1` is 0).
+            (Rem, Value::Int(a), Value::Int(b)) => Value::Int(a.wrapping_rem(*b)),
+            (Add, Value::Float(a), Value::Float(b)) => Value::Float(a + b),
+            (Sub, Value::Float(a), Value::Float(b)) => Value::Float(a - b),
+            (Mul, Value::Float(a), Value::Float(b)) => Value::Float(a * b),
+            (Div, Value::Float(a), Value::Float(b)) => Value::Float(a / b),
+            (Rem, Value::Float(a), Value::Float(b)) => Value::Float(a % b),
+            (Lt, Value::Int(a), Value::Int(b)) => Value::Bool(a < b),
+            (Le, Value::Int(a), Value::Int(b)) => Value::Bool(a <= b),
+            (Gt, Value::Int(a), Value::Int(b)) => Value::Bool(a > b),
+            (Ge, Value::Int(a), Value::Int(b)) => Value::Bool(a >= b),
+            (Lt, Value::Float(a), Value::Float(b)) => Value::Bool(a < b),
+            (Le, Value::Float(a), Value::Float(b)) => Value::Bool(a <= b),
+            (Gt, Value::Float(a), Value::Float(b)) => Value::Bool(a > b),
+            (Ge, Value::Float(a), Value::Float(b)) => Value::Bool(a >= b),
+            (Eq, Value::Int(a), Value::Int(b)) => Value::Bool(a == b),
+            (Ne, Value::Int(a), Value::Int(b)) => Value::Bool(a != b),
+            (Eq, _, _) => Value::Bool(value::equal(&x, &y)),
+            (Ne, _, _) => Value::Bool(!value::equal(&x, &y)),
+            (Lt, _, _) => Value::Bool(value::compare(&x, &y) == Ordering::Less),
+            (Le, _, _) => Value::Bool(value::compare(&x, &y) != Ordering::Greater),
+            (Gt, _, _) => Value::Bool(value::compare(&x, &y) == Ordering::Greater),
+            (Ge, _, _) => Value::Bool(value::compare(&x, &y) != Ordering::Less),
+            (Concat, Value::Str(a), Value::Str(b)) => {
+                let n = a.text.len() + b.text.len();
+                self.check_memory(n + value::HEADER)?;
+                let mut s = String::with_capacity(n);
+                s.push_str(&a.text);
+                s.push_str(&b.text);
+                Value::str(s)
+            }
+            (Concat, Value::List(a), Value::List(b)) => {
+                self.check_memory((a.items.len() + b.items.len()) * value::SLOT)?;
+                // Adding a few elements at either end (`acc ++ [x]`,
+                // `[x] ++ acc`) pushes them, which is cheap on a persistent
+                // vector; otherwise the two trees are joined.
+                let items = if b.items.len() <= 64 {
+                    let mut items = a.items.clone();
+                    for x in b.items.iter() {
+                        items.push_back(x.clone());
+                    }
+                    items
+                } else if a.items.len() <= 64 {
+                    let mut items = b.items.clone();
+                    for x in a.items.iter().rev() {
+                        items.push_front(x.clone());
+                    }
+                    items
+                } else {
+                    let mut items = a.items.clone();
+                    items.append(b.items.clone());
+                    items
+                };
+                Value::list(items)
+            }
+            _ => {
+                return Err(RunError::internal(format!(
+                    "operator {op:?} applied to values of the wrong kinds"
+                )));
+            }
+        })
+    }
+
+    /// The data operations; `Some(target)` when the op jumps.
+    pub(super) fn data_op(&mut self, op: Op) -> Result<Option<u32>, RunError> {
+        let pop = |m: &mut Self| m.stack.pop().ok_or_else(bad_index);
+        match op {
+            Op::Tuple(n) => {
+                let items = self.take(n as usize)?;
+                self.stack.push(Value::Tuple(Parts::new(items)));
+            }
+            Op::List(n) => {
+                let items = self.take(n as usize)?;
+                self.stack
+                    .push(Value::List(ListObj::new(items.into_iter().collect())));
+            }
+            Op::Variant(c, n) => {
+                let fields = self.take(n as usize)?;
+                self.stack.push(if fields.is_empty() {
+                    Value::Tag(c)
+                } else {
+                    Value::Variant(VariantObj::new(c, fields))
+                });
+            }
+            Op::Record(shape) => {
+                let shape = self
+                    .shapes
+                    .get(shape as usize)
+                    .cloned()
+                    .ok_or_else(bad_index)?;
+                let values = self.take(shape.len())?;
+                self.stack
+                    .push(Value::Record(RecordObj::new(shape, values)));
+            }
+            Op::Update(shape) => {
+                let fields = self
+                    .shapes
+                    .get(shape as usize)
+                    .cloned()
+                    .ok_or_else(bad_index)?;
+                let new = self.take(fields.len())?;
+                let Value::Record(base) = pop(self)? else {
+                    return Err(RunError::internal("updated a value that is not a record"));
+                };
+                let mut values = base.values.clone();
+                for (sym, v) in fields.iter().zip(new) {
+                    let at = base
+                        .shape
+                        .iter()
+                        .position(|s| s == sym)
+                        .ok_or_else(bad_index)?;
+                    if let Some(slot) = values.get_mut(at) {
+                        *slot = v;
+                    }
+                }
+                self.stack
+                    .push(Value::Record(RecordObj::new(base.shape.clone(), values)));
+            }
+            Op::Field(sym) => {
+                let Value::Record(r) = pop(self)? else {
+                    return Err(RunError::internal(
+                        "a field of a value that is not a record",
+                    ));
+                };
+                let at = r
+                    .shape
+                    .iter()
+                    .position(|s| *s == sym)
+                    .ok_or_else(bad_index)?;
+                let v = r.values.get(at).cloned().ok_or_else(bad_index)?;
+                self.stack.push(v);
+            }
+            Op::Part(i) => {
+                let v = pop(self)?;
+                let part = v.parts().get(i as usize).cloned().ok_or_else(bad_index)?;
+                self.stack.push(part);
+            }
+            Op::Interp(n) => {
+                let parts = self.take(n as usize)?;
+                let mut s = String::new();
+                let budget = self.memory_left();
+                for p in &parts {
+                    let left = budget.saturating_sub(s.len());
+                    display::display(p, self.module, true, &mut s, left);
+                }
+                self.check_memory(s.len() + value::HEADER)?;
+                self.stack.push(Value::str(s));
+            }
+            Op::TestCtor(c, target) => {
+                let v = pop(self)?;
+                if v.ctor() != Some(c) {
+                    return Ok(Some(target));
+                }
+            }
+            Op::TestEq(target) => {
+                let y = pop(self)?;
+                let x = pop(self)?;
+                if !value::equal(&x, &y) {
+                    return Ok(Some(target));
+                }
+            }
+            Op::TestLen(n, target) | Op::TestMinLen(n, target) => {
+                let Value::List(l) = pop(self)? else {
+                    return Err(RunError::internal(
+                        "a list pattern on a value that is not a list",
+                    ));
+                };
+                let len = l.items.len();
+                let ok = if matches!(op, Op::TestLen(..)) {
+                    len == n as usize
+                } else {
+                    len >= n as usize
+                };
+                if !ok {
+                    return Ok(Some(target));
+                }
+            }
+            Op::Item(i) => {
+                let Value::List(l) = pop(self)? else {
+                    return Err(RunError::internal(
+                        "an element of a value that is not a list",
+                    ));
+                };
+                let v = l.items.get(i as usize).cloned().ok_or_else(bad_index)?;
+                self.stack.push(v);
+            }
+            Op::DropItems(n) => {
+                let Value::List(l) = pop(self)? else {
+                    return Err(RunError::internal("the rest of a value that is not a list"));
+                };
+                self.stack.push(Value::List(ListObj::rest(&l, n as usize)));
+            }
+            _ => return Err(RunError::internal(format!("unexpected op {op:?}"))),
+        }
+        Ok(None)
+    }
+
+    /// Pop the top `n` values, in order.
+    fn take(&mut self, n: usize) -> Result<Vec<Value>, RunError> {
+        let start = self.stack.len().checked_sub(n).ok_or_else(bad_index)?;
+        Ok(self.stack.split_off(start))
+    }
+
+    /// Bytes left under the memory limit.
+    pub(crate) fn memory_left(&self) -> usize {
+        self.limits.memory.saturating_sub(self.memory_used())
+    }
+}

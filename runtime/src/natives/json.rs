@@ -1,0 +1,426 @@
+//! Native `json` functions: parsing (RFC 8259) and writing.
+//!
+//! Parsing nests at most [`MAX_DEPTH`] arrays and objects (deeper input is
+//! an `Err` naming the position, not a crash); writing is iterative, so a
+//! `Json` value the program built a million deep is written without
+//! recursion, within the memory limit.
+
+use std::fmt::Write as _;
+
+use super::{Cx, text, wrong_args};
+use crate::error::RunError;
+use crate::value::{Key, MapObj, SLOT, Value};
+
+type R = Result<Value, RunError>;
+
+/// The deepest nesting of arrays and objects `json.parse` accepts.
+pub const MAX_DEPTH: usize = 512;
+
+pub(super) fn parse(cx: &Cx, a: &[Value]) -> R {
+    let [s] = a else {
+        return Err(wrong_args("json.parse"));
+    };
+    let src = text(s, "json.parse")?;
+    cx.reserve(src.len().saturating_mul(2))?;
+    let mut p = Parser {
+        src: src.as_bytes(),
+        text: src,
+        pos: 0,
+        cx,
+    };
+    let result = p.ws().and_then(|()| p.value(0)).and_then(|v| {
+        p.ws()?;
+        if p.pos < p.src.len() {
+            Err(p.error("expected the end of the text"))
+        } else {
+            Ok(v)
+        }
+    });
+    match result {
+        Ok(v) => Ok(cx.ok(v)),
+        Err(Problem::Invalid(msg)) => Ok(cx.err(Value::str(msg))),
+        Err(Problem::Run(e)) => Err(e),
+    }
+}
+
+enum Problem {
+    Invalid(String),
+    Run(RunError),
+}
+
+struct Parser<'s, 'c, 'm, 'a> {
+    src: &'s [u8],
+    text: &'s str,
+    pos: usize,
+    cx: &'c Cx<'m, 'a>,
+}
+
+impl Parser<'_, '_, '_, '_> {
+    fn error(&self, what: &str) -> Problem {
+        let before = self.text.get(..self.pos.min(self.text.len())).unwrap_or("");
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let found = match self.text.get(self.pos..).and_then(|r| r.chars().next()) {
+            Some(c) => format!("`{c}`"),
+            None => "the end of the text".to_string(),
+        };
+        Problem::Invalid(format!(
+            "{what} at line {line}, column {col}, found {found}"
+        ))
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.src.get(self.pos).copied()
+    }
+
+    fn ws(&mut self) -> Result<(), Problem> {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> Result<Value, Problem> {
+        if self.src.get(self.pos..self.pos + word.len()) == Some(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(v)
+        } else {
+            Err(self.error("expected a JSON value"))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, Problem> {
+        let pre = self.cx.module().prelude;
+        match self.peek() {
+            Some(b'n') => self.literal("null", Value::Tag(pre.null)),
+            Some(b't') => self.literal("true", Value::variant(pre.bool, vec![Value::Bool(true)])),
+            Some(b'f') => self.literal("false", Value::variant(pre.bool, vec![Value::Bool(false)])),
+            Some(b'"') => {
+                let s = self.string()?;
+                Ok(Value::variant(pre.string, vec![Value::str(s)]))
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let x = self.number()?;
+                Ok(Value::variant(pre.number, vec![Value::Float(x)]))
+            }
+            Some(b'[') | Some(b'{') if depth >= MAX_DEPTH => Err(self.error(&format!(
+                "expected arrays and objects nested at most {MAX_DEPTH} deep"
+            ))),
+            Some(b'[') => {
+                self.pos += 1;
+                let mut items = imbl::Vector::new();
+                self.ws()?;
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        self.ws()?;
+                        items.push_back(self.value(depth + 1)?);
+                        self.ws()?;
+                        match self.peek() {
+                            Some(b',') => self.pos += 1,
+                            Some(b']') => {
+                                self.pos += 1;
+                                break;
+                            }
+                            _ => return Err(self.error("expected `,` or `]`")),
+                        }
+                    }
+                }
+                self.cx.reserve(items.len() * SLOT).map_err(Problem::Run)?;
+                Ok(Value::variant(pre.array, vec![Value::list(items)]))
+            }
+            Some(b'{') => {
+                self.pos += 1;
+                let mut m = imbl::OrdMap::new();
+                self.ws()?;
+                if self.peek() == Some(b'}') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        self.ws()?;
+                        if self.peek() != Some(b'"') {
+                            return Err(self.error("expected a string key"));
+                        }
+                        let k = self.string()?;
+                        self.ws()?;
+                        if self.peek() != Some(b':') {
+                            return Err(self.error("expected `:`"));
+                        }
+                        self.pos += 1;
+                        self.ws()?;
+                        let v = self.value(depth + 1)?;
+                        m.insert(Key(Value::str(k)), v);
+                        self.ws()?;
+                        match self.peek() {
+                            Some(b',') => self.pos += 1,
+                            Some(b'}') => {
+                                self.pos += 1;
+                                break;
+                            }
+                            _ => return Err(self.error("expected `,` or `}`")),
+                        }
+                    }
+                }
+                self.cx.reserve(m.len() * 2 * SLOT).map_err(Problem::Run)?;
+                Ok(Value::variant(pre.object, vec![Value::Map(MapObj::new(m))]))
+            }
+            _ => Err(self.error("expected a JSON value")),
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Result<f64, Problem> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        if self.peek() == Some(b'0') {
+            self.pos += 1;
+        } else if self.digits() == 0 {
+            return Err(self.error("expected a digit"));
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(self.error("expected a digit after `.`"));
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.error("expected a digit in the exponent"));
+            }
+        }
+        let text = self.text.get(start..self.pos).unwrap_or("");
+        match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            _ => {
+                self.pos = start;
+                Err(self.error("expected a number that fits in a Float"))
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, Problem> {
+        let digits = self
+            .text
+            .get(self.pos..self.pos + 4)
+            .filter(|h| h.chars().all(|c| c.is_ascii_hexdigit()));
+        let Some(h) = digits else {
+            return Err(self.error("expected four hexadecimal digits"));
+        };
+        let v =
+            u32::from_str_radix(h, 16).map_err(|_| self.error("expected hexadecimal digits"))?;
+        self.pos += 4;
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, Problem> {
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let rest = self.text.get(self.pos..).unwrap_or("");
+            let Some(c) = rest.chars().next() else {
+                return Err(self.error("expected a closing `\"`"));
+            };
+            match c {
+                '"' => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                '\\' => {
+                    self.pos += 1;
+                    let e = self.peek();
+                    self.pos += 1;
+                    match e {
+                        Some(b'"') => out.push('"'),
+                        Some(b'\\') => out.push('\\'),
+                        Some(b'/') => out.push('/'),
+                        Some(b'b') => out.push('\u{8}'),
+                        Some(b'f') => out.push('\u{c}'),
+                        Some(b'n') => out.push('\n'),
+                        Some(b'r') => out.push('\r'),
+                        Some(b't') => out.push('\t'),
+                        Some(b'u') => {
+                            let hi = self.hex4()?;
+                            let code = if (0xD800..0xDC00).contains(&hi) {
+                                if self.src.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                                    return Err(self.error("expected a low surrogate `\\u`"));
+                                }
+                                self.pos += 2;
+                                let lo = self.hex4()?;
+                                if !(0xDC00..0xE000).contains(&lo) {
+                                    return Err(self.error("expected a low surrogate"));
+                                }
+                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                            } else {
+                                hi
+                            };
+                            match char::from_u32(code) {
+                                Some(c) => out.push(c),
+                                None => return Err(self.error("expected a Unicode scalar value")),
+                            }
+                        }
+                        _ => {
+                            self.pos -= 1;
+                            return Err(
+                                self.error("expected an escape (`\\n`, `\\\"`, `\\u0041`, ...)")
+                            );
+                        }
+                    }
+                }
+                c if (c as u32) < 0x20 => {
+                    return Err(self.error("expected a control character to be escaped"));
+                }
+                c => {
+                    out.push(c);
+                    self.pos += c.len_utf8();
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn stringify(cx: &Cx, a: &[Value]) -> R {
+    let [j] = a else {
+        return Err(wrong_args("json.stringify"));
+    };
+    write(cx, j, false)
+}
+
+pub(super) fn pretty(cx: &Cx, a: &[Value]) -> R {
+    let [j] = a else {
+        return Err(wrong_args("json.pretty"));
+    };
+    write(cx, j, true)
+}
+
+enum Piece<'v> {
+    Json(&'v Value, usize),
+    Key(&'v str),
+    Text(&'static str),
+    Indent(usize),
+}
+
+fn number_text(x: f64, out: &mut String) {
+    if !x.is_finite() {
+        out.push_str("null");
+    } else if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        let _ = write!(out, "{}", x as i64);
+    } else if x.abs() >= 1e21 || x.abs() < 1e-7 {
+        let _ = write!(out, "{x:e}");
+    } else {
+        let _ = write!(out, "{x}");
+    }
+}
+
+fn string_text(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
+    let pre = cx.module().prelude;
+    let mut out = String::new();
+    let mut work = vec![Piece::Json(j, 0)];
+    let budget = cx.machine.memory_left();
+    while let Some(p) = work.pop() {
+        if out.len() > budget {
+            cx.reserve(out.len())?;
+        }
+        match p {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Key(k) => {
+                string_text(k, &mut out);
+                out.push_str(if pretty { ": " } else { ":" });
+            }
+            Piece::Indent(n) => {
+                out.push('\n');
+                for _ in 0..n {
+                    out.push_str("  ");
+                }
+            }
+            Piece::Json(v, depth) => {
+                let Some(c) = v.ctor() else {
+                    return Err(wrong_args("json.stringify"));
+                };
+                let field = v.parts().first();
+                match (field, c) {
+                    (_, c) if c == pre.null => out.push_str("null"),
+                    (Some(Value::Bool(b)), _) => out.push_str(if *b { "true" } else { "false" }),
+                    (Some(Value::Float(x)), _) => number_text(*x, &mut out),
+                    (Some(Value::Str(s)), _) => string_text(&s.text, &mut out),
+                    (Some(Value::List(l)), _) => {
+                        if l.items.is_empty() {
+                            out.push_str("[]");
+                            continue;
+                        }
+                        out.push('[');
+                        work.push(Piece::Text("]"));
+                        if pretty {
+                            work.push(Piece::Indent(depth));
+                        }
+                        for (i, x) in l.items.iter().enumerate().rev() {
+                            work.push(Piece::Json(x, depth + 1));
+                            if pretty {
+                                work.push(Piece::Indent(depth + 1));
+                            }
+                            if i > 0 {
+                                work.push(Piece::Text(","));
+                            }
+                        }
+                    }
+                    (Some(Value::Map(m)), _) => {
+                        if m.entries.is_empty() {
+                            out.push_str("{}");
+                            continue;
+                        }
+                        out.push('{');
+                        work.push(Piece::Text("}"));
+                        if pretty {
+                            work.push(Piece::Indent(depth));
+                        }
+                        let entries: Vec<_> = m.entries.iter().collect();
+                        for (i, (k, x)) in entries.into_iter().enumerate().rev() {
+                            work.push(Piece::Json(x, depth + 1));
+                            work.push(Piece::Key(k.0.as_str().unwrap_or("")));
+                            if pretty {
+                                work.push(Piece::Indent(depth + 1));
+                            }
+                            if i > 0 {
+                                work.push(Piece::Text(","));
+                            }
+                        }
+                    }
+                    _ => return Err(wrong_args("json.stringify")),
+                }
+            }
+        }
+    }
+    cx.reserve(out.len())?;
+    Ok(Value::str(out))
+}

@@ -1,0 +1,256 @@
+//! Native `list` functions.
+
+use std::cmp::Ordering;
+
+use super::{Cx, int, items, new_str, reserve_list, wrong_args};
+use crate::display;
+use crate::error::RunError;
+use crate::value::{self, Value};
+
+type R = Result<Value, RunError>;
+
+fn list(cx: &Cx, v: imbl::Vector<Value>) -> R {
+    reserve_list(cx, v.len())?;
+    Ok(Value::list(v))
+}
+
+/// A count argument: negative counts act as zero.
+fn count(v: &Value, name: &str) -> Result<usize, RunError> {
+    Ok(usize::try_from(int(v, name)?.max(0)).unwrap_or(usize::MAX))
+}
+
+pub(super) fn length(_: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.length"));
+    };
+    Ok(Value::Int(items(xs, "list.length")?.len() as i64))
+}
+
+pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.is_empty"));
+    };
+    Ok(Value::Bool(items(xs, "list.is_empty")?.is_empty()))
+}
+
+pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.sum"));
+    };
+    let xs = items(xs, "list.sum")?;
+    let mut it = xs.iter();
+    let Some(first) = it.next() else {
+        return Ok(Value::Int(0));
+    };
+    let mut acc = first.clone();
+    for x in it {
+        acc = match (&acc, x) {
+            (Value::Int(a), Value::Int(b)) => Value::Int(
+                a.checked_add(*b)
+                    .ok_or_else(|| RunError::overflow(&format!("{a} + {b} in list.sum")))?,
+            ),
+            (Value::Float(a), Value::Float(b)) => Value::Float(a + b),
+            _ => return Err(wrong_args("list.sum")),
+        };
+    }
+    let _ = cx;
+    Ok(acc)
+}
+
+pub(super) fn sum_float(cx: &Cx, a: &[Value]) -> R {
+    match a {
+        [xs] if items(xs, "list.sum")?.is_empty() => Ok(Value::Float(0.0)),
+        _ => sum(cx, a),
+    }
+}
+
+fn extreme(cx: &Cx, a: &[Value], name: &str, want: Ordering) -> R {
+    let [xs] = a else {
+        return Err(wrong_args(name));
+    };
+    let xs = items(xs, name)?;
+    let mut best: Option<&Value> = None;
+    for x in xs.iter() {
+        best = match best {
+            Some(b) if value::compare(x, b) != want => Some(b),
+            _ => Some(x),
+        };
+    }
+    Ok(cx.option(best.cloned()))
+}
+
+pub(super) fn min(cx: &Cx, a: &[Value]) -> R {
+    extreme(cx, a, "list.min", Ordering::Less)
+}
+
+pub(super) fn max(cx: &Cx, a: &[Value]) -> R {
+    extreme(cx, a, "list.max", Ordering::Greater)
+}
+
+pub(super) fn sort(cx: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.sort"));
+    };
+    let mut v: Vec<Value> = items(xs, "list.sort")?.iter().cloned().collect();
+    v.sort_by(value::compare);
+    list(cx, v.into_iter().collect())
+}
+
+pub(super) fn sort_pairs(cx: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.sort_pairs"));
+    };
+    let mut v: Vec<Value> = items(xs, "list.sort_pairs")?.iter().cloned().collect();
+    v.sort_by(|x, y| match (x.parts().first(), y.parts().first()) {
+        (Some(a), Some(b)) => value::compare(a, b),
+        _ => Ordering::Equal,
+    });
+    list(cx, v.into_iter().collect())
+}
+
+pub(super) fn reverse(cx: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.reverse"));
+    };
+    list(
+        cx,
+        items(xs, "list.reverse")?.iter().rev().cloned().collect(),
+    )
+}
+
+pub(super) fn take(cx: &Cx, a: &[Value]) -> R {
+    let [xs, n] = a else {
+        return Err(wrong_args("list.take"));
+    };
+    let xs = items(xs, "list.take")?;
+    let n = count(n, "list.take")?.min(xs.len());
+    list(cx, xs.clone().slice(..n))
+}
+
+pub(super) fn drop(cx: &Cx, a: &[Value]) -> R {
+    let [xs, n] = a else {
+        return Err(wrong_args("list.drop"));
+    };
+    let xs = items(xs, "list.drop")?;
+    let n = count(n, "list.drop")?.min(xs.len());
+    list(cx, xs.clone().slice(n..))
+}
+
+pub(super) fn zip(cx: &Cx, a: &[Value]) -> R {
+    let [xs, ys] = a else {
+        return Err(wrong_args("list.zip"));
+    };
+    let xs = items(xs, "list.zip")?;
+    let ys = items(ys, "list.zip")?;
+    reserve_list(cx, xs.len().min(ys.len()) * 3)?;
+    list(
+        cx,
+        xs.iter()
+            .zip(ys.iter())
+            .map(|(x, y)| Value::tuple(vec![x.clone(), y.clone()]))
+            .collect(),
+    )
+}
+
+pub(super) fn enumerate(cx: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.enumerate"));
+    };
+    let xs = items(xs, "list.enumerate")?;
+    reserve_list(cx, xs.len() * 3)?;
+    list(
+        cx,
+        xs.iter()
+            .enumerate()
+            .map(|(i, x)| Value::tuple(vec![Value::Int(i as i64), x.clone()]))
+            .collect(),
+    )
+}
+
+pub(super) fn range(cx: &Cx, a: &[Value]) -> R {
+    let [start, end] = a else {
+        return Err(wrong_args("list.range"));
+    };
+    let (s, e) = (int(start, "list.range")?, int(end, "list.range")?);
+    let n = usize::try_from(e.saturating_sub(s).max(0)).unwrap_or(usize::MAX);
+    reserve_list(cx, n)?;
+    list(cx, (s..e).map(Value::Int).collect())
+}
+
+pub(super) fn contains(_: &Cx, a: &[Value]) -> R {
+    let [xs, x] = a else {
+        return Err(wrong_args("list.contains"));
+    };
+    Ok(Value::Bool(
+        items(xs, "list.contains")?
+            .iter()
+            .any(|y| value::equal(x, y)),
+    ))
+}
+
+pub(super) fn first(cx: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.first"));
+    };
+    Ok(cx.option(items(xs, "list.first")?.front().cloned()))
+}
+
+pub(super) fn last(cx: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.last"));
+    };
+    Ok(cx.option(items(xs, "list.last")?.back().cloned()))
+}
+
+pub(super) fn get(cx: &Cx, a: &[Value]) -> R {
+    let [xs, i] = a else {
+        return Err(wrong_args("list.get"));
+    };
+    let xs = items(xs, "list.get")?;
+    let i = int(i, "list.get")?;
+    Ok(cx.option(usize::try_from(i).ok().and_then(|i| xs.get(i)).cloned()))
+}
+
+pub(super) fn concat(cx: &Cx, a: &[Value]) -> R {
+    let [xss] = a else {
+        return Err(wrong_args("list.concat"));
+    };
+    let mut out = imbl::Vector::new();
+    for xs in items(xss, "list.concat")?.iter() {
+        let xs = items(xs, "list.concat")?;
+        reserve_list(cx, out.len() + xs.len())?;
+        out.append(xs.clone());
+    }
+    list(cx, out)
+}
+
+pub(super) fn unique(cx: &Cx, a: &[Value]) -> R {
+    let [xs] = a else {
+        return Err(wrong_args("list.unique"));
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = imbl::Vector::new();
+    for x in items(xs, "list.unique")?.iter() {
+        if seen.insert(value::Key(x.clone())) {
+            out.push_back(x.clone());
+        }
+    }
+    list(cx, out)
+}
+
+pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
+    let [xs, sep] = a else {
+        return Err(wrong_args("list.join"));
+    };
+    let sep = super::text(sep, "list.join")?;
+    let mut s = String::new();
+    for (i, x) in items(xs, "list.join")?.iter().enumerate() {
+        if i > 0 {
+            s.push_str(sep);
+        }
+        let left = cx.machine.memory_left().saturating_sub(s.len());
+        display::display(x, cx.module(), true, &mut s, left);
+        cx.reserve(s.len())?;
+    }
+    new_str(cx, s)
+}

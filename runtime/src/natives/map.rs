@@ -1,0 +1,129 @@
+//! Native `map` functions. Keys are ordered by Writ's total order on
+//! values, so keys, values and entries come out in ascending key order.
+
+use super::{Cx, items, reserve_list, wrong_args};
+use crate::error::RunError;
+use crate::value::{Key, MapObj, SLOT, Value};
+
+type R = Result<Value, RunError>;
+
+fn entries<'v>(v: &'v Value, name: &str) -> Result<&'v imbl::OrdMap<Key, Value>, RunError> {
+    match v {
+        Value::Map(m) => Ok(&m.entries),
+        _ => Err(wrong_args(name)),
+    }
+}
+
+fn new_map(cx: &Cx, m: imbl::OrdMap<Key, Value>) -> R {
+    cx.reserve(m.len().saturating_mul(2 * SLOT))?;
+    Ok(Value::Map(MapObj::new(m)))
+}
+
+pub(super) fn empty(cx: &Cx, a: &[Value]) -> R {
+    let [] = a else {
+        return Err(wrong_args("map.empty"));
+    };
+    new_map(cx, imbl::OrdMap::new())
+}
+
+pub(super) fn from_list(cx: &Cx, a: &[Value]) -> R {
+    let [pairs] = a else {
+        return Err(wrong_args("map.from_list"));
+    };
+    let mut m = imbl::OrdMap::new();
+    for p in items(pairs, "map.from_list")?.iter() {
+        let [k, v] = p.parts() else {
+            return Err(wrong_args("map.from_list"));
+        };
+        m.insert(Key(k.clone()), v.clone());
+    }
+    new_map(cx, m)
+}
+
+pub(super) fn insert(cx: &Cx, a: &[Value]) -> R {
+    let [m, k, v] = a else {
+        return Err(wrong_args("map.insert"));
+    };
+    let mut m = entries(m, "map.insert")?.clone();
+    m.insert(Key(k.clone()), v.clone());
+    new_map(cx, m)
+}
+
+pub(super) fn get(cx: &Cx, a: &[Value]) -> R {
+    let [m, k] = a else {
+        return Err(wrong_args("map.get"));
+    };
+    Ok(cx.option(entries(m, "map.get")?.get(&Key(k.clone())).cloned()))
+}
+
+pub(super) fn remove(cx: &Cx, a: &[Value]) -> R {
+    let [m, k] = a else {
+        return Err(wrong_args("map.remove"));
+    };
+    let mut m = entries(m, "map.remove")?.clone();
+    m.remove(&Key(k.clone()));
+    new_map(cx, m)
+}
+
+pub(super) fn contains(_: &Cx, a: &[Value]) -> R {
+    let [m, k] = a else {
+        return Err(wrong_args("map.contains"));
+    };
+    Ok(Value::Bool(
+        entries(m, "map.contains")?.contains_key(&Key(k.clone())),
+    ))
+}
+
+pub(super) fn keys(cx: &Cx, a: &[Value]) -> R {
+    let [m] = a else {
+        return Err(wrong_args("map.keys"));
+    };
+    let m = entries(m, "map.keys")?;
+    reserve_list(cx, m.len())?;
+    Ok(Value::list(m.keys().map(|k| k.0.clone()).collect()))
+}
+
+pub(super) fn values(cx: &Cx, a: &[Value]) -> R {
+    let [m] = a else {
+        return Err(wrong_args("map.values"));
+    };
+    let m = entries(m, "map.values")?;
+    reserve_list(cx, m.len())?;
+    Ok(Value::list(m.values().cloned().collect()))
+}
+
+pub(super) fn to_list(cx: &Cx, a: &[Value]) -> R {
+    let [m] = a else {
+        return Err(wrong_args("map.to_list"));
+    };
+    let m = entries(m, "map.to_list")?;
+    reserve_list(cx, m.len() * 3)?;
+    Ok(Value::list(
+        m.iter()
+            .map(|(k, v)| Value::tuple(vec![k.0.clone(), v.clone()]))
+            .collect(),
+    ))
+}
+
+pub(super) fn size(_: &Cx, a: &[Value]) -> R {
+    let [m] = a else {
+        return Err(wrong_args("map.size"));
+    };
+    Ok(Value::Int(entries(m, "map.size")?.len() as i64))
+}
+
+pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
+    let [m] = a else {
+        return Err(wrong_args("map.is_empty"));
+    };
+    Ok(Value::Bool(entries(m, "map.is_empty")?.is_empty()))
+}
+
+pub(super) fn merge(cx: &Cx, a: &[Value]) -> R {
+    let [m, other] = a else {
+        return Err(wrong_args("map.merge"));
+    };
+    let m = entries(m, "map.merge")?.clone();
+    let other = entries(other, "map.merge")?.clone();
+    new_map(cx, other.union(m))
+}

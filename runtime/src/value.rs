@@ -1,0 +1,535 @@
+//! Run-time values: what the machine computes with.
+//!
+//! A [`Value`] is 16 bytes: scalars inline, everything else behind a
+//! reference-counted pointer (Writ has no mutation, so sharing is safe and
+//! copying a value is an increment). Lists and maps are persistent (imbl),
+//! so `xs ++ [x]` shares structure with `xs`.
+//!
+//! Invariants:
+//! - **Memory is accounted.** Every heap object records the bytes it was
+//!   charged when made and gives them back when dropped, on a per-thread
+//!   counter ([`live_bytes`]); the machine compares that counter with the
+//!   memory limit. Shared structure is charged once per value that holds
+//!   it (a list's charge is its length), which over-counts, never under.
+//! - **Nothing here recurses on a value's depth.** Dropping, comparing and
+//!   displaying a value nested a million deep use explicit work lists, so
+//!   no program-built value can overflow the host stack.
+
+use std::cell::{Cell, RefCell};
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use crate::machine::Resumption;
+
+/// A value.
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// `()`
+    Unit,
+    /// `true`, `false`
+    Bool(bool),
+    /// A 64-bit integer.
+    Int(i64),
+    /// A 64-bit float.
+    Float(f64),
+    /// A string.
+    Str(Rc<StrObj>),
+    /// A tuple (two or more parts).
+    Tuple(Rc<Parts>),
+    /// A record: fields sorted by name.
+    Record(Rc<RecordObj>),
+    /// A constructor without fields (`None`, `Null`).
+    Tag(u32),
+    /// A constructor with fields (`Some(1)`).
+    Variant(Rc<VariantObj>),
+    /// A persistent list.
+    List(Rc<ListObj>),
+    /// A persistent ordered map.
+    Map(Rc<MapObj>),
+    /// A function that captures nothing (a top-level or library function).
+    Func(u32),
+    /// A function implemented by the host language (the native part of the
+    /// standard library).
+    Native(u32),
+    /// A function with captured values.
+    Closure(Rc<ClosureObj>),
+    /// The rest of a handled computation, callable like a function.
+    Resume(Rc<Resumption>),
+}
+
+thread_local! {
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PENDING: RefCell<Vec<Value>> = const { RefCell::new(Vec::new()) };
+    static DRAINING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Bytes of values alive on this thread (as charged when they were made).
+pub fn live_bytes() -> usize {
+    LIVE.with(Cell::get)
+}
+
+/// Charge `bytes` for a new heap object.
+pub(crate) fn charge(bytes: usize) {
+    LIVE.with(|l| l.set(l.get().saturating_add(bytes)));
+}
+
+/// Give back what a dropped object was charged.
+pub(crate) fn credit(bytes: usize) {
+    LIVE.with(|l| l.set(l.get().saturating_sub(bytes)));
+}
+
+/// The size of one value slot, used for charging containers.
+pub const SLOT: usize = std::mem::size_of::<Value>();
+/// What a heap object costs besides its contents (count, header).
+pub const HEADER: usize = 32;
+
+/// Drop the children of a dropped object without recursing: they join a
+/// per-thread work list that the outermost drop empties.
+pub(crate) fn defer_drop(children: &mut Vec<Value>) {
+    if children.iter().all(|v| !v.is_heap()) {
+        return;
+    }
+    let _ = PENDING.try_with(|p| {
+        if let Ok(mut p) = p.try_borrow_mut() {
+            p.extend(children.drain(..).filter(Value::is_heap));
+        }
+    });
+    if DRAINING.with(Cell::get) {
+        return;
+    }
+    DRAINING.with(|d| d.set(true));
+    loop {
+        let next = PENDING.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.pop()));
+        match next {
+            Some(v) => drop(v),
+            None => break,
+        }
+    }
+    DRAINING.with(|d| d.set(false));
+}
+
+macro_rules! heap_object {
+    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* $(,)? } children: $children:ident) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name {
+            $($(#[$fdoc])* pub $field: $ty,)*
+            charged: usize,
+        }
+        impl $name {
+            /// Make one, charging its size.
+            pub fn new($($field: $ty),*) -> Rc<Self> {
+                let charged = HEADER + $children.len() * SLOT;
+                charge(charged);
+                Rc::new($name { $($field,)* charged })
+            }
+        }
+        impl Drop for $name {
+            fn drop(&mut self) {
+                credit(self.charged);
+                defer_drop(&mut self.$children);
+            }
+        }
+    };
+}
+
+heap_object! {
+    /// The parts of a tuple.
+    Parts {
+        /// The parts, in order.
+        items: Vec<Value>,
+    } children: items
+}
+
+heap_object! {
+    /// A record: field symbols (sorted by name) and their values, in the
+    /// same order.
+    RecordObj {
+        /// Field symbols, sorted by name.
+        shape: Rc<[u32]>,
+        /// The fields' values, in shape order.
+        values: Vec<Value>,
+    } children: values
+}
+
+heap_object! {
+    /// A constructor applied to its fields.
+    VariantObj {
+        /// The constructor's id.
+        ctor: u32,
+        /// Its fields, in order.
+        fields: Vec<Value>,
+    } children: fields
+}
+
+heap_object! {
+    /// A function value with the values it captured.
+    ClosureObj {
+        /// The function's id.
+        func: u32,
+        /// The captured values, in capture order.
+        captures: Vec<Value>,
+    } children: captures
+}
+
+/// A string.
+#[derive(Debug)]
+pub struct StrObj {
+    /// The text.
+    pub text: String,
+}
+
+impl StrObj {
+    /// Make one, charging its length.
+    pub fn new(text: String) -> Rc<Self> {
+        charge(HEADER + text.len());
+        Rc::new(StrObj { text })
+    }
+}
+
+impl Drop for StrObj {
+    fn drop(&mut self) {
+        credit(HEADER + self.text.len());
+    }
+}
+
+/// A persistent list.
+#[derive(Debug)]
+pub struct ListObj {
+    /// The elements.
+    pub items: imbl::Vector<Value>,
+    charged: usize,
+    /// For the rest of a list (`[x, ..rest]`): the list it shares its
+    /// elements with, kept alive (and charged) as long as this one is.
+    /// Always a list without a source of its own, so chains stay one link
+    /// long.
+    source: Option<Rc<ListObj>>,
+}
+
+/// What the rest of a list costs besides what it shares with its source:
+/// the new path of the persistent vector's tree.
+const REST_CHARGE: usize = HEADER + 128 * SLOT;
+
+impl ListObj {
+    /// Make one, charging a slot per element.
+    pub fn new(items: imbl::Vector<Value>) -> Rc<Self> {
+        let charged = HEADER + items.len() * SLOT;
+        charge(charged);
+        Rc::new(ListObj {
+            items,
+            charged,
+            source: None,
+        })
+    }
+
+    /// The list without its first `n` elements. It shares its elements
+    /// with `list`, which it keeps alive, so it is charged only for its
+    /// own structure: walking a list with `[x, ..rest]` costs memory in
+    /// proportion to the walk, not to the square of the list's length.
+    pub fn rest(list: &Rc<ListObj>, n: usize) -> Rc<Self> {
+        let items = list.items.clone().split_off(n.min(list.items.len()));
+        let source = list.source.clone().unwrap_or_else(|| list.clone());
+        let charged = REST_CHARGE.min(HEADER + items.len() * SLOT);
+        charge(charged);
+        Rc::new(ListObj {
+            items,
+            charged,
+            source: Some(source),
+        })
+    }
+}
+
+impl Drop for ListObj {
+    fn drop(&mut self) {
+        credit(self.charged);
+    }
+}
+
+/// A map key: a value ordered by [`compare`].
+#[derive(Clone, Debug)]
+pub struct Key(pub Value);
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        compare(&self.0, &other.0) == Ordering::Equal
+    }
+}
+impl Eq for Key {}
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare(&self.0, &other.0)
+    }
+}
+
+/// A persistent ordered map.
+#[derive(Debug)]
+pub struct MapObj {
+    /// The entries.
+    pub entries: imbl::OrdMap<Key, Value>,
+    charged: usize,
+}
+
+impl MapObj {
+    /// Make one, charging two slots per entry.
+    pub fn new(entries: imbl::OrdMap<Key, Value>) -> Rc<Self> {
+        let charged = HEADER + entries.len() * 2 * SLOT;
+        charge(charged);
+        Rc::new(MapObj { entries, charged })
+    }
+}
+
+impl Drop for MapObj {
+    fn drop(&mut self) {
+        credit(self.charged);
+    }
+}
+
+impl Value {
+    /// Whether the value lives behind a pointer.
+    fn is_heap(&self) -> bool {
+        !matches!(
+            self,
+            Value::Unit
+                | Value::Bool(_)
+                | Value::Int(_)
+                | Value::Float(_)
+                | Value::Tag(_)
+                | Value::Func(_)
+                | Value::Native(_)
+        )
+    }
+
+    /// A string value.
+    pub fn str(text: impl Into<String>) -> Value {
+        Value::Str(StrObj::new(text.into()))
+    }
+
+    /// A list value.
+    pub fn list(items: imbl::Vector<Value>) -> Value {
+        Value::List(ListObj::new(items))
+    }
+
+    /// A tuple value.
+    pub fn tuple(items: Vec<Value>) -> Value {
+        Value::Tuple(Parts::new(items))
+    }
+
+    /// A constructor applied to fields (a [`Value::Tag`] when there are
+    /// none).
+    pub fn variant(ctor: u32, fields: Vec<Value>) -> Value {
+        if fields.is_empty() {
+            Value::Tag(ctor)
+        } else {
+            Value::Variant(VariantObj::new(ctor, fields))
+        }
+    }
+
+    /// The constructor of a variant value.
+    pub fn ctor(&self) -> Option<u32> {
+        match self {
+            Value::Tag(c) => Some(*c),
+            Value::Variant(v) => Some(v.ctor),
+            _ => None,
+        }
+    }
+
+    /// The text of a string value.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(&s.text),
+            _ => None,
+        }
+    }
+
+    /// The parts of a tuple, the fields of a variant or the values of a
+    /// record.
+    pub fn parts(&self) -> &[Value] {
+        match self {
+            Value::Tuple(t) => &t.items,
+            Value::Variant(v) => &v.fields,
+            Value::Record(r) => &r.values,
+            _ => &[],
+        }
+    }
+}
+
+/// The rank of a value's kind, ordering values of different kinds (which
+/// the type checker never compares; the order only has to be total).
+fn rank(v: &Value) -> u8 {
+    match v {
+        Value::Unit => 0,
+        Value::Bool(_) => 1,
+        Value::Int(_) => 2,
+        Value::Float(_) => 3,
+        Value::Str(_) => 4,
+        Value::Tuple(_) => 5,
+        Value::Record(_) => 6,
+        Value::Tag(_) | Value::Variant(_) => 7,
+        Value::List(_) => 8,
+        Value::Map(_) => 9,
+        Value::Func(_) | Value::Native(_) | Value::Closure(_) | Value::Resume(_) => 10,
+    }
+}
+
+/// A total order on values: numbers by value (floats by IEEE total order),
+/// strings by bytes, `false < true`, tuples and lists lexicographically,
+/// variants by constructor then fields, maps by their entries. Equal under
+/// this order is what `==` means, except that `==` on floats follows IEEE
+/// (see [`equal`]). Iterative: no recursion on depth.
+pub fn compare(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => return x.cmp(y),
+        (Value::Str(x), Value::Str(y)) => return x.text.cmp(&y.text),
+        _ => {}
+    }
+    // A work list of pairs still to compare, and of orderings already
+    // decided by lengths (used once every earlier pair is equal).
+    let mut work: Vec<Cmp<'_>> = vec![Cmp::Pair(a, b)];
+    while let Some(item) = work.pop() {
+        let (a, b) = match item {
+            Cmp::Decided(o) => {
+                if o != Ordering::Equal {
+                    return o;
+                }
+                continue;
+            }
+            Cmp::Pair(a, b) => (a, b),
+        };
+        let o = match (a, b) {
+            (Value::Unit, Value::Unit) => Ordering::Equal,
+            (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+            (Value::Int(x), Value::Int(y)) => x.cmp(y),
+            (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
+            (Value::Str(x), Value::Str(y)) => x.text.cmp(&y.text),
+            (Value::Tuple(x), Value::Tuple(y)) => {
+                push_seq(
+                    &mut work,
+                    x.items.iter(),
+                    y.items.iter(),
+                    x.items.len().cmp(&y.items.len()),
+                );
+                Ordering::Equal
+            }
+            (Value::Record(x), Value::Record(y)) => {
+                let o = x.shape.cmp(&y.shape);
+                if o == Ordering::Equal {
+                    push_seq(&mut work, x.values.iter(), y.values.iter(), Ordering::Equal);
+                }
+                o
+            }
+            (Value::Tag(_) | Value::Variant(_), Value::Tag(_) | Value::Variant(_)) => {
+                let o = a.ctor().cmp(&b.ctor());
+                if o == Ordering::Equal {
+                    push_seq(
+                        &mut work,
+                        a.parts().iter(),
+                        b.parts().iter(),
+                        a.parts().len().cmp(&b.parts().len()),
+                    );
+                }
+                o
+            }
+            (Value::List(x), Value::List(y)) => {
+                push_seq(
+                    &mut work,
+                    x.items.iter(),
+                    y.items.iter(),
+                    x.items.len().cmp(&y.items.len()),
+                );
+                Ordering::Equal
+            }
+            (Value::Map(x), Value::Map(y)) => {
+                let keys_then_values = x.entries.iter().flat_map(|(k, v)| [&k.0, v]);
+                let others = y.entries.iter().flat_map(|(k, v)| [&k.0, v]);
+                push_seq(
+                    &mut work,
+                    keys_then_values,
+                    others,
+                    x.entries.len().cmp(&y.entries.len()),
+                );
+                Ordering::Equal
+            }
+            _ => rank(a).cmp(&rank(b)),
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// An item of [`compare`]'s work list.
+enum Cmp<'a> {
+    Pair(&'a Value, &'a Value),
+    Decided(Ordering),
+}
+
+/// Queue two sequences for lexicographic comparison: their elements in
+/// order, then `lengths` (which decides when one is a prefix of the other).
+fn push_seq<'a>(
+    work: &mut Vec<Cmp<'a>>,
+    xs: impl Iterator<Item = &'a Value>,
+    ys: impl Iterator<Item = &'a Value>,
+    lengths: Ordering,
+) {
+    work.push(Cmp::Decided(lengths));
+    let pairs: Vec<Cmp<'a>> = xs.zip(ys).map(|(x, y)| Cmp::Pair(x, y)).collect();
+    work.extend(pairs.into_iter().rev());
+}
+
+fn push_pairs<'a>(work: &mut Vec<(&'a Value, &'a Value)>, xs: &'a [Value], ys: &'a [Value]) {
+    for (x, y) in xs.iter().zip(ys.iter()).rev() {
+        work.push((x, y));
+    }
+}
+
+/// `==` on values: structural, with IEEE equality on floats (`NaN` is not
+/// equal to itself). Iterative.
+pub fn equal(a: &Value, b: &Value) -> bool {
+    let mut work: Vec<(&Value, &Value)> = vec![(a, b)];
+    while let Some((a, b)) = work.pop() {
+        let same = match (a, b) {
+            (Value::Float(x), Value::Float(y)) => x == y,
+            (Value::Tuple(x), Value::Tuple(y)) => {
+                push_pairs(&mut work, &x.items, &y.items);
+                x.items.len() == y.items.len()
+            }
+            (Value::Record(x), Value::Record(y)) => {
+                push_pairs(&mut work, &x.values, &y.values);
+                x.shape == y.shape
+            }
+            (Value::Tag(_) | Value::Variant(_), Value::Tag(_) | Value::Variant(_)) => {
+                push_pairs(&mut work, a.parts(), b.parts());
+                a.ctor() == b.ctor() && a.parts().len() == b.parts().len()
+            }
+            (Value::List(x), Value::List(y)) => {
+                if Rc::ptr_eq(x, y) {
+                    continue;
+                }
+                work.extend(x.items.iter().zip(y.items.iter()));
+                x.items.len() == y.items.len()
+            }
+            (Value::Map(x), Value::Map(y)) => {
+                for ((ka, va), (kb, vb)) in x.entries.iter().zip(y.entries.iter()) {
+                    work.push((&ka.0, &kb.0));
+                    work.push((va, vb));
+                }
+                x.entries.len() == y.entries.len()
+            }
+            (Value::Unit, Value::Unit) => true,
+            (Value::Bool(x), Value::Bool(y)) => x == y,
+            (Value::Int(x), Value::Int(y)) => x == y,
+            (Value::Str(x), Value::Str(y)) => x.text == y.text,
+            _ => compare(a, b) == Ordering::Equal,
+        };
+        if !same {
+            return false;
+        }
+    }
+    true
+}

@@ -1,0 +1,202 @@
+//! Every limit of a run, each with its own error, and the machine's
+//! promises about the host: no Writ program overflows the host stack,
+//! however deep it recurses or whatever value it builds.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use writ_runtime::{Limit, Limits, LogHost, RunError, run};
+
+/// Check, compile and run `src`; the display of its value and its `Log`
+/// lines, or the error that stopped it.
+fn exec(
+    src: &str,
+    limits: &Limits,
+    cancel: Option<&AtomicBool>,
+) -> (Result<String, RunError>, Vec<String>) {
+    let parsed = writ_lang::parse(src);
+    assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
+    let typed = writ_lang::types::check(&parsed.program);
+    assert!(
+        !typed.diagnostics.iter().any(|d| d.is_error()),
+        "{:#?}",
+        typed.diagnostics
+    );
+    let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
+    let mut lines = Vec::new();
+    let result = {
+        let mut host = LogHost::new(|l: &str| lines.push(l.to_string()));
+        run(&module, limits, &mut host, cancel)
+            .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
+    };
+    (result, lines)
+}
+
+fn limits(set: &[(&str, &str)]) -> Limits {
+    let mut l = Limits::default();
+    for (k, v) in set {
+        l.set(k, v).expect("a valid limit");
+    }
+    l
+}
+
+fn stopped_by(r: &Result<String, RunError>, limit: Limit) -> &RunError {
+    match r {
+        Err(e) => {
+            assert_eq!(e.limit, Some(limit), "{e:#?}");
+            assert_eq!(e.code, limit.code());
+            e
+        }
+        Ok(v) => panic!("expected the {} limit, got the value {v}", limit.name()),
+    }
+}
+
+/// Run `f` on a thread with a small stack (256 KiB), as a host might.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(f)
+        .expect("spawns")
+        .join()
+        .expect("does not panic or overflow")
+}
+
+#[test]
+fn fuel_stops_an_endless_loop() {
+    let (r, _) = exec(
+        "fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n",
+        &limits(&[("fuel", "10000")]),
+        None,
+    );
+    let e = stopped_by(&r, Limit::Fuel);
+    assert!(e.message.contains("10000 steps"), "{}", e.message);
+    assert!(e.span.is_some());
+    assert_eq!(e.trace.first().map(|t| t.function.as_str()), Some("spin"));
+}
+
+#[test]
+fn fuel_is_exact_enough_to_finish_a_run_that_fits() {
+    let src = "fn count(n: Int) -> Int { if n == 0 { 0 } else { count(n - 1) } }\ncount(100)\n";
+    let (r, _) = exec(src, &limits(&[("fuel", "100000")]), None);
+    assert_eq!(r.unwrap(), "0");
+}
+
+#[test]
+fn memory_stops_a_string_doubling_in_a_loop() {
+    let (r, _) = exec(
+        "fn grow(s: Str) -> Str { grow(s ++ s) }\ngrow(\"ab\")\n",
+        &limits(&[("memory", "16M")]),
+        None,
+    );
+    stopped_by(&r, Limit::Memory);
+}
+
+#[test]
+fn memory_stops_a_list_of_a_billion_elements_before_building_it() {
+    let (r, _) = exec(
+        "list.range(0, 1000000000)\n",
+        &limits(&[("memory", "64M")]),
+        None,
+    );
+    let e = stopped_by(&r, Limit::Memory);
+    assert!(e.message.contains("needed"), "{}", e.message);
+}
+
+#[test]
+fn memory_stops_a_multi_shot_explosion() {
+    let src = "effect Choose {\n  fn choose() -> Bool\n}\n\
+fn pick(n: Int) -> Int / {Choose} { if n == 0 { 0 } else { (if Choose.choose() { 1 } else { 0 }) + pick(n - 1) } }\n\
+let results = handle pick(40) with {\n  Choose.choose() => resume(true) ++ resume(false),\n  return(x) => [x] ++ list.range(0, 10000),\n}\n\
+list.length(results)\n";
+    let (r, _) = exec(
+        src,
+        &limits(&[("memory", "32M"), ("fuel", "100000000000")]),
+        None,
+    );
+    stopped_by(&r, Limit::Memory);
+}
+
+#[test]
+fn depth_stops_runaway_recursion() {
+    let (r, _) = exec(
+        "fn f(n: Int) -> Int { 1 + f(n) }\nf(0)\n",
+        &limits(&[("depth", "1000")]),
+        None,
+    );
+    let e = stopped_by(&r, Limit::Depth);
+    assert_eq!(e.trace.first().map(|t| t.times), Some(999));
+}
+
+#[test]
+fn output_stops_a_chatty_program() {
+    let src = "fn chat(n: Int) -> Unit / {Log} { Log.info(\"line ${n}\"); chat(n + 1) }\nchat(0)\n";
+    let (r, lines) = exec(src, &limits(&[("output", "100")]), None);
+    stopped_by(&r, Limit::Output);
+    let written: usize = lines.iter().map(|l| l.len() + 1).sum();
+    assert!(written <= 100, "{written} bytes got out");
+    assert!(!lines.is_empty());
+}
+
+#[test]
+fn time_stops_a_long_run() {
+    let (r, _) = exec(
+        "fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n",
+        &limits(&[("time", "50ms"), ("fuel", "1000000000000")]),
+        None,
+    );
+    stopped_by(&r, Limit::Time);
+}
+
+#[test]
+fn a_host_can_cancel_a_run_from_another_thread() {
+    static CANCEL: AtomicBool = AtomicBool::new(false);
+    let canceller = std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_millis(50));
+        CANCEL.store(true, Ordering::Relaxed);
+    });
+    let (r, _) = exec(
+        "fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n",
+        &limits(&[("fuel", "1000000000000"), ("time", "60s")]),
+        Some(&CANCEL),
+    );
+    canceller.join().expect("joins");
+    stopped_by(&r, Limit::Cancelled);
+}
+
+#[test]
+fn a_million_deep_recursion_completes_without_the_host_stack() {
+    let r = on_small_stack(|| {
+        let src = "fn count(n: Int) -> Int { if n == 0 { 0 } else { 1 + count(n - 1) } }\ncount(1000000)\n";
+        exec(src, &Limits::default(), None).0.map_err(|e| e.message)
+    });
+    assert_eq!(r.unwrap(), "1000000");
+}
+
+#[test]
+fn tail_calls_run_in_constant_depth() {
+    let src = "fn even(n: Int) -> Bool { if n == 0 { true } else { odd(n - 1) } }\n\
+fn odd(n: Int) -> Bool { if n == 0 { false } else { even(n - 1) } }\neven(1000001)\n";
+    let (r, _) = exec(src, &limits(&[("depth", "100")]), None);
+    assert_eq!(r.unwrap(), "false");
+}
+
+#[test]
+fn deep_values_compare_print_and_drop_without_recursion() {
+    let r = on_small_stack(|| {
+        let src = "type Nat = Zero | Succ(Nat)\n\
+fn build(n: Int, acc: Nat) -> Nat { if n == 0 { acc } else { build(n - 1, Succ(acc)) } }\n\
+let a = build(1000000, Zero)\nlet b = build(1000000, Zero)\n\
+let shown = str.length(\"${[a]}\")\n(a == b, shown > 1000)\n";
+        exec(src, &Limits::default(), None).0.map_err(|e| e.message)
+    });
+    assert_eq!(r.unwrap(), "(true, true)");
+}
+
+#[test]
+fn a_handler_stack_a_thousand_deep() {
+    let src = "effect Count {\n  fn tick() -> Int\n}\n\
+fn nest(n: Int) -> Int / {Count} {\n  if n == 0 { Count.tick() } else {\n    handle nest(n - 1) with {\n      Count.tick() => resume(Count.tick() + 1),\n    }\n  }\n}\n\
+handle nest(1000) with {\n  Count.tick() => resume(0),\n}\n";
+    let (r, _) = exec(src, &Limits::default(), None);
+    assert_eq!(r.unwrap(), "1000");
+}
