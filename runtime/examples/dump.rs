@@ -16,6 +16,9 @@ fn main() {
             return;
         }
     };
+    for (i, h) in module.handlers.iter().enumerate() {
+        println!("handler #{i}: {h:?}");
+    }
     for (i, f) in module.functions.iter().enumerate() {
         if f.library {
             continue;

@@ -87,6 +87,35 @@ pub struct ClauseInfo {
     /// Whether the clause never mentions `resume`, so the continuation is
     /// discarded rather than captured.
     pub abortive: bool,
+    /// For a clause that only resumes with its arguments, its parameter or
+    /// constants (`resume(s, s)`, `resume((), v)`): what it resumes with,
+    /// so that the machine needs no frame to run it.
+    pub simple: Option<SimpleClause>,
+}
+
+/// A clause whose whole body is `resume(result)` or
+/// `resume(result, next)`, each an [`Operand`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimpleClause {
+    /// The operation's result.
+    pub result: Operand,
+    /// The handler's next parameter (`None`: unchanged).
+    pub next: Option<Operand>,
+}
+
+/// A value a simple clause resumes with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Operand {
+    /// The operation's argument at this index.
+    Arg(u32),
+    /// The handler's parameter.
+    State,
+    /// `()`
+    Unit,
+    /// An integer constant.
+    Int(i64),
+    /// A boolean constant.
+    Bool(bool),
 }
 
 /// A `handle ... with { ... }`.
@@ -238,6 +267,13 @@ pub enum Op {
     LocalIntArith(u32, i32, Arith),
     /// Push `local op local` (a fused `Local`, `Local`, `Arith`).
     LocalLocalArith(u32, u32, Arith),
+    /// Jump to the target unless `local cmp constant` holds (a fused
+    /// `LocalIntArith` and `JumpIfFalse`): local, comparison, constant,
+    /// target.
+    BranchLocalInt(u16, Arith, i32, u32),
+    /// Jump to the target unless `local cmp local` holds: locals,
+    /// comparison, target.
+    BranchLocalLocal(u16, u16, Arith, u32),
     /// Negate a number.
     Neg,
     /// Boolean not.

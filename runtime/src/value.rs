@@ -22,7 +22,12 @@ use std::rc::Rc;
 use crate::machine::Resumption;
 
 /// A value.
+///
+/// The tag is a full word (`repr(u64)`), so a value is two clean words:
+/// copying one never reads a half-written word, which keeps the machine's
+/// pushes and pops free of store-forwarding stalls.
 #[derive(Clone, Debug)]
+#[repr(u64)]
 pub enum Value {
     /// `()`
     Unit,

@@ -20,7 +20,7 @@ use writ_lang::Span;
 use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Pattern, PatternKind, Stmt, StrPart};
 
 use super::{FnCtx, Lowerer, ResumeMode};
-use crate::code::{ClauseInfo, HandlerInfo, Op};
+use crate::code::{ClauseInfo, HandlerInfo, Op, Operand, SimpleClause};
 
 impl Lowerer {
     /// Lower a `handle` expression: push the parameter, the clause
@@ -60,12 +60,18 @@ impl Lowerer {
             self.clause(&name, params, state_name.as_deref(), mode, body, *span);
             let mut uses = Uses::default();
             uses.expr(body);
+            let simple = if tail {
+                simple_clause(params, state_name.as_deref(), body)
+            } else {
+                None
+            };
             clauses.push(ClauseInfo {
                 effect: e,
                 op: o,
                 clause: closures,
                 tail_resumptive: tail,
                 abortive: !tail && uses.count == 0,
+                simple,
             });
             closures += 1;
         }
@@ -170,6 +176,65 @@ impl Lowerer {
             },
             span,
         );
+    }
+}
+
+/// The clause as a [`SimpleClause`], if its body (inside any blocks) is a
+/// single `resume` whose arguments are parameters, the handler's parameter
+/// or constants.
+fn simple_clause(params: &[Pattern], state: Option<&str>, body: &Expr) -> Option<SimpleClause> {
+    let mut e = body;
+    while let ExprKind::Block(b) = &e.kind {
+        match b.stmts.as_slice() {
+            [Stmt::Expr(inner)] => e = inner,
+            _ => return None,
+        }
+    }
+    let ExprKind::Call { callee, args } = &e.kind else {
+        return None;
+    };
+    if !matches!(&callee.kind, ExprKind::Var(v) if v.name == "resume") {
+        return None;
+    }
+    let operand = |a: &Expr| -> Option<Operand> {
+        Some(match &a.kind {
+            ExprKind::Unit => Operand::Unit,
+            ExprKind::Int(n) => Operand::Int(*n),
+            ExprKind::Bool(b) => Operand::Bool(*b),
+            ExprKind::Var(v) => {
+                // A parameter bound later in the list shadows an earlier
+                // one of the same name, and every parameter shadows the
+                // handler's.
+                let bound =
+                    |p: &Pattern| matches!(&p.kind, PatternKind::Bind(n) if n.name == v.name);
+                if let Some(i) = params.iter().rposition(bound) {
+                    Operand::Arg(i as u32)
+                } else if state == Some(v.name.as_str()) {
+                    Operand::State
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        })
+    };
+    // Every parameter pattern must bind or ignore (no test that can fail).
+    if !params
+        .iter()
+        .all(|p| matches!(p.kind, PatternKind::Bind(_) | PatternKind::Wildcard))
+    {
+        return None;
+    }
+    match (args.as_slice(), state) {
+        ([r], None) => Some(SimpleClause {
+            result: operand(r)?,
+            next: None,
+        }),
+        ([r, n], Some(_)) => Some(SimpleClause {
+            result: operand(r)?,
+            next: Some(operand(n)?),
+        }),
+        _ => None,
     }
 }
 

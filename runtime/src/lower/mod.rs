@@ -479,9 +479,12 @@ impl Lowerer {
         if let Some(op) = self.ctx().func.ops.get_mut(at) {
             match op {
                 Op::Jump(t) | Op::JumpIfFalse(t) => *t = target,
-                Op::TestCtor(_, t) | Op::TestEq(t) | Op::TestLen(_, t) | Op::TestMinLen(_, t) => {
-                    *t = target
-                }
+                Op::TestCtor(_, t)
+                | Op::TestEq(t)
+                | Op::TestLen(_, t)
+                | Op::TestMinLen(_, t)
+                | Op::BranchLocalInt(_, _, _, t)
+                | Op::BranchLocalLocal(_, _, _, t) => *t = target,
                 _ => {}
             }
         }

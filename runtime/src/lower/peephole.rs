@@ -1,7 +1,9 @@
 //! Fusing common op sequences into one op, so the machine dispatches less.
 //!
 //! `Local a; Int k; Arith op` becomes `LocalIntArith(a, k, op)` and
-//! `Local a; Local b; Arith op` becomes `LocalLocalArith(a, b, op)`.
+//! `Local a; Local b; Arith op` becomes `LocalLocalArith(a, b, op)`; then a
+//! comparison of those forms followed by `JumpIfFalse` becomes one
+//! conditional branch (`BranchLocalInt`, `BranchLocalLocal`).
 //! A sequence is fused only when no jump lands inside it; every jump
 //! target is then remapped to the new positions, and the fused op keeps
 //! the span of the operator (where an overflow is reported).
@@ -16,13 +18,46 @@ fn target(op: &mut Op) -> Option<&mut u32> {
         | Op::TestCtor(_, t)
         | Op::TestEq(t)
         | Op::TestLen(_, t)
-        | Op::TestMinLen(_, t) => Some(t),
+        | Op::TestMinLen(_, t)
+        | Op::BranchLocalInt(_, _, _, t)
+        | Op::BranchLocalLocal(_, _, _, t) => Some(t),
         _ => None,
     }
 }
 
 /// Fuse op sequences in one function.
 pub(super) fn fuse(f: &mut Function) {
+    fuse_with(f, 3, &|w| match w {
+        [Op::Local(a), Op::Int(k), Op::Arith(op)] => i32::try_from(*k)
+            .ok()
+            .map(|k| Op::LocalIntArith(*a, k, *op)),
+        [Op::Local(a), Op::Local(b), Op::Arith(op)] => Some(Op::LocalLocalArith(*a, *b, *op)),
+        _ => None,
+    });
+    fuse_with(f, 2, &|w| match w {
+        [Op::LocalIntArith(a, k, op), Op::JumpIfFalse(t)] if is_comparison(*op) => {
+            u16::try_from(*a)
+                .ok()
+                .map(|a| Op::BranchLocalInt(a, *op, *k, *t))
+        }
+        [Op::LocalLocalArith(a, b, op), Op::JumpIfFalse(t)] if is_comparison(*op) => {
+            match (u16::try_from(*a), u16::try_from(*b)) {
+                (Ok(a), Ok(b)) => Some(Op::BranchLocalLocal(a, b, *op, *t)),
+                _ => None,
+            }
+        }
+        _ => None,
+    });
+}
+
+fn is_comparison(op: crate::code::Arith) -> bool {
+    use crate::code::Arith::*;
+    matches!(op, Lt | Le | Gt | Ge | Eq | Ne)
+}
+
+/// Replace each window of `width` ops that `fused` maps to one op, where
+/// no jump lands inside the window (its first op may be a target).
+fn fuse_with(f: &mut Function, width: usize, fused: &dyn Fn(&[Op]) -> Option<Op>) {
     let n = f.ops.len();
     let mut landing = vec![false; n + 1];
     for op in &mut f.ops {
@@ -38,26 +73,17 @@ pub(super) fn fuse(f: &mut Function) {
     let mut i = 0;
     while i < n {
         map[i] = ops.len() as u32;
-        let window = (f.ops.get(i), f.ops.get(i + 1), f.ops.get(i + 2));
-        let free = !landing.get(i + 1).copied().unwrap_or(true)
-            && !landing.get(i + 2).copied().unwrap_or(true);
-        let fused = match window {
-            (Some(Op::Local(a)), Some(Op::Int(k)), Some(Op::Arith(op))) if free => {
-                i32::try_from(*k)
-                    .ok()
-                    .map(|k| Op::LocalIntArith(*a, k, *op))
+        let free = (1..width).all(|k| !landing.get(i + k).copied().unwrap_or(true));
+        let window = f.ops.get(i..i + width);
+        if let Some(op) = window.filter(|_| free).and_then(fused) {
+            for k in 1..width {
+                map[i + k] = ops.len() as u32;
             }
-            (Some(Op::Local(a)), Some(Op::Local(b)), Some(Op::Arith(op))) if free => {
-                Some(Op::LocalLocalArith(*a, *b, *op))
-            }
-            _ => None,
-        };
-        if let Some(op) = fused {
-            map[i + 1] = ops.len() as u32;
-            map[i + 2] = ops.len() as u32;
             ops.push(op);
-            spans.push(f.spans.get(i + 2).copied().unwrap_or_default());
-            i += 3;
+            // The span of the operator, where an error is reported.
+            let last = if width == 3 { i + 2 } else { i };
+            spans.push(f.spans.get(last).copied().unwrap_or_default());
+            i += width;
             continue;
         }
         if let Some(op) = f.ops.get(i) {
@@ -103,8 +129,7 @@ mod tests {
         assert_eq!(
             f.ops,
             vec![
-                Op::LocalIntArith(0, 2, Arith::Lt),
-                Op::JumpIfFalse(4),
+                Op::BranchLocalInt(0, Arith::Lt, 2, 3),
                 Op::Local(0),
                 Op::Return,
                 Op::LocalLocalArith(0, 1, Arith::Add),

@@ -35,7 +35,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::code::{Arith, CaptureFrom, Literal, Module, Op};
+use crate::code::{Arith, CaptureFrom, Literal, Module, Op, Operand};
 use crate::error::{RunError, TraceEntry};
 use crate::host::Host;
 use crate::limits::{CHECK_EVERY, Limit, Limits};
@@ -509,6 +509,39 @@ impl<'a> Machine<'a> {
                     };
                     self.stack.push(v);
                 }
+                Op::BranchLocalInt(slot, cmp, k, t) => {
+                    let holds = match self.stack.get(base + slot as usize) {
+                        Some(Value::Int(x)) => int_cmp(cmp, *x, i64::from(k)),
+                        other => {
+                            let x = tri!(other.cloned().ok_or_else(bad_index));
+                            match tri!(self.arith(cmp, x, Value::Int(i64::from(k)))) {
+                                Value::Bool(b) => b,
+                                _ => false,
+                            }
+                        }
+                    };
+                    if !holds {
+                        pc = t as usize;
+                    }
+                }
+                Op::BranchLocalLocal(p, q, cmp, t) => {
+                    let x = self.stack.get(base + p as usize);
+                    let y = self.stack.get(base + q as usize);
+                    let holds = match (x, y) {
+                        (Some(Value::Int(x)), Some(Value::Int(y))) => int_cmp(cmp, *x, *y),
+                        _ => {
+                            let x = tri!(x.cloned().ok_or_else(bad_index));
+                            let y = tri!(y.cloned().ok_or_else(bad_index));
+                            match tri!(self.arith(cmp, x, y)) {
+                                Value::Bool(b) => b,
+                                _ => false,
+                            }
+                        }
+                    };
+                    if !holds {
+                        pc = t as usize;
+                    }
+                }
                 Op::Neg => {
                     let v = match pop!() {
                         Value::Int(n) => tri!(
@@ -531,11 +564,17 @@ impl<'a> Machine<'a> {
                     self.stack.push(v);
                 }
                 Op::Jump(t) => pc = t as usize,
-                Op::JumpIfFalse(t) => {
-                    if let Value::Bool(false) = pop!() {
-                        pc = t as usize;
+                Op::JumpIfFalse(t) => match pop!() {
+                    Value::Bool(b) => {
+                        if !b {
+                            pc = t as usize;
+                        }
                     }
-                }
+                    _ => {
+                        sync!();
+                        return Err(RunError::internal("a condition that is not a Bool"));
+                    }
+                },
                 Op::Call(n) | Op::TailCall(n) => {
                     sync!();
                     let at = tri!(
@@ -579,9 +618,33 @@ impl<'a> Machine<'a> {
                     }
                 }
                 Op::TailCallFunc(f, n) => {
-                    sync!();
-                    tri!(self.enter(f, None, n as usize, true));
-                    reload!();
+                    // The common case inline: the arguments replace the
+                    // frame's locals.
+                    let n = n as usize;
+                    let start = self.stack.len().saturating_sub(n);
+                    match functions.get(f as usize) {
+                        Some(func) if func.arity as usize == n && start >= base => {
+                            for i in 0..n {
+                                self.stack.swap(base + i, start + i);
+                            }
+                            self.stack.truncate(base + n);
+                            for _ in func.arity..func.locals {
+                                self.stack.push(Value::Unit);
+                            }
+                            if let Some(top) = self.frames.last_mut() {
+                                top.func = f;
+                                top.pc = 0;
+                                top.closure = None;
+                            }
+                            code = &func.ops;
+                            pc = 0;
+                        }
+                        _ => {
+                            sync!();
+                            tri!(self.enter(f, None, n, true));
+                            reload!();
+                        }
+                    }
                 }
                 Op::Return => {
                     let v = pop!();
@@ -606,13 +669,37 @@ impl<'a> Machine<'a> {
                     reload!();
                 }
                 Op::ResumeTail | Op::ResumeTailWith => {
-                    sync!();
+                    // The common case inline: return to the performer,
+                    // updating the handler's parameter.
                     let state = if op == Op::ResumeTailWith {
                         Some(pop!())
                     } else {
                         None
                     };
                     let v = pop!();
+                    if let (Some(&Entry::Skip(t)), Some(top)) =
+                        (self.handlers.last(), self.frames.last())
+                        && top.kind == Kind::Clause
+                        && self.frames.len() > 1
+                    {
+                        if let Some(s) = state {
+                            match self.handlers.get_mut(t as usize) {
+                                Some(Entry::Handler { state, .. }) => *state = s,
+                                _ => {
+                                    sync!();
+                                    return Err(bad_index());
+                                }
+                            }
+                        }
+                        self.handlers.pop();
+                        if let Some(done) = self.frames.pop() {
+                            self.stack.truncate(done.base as usize);
+                        }
+                        self.stack.push(v);
+                        reload!();
+                        continue;
+                    }
+                    sync!();
                     if let Some(done) = tri!(self.resume_tail(v, state)) {
                         return Ok(done);
                     }
@@ -620,6 +707,38 @@ impl<'a> Machine<'a> {
                 }
                 Op::Perform(e, o, n) => {
                     sync!();
+                    // The commonest case: a clause that only resumes with
+                    // its arguments or parameter needs no frame at all.
+                    if let Some(v) = self.simple_clause(e, o, n as usize) {
+                        self.stack.push(v);
+                        continue;
+                    }
+                    // The common case inline: a tail-resumptive clause that
+                    // captures nothing runs in place, in a new frame.
+                    if let Some((i, f, state)) = self.tail_clause(e, o)
+                        && let Some(func) = functions.get(f as usize)
+                        && func.arity as usize == n as usize + usize::from(state.is_some())
+                        && self.frames.len() < self.limits.depth
+                    {
+                        self.handlers.push(Entry::Skip(i as u32));
+                        if let Some(s) = state {
+                            self.stack.push(s);
+                        }
+                        base = self.stack.len() - func.arity as usize;
+                        self.frames.push(Frame {
+                            func: f,
+                            pc: 0,
+                            base: base as u32,
+                            kind: Kind::Clause,
+                            closure: None,
+                        });
+                        for _ in func.arity..func.locals {
+                            self.stack.push(Value::Unit);
+                        }
+                        code = &func.ops;
+                        pc = 0;
+                        continue;
+                    }
                     tri!(self.perform(e, o, n as usize));
                     reload!();
                 }
@@ -637,6 +756,83 @@ impl<'a> Machine<'a> {
                     if let Some(t) = jump {
                         pc = t as usize;
                     }
+                }
+            }
+        }
+    }
+
+    /// Run the nearest clause of `effect.op` if it is simple (see
+    /// [`crate::code::SimpleClause`]): pop the `argc` arguments, update the
+    /// handler's parameter, and return the operation's result.
+    #[inline(always)]
+    fn simple_clause(&mut self, effect: u32, op: u32, argc: usize) -> Option<Value> {
+        let module: &'a Module = self.module;
+        let mut i = self.handlers.len();
+        let (at, simple) = loop {
+            i = i.checked_sub(1)?;
+            match self.handlers.get(i)? {
+                Entry::Skip(t) => i = *t as usize,
+                Entry::Handler { info, .. } => {
+                    let info = module.handlers.get(*info as usize)?;
+                    if let Some(c) = info
+                        .clauses
+                        .iter()
+                        .find(|c| c.effect == effect && c.op == op)
+                    {
+                        break (i, c.simple?);
+                    }
+                }
+            }
+        };
+        let start = self.stack.len().checked_sub(argc)?;
+        let in_range =
+            |o: Option<Operand>| !matches!(o, Some(Operand::Arg(k)) if k as usize >= argc);
+        if !in_range(Some(simple.result)) || !in_range(simple.next) {
+            return None;
+        }
+        let Some(Entry::Handler { state, .. }) = self.handlers.get_mut(at) else {
+            return None;
+        };
+        let args = self.stack.get(start..).unwrap_or(&[]);
+        let result = operand(simple.result, args, state);
+        if let Some(next) = simple.next {
+            *state = operand(next, args, state);
+        }
+        self.stack.truncate(start);
+        Some(result)
+    }
+
+    /// The nearest handler of `effect.op`, if its clause is tail-resumptive
+    /// and a function that captures nothing: the handler's index, the
+    /// clause's function, and the handler's parameter (if it has one).
+    #[inline(always)]
+    fn tail_clause(&self, effect: u32, op: u32) -> Option<(usize, u32, Option<Value>)> {
+        let mut i = self.handlers.len();
+        loop {
+            i = i.checked_sub(1)?;
+            match self.handlers.get(i)? {
+                Entry::Skip(t) => i = *t as usize,
+                Entry::Handler {
+                    info,
+                    closures,
+                    state,
+                    ..
+                } => {
+                    let info = self.module.handlers.get(*info as usize)?;
+                    let Some(c) = info
+                        .clauses
+                        .iter()
+                        .find(|c| c.effect == effect && c.op == op)
+                    else {
+                        continue;
+                    };
+                    if !c.tail_resumptive {
+                        return None;
+                    }
+                    let Some(Value::Func(f)) = closures.get(c.clause as usize) else {
+                        return None;
+                    };
+                    return Some((i, *f, info.has_state.then(|| state.clone())));
                 }
             }
         }
@@ -810,6 +1006,34 @@ pub(crate) fn limit_error(limit: Limit, message: String) -> RunError {
         ),
     });
     e
+}
+
+/// The value of a simple clause's operand (its index was checked).
+#[inline(always)]
+fn operand(o: Operand, args: &[Value], state: &Value) -> Value {
+    match o {
+        Operand::Arg(k) => match args.get(k as usize) {
+            Some(v) => v.clone(),
+            None => Value::Unit,
+        },
+        Operand::State => state.clone(),
+        Operand::Unit => Value::Unit,
+        Operand::Int(n) => Value::Int(n),
+        Operand::Bool(b) => Value::Bool(b),
+    }
+}
+
+/// An integer comparison.
+#[inline(always)]
+fn int_cmp(cmp: Arith, x: i64, y: i64) -> bool {
+    match cmp {
+        Arith::Lt => x < y,
+        Arith::Le => x <= y,
+        Arith::Gt => x > y,
+        Arith::Ge => x >= y,
+        Arith::Eq => x == y,
+        _ => x != y,
+    }
 }
 
 /// A byte count for people: `512 MiB`, `4 KiB`, `100 bytes`.
