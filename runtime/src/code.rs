@@ -43,6 +43,25 @@ pub struct Module {
     pub prelude: PreludeCtors,
 }
 
+impl Module {
+    /// The symbol of a record field name, if the program or its library
+    /// declares or uses it.
+    pub fn symbol(&self, name: &str) -> Option<u32> {
+        self.symbols
+            .iter()
+            .position(|s| s == name)
+            .map(|i| i as u32)
+    }
+
+    /// The id of a constructor, by name.
+    pub fn ctor(&self, name: &str) -> Option<u32> {
+        self.ctors
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| i as u32)
+    }
+}
+
 /// A literal in the program text.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Literal {

@@ -314,6 +314,21 @@ impl Value {
         Value::Str(StrObj::new(text.into()))
     }
 
+    /// A record value with the given fields, for a host building a value
+    /// of a declared record type; `None` if a field name is not a symbol
+    /// of the module.
+    pub fn record(module: &crate::code::Module, fields: Vec<(&str, Value)>) -> Option<Value> {
+        let mut fields = fields;
+        fields.sort_by(|a, b| a.0.cmp(b.0));
+        let mut shape = Vec::with_capacity(fields.len());
+        let mut values = Vec::with_capacity(fields.len());
+        for (name, v) in fields {
+            shape.push(module.symbol(name)?);
+            values.push(v);
+        }
+        Some(Value::Record(RecordObj::new(Rc::from(shape), values)))
+    }
+
     /// A list value.
     pub fn list(items: imbl::Vector<Value>) -> Value {
         Value::List(ListObj::new(items))

@@ -13,6 +13,7 @@
 //! checker would have rejected lowers to an op that stops the run with an
 //! internal error ([`crate::code::Op::NoMatch`]), never to a crash.
 
+mod decision;
 mod expr;
 mod handlers;
 mod pattern;
@@ -241,6 +242,13 @@ impl Lowerer {
         for item in &program.items {
             match item {
                 Item::Type(t) => {
+                    // The fields of declared records are known symbols, so
+                    // that a host can build such records.
+                    if let TypeBody::Record(fields) = &t.body {
+                        for f in fields {
+                            self.symbol(&f.name.name);
+                        }
+                    }
                     if let TypeBody::Variants(vs) = &t.body {
                         for v in vs {
                             self.module.ctors.push(CtorInfo {

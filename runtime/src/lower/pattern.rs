@@ -6,9 +6,11 @@
 //! failed test never leaves anything on the stack. A variable pattern
 //! binds the slot itself: no copy.
 //!
-//! A `match` tries its arms in order; the first whose pattern and guard
-//! hold runs. A match that falls through every arm (impossible once the
-//! checker has proved it exhaustive) stops with an internal error.
+//! A `match` is a decision tree ([`super::decision`]) when it can be; the
+//! rest (matches with list patterns) try their arms in order, and the
+//! first whose pattern and guard hold runs. A match that falls through
+//! every arm (impossible once the checker has proved it exhaustive) stops
+//! with an internal error.
 
 use writ_lang::Span;
 use writ_lang::ast::{Arm, Expr, Pattern, PatternKind};
@@ -120,6 +122,9 @@ impl Lowerer {
         self.expr(scrutinee, false);
         let slot = self.ctx().slot();
         self.emit(Op::SetLocal(slot), scrutinee.span);
+        if self.match_tree(span, slot, arms, tail) {
+            return;
+        }
         let mut ends = Vec::new();
         for arm in arms {
             let saved = self.push_scope();

@@ -1,0 +1,516 @@
+//! Compiling `match` to a decision tree (Maranget, "Compiling pattern
+//! matching to good decision trees", 2008).
+//!
+//! The arms form a matrix: one row per arm, one column per part of the
+//! scrutinee still to examine (each held in a local slot). If the first
+//! row has only variables and wildcards, its arm is chosen (after its
+//! guard, which on failure goes on with the rows below). Otherwise the
+//! first column where the first row has a pattern is tested once: for
+//! each constructor (or literal) appearing in it, the rows that allow it
+//! are specialised, its fields becoming new columns; the rows with a
+//! wildcard there form the default. Tuples and records have one
+//! constructor: their parts become columns without a test. So along any
+//! path each part of the value is tested at most once.
+//!
+//! Each arm's body is lowered once; the leaves that choose it copy the
+//! values its variables name into the arm's slots and jump to it.
+//!
+//! A match whose patterns include list patterns, or whose tree would grow
+//! past [`BUDGET`] ops, is instead lowered arm by arm
+//! ([`super::pattern`]): list patterns of different lengths do not split
+//! into columns uniformly, and a tree can be exponentially larger than
+//! the arms in rare cases.
+
+use std::collections::HashMap;
+
+use writ_lang::Span;
+use writ_lang::ast::{Arm, Pattern, PatternKind};
+
+use super::{Lowerer, binders};
+use crate::code::{Literal, Op};
+
+/// The most ops a decision tree may take before the match is lowered arm
+/// by arm instead.
+const BUDGET: usize = 4096;
+
+/// One cell of the matrix.
+#[derive(Clone, Copy)]
+enum Cell<'a> {
+    /// Matches anything, binds nothing.
+    Wild,
+    /// Matches anything, binds the name.
+    Bind(&'a str),
+    /// A pattern to test or take apart.
+    Pat(&'a Pattern),
+}
+
+/// One row: an arm's remaining cells, and the names bound so far with
+/// the slots holding their values.
+#[derive(Clone)]
+struct Row<'a> {
+    cells: Vec<Cell<'a>>,
+    arm: usize,
+    bound: Vec<(&'a str, u32)>,
+}
+
+/// What a column's first pattern asks for.
+enum Split {
+    /// A constructor test: the constructors in first-appearance order.
+    Ctors(Vec<u32>),
+    /// A literal test: the literals in first-appearance order.
+    Literals(Vec<Lit>),
+    /// A tuple of this many parts (no test).
+    Tuple(usize),
+    /// A record with these fields (no test).
+    Record(Vec<String>),
+}
+
+/// A literal pattern's value.
+#[derive(Clone, PartialEq)]
+enum Lit {
+    Int(i64),
+    Float(u64),
+    Str(String),
+    Bool(bool),
+}
+
+fn lit_of(p: &Pattern) -> Option<Lit> {
+    Some(match &p.kind {
+        PatternKind::Int(n) => Lit::Int(*n),
+        PatternKind::Float(x) => Lit::Float(x.to_bits()),
+        PatternKind::Str(s) => Lit::Str(s.clone()),
+        PatternKind::Bool(b) => Lit::Bool(*b),
+        _ => return None,
+    })
+}
+
+/// Whether a pattern contains a list pattern.
+fn has_list(p: &Pattern) -> bool {
+    match &p.kind {
+        PatternKind::List { .. } => true,
+        PatternKind::Tuple(ps) | PatternKind::Ctor { args: ps, .. } => ps.iter().any(has_list),
+        PatternKind::Record { fields, .. } => fields
+            .iter()
+            .any(|f| f.pattern.as_ref().is_some_and(has_list)),
+        _ => false,
+    }
+}
+
+/// A cell as it stands for matching: variables and wildcards normalised.
+fn view(cell: Cell<'_>) -> Cell<'_> {
+    match cell {
+        Cell::Pat(p) => match &p.kind {
+            PatternKind::Wildcard | PatternKind::Unit | PatternKind::Error => Cell::Wild,
+            PatternKind::Bind(n) => Cell::Bind(&n.name),
+            _ => cell,
+        },
+        other => other,
+    }
+}
+
+impl Lowerer {
+    /// Lower `match` arms as a decision tree over the value in `slot`;
+    /// `false` (with nothing emitted) if the match should be lowered arm by
+    /// arm instead.
+    pub(super) fn match_tree(&mut self, span: Span, slot: u32, arms: &[Arm], tail: bool) -> bool {
+        if arms.iter().any(|a| has_list(&a.pattern)) {
+            return false;
+        }
+        let start = self.here() as usize;
+        let saved = self.push_scope();
+        // Each arm's variables get slots of their own, filled at the leaves.
+        let arm_slots: Vec<HashMap<String, u32>> = arms
+            .iter()
+            .map(|a| {
+                let mut names = Vec::new();
+                binders(&a.pattern, &mut names);
+                names.into_iter().map(|n| (n, self.ctx().slot())).collect()
+            })
+            .collect();
+        let rows: Vec<Row> = arms
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Row {
+                cells: vec![Cell::Pat(&a.pattern)],
+                arm: i,
+                bound: Vec::new(),
+            })
+            .collect();
+        let mut leaves: Vec<(usize, usize)> = Vec::new();
+        let ok = self.tree(
+            rows,
+            vec![slot],
+            arms,
+            &arm_slots,
+            &mut leaves,
+            start + BUDGET,
+        );
+        if !ok {
+            self.abandon(start);
+            self.pop_scope(saved);
+            return false;
+        }
+        // The bodies, each once.
+        let mut ends = Vec::new();
+        let mut body_at = vec![0u32; arms.len()];
+        for (i, arm) in arms.iter().enumerate() {
+            body_at[i] = self.here();
+            let inner = self.push_scope();
+            if let Some(names) = arm_slots.get(i) {
+                for (n, s) in names {
+                    self.bind(n, *s);
+                }
+            }
+            self.expr(&arm.body, tail);
+            if !tail {
+                ends.push(self.emit(Op::Jump(0), arm.span));
+            }
+            self.pop_scope(inner);
+        }
+        for (jump, arm) in leaves {
+            let target = body_at.get(arm).copied().unwrap_or(0);
+            self.patch(jump, target);
+        }
+        let end = self.here();
+        for j in ends {
+            self.patch(j, end);
+        }
+        let _ = span;
+        self.pop_scope(saved);
+        true
+    }
+
+    /// Drop the code emitted since `start` (a tree over budget).
+    fn abandon(&mut self, start: usize) {
+        let f = &mut self.ctx().func;
+        f.ops.truncate(start);
+        f.spans.truncate(start);
+    }
+
+    /// Lower the decision tree of `rows` over the values in `cols`. Leaves
+    /// jump to their arm's body: each such jump is pushed on `leaves` with
+    /// its arm. `false` when the code passes `limit` ops.
+    fn tree<'a>(
+        &mut self,
+        mut rows: Vec<Row<'a>>,
+        cols: Vec<u32>,
+        arms: &'a [Arm],
+        arm_slots: &[HashMap<String, u32>],
+        leaves: &mut Vec<(usize, usize)>,
+        limit: usize,
+    ) -> bool {
+        if self.here() as usize > limit {
+            return false;
+        }
+        // Variables are recorded and become wildcards.
+        for row in &mut rows {
+            for (cell, col) in row.cells.iter_mut().zip(&cols) {
+                match view(*cell) {
+                    Cell::Bind(n) => {
+                        row.bound.push((n, *col));
+                        *cell = Cell::Wild;
+                    }
+                    Cell::Wild => *cell = Cell::Wild,
+                    Cell::Pat(_) => {}
+                }
+            }
+        }
+        let Some(first) = rows.first() else {
+            self.emit(Op::NoMatch, Span::default());
+            return true;
+        };
+        let Some(c) = first.cells.iter().position(|c| matches!(c, Cell::Pat(_))) else {
+            return self.leaf(rows, cols, arms, arm_slots, leaves, limit);
+        };
+        let Some(split) = self.split(&rows, c) else {
+            return false;
+        };
+        let col = cols.get(c).copied().unwrap_or(0);
+        match split {
+            Split::Tuple(n) => {
+                let parts: Vec<u32> = (0..n).map(|i| self.load(col, Op::Part(i as u32))).collect();
+                let rows = specialise(&rows, c, n, |p| match &p.kind {
+                    PatternKind::Tuple(ps) => Some(ps.iter().map(Cell::Pat).collect()),
+                    _ => None,
+                });
+                self.tree(
+                    rows,
+                    splice(&cols, c, parts),
+                    arms,
+                    arm_slots,
+                    leaves,
+                    limit,
+                )
+            }
+            Split::Record(names) => {
+                let parts: Vec<u32> = names
+                    .iter()
+                    .map(|n| {
+                        let sym = self.symbol(n);
+                        self.load(col, Op::Field(sym))
+                    })
+                    .collect();
+                let rows = specialise(&rows, c, names.len(), |p| match &p.kind {
+                    PatternKind::Record { fields, .. } => Some(
+                        names
+                            .iter()
+                            .map(|n| match fields.iter().find(|f| f.name.name == *n) {
+                                Some(f) => match &f.pattern {
+                                    Some(p) => Cell::Pat(p),
+                                    None => Cell::Bind(&f.name.name),
+                                },
+                                None => Cell::Wild,
+                            })
+                            .collect(),
+                    ),
+                    _ => None,
+                });
+                self.tree(
+                    rows,
+                    splice(&cols, c, parts),
+                    arms,
+                    arm_slots,
+                    leaves,
+                    limit,
+                )
+            }
+            Split::Ctors(ctors) => {
+                for k in ctors {
+                    let arity = self.module.ctors.get(k as usize).map_or(0, |i| i.arity) as usize;
+                    self.emit(Op::Local(col), Span::default());
+                    let test = self.emit(Op::TestCtor(k, 0), Span::default());
+                    let parts: Vec<u32> = (0..arity)
+                        .map(|i| self.load(col, Op::Part(i as u32)))
+                        .collect();
+                    let ctor_ids = &self.ctor_ids;
+                    let rows = specialise(&rows, c, arity, |p| match &p.kind {
+                        PatternKind::Ctor { name, args }
+                            if ctor_ids.get(&name.name) == Some(&k) =>
+                        {
+                            Some(args.iter().map(Cell::Pat).collect())
+                        }
+                        _ => None,
+                    });
+                    if !self.tree(
+                        rows,
+                        splice(&cols, c, parts),
+                        arms,
+                        arm_slots,
+                        leaves,
+                        limit,
+                    ) {
+                        return false;
+                    }
+                    let next = self.here();
+                    self.patch(test, next);
+                }
+                self.tree(
+                    default(&rows, c),
+                    remove(&cols, c),
+                    arms,
+                    arm_slots,
+                    leaves,
+                    limit,
+                )
+            }
+            Split::Literals(lits) => {
+                for lit in lits {
+                    self.emit(Op::Local(col), Span::default());
+                    self.push_lit(&lit);
+                    let test = self.emit(Op::TestEq(0), Span::default());
+                    let rows = specialise(&rows, c, 0, |p| {
+                        (lit_of(p).as_ref() == Some(&lit)).then(Vec::new)
+                    });
+                    if !self.tree(rows, remove(&cols, c), arms, arm_slots, leaves, limit) {
+                        return false;
+                    }
+                    let next = self.here();
+                    self.patch(test, next);
+                }
+                self.tree(
+                    default(&rows, c),
+                    remove(&cols, c),
+                    arms,
+                    arm_slots,
+                    leaves,
+                    limit,
+                )
+            }
+        }
+    }
+
+    /// The first row matches: bind its variables into its arm's slots,
+    /// check its guard (going on with the other rows if it fails), and
+    /// jump to its body.
+    fn leaf<'a>(
+        &mut self,
+        rows: Vec<Row<'a>>,
+        cols: Vec<u32>,
+        arms: &'a [Arm],
+        arm_slots: &[HashMap<String, u32>],
+        leaves: &mut Vec<(usize, usize)>,
+        limit: usize,
+    ) -> bool {
+        let mut rows = rows;
+        let first = rows.remove(0);
+        let slots = arm_slots.get(first.arm).cloned().unwrap_or_default();
+        for (name, from) in &first.bound {
+            if let Some(to) = slots.get(*name) {
+                self.emit(Op::Local(*from), Span::default());
+                self.emit(Op::SetLocal(*to), Span::default());
+            }
+        }
+        let guard = arms.get(first.arm).and_then(|a| a.guard.as_ref());
+        match guard {
+            None => {
+                let j = self.emit(Op::Jump(0), Span::default());
+                leaves.push((j, first.arm));
+                true
+            }
+            Some(g) => {
+                let scope = self.push_scope();
+                for (n, s) in &slots {
+                    self.bind(n, *s);
+                }
+                self.expr(g, false);
+                self.pop_scope(scope);
+                let fail = self.emit(Op::JumpIfFalse(0), g.span);
+                let j = self.emit(Op::Jump(0), g.span);
+                leaves.push((j, first.arm));
+                let next = self.here();
+                self.patch(fail, next);
+                self.tree(rows, cols, arms, arm_slots, leaves, limit)
+            }
+        }
+    }
+
+    /// What column `c` asks for, from the patterns in it.
+    fn split(&self, rows: &[Row], c: usize) -> Option<Split> {
+        let mut ctors = Vec::new();
+        let mut lits = Vec::new();
+        let mut tuple = None;
+        let mut record: Vec<String> = Vec::new();
+        let mut is_record = false;
+        for row in rows {
+            let Some(Cell::Pat(p)) = row.cells.get(c) else {
+                continue;
+            };
+            match &p.kind {
+                PatternKind::Ctor { name, .. } => {
+                    let k = *self.ctor_ids.get(&name.name)?;
+                    if !ctors.contains(&k) {
+                        ctors.push(k);
+                    }
+                }
+                PatternKind::Tuple(ps) => tuple = Some(ps.len()),
+                PatternKind::Record { fields, .. } => {
+                    is_record = true;
+                    for f in fields {
+                        if !record.contains(&f.name.name) {
+                            record.push(f.name.name.clone());
+                        }
+                    }
+                }
+                _ => {
+                    let l = lit_of(p)?;
+                    if !lits.contains(&l) {
+                        lits.push(l);
+                    }
+                }
+            }
+        }
+        if is_record {
+            record.sort();
+            return Some(Split::Record(record));
+        }
+        if let Some(n) = tuple {
+            return Some(Split::Tuple(n));
+        }
+        if !ctors.is_empty() {
+            return Some(Split::Ctors(ctors));
+        }
+        (!lits.is_empty()).then_some(Split::Literals(lits))
+    }
+
+    /// Load a part of the value in `col` into a fresh slot.
+    fn load(&mut self, col: u32, part: Op) -> u32 {
+        let s = self.ctx().slot();
+        self.emit(Op::Local(col), Span::default());
+        self.emit(part, Span::default());
+        self.emit(Op::SetLocal(s), Span::default());
+        s
+    }
+
+    fn push_lit(&mut self, lit: &Lit) {
+        match lit {
+            Lit::Int(n) => {
+                self.emit(Op::Int(*n), Span::default());
+            }
+            Lit::Bool(b) => {
+                self.emit(Op::Bool(*b), Span::default());
+            }
+            Lit::Float(bits) => {
+                let l = self.literal(Literal::Float(f64::from_bits(*bits)));
+                self.emit(Op::Literal(l), Span::default());
+            }
+            Lit::Str(s) => {
+                let l = self.literal(Literal::Str(s.clone()));
+                self.emit(Op::Literal(l), Span::default());
+            }
+        }
+    }
+}
+
+/// The rows that allow what `accept` recognises in column `c` (it returns
+/// the new cells for the column), and the rows with a wildcard there
+/// (`width` wildcards), in order.
+fn specialise<'a>(
+    rows: &[Row<'a>],
+    c: usize,
+    width: usize,
+    accept: impl Fn(&'a Pattern) -> Option<Vec<Cell<'a>>>,
+) -> Vec<Row<'a>> {
+    rows.iter()
+        .filter_map(|row| {
+            let cells = match row.cells.get(c).copied() {
+                Some(Cell::Pat(p)) => accept(p)?,
+                _ => vec![Cell::Wild; width],
+            };
+            let mut new = row.clone();
+            new.cells.splice(c..=c, cells);
+            Some(new)
+        })
+        .collect()
+}
+
+/// The rows with a wildcard in column `c`, without that column.
+fn default<'a>(rows: &[Row<'a>], c: usize) -> Vec<Row<'a>> {
+    rows.iter()
+        .filter(|r| !matches!(r.cells.get(c), Some(Cell::Pat(_))))
+        .map(|r| {
+            let mut new = r.clone();
+            if c < new.cells.len() {
+                new.cells.remove(c);
+            }
+            new
+        })
+        .collect()
+}
+
+/// `cols` with column `c` replaced by `parts`.
+fn splice(cols: &[u32], c: usize, parts: Vec<u32>) -> Vec<u32> {
+    let mut new = cols.to_vec();
+    if c < new.len() {
+        new.splice(c..=c, parts);
+    }
+    new
+}
+
+/// `cols` without column `c`.
+fn remove(cols: &[u32], c: usize) -> Vec<u32> {
+    let mut new = cols.to_vec();
+    if c < new.len() {
+        new.remove(c);
+    }
+    new
+}
