@@ -6,10 +6,13 @@
 
 use writ_runtime::{Host, Limits, RunError, Value};
 
+/// A payment the test host received: payee, cents, memo.
+type Payment = (String, i64, String);
+
 /// Serves two airline pages and records payments.
 struct TestHost<'m> {
     module: &'m writ_runtime::Module,
-    paid: Vec<(String, i64, String)>,
+    paid: Vec<Payment>,
 }
 
 impl Host for TestHost<'_> {
@@ -47,7 +50,7 @@ impl Host for TestHost<'_> {
     }
 }
 
-fn run(src: &str) -> (Result<String, RunError>, Vec<(String, i64, String)>) {
+fn run(src: &str) -> (Result<String, RunError>, Vec<Payment>) {
     let parsed = writ_lang::parse(src);
     assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
     let typed = writ_lang::types::check(&parsed.program);
