@@ -103,11 +103,10 @@ fn load_stdlib(c: &mut Checker) {
 }
 
 impl Checker {
-    /// The scheme of a standard-library function, from its signature.
-    fn library_fn(&mut self, f: &FnDecl) -> Scheme {
-        let since = self.arena.len() as TyId;
+    /// A standard-library function's declared signature, its type
+    /// variables rigid (at level 1); without a written row it is pure.
+    fn library_sig(&mut self, f: &FnDecl) -> FnSig {
         self.level = 1;
-        let saved = self.tyvars.names.len();
         let mut sig = self.signature(
             &f.generics,
             &f.params,
@@ -118,6 +117,14 @@ impl Checker {
         if f.effects.is_none() {
             sig.row = self.arena.add(Node::RowEmpty);
         }
+        sig
+    }
+
+    /// The scheme of a standard-library function, from its signature.
+    fn library_fn(&mut self, f: &FnDecl) -> Scheme {
+        let since = self.arena.len() as TyId;
+        let saved = self.tyvars.names.len();
+        let sig = self.library_sig(f);
         self.tyvars.names.truncate(saved);
         let ft = self.arena.add(Node::Fn(sig.params, sig.ret, sig.row));
         self.level = 0;
@@ -142,18 +149,8 @@ impl Checker {
     /// against its declared signature.
     fn library_body(&mut self, name: &str, f: &FnDecl) {
         let Some(body) = &f.body else { return };
-        self.level = 1;
         let saved = self.tyvars.names.len();
-        let mut sig = self.signature(
-            &f.generics,
-            &f.params,
-            f.ret.as_ref(),
-            f.effects.as_ref(),
-            true,
-        );
-        if f.effects.is_none() {
-            sig.row = self.arena.add(Node::RowEmpty);
-        }
+        let sig = self.library_sig(f);
         self.infer_fn_body(
             name.to_string(),
             &f.params,

@@ -77,24 +77,12 @@ impl Lowerer {
                 self.emit(Op::Tuple(items.len() as u32), span);
             }
             ExprKind::Record(fields) => {
-                let names: Vec<&str> = fields.iter().map(|f| f.name.name.as_str()).collect();
-                let shape = self.shape(&names);
-                let values: Vec<(&str, &Expr)> = fields
-                    .iter()
-                    .map(|f| (f.name.name.as_str(), &f.value))
-                    .collect();
-                self.fields_in_order(&values, span);
+                let shape = self.fields_in_order(fields, span);
                 self.emit(Op::Record(shape), span);
             }
             ExprKind::RecordUpdate { base, fields } => {
                 self.expr(base, false);
-                let names: Vec<&str> = fields.iter().map(|f| f.name.name.as_str()).collect();
-                let shape = self.shape(&names);
-                let values: Vec<(&str, &Expr)> = fields
-                    .iter()
-                    .map(|f| (f.name.name.as_str(), &f.value))
-                    .collect();
-                self.fields_in_order(&values, span);
+                let shape = self.fields_in_order(fields, span);
                 self.emit(Op::Update(shape), span);
             }
             ExprKind::Field { expr, name } => {
@@ -131,14 +119,20 @@ impl Lowerer {
     }
 
     /// Evaluate field values in source order, leaving them on the stack in
-    /// shape (name) order.
-    fn fields_in_order(&mut self, values: &[(&str, &Expr)], span: Span) {
-        let sorted = values.windows(2).all(|w| w[0].0 <= w[1].0);
+    /// shape (name) order; the shape.
+    fn fields_in_order(&mut self, fields: &[writ_lang::ast::FieldInit], span: Span) -> u32 {
+        let names: Vec<&str> = fields.iter().map(|f| f.name.name.as_str()).collect();
+        let shape = self.shape(&names);
+        let values: Vec<(&str, &Expr)> = fields
+            .iter()
+            .map(|f| (f.name.name.as_str(), &f.value))
+            .collect();
+        let sorted = names.windows(2).all(|w| w[0] <= w[1]);
         if sorted {
             for (_, v) in values {
                 self.expr(v, false);
             }
-            return;
+            return shape;
         }
         let saved = self.push_scope();
         let mut slots: Vec<(&str, u32)> = Vec::new();
@@ -153,6 +147,7 @@ impl Lowerer {
             self.emit(Op::Local(s), span);
         }
         self.pop_scope(saved);
+        shape
     }
 
     fn perform(&mut self, span: Span, effect: &Ident, op: &Ident, argc: usize) {
@@ -402,25 +397,11 @@ impl Lowerer {
 
     /// A lambda: a nested function, and a closure of it if it captures.
     fn lambda(&mut self, span: Span, lam: &Lambda) {
-        let mut ctx = FnCtx::new(self.nested_name("<lambda>"), lam.params.len() as u32);
-        for p in &lam.params {
-            let s = ctx.slot();
-            if p.name.name != "_" {
-                ctx.scopes[0].push((p.name.name.clone(), s));
-            }
-        }
+        let ctx = FnCtx::with_params(self.nested_name("<lambda>"), &lam.params);
         self.fns.push(ctx);
         self.block(&lam.body, true);
-        let Some(ctx) = self.fns.pop() else { return };
-        let closure = !ctx.func.captures.is_empty();
-        let id = self.add_function(ctx);
-        self.emit(
-            if closure {
-                Op::Closure(id)
-            } else {
-                Op::Func(id)
-            },
-            span,
-        );
+        if let Some(ctx) = self.fns.pop() {
+            self.push_function(ctx, span);
+        }
     }
 }

@@ -162,21 +162,6 @@ impl Lowerer {
             self.push_function(ctx, span);
         }
     }
-
-    /// Add a finished nested function and push it (as a closure if it
-    /// captures).
-    fn push_function(&mut self, ctx: FnCtx, span: Span) {
-        let closure = !ctx.func.captures.is_empty();
-        let id = self.add_function(ctx);
-        self.emit(
-            if closure {
-                Op::Closure(id)
-            } else {
-                Op::Func(id)
-            },
-            span,
-        );
-    }
 }
 
 /// The clause as a [`SimpleClause`], if its body (inside any blocks) is a

@@ -83,6 +83,21 @@ impl FnCtx {
         }
     }
 
+    /// A function whose parameters (names, `_` binding nothing) take its
+    /// first slots.
+    fn with_params(name: String, params: &[writ_lang::ast::Param]) -> FnCtx {
+        let mut ctx = FnCtx::new(name, params.len() as u32);
+        for p in params {
+            let s = ctx.slot();
+            if p.name.name != "_"
+                && let Some(scope) = ctx.scopes.first_mut()
+            {
+                scope.push((p.name.name.clone(), s));
+            }
+        }
+        ctx
+    }
+
     fn slot(&mut self) -> u32 {
         let s = self.next_slot;
         self.next_slot += 1;
@@ -421,13 +436,7 @@ impl Lowerer {
             .get(id as usize)
             .map(|f| f.name.clone())
             .unwrap_or_default();
-        let mut ctx = FnCtx::new(name, f.params.len() as u32);
-        for p in &f.params {
-            let s = ctx.slot();
-            if p.name.name != "_" {
-                ctx.scopes[0].push((p.name.name.clone(), s));
-            }
-        }
+        let ctx = FnCtx::with_params(name, &f.params);
         self.fns.push(ctx);
         self.block(body, true);
         if let Some(ctx) = self.fns.pop() {
@@ -453,6 +462,21 @@ impl Lowerer {
             Some(outer) if self.in_library => outer.func.name.clone(),
             _ => own.to_string(),
         }
+    }
+
+    /// Add a finished nested function and push it (as a closure if it
+    /// captures).
+    fn push_function(&mut self, ctx: FnCtx, span: Span) {
+        let closure = !ctx.func.captures.is_empty();
+        let id = self.add_function(ctx);
+        self.emit(
+            if closure {
+                Op::Closure(id)
+            } else {
+                Op::Func(id)
+            },
+            span,
+        );
     }
 
     /// Add a finished nested function; its id.
@@ -681,27 +705,12 @@ impl Lowerer {
     /// body refers to as itself.
     fn local_fn(&mut self, f: &FnDecl) {
         let Some(body) = &f.body else { return };
-        let mut ctx = FnCtx::new(self.nested_name(&f.name.name), f.params.len() as u32);
+        let mut ctx = FnCtx::with_params(self.nested_name(&f.name.name), &f.params);
         ctx.self_name = Some(f.name.name.clone());
-        for p in &f.params {
-            let s = ctx.slot();
-            if p.name.name != "_" {
-                ctx.scopes[0].push((p.name.name.clone(), s));
-            }
-        }
         self.fns.push(ctx);
         self.block(body, true);
         let Some(ctx) = self.fns.pop() else { return };
-        let closure = !ctx.func.captures.is_empty();
-        let id = self.add_function(ctx);
-        self.emit(
-            if closure {
-                Op::Closure(id)
-            } else {
-                Op::Func(id)
-            },
-            f.span,
-        );
+        self.push_function(ctx, f.span);
         let slot = self.ctx().slot();
         self.emit(Op::SetLocal(slot), f.span);
         self.bind(&f.name.name, slot);
