@@ -128,7 +128,7 @@ fn scalar_or_push<'a>(v: &'a Value, module: &Module, out: &mut String, work: &mu
         }
         Value::List(l) => {
             out.push('[');
-            push_items(work, l.items.iter().collect(), "]");
+            push_items(work, l.iter().collect(), "]");
         }
         Value::Tag(c) => out.push_str(ctor_name(module, *c)),
         Value::Variant(var) => {

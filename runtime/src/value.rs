@@ -198,22 +198,19 @@ impl Drop for StrObj {
     }
 }
 
-/// A persistent list.
+/// A persistent list: its own elements, or a view of the elements of
+/// another list from some index on (the rest of a list in a pattern,
+/// `[x, ..rest]`), which costs nothing to make.
 #[derive(Debug)]
 pub struct ListObj {
-    /// The elements.
-    pub items: imbl::Vector<Value>,
+    /// The elements (empty for a view).
+    items: imbl::Vector<Value>,
+    /// For a view: the list whose elements it shows, kept alive as long as
+    /// the view is, and the index it starts at. The list viewed is never a
+    /// view itself, so a view of a view costs no more than a view.
+    view: Option<(Rc<ListObj>, usize)>,
     charged: usize,
-    /// For the rest of a list (`[x, ..rest]`): the list it shares its
-    /// elements with, kept alive (and charged) as long as this one is.
-    /// Always a list without a source of its own, so chains stay one link
-    /// long.
-    source: Option<Rc<ListObj>>,
 }
-
-/// What the rest of a list costs besides what it shares with its source:
-/// the new path of the persistent vector's tree.
-const REST_CHARGE: usize = HEADER + 128 * SLOT;
 
 impl ListObj {
     /// Make one, charging a slot per element.
@@ -222,25 +219,67 @@ impl ListObj {
         charge(charged);
         Rc::new(ListObj {
             items,
+            view: None,
             charged,
-            source: None,
         })
     }
 
-    /// The list without its first `n` elements. It shares its elements
-    /// with `list`, which it keeps alive, so it is charged only for its
-    /// own structure: walking a list with `[x, ..rest]` costs memory in
-    /// proportion to the walk, not to the square of the list's length.
+    /// The list without its first `n` elements: a view of `list`, which it
+    /// keeps alive, so it is charged only for itself. Walking a list with
+    /// `[x, ..rest]` costs constant time and memory per step.
     pub fn rest(list: &Rc<ListObj>, n: usize) -> Rc<Self> {
-        let items = list.items.clone().split_off(n.min(list.items.len()));
-        let source = list.source.clone().unwrap_or_else(|| list.clone());
-        let charged = REST_CHARGE.min(HEADER + items.len() * SLOT);
-        charge(charged);
+        let (root, start) = match &list.view {
+            Some((root, start)) => (root.clone(), *start),
+            None => (list.clone(), 0),
+        };
+        let start = start.saturating_add(n).min(root.items.len());
+        charge(HEADER);
         Rc::new(ListObj {
-            items,
-            charged,
-            source: Some(source),
+            items: imbl::Vector::new(),
+            view: Some((root, start)),
+            charged: HEADER,
         })
+    }
+
+    /// The elements it holds or views, and the index they start at.
+    fn data(&self) -> (&imbl::Vector<Value>, usize) {
+        match &self.view {
+            Some((root, start)) => (&root.items, *start),
+            None => (&self.items, 0),
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        let (items, start) = self.data();
+        items.len().saturating_sub(start)
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The element at an index.
+    pub fn get(&self, i: usize) -> Option<&Value> {
+        let (items, start) = self.data();
+        items.get(start.checked_add(i)?)
+    }
+
+    /// The elements, in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
+        let (items, start) = self.data();
+        items.iter().skip(start)
+    }
+
+    /// The elements as a vector of their own (sharing structure).
+    pub fn vector(&self) -> imbl::Vector<Value> {
+        let (items, start) = self.data();
+        if start == 0 {
+            items.clone()
+        } else {
+            items.clone().split_off(start.min(items.len()))
+        }
     }
 }
 
@@ -427,12 +466,8 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
             (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
             (Value::Str(x), Value::Str(y)) => x.text.cmp(&y.text),
             (Value::Tuple(x), Value::Tuple(y)) => {
-                push_seq(
-                    &mut work,
-                    x.items.iter(),
-                    y.items.iter(),
-                    x.items.len().cmp(&y.items.len()),
-                );
+                let lengths = x.items.len().cmp(&y.items.len());
+                push_seq(&mut work, x.items.iter(), y.items.iter(), lengths);
                 Ordering::Equal
             }
             (Value::Record(x), Value::Record(y)) => {
@@ -455,12 +490,7 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
                 o
             }
             (Value::List(x), Value::List(y)) => {
-                push_seq(
-                    &mut work,
-                    x.items.iter(),
-                    y.items.iter(),
-                    x.items.len().cmp(&y.items.len()),
-                );
+                push_seq(&mut work, x.iter(), y.iter(), x.len().cmp(&y.len()));
                 Ordering::Equal
             }
             (Value::Map(x), Value::Map(y)) => {
@@ -531,8 +561,8 @@ pub fn equal(a: &Value, b: &Value) -> bool {
                 if Rc::ptr_eq(x, y) {
                     continue;
                 }
-                work.extend(x.items.iter().zip(y.items.iter()));
-                x.items.len() == y.items.len()
+                work.extend(x.iter().zip(y.iter()));
+                x.len() == y.len()
             }
             (Value::Map(x), Value::Map(y)) => {
                 for ((ka, va), (kb, vb)) in x.entries.iter().zip(y.entries.iter()) {

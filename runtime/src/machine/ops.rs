@@ -80,25 +80,25 @@ impl<'a> Machine<'a> {
                 Value::str(s)
             }
             (Concat, Value::List(a), Value::List(b)) => {
-                self.check_memory((a.items.len() + b.items.len()) * value::SLOT)?;
+                self.check_memory((a.len() + b.len()) * value::SLOT)?;
                 // Adding a few elements at either end (`acc ++ [x]`,
                 // `[x] ++ acc`) pushes them, which is cheap on a persistent
                 // vector; otherwise the two trees are joined.
-                let items = if b.items.len() <= 64 {
-                    let mut items = a.items.clone();
-                    for x in b.items.iter() {
+                let items = if b.len() <= 64 {
+                    let mut items = a.vector();
+                    for x in b.iter() {
                         items.push_back(x.clone());
                     }
                     items
-                } else if a.items.len() <= 64 {
-                    let mut items = b.items.clone();
-                    for x in a.items.iter().rev() {
+                } else if a.len() <= 64 {
+                    let mut items = b.vector();
+                    for x in a.iter().rev() {
                         items.push_front(x.clone());
                     }
                     items
                 } else {
-                    let mut items = a.items.clone();
-                    items.append(b.items.clone());
+                    let mut items = a.vector();
+                    items.append(b.vector());
                     items
                 };
                 Value::list(items)
@@ -215,7 +215,7 @@ impl<'a> Machine<'a> {
                         "a list pattern on a value that is not a list",
                     ));
                 };
-                let len = l.items.len();
+                let len = l.len();
                 let ok = if matches!(op, Op::TestLen(..)) {
                     len == n as usize
                 } else {
@@ -231,7 +231,7 @@ impl<'a> Machine<'a> {
                         "an element of a value that is not a list",
                     ));
                 };
-                let v = l.items.get(i as usize).cloned().ok_or_else(bad_index)?;
+                let v = l.get(i as usize).cloned().ok_or_else(bad_index)?;
                 self.stack.push(v);
             }
             Op::DropItems(n) => {

@@ -375,7 +375,7 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                     (Some(Value::Float(x)), _) => number_text(*x, &mut out),
                     (Some(Value::Str(s)), _) => string_text(&s.text, &mut out),
                     (Some(Value::List(l)), _) => {
-                        if l.items.is_empty() {
+                        if l.is_empty() {
                             out.push_str("[]");
                             continue;
                         }
@@ -384,7 +384,7 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                         if pretty {
                             work.push(Piece::Indent(depth));
                         }
-                        for (i, x) in l.items.iter().enumerate().rev() {
+                        for (i, x) in l.iter().enumerate().rev() {
                             work.push(Piece::Json(x, depth + 1));
                             if pretty {
                                 work.push(Piece::Indent(depth + 1));

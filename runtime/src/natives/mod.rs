@@ -208,10 +208,10 @@ pub(crate) fn text<'v>(v: &'v Value, name: &str) -> Result<&'v str, RunError> {
     v.as_str().ok_or_else(|| wrong_args(name))
 }
 
-/// A list argument.
-pub(crate) fn items<'v>(v: &'v Value, name: &str) -> Result<&'v imbl::Vector<Value>, RunError> {
+/// A list argument's elements (a vector sharing structure with it).
+pub(crate) fn items(v: &Value, name: &str) -> Result<imbl::Vector<Value>, RunError> {
     match v {
-        Value::List(l) => Ok(&l.items),
+        Value::List(l) => Ok(l.vector()),
         _ => Err(wrong_args(name)),
     }
 }
