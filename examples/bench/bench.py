@@ -19,11 +19,14 @@ What it does:
    fibonacci_recursive (at 27 and at the suite's input 42) and countdown (at
    the suite's input), and prints Writ time, Python time and their ratio, and
    for countdown the nanoseconds per state operation.
+4. If the `lupa` package is installed (pip install lupa), times the same
+   fib(27) and countdown in Lua (examples/bench/py/lua.py), inside the
+   process.
 
 Times are wall-clock times of the whole process (start-up, parsing and type
 checking included: a few milliseconds); the CPU time (user + sys) of the best
 run is shown next to it, since the wall time suffers on a busy machine.
-Standard library only.
+Standard library only (Lua optionally through lupa).
 """
 
 import argparse
@@ -207,10 +210,37 @@ def main():
             pn = "%.1f" % (pt * 1e9 / ops) if ops and pt else ""
             print("%-20s %10s %10s %8s %14s %14s" % (label, fmt(wt), fmt(pt), ratio, wn, pn))
         print()
+        lua_rows(py, cd_n if (not only or "countdown" in only) else 0, args.runs)
         print("ns/op for countdown = whole-process wall time / (2 * N): one get and one put")
         print("per iteration, N iterations (the final get, at 0, is not counted). The time")
         print("includes the loop's own work (the comparison, the subtraction, the call).")
         warn_if_rebuilt(built)
+
+
+def lua_rows(py, countdown_n, runs):
+    """Lua's fib(27) and countdown through lupa, if it is installed
+    (pip install lupa): timed inside the process, so without start-up."""
+    try:
+        import lupa  # noqa: F401
+    except ImportError:
+        print("(Lua: `pip install lupa` to compare with Lua as well)\n")
+        return
+    n = countdown_n or BENCHMARKS[0][1]
+    proc = subprocess.run([py, str(HERE / "py" / "lua.py"), str(FIB_SMALL), str(n), str(runs)],
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    if proc.returncode != 0:
+        print("Lua: %s\n" % proc.stderr.strip()[-200:])
+        return
+    print("Lua through lupa (timed inside the process, without start-up; best of %d):" % runs)
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            version, what, secs, result = parts
+            extra = ""
+            if what.startswith("countdown"):
+                extra = "  %.1f ns/op" % (float(secs) * 1e9 / (2 * n))
+            print("  %-8s %-22s %10.3f s%s" % (version, what, float(secs), extra))
+    print()
 
 
 def warn_if_rebuilt(built):
