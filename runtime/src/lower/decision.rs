@@ -15,11 +15,15 @@
 //! Each arm's body is lowered once; the leaves that choose it copy the
 //! values its variables name into the arm's slots and jump to it.
 //!
-//! A match whose patterns include list patterns, or whose tree would grow
-//! past [`BUDGET`] ops, is instead lowered arm by arm
-//! ([`super::pattern`]): list patterns of different lengths do not split
-//! into columns uniformly, and a tree can be exponentially larger than
-//! the arms in rare cases.
+//! Lists are split by length: one branch for each length up to the longest
+//! list pattern (`[a, b]` needs exactly 2; `[a, ..rest]` at least 1), and a
+//! last branch for longer lists, in which only patterns with `..rest`
+//! remain. The `rest` of a pattern is loaded in the branches where its
+//! pattern applies.
+//!
+//! A match whose tree would grow past [`BUDGET`] ops is instead lowered
+//! arm by arm ([`super::pattern`]): a tree can be exponentially larger
+//! than the arms in rare cases.
 
 use std::collections::HashMap;
 
@@ -63,6 +67,9 @@ enum Split {
     Tuple(usize),
     /// A record with these fields (no test).
     Record(Vec<String>),
+    /// A list: `max` is the longest list pattern's number of elements
+    /// (before any `..rest`), `widest` the most elements before a `..rest`.
+    List { max: usize, widest: usize },
 }
 
 /// A literal pattern's value.
@@ -84,18 +91,6 @@ fn lit_of(p: &Pattern) -> Option<Lit> {
     })
 }
 
-/// Whether a pattern contains a list pattern.
-fn has_list(p: &Pattern) -> bool {
-    match &p.kind {
-        PatternKind::List { .. } => true,
-        PatternKind::Tuple(ps) | PatternKind::Ctor { args: ps, .. } => ps.iter().any(has_list),
-        PatternKind::Record { fields, .. } => fields
-            .iter()
-            .any(|f| f.pattern.as_ref().is_some_and(has_list)),
-        _ => false,
-    }
-}
-
 /// A cell as it stands for matching: variables and wildcards normalised.
 fn view(cell: Cell<'_>) -> Cell<'_> {
     match cell {
@@ -113,9 +108,6 @@ impl Lowerer {
     /// `false` (with nothing emitted) if the match should be lowered arm by
     /// arm instead.
     pub(super) fn match_tree(&mut self, span: Span, slot: u32, arms: &[Arm], tail: bool) -> bool {
-        if arms.iter().any(|a| has_list(&a.pattern)) {
-            return false;
-        }
         let start = self.here() as usize;
         let saved = self.push_scope();
         // Each arm's variables get slots of their own, filled at the leaves.
@@ -313,6 +305,43 @@ impl Lowerer {
                     limit,
                 )
             }
+            Split::List { max, widest } => {
+                for len in 0..=max {
+                    self.emit(Op::Local(col), Span::default());
+                    let test = self.emit(Op::TestLen(len as u32, 0), Span::default());
+                    let parts: Vec<u32> = (0..len)
+                        .map(|i| self.load(col, Op::Item(i as u32)))
+                        .collect();
+                    let rests = self.rests(&rows, c, col, len);
+                    let rows = specialise_list(&rows, c, len, Some(len), &rests);
+                    if !self.tree(
+                        rows,
+                        splice(&cols, c, parts),
+                        arms,
+                        arm_slots,
+                        leaves,
+                        limit,
+                    ) {
+                        return false;
+                    }
+                    let next = self.here();
+                    self.patch(test, next);
+                }
+                // Longer than every list pattern: only `..rest` patterns.
+                let parts: Vec<u32> = (0..widest)
+                    .map(|i| self.load(col, Op::Item(i as u32)))
+                    .collect();
+                let rests = self.rests(&rows, c, col, widest);
+                let rows = specialise_list(&rows, c, widest, None, &rests);
+                self.tree(
+                    rows,
+                    splice(&cols, c, parts),
+                    arms,
+                    arm_slots,
+                    leaves,
+                    limit,
+                )
+            }
             Split::Literals(lits) => {
                 for lit in lits {
                     self.emit(Op::Local(col), Span::default());
@@ -391,6 +420,7 @@ impl Lowerer {
         let mut tuple = None;
         let mut record: Vec<String> = Vec::new();
         let mut is_record = false;
+        let mut list: Option<(usize, usize)> = None;
         for row in rows {
             let Some(Cell::Pat(p)) = row.cells.get(c) else {
                 continue;
@@ -403,6 +433,18 @@ impl Lowerer {
                     }
                 }
                 PatternKind::Tuple(ps) => tuple = Some(ps.len()),
+                PatternKind::List { items, rest } => {
+                    let (max, widest) = list.unwrap_or((0, 0));
+                    let n = items.len();
+                    list = Some((
+                        max.max(n),
+                        if rest.is_some() {
+                            widest.max(n)
+                        } else {
+                            widest
+                        },
+                    ));
+                }
                 PatternKind::Record { fields, .. } => {
                     is_record = true;
                     for f in fields {
@@ -426,10 +468,35 @@ impl Lowerer {
         if let Some(n) = tuple {
             return Some(Split::Tuple(n));
         }
+        if let Some((max, widest)) = list {
+            return Some(Split::List { max, widest });
+        }
         if !ctors.is_empty() {
             return Some(Split::Ctors(ctors));
         }
         (!lits.is_empty()).then_some(Split::Literals(lits))
+    }
+
+    /// For the `..rest` patterns in column `c` that apply to lists of at
+    /// least `len` elements and name their rest: load each such rest (by
+    /// how many elements it skips) into a slot.
+    fn rests(&mut self, rows: &[Row], c: usize, col: u32, len: usize) -> Vec<(usize, u32)> {
+        let mut out: Vec<(usize, u32)> = Vec::new();
+        for row in rows {
+            if let Some(Cell::Pat(p)) = row.cells.get(c)
+                && let PatternKind::List {
+                    items,
+                    rest: Some(r),
+                } = &p.kind
+                && r.name.is_some()
+                && items.len() <= len
+                && !out.iter().any(|(m, _)| *m == items.len())
+            {
+                let slot = self.load(col, Op::DropItems(items.len() as u32));
+                out.push((items.len(), slot));
+            }
+        }
+        out
     }
 
     /// Load a part of the value in `col` into a fresh slot.
@@ -477,6 +544,49 @@ fn specialise<'a>(
                 _ => vec![Cell::Wild; width],
             };
             let mut new = row.clone();
+            new.cells.splice(c..=c, cells);
+            Some(new)
+        })
+        .collect()
+}
+
+/// The rows that allow a list in column `c` of exactly `exact` elements (or,
+/// with `None`, of more elements than any list pattern has), its first
+/// `width` elements becoming columns; a `..rest` binds the slot `rests`
+/// holds for the number of elements it skips.
+fn specialise_list<'a>(
+    rows: &[Row<'a>],
+    c: usize,
+    width: usize,
+    exact: Option<usize>,
+    rests: &[(usize, u32)],
+) -> Vec<Row<'a>> {
+    rows.iter()
+        .filter_map(|row| {
+            let mut new = row.clone();
+            let cells = match row.cells.get(c).copied() {
+                Some(Cell::Pat(p)) => {
+                    let PatternKind::List { items, rest } = &p.kind else {
+                        return None;
+                    };
+                    let fits = match (rest, exact) {
+                        (None, Some(len)) => items.len() == len,
+                        (None, None) => false,
+                        (Some(_), _) => items.len() <= width,
+                    };
+                    if !fits {
+                        return None;
+                    }
+                    if let Some(name) = rest.as_ref().and_then(|r| r.name.as_ref()) {
+                        let slot = rests.iter().find(|(m, _)| *m == items.len())?.1;
+                        new.bound.push((&name.name, slot));
+                    }
+                    let mut cells: Vec<Cell<'a>> = items.iter().map(Cell::Pat).collect();
+                    cells.resize(width, Cell::Wild);
+                    cells
+                }
+                _ => vec![Cell::Wild; width],
+            };
             new.cells.splice(c..=c, cells);
             Some(new)
         })

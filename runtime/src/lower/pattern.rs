@@ -6,9 +6,9 @@
 //! failed test never leaves anything on the stack. A variable pattern
 //! binds the slot itself: no copy.
 //!
-//! A `match` is a decision tree ([`super::decision`]) when it can be; the
-//! rest (matches with list patterns) try their arms in order, and the
-//! first whose pattern and guard hold runs. A match that falls through
+//! A `match` is a decision tree ([`super::decision`]); one whose tree
+//! would be too large tries its arms in order instead, and the first whose
+//! pattern and guard hold runs. A match that falls through
 //! every arm (impossible once the checker has proved it exhaustive) stops
 //! with an internal error.
 
