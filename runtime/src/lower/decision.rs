@@ -15,11 +15,11 @@
 //! Each arm's body is lowered once; the leaves that choose it copy the
 //! values its variables name into the arm's slots and jump to it.
 //!
-//! Lists are split by length: one branch for each length up to the longest
-//! list pattern (`[a, b]` needs exactly 2; `[a, ..rest]` at least 1), and a
-//! last branch for longer lists, in which only patterns with `..rest`
-//! remain. The `rest` of a pattern is loaded in the branches where its
-//! pattern applies.
+//! Lists are split by length: a branch for each length a pattern without
+//! `..rest` has (`[a, b]`: exactly 2), then one for each "at least"
+//! threshold of the patterns with `..rest` (`[a, ..rest]`: 1 or more),
+//! largest first. The `rest` of a pattern is loaded in the branches where
+//! its pattern applies.
 //!
 //! A match whose tree would grow past [`BUDGET`] ops is instead lowered
 //! arm by arm ([`super::pattern`]): a tree can be exponentially larger
@@ -67,9 +67,9 @@ enum Split {
     Tuple(usize),
     /// A record with these fields (no test).
     Record(Vec<String>),
-    /// A list: `max` is the longest list pattern's number of elements
-    /// (before any `..rest`), `widest` the most elements before a `..rest`.
-    List { max: usize, widest: usize },
+    /// A list: the lengths of the patterns without `..rest` (ascending),
+    /// and the numbers of elements before a `..rest` (descending).
+    List { exact: Vec<usize>, mins: Vec<usize> },
 }
 
 /// A literal pattern's value.
@@ -305,15 +305,26 @@ impl Lowerer {
                     limit,
                 )
             }
-            Split::List { max, widest } => {
-                for len in 0..=max {
+            Split::List { exact, mins } => {
+                // Exact lengths first, then "at least" thresholds from the
+                // largest down, so a threshold branch sees only lengths no
+                // exact pattern has and no larger threshold took.
+                let tests = exact
+                    .iter()
+                    .map(|n| (*n, true))
+                    .chain(mins.iter().map(|m| (*m, false)));
+                for (n, is_exact) in tests {
                     self.emit(Op::Local(col), Span::default());
-                    let test = self.emit(Op::TestLen(len as u32, 0), Span::default());
-                    let parts: Vec<u32> = (0..len)
-                        .map(|i| self.load(col, Op::Item(i as u32)))
-                        .collect();
-                    let rests = self.rests(&rows, c, col, len);
-                    let rows = specialise_list(&rows, c, len, Some(len), &rests);
+                    let op = if is_exact {
+                        Op::TestLen(n as u32, 0)
+                    } else {
+                        Op::TestMinLen(n as u32, 0)
+                    };
+                    let test = self.emit(op, Span::default());
+                    let parts: Vec<u32> =
+                        (0..n).map(|i| self.load(col, Op::Item(i as u32))).collect();
+                    let rests = self.rests(&rows, c, col, n);
+                    let rows = specialise_list(&rows, c, n, is_exact.then_some(n), &rests);
                     if !self.tree(
                         rows,
                         splice(&cols, c, parts),
@@ -327,15 +338,9 @@ impl Lowerer {
                     let next = self.here();
                     self.patch(test, next);
                 }
-                // Longer than every list pattern: only `..rest` patterns.
-                let parts: Vec<u32> = (0..widest)
-                    .map(|i| self.load(col, Op::Item(i as u32)))
-                    .collect();
-                let rests = self.rests(&rows, c, col, widest);
-                let rows = specialise_list(&rows, c, widest, None, &rests);
                 self.tree(
-                    rows,
-                    splice(&cols, c, parts),
+                    default(&rows, c),
+                    remove(&cols, c),
                     arms,
                     arm_slots,
                     leaves,
@@ -420,7 +425,7 @@ impl Lowerer {
         let mut tuple = None;
         let mut record: Vec<String> = Vec::new();
         let mut is_record = false;
-        let mut list: Option<(usize, usize)> = None;
+        let mut list: Option<(Vec<usize>, Vec<usize>)> = None;
         for row in rows {
             let Some(Cell::Pat(p)) = row.cells.get(c) else {
                 continue;
@@ -434,16 +439,11 @@ impl Lowerer {
                 }
                 PatternKind::Tuple(ps) => tuple = Some(ps.len()),
                 PatternKind::List { items, rest } => {
-                    let (max, widest) = list.unwrap_or((0, 0));
-                    let n = items.len();
-                    list = Some((
-                        max.max(n),
-                        if rest.is_some() {
-                            widest.max(n)
-                        } else {
-                            widest
-                        },
-                    ));
+                    let (exact, mins) = list.get_or_insert_with(Default::default);
+                    let lengths = if rest.is_some() { mins } else { exact };
+                    if !lengths.contains(&items.len()) {
+                        lengths.push(items.len());
+                    }
                 }
                 PatternKind::Record { fields, .. } => {
                     is_record = true;
@@ -468,8 +468,10 @@ impl Lowerer {
         if let Some(n) = tuple {
             return Some(Split::Tuple(n));
         }
-        if let Some((max, widest)) = list {
-            return Some(Split::List { max, widest });
+        if let Some((mut exact, mut mins)) = list {
+            exact.sort_unstable();
+            mins.sort_unstable_by(|a, b| b.cmp(a));
+            return Some(Split::List { exact, mins });
         }
         if !ctors.is_empty() {
             return Some(Split::Ctors(ctors));
@@ -550,10 +552,11 @@ fn specialise<'a>(
         .collect()
 }
 
-/// The rows that allow a list in column `c` of exactly `exact` elements (or,
-/// with `None`, of more elements than any list pattern has), its first
-/// `width` elements becoming columns; a `..rest` binds the slot `rests`
-/// holds for the number of elements it skips.
+/// The rows that allow a list in column `c` of exactly `exact` elements
+/// (or, with `None`, of at least `width` elements but none of the exact
+/// lengths tested before), its first `width` elements becoming columns; a
+/// `..rest` binds the slot `rests` holds for the number of elements it
+/// skips.
 fn specialise_list<'a>(
     rows: &[Row<'a>],
     c: usize,
