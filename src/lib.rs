@@ -146,6 +146,16 @@ pub fn run_source(
     let mut diagnostics = parsed.diagnostics.clone();
     diagnostics.extend(typed.diagnostics.iter().cloned());
     writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
+    // `writ run` has no `--grant`: say what it grants instead.
+    for d in &mut diagnostics {
+        if d.code == Code::EffectNotGranted {
+            d.help = Some(
+                "`writ run` grants only `Log` (and `Fail`, which needs no grant); \
+                 a program that needs another capability runs under a host that grants it"
+                    .to_string(),
+            );
+        }
+    }
     let checked = Checked {
         diagnostics,
         signatures: typed.signatures.clone(),

@@ -3,7 +3,8 @@
 //!
 //! The first line of a case says how the run ends: `// run: ok` (exit 0),
 //! or `// run: CODE` with the code of the error that stops it (`E4xxx`,
-//! exit 3) or of the limit it exhausts (`E5xxx`, exit 4). An optional
+//! exit 3), of the limit it exhausts (`E5xxx`, exit 4), or of the check
+//! that rejects it so that it never runs (any other code, exit 1). An optional
 //! second line `// args: --limit fuel=10000` passes arguments to
 //! `writ run` before the file. Next to the case, `NAME.out` holds exactly
 //! what `writ run` prints from `tests/run/` with `NO_COLOR=1`: the
@@ -48,6 +49,7 @@ fn expected_exit(header: &str) -> Option<(i32, Option<String>)> {
     let exit = match code.get(..2) {
         Some("E4") => 3,
         Some("E5") => 4,
+        Some("E0" | "E1" | "E2" | "E3") => 1,
         _ => return None,
     };
     Some((exit, Some(code)))

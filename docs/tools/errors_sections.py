@@ -142,7 +142,8 @@ not set to a non-empty value; the examples below are uncoloured.
 
 `writ run FILE` checks the program as `writ check --grant Log FILE` does
 (so `Log` is the only host capability it may use, besides `Fail`, which
-needs no grant) and, if it is accepted, runs it. The program's `Log.info`
+needs no grant; its help for [E3002](#e3002-capability-not-granted) says
+so) and, if it is accepted, runs it. The program's `Log.info`
 lines and, when it ends, its final value (the value of its last statement,
 unless that is `()`) are printed on standard output. Diagnostics are
 printed on standard error: those of checking (warnings, or the errors of a
