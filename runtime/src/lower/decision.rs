@@ -13,7 +13,9 @@
 //! path each part of the value is tested at most once.
 //!
 //! Each arm's body is lowered once; the leaves that choose it copy the
-//! values its variables name into the arm's slots and jump to it.
+//! values its variables name into the arm's slots and jump to it. An arm
+//! chosen by a single leaf without a guard binds its variables where the
+//! leaf found them instead (its copies are jumped over).
 //!
 //! Lists are split by length: a branch for each length a pattern without
 //! `..rest` has (`[a, b]`: exactly 2), then one for each "at least"
@@ -37,6 +39,10 @@ use crate::code::{Literal, Op};
 /// by arm instead.
 const BUDGET: usize = 4096;
 
+/// The slot of a part no row examines: never read (an op that did read it
+/// would stop the run with an internal error, not read a wrong value).
+const UNREAD: u32 = u32::MAX;
+
 /// One cell of the matrix.
 #[derive(Clone, Copy)]
 enum Cell<'a> {
@@ -55,6 +61,22 @@ struct Row<'a> {
     cells: Vec<Cell<'a>>,
     arm: usize,
     bound: Vec<(&'a str, u32)>,
+}
+
+/// A leaf of the tree: the jump to its arm's body, and, for a leaf without
+/// a guard, where its copies of the arm's variables are and where they
+/// come from (so that an arm with a single leaf can bind them in place).
+struct Leaf {
+    jump: usize,
+    arm: usize,
+    copies: Option<Copies>,
+}
+
+/// The ops that copy a leaf's values into its arm's slots.
+struct Copies {
+    at: usize,
+    len: usize,
+    from: Vec<(String, u32)>,
 }
 
 /// What a column's first pattern asks for.
@@ -128,7 +150,7 @@ impl Lowerer {
                 bound: Vec::new(),
             })
             .collect();
-        let mut leaves: Vec<(usize, usize)> = Vec::new();
+        let mut leaves: Vec<Leaf> = Vec::new();
         let ok = self.tree(
             rows,
             vec![slot],
@@ -142,15 +164,42 @@ impl Lowerer {
             self.pop_scope(saved);
             return false;
         }
+        // An arm reached by a single leaf without a guard binds its
+        // variables where the leaf found them: the copies are jumped over.
+        let mut in_place: Vec<Option<Vec<(String, u32)>>> = vec![None; arms.len()];
+        for (i, slot) in in_place.iter_mut().enumerate() {
+            let mut mine = leaves.iter().filter(|l| l.arm == i);
+            if let (Some(only), None) = (mine.next(), mine.next())
+                && let Some(c) = &only.copies
+            {
+                if c.len > 0 {
+                    let past = (c.at + c.len) as u32;
+                    let f = &mut self.ctx().func;
+                    if let Some(op) = f.ops.get_mut(c.at) {
+                        *op = Op::Jump(past);
+                    }
+                }
+                *slot = Some(c.from.clone());
+            }
+        }
         // The bodies, each once.
         let mut ends = Vec::new();
         let mut body_at = vec![0u32; arms.len()];
         for (i, arm) in arms.iter().enumerate() {
             body_at[i] = self.here();
             let inner = self.push_scope();
-            if let Some(names) = arm_slots.get(i) {
-                for (n, s) in names {
-                    self.bind(n, *s);
+            match in_place.get(i) {
+                Some(Some(from)) => {
+                    for (n, s) in from {
+                        self.bind(n, *s);
+                    }
+                }
+                _ => {
+                    if let Some(names) = arm_slots.get(i) {
+                        for (n, s) in names {
+                            self.bind(n, *s);
+                        }
+                    }
                 }
             }
             self.expr(&arm.body, tail);
@@ -159,9 +208,16 @@ impl Lowerer {
             }
             self.pop_scope(inner);
         }
-        for (jump, arm) in leaves {
-            let target = body_at.get(arm).copied().unwrap_or(0);
-            self.patch(jump, target);
+        for leaf in leaves {
+            let target = body_at.get(leaf.arm).copied().unwrap_or(0);
+            self.patch(leaf.jump, target);
+            // A jump over in-place copies goes straight to the body.
+            if let Some(c) = &leaf.copies
+                && c.len > 0
+                && in_place.get(leaf.arm).is_some_and(Option::is_some)
+            {
+                self.patch(c.at, target);
+            }
         }
         let end = self.here();
         for j in ends {
@@ -188,7 +244,7 @@ impl Lowerer {
         cols: Vec<u32>,
         arms: &'a [Arm],
         arm_slots: &[HashMap<String, u32>],
-        leaves: &mut Vec<(usize, usize)>,
+        leaves: &mut Vec<Leaf>,
         limit: usize,
     ) -> bool {
         if self.here() as usize > limit {
@@ -271,9 +327,6 @@ impl Lowerer {
                     let arity = self.module.ctors.get(k as usize).map_or(0, |i| i.arity) as usize;
                     self.emit(Op::Local(col), Span::default());
                     let test = self.emit(Op::TestCtor(k, 0), Span::default());
-                    let parts: Vec<u32> = (0..arity)
-                        .map(|i| self.load(col, Op::Part(i as u32)))
-                        .collect();
                     let ctor_ids = &self.ctor_ids;
                     let rows = specialise(&rows, c, arity, |p| match &p.kind {
                         PatternKind::Ctor { name, args }
@@ -283,6 +336,7 @@ impl Lowerer {
                         }
                         _ => None,
                     });
+                    let parts = self.load_needed(col, &rows, c, arity, Op::Part);
                     if !self.tree(
                         rows,
                         splice(&cols, c, parts),
@@ -321,10 +375,9 @@ impl Lowerer {
                         Op::TestMinLen(n as u32, 0)
                     };
                     let test = self.emit(op, Span::default());
-                    let parts: Vec<u32> =
-                        (0..n).map(|i| self.load(col, Op::Item(i as u32))).collect();
                     let rests = self.rests(&rows, c, col, n);
                     let rows = specialise_list(&rows, c, n, is_exact.then_some(n), &rests);
+                    let parts = self.load_needed(col, &rows, c, n, Op::Item);
                     if !self.tree(
                         rows,
                         splice(&cols, c, parts),
@@ -382,23 +435,31 @@ impl Lowerer {
         cols: Vec<u32>,
         arms: &'a [Arm],
         arm_slots: &[HashMap<String, u32>],
-        leaves: &mut Vec<(usize, usize)>,
+        leaves: &mut Vec<Leaf>,
         limit: usize,
     ) -> bool {
         let mut rows = rows;
         let first = rows.remove(0);
         let slots = arm_slots.get(first.arm).cloned().unwrap_or_default();
-        for (name, from) in &first.bound {
+        let at = self.here() as usize;
+        let mut from = Vec::new();
+        for (name, src) in &first.bound {
             if let Some(to) = slots.get(*name) {
-                self.emit(Op::Local(*from), Span::default());
+                self.emit(Op::Local(*src), Span::default());
                 self.emit(Op::SetLocal(*to), Span::default());
+                from.push((name.to_string(), *src));
             }
         }
+        let len = self.here() as usize - at;
         let guard = arms.get(first.arm).and_then(|a| a.guard.as_ref());
         match guard {
             None => {
                 let j = self.emit(Op::Jump(0), Span::default());
-                leaves.push((j, first.arm));
+                leaves.push(Leaf {
+                    jump: j,
+                    arm: first.arm,
+                    copies: Some(Copies { at, len, from }),
+                });
                 true
             }
             Some(g) => {
@@ -410,7 +471,11 @@ impl Lowerer {
                 self.pop_scope(scope);
                 let fail = self.emit(Op::JumpIfFalse(0), g.span);
                 let j = self.emit(Op::Jump(0), g.span);
-                leaves.push((j, first.arm));
+                leaves.push(Leaf {
+                    jump: j,
+                    arm: first.arm,
+                    copies: None,
+                });
                 let next = self.here();
                 self.patch(fail, next);
                 self.tree(rows, cols, arms, arm_slots, leaves, limit)
@@ -499,6 +564,32 @@ impl Lowerer {
             }
         }
         out
+    }
+
+    /// Load the `n` parts (`part(i)`) of the value in `col` that a row of
+    /// `rows` (already specialised, the parts at columns `c..c + n`)
+    /// examines or binds; a part nobody looks at is not loaded, and its
+    /// column gets a slot no op reads.
+    fn load_needed(
+        &mut self,
+        col: u32,
+        rows: &[Row],
+        c: usize,
+        n: usize,
+        part: impl Fn(u32) -> Op,
+    ) -> Vec<u32> {
+        (0..n)
+            .map(|i| {
+                let needed = rows
+                    .iter()
+                    .any(|r| !matches!(r.cells.get(c + i).copied().map(view), Some(Cell::Wild)));
+                if needed {
+                    self.load(col, part(i as u32))
+                } else {
+                    UNREAD
+                }
+            })
+            .collect()
     }
 
     /// Load a part of the value in `col` into a fresh slot.
