@@ -209,3 +209,34 @@ fn grant_checks_the_manifest_and_its_own_names() {
     assert!(err.contains("`Htp` is not a host capability"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn run_usage_errors_exit_2_and_say_what_was_expected() {
+    let dir = scratch("run-usage");
+    std::fs::write(dir.join("ok.writ"), "1 + 1\n").expect("write");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["run", "--limit", "speed=1", "ok.writ"],
+            "expected one of fuel, memory, depth, output, time; found `speed`",
+        ),
+        (
+            &["run", "--limit", "fuel", "ok.writ"],
+            "expected `--limit name=value`",
+        ),
+        (
+            &["run", "--limit", "memory=lots", "ok.writ"],
+            "expected a size such as 4096, 64K, 256M or 1G, found `lots`",
+        ),
+        (&["run", "missing.writ"], "[E9001]"),
+    ];
+    for (args, message) in cases {
+        let out = writ(args, &dir);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let out = writ(&["run", "--limit", "fuel=1000000", "ok.writ"], &dir);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "2\n");
+}

@@ -47,3 +47,21 @@ impl<F: FnMut(&str)> Host for LogHost<F> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_host_logs_and_refuses_everything_else() {
+        let mut lines = Vec::new();
+        let mut host = LogHost::new(|l: &str| lines.push(l.to_string()));
+        let ok = host.perform("Log", "info", &[Value::str("hi")]);
+        assert!(matches!(ok, Ok(Value::Unit)));
+        let refused = host.perform("Pay", "pay", &[]).map(|_| ()).unwrap_err();
+        assert_eq!(refused.code, Code::InternalError);
+        assert!(refused.message.contains("`Pay.pay`"), "{}", refused.message);
+        drop(host);
+        assert_eq!(lines, ["hi"]);
+    }
+}

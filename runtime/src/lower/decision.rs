@@ -129,7 +129,7 @@ impl Lowerer {
     /// Lower `match` arms as a decision tree over the value in `slot`;
     /// `false` (with nothing emitted) if the match should be lowered arm by
     /// arm instead.
-    pub(super) fn match_tree(&mut self, span: Span, slot: u32, arms: &[Arm], tail: bool) -> bool {
+    pub(super) fn match_tree(&mut self, slot: u32, arms: &[Arm], tail: bool) -> bool {
         let start = self.here() as usize;
         let saved = self.push_scope();
         // Each arm's variables get slots of their own, filled at the leaves.
@@ -223,7 +223,6 @@ impl Lowerer {
         for j in ends {
             self.patch(j, end);
         }
-        let _ = span;
         self.pop_scope(saved);
         true
     }

@@ -143,13 +143,12 @@ impl Lowerer {
             mode
         };
         let param_slots: Vec<u32> = params.iter().map(|_| ctx.slot()).collect();
-        if let Some(s) = state {
+        let names = state.into_iter().chain(takes_resume.then_some("resume"));
+        for name in names {
             let slot = ctx.slot();
-            ctx.scopes[0].push((s.to_string(), slot));
-        }
-        if takes_resume {
-            let slot = ctx.slot();
-            ctx.scopes[0].push(("resume".to_string(), slot));
+            if let Some(scope) = ctx.scopes.first_mut() {
+                scope.push((name.to_string(), slot));
+            }
         }
         self.fns.push(ctx);
         let mut fails = Vec::new();

@@ -122,7 +122,7 @@ impl Lowerer {
         self.expr(scrutinee, false);
         let slot = self.ctx().slot();
         self.emit(Op::SetLocal(slot), scrutinee.span);
-        if self.match_tree(span, slot, arms, tail) {
+        if self.match_tree(slot, arms, tail) {
             return;
         }
         let mut ends = Vec::new();

@@ -429,18 +429,8 @@ impl<'a> Machine<'a> {
                     let y = pop!();
                     let x = pop!();
                     // The common case inline: Int with Int.
-                    let fast = match (a, &x, &y) {
-                        (Arith::Lt, Value::Int(p), Value::Int(q)) => Some(Value::Bool(p < q)),
-                        (Arith::Le, Value::Int(p), Value::Int(q)) => Some(Value::Bool(p <= q)),
-                        (Arith::Gt, Value::Int(p), Value::Int(q)) => Some(Value::Bool(p > q)),
-                        (Arith::Ge, Value::Int(p), Value::Int(q)) => Some(Value::Bool(p >= q)),
-                        (Arith::Eq, Value::Int(p), Value::Int(q)) => Some(Value::Bool(p == q)),
-                        (Arith::Add, Value::Int(p), Value::Int(q)) => {
-                            p.checked_add(*q).map(Value::Int)
-                        }
-                        (Arith::Sub, Value::Int(p), Value::Int(q)) => {
-                            p.checked_sub(*q).map(Value::Int)
-                        }
+                    let fast = match (&x, &y) {
+                        (Value::Int(p), Value::Int(q)) => int_fast(a, *p, *q),
                         _ => None,
                     };
                     let v = match fast {
@@ -452,15 +442,8 @@ impl<'a> Machine<'a> {
                 Op::LocalIntArith(slot, k, a) => {
                     let x = self.stack.get(base + slot as usize);
                     let k = i64::from(k);
-                    let fast = match (a, x) {
-                        (Arith::Lt, Some(Value::Int(p))) => Some(Value::Bool(*p < k)),
-                        (Arith::Le, Some(Value::Int(p))) => Some(Value::Bool(*p <= k)),
-                        (Arith::Gt, Some(Value::Int(p))) => Some(Value::Bool(*p > k)),
-                        (Arith::Ge, Some(Value::Int(p))) => Some(Value::Bool(*p >= k)),
-                        (Arith::Eq, Some(Value::Int(p))) => Some(Value::Bool(*p == k)),
-                        (Arith::Ne, Some(Value::Int(p))) => Some(Value::Bool(*p != k)),
-                        (Arith::Add, Some(Value::Int(p))) => p.checked_add(k).map(Value::Int),
-                        (Arith::Sub, Some(Value::Int(p))) => p.checked_sub(k).map(Value::Int),
+                    let fast = match x {
+                        Some(Value::Int(p)) => int_fast(a, *p, k),
                         _ => None,
                     };
                     let v = match fast {
@@ -475,28 +458,8 @@ impl<'a> Machine<'a> {
                 Op::LocalLocalArith(p, q, a) => {
                     let x = self.stack.get(base + p as usize);
                     let y = self.stack.get(base + q as usize);
-                    let fast = match (a, x, y) {
-                        (Arith::Lt, Some(Value::Int(p)), Some(Value::Int(q))) => {
-                            Some(Value::Bool(p < q))
-                        }
-                        (Arith::Le, Some(Value::Int(p)), Some(Value::Int(q))) => {
-                            Some(Value::Bool(p <= q))
-                        }
-                        (Arith::Gt, Some(Value::Int(p)), Some(Value::Int(q))) => {
-                            Some(Value::Bool(p > q))
-                        }
-                        (Arith::Ge, Some(Value::Int(p)), Some(Value::Int(q))) => {
-                            Some(Value::Bool(p >= q))
-                        }
-                        (Arith::Eq, Some(Value::Int(p)), Some(Value::Int(q))) => {
-                            Some(Value::Bool(p == q))
-                        }
-                        (Arith::Add, Some(Value::Int(p)), Some(Value::Int(q))) => {
-                            p.checked_add(*q).map(Value::Int)
-                        }
-                        (Arith::Sub, Some(Value::Int(p)), Some(Value::Int(q))) => {
-                            p.checked_sub(*q).map(Value::Int)
-                        }
+                    let fast = match (x, y) {
+                        (Some(Value::Int(p)), Some(Value::Int(q))) => int_fast(a, *p, *q),
                         _ => None,
                     };
                     let v = match fast {
@@ -1020,6 +983,21 @@ fn operand(o: Operand, args: &[Value], state: &Value) -> Value {
         Operand::Unit => Value::Unit,
         Operand::Int(n) => Value::Int(n),
         Operand::Bool(b) => Value::Bool(b),
+    }
+}
+
+/// The step loop's fast path for `Int op Int`: comparisons, `+` and `-`
+/// that fit. `None` sends everything else (overflow included, so that it
+/// is reported) to [`Machine::arith`].
+#[inline(always)]
+fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
+    match op {
+        Arith::Lt | Arith::Le | Arith::Gt | Arith::Ge | Arith::Eq | Arith::Ne => {
+            Some(Value::Bool(int_cmp(op, x, y)))
+        }
+        Arith::Add => x.checked_add(y).map(Value::Int),
+        Arith::Sub => x.checked_sub(y).map(Value::Int),
+        _ => None,
     }
 }
 

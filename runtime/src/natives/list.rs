@@ -33,7 +33,7 @@ pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
     Ok(Value::Bool(items(xs, "list.is_empty")?.is_empty()))
 }
 
-pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
+pub(super) fn sum(_: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.sum"));
     };
@@ -53,7 +53,6 @@ pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
             _ => return Err(wrong_args("list.sum")),
         };
     }
-    let _ = cx;
     Ok(acc)
 }
 

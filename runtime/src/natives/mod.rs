@@ -18,8 +18,6 @@ mod map;
 mod math;
 mod text;
 
-use writ_lang::Code;
-
 use crate::code::Module;
 use crate::error::RunError;
 use crate::machine::Machine;
@@ -225,14 +223,4 @@ pub(crate) fn new_str(cx: &Cx, s: String) -> Result<Value, RunError> {
 /// Check that a list of `n` elements fits before building it.
 pub(crate) fn reserve_list(cx: &Cx, n: usize) -> Result<(), RunError> {
     cx.reserve(n.saturating_mul(value::SLOT))
-}
-
-/// An error for a size that is not representable (negative counts are
-/// clamped by the callers; this is for sizes beyond memory).
-#[allow(dead_code)]
-pub(crate) fn too_large(what: &str) -> RunError {
-    RunError::new(
-        Code::MemoryExhausted,
-        format!("expected {what} that fits in memory"),
-    )
 }
