@@ -61,7 +61,6 @@ mod tests {
         let refused = host.perform("Pay", "pay", &[]).map(|_| ()).unwrap_err();
         assert_eq!(refused.code, Code::InternalError);
         assert!(refused.message.contains("`Pay.pay`"), "{}", refused.message);
-        drop(host);
         assert_eq!(lines, ["hi"]);
     }
 }
