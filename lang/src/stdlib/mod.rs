@@ -2,7 +2,10 @@
 //!
 //! The files live in the repository's `stdlib/` directory; each is
 //! included here at compile time so that the front end can read the host
-//! capability interfaces without touching the file system.
+//! capability interfaces without touching the file system. [`reference`]
+//! turns their declarations and doc comments into `docs/stdlib.md`.
+
+pub mod reference;
 
 /// One embedded source file of the standard library.
 #[derive(Clone, Copy, Debug)]
@@ -18,38 +21,38 @@ pub struct StdlibFile {
 pub const FILES: &[StdlibFile] = &[
     StdlibFile {
         name: "prelude.writ",
-        source: include_str!("../../stdlib/prelude.writ"),
+        source: include_str!("../../../stdlib/prelude.writ"),
     },
     StdlibFile {
         name: "capabilities.writ",
-        source: include_str!("../../stdlib/capabilities.writ"),
+        source: include_str!("../../../stdlib/capabilities.writ"),
     },
     StdlibFile {
         name: "list.writ",
-        source: include_str!("../../stdlib/list.writ"),
+        source: include_str!("../../../stdlib/list.writ"),
     },
     StdlibFile {
         name: "str.writ",
-        source: include_str!("../../stdlib/str.writ"),
+        source: include_str!("../../../stdlib/str.writ"),
     },
     StdlibFile {
         name: "map.writ",
-        source: include_str!("../../stdlib/map.writ"),
+        source: include_str!("../../../stdlib/map.writ"),
     },
     StdlibFile {
         name: "option.writ",
-        source: include_str!("../../stdlib/option.writ"),
+        source: include_str!("../../../stdlib/option.writ"),
     },
     StdlibFile {
         name: "result.writ",
-        source: include_str!("../../stdlib/result.writ"),
+        source: include_str!("../../../stdlib/result.writ"),
     },
     StdlibFile {
         name: "json.writ",
-        source: include_str!("../../stdlib/json.writ"),
+        source: include_str!("../../../stdlib/json.writ"),
     },
     StdlibFile {
         name: "math.writ",
-        source: include_str!("../../stdlib/math.writ"),
+        source: include_str!("../../../stdlib/math.writ"),
     },
 ];
