@@ -846,7 +846,11 @@ the advice to move it up; for `resume` outside a handler, where it can be
 used; the closest name in scope, when one is close enough to be a typo; a
 namespace function of that name (`list.filter` for a bare `filter`); or,
 for a name from another language's standard library, what Writ has
-instead (`print`, `len`, `null`, `throw`, `toString`, …). An undefined
+instead (`print`, `len`, `null`, `throw`, `toString`, …). A namespace
+spelt as another language spells it (`string.trim(s)`, `array.length(xs)`)
+gets the Writ namespace and member (`str.trim`, `list.length`); written
+with a capital (`JSON.parse`, `Math.max`), the same help comes with E1006,
+since `Name.op(...)` calls an effect's operation. An undefined
 name has no type, so nothing more is reported about the expression that
 uses it.
 ''',
@@ -1002,7 +1006,10 @@ A standard-library namespace is used with a member it does not have, as in
 functions only. The help line offers the member that other languages' name
 means (`len` and `size` → `length`, `push` and `append` → `concat`, `head`
 → `first`, `substring` → `slice`, `to_string` → `str.from`, `get_or_else`
-→ `unwrap_or`, …) or the closest member name. A local variable or parameter
+→ `unwrap_or`, …), with how to write what the borrowed name does when the
+member alone does not say it (`push`: `xs ++ [x]`), or else the closest
+member name. The borrowed names are a table,
+`lang/src/types/aliases.rs`; none of them is a function. A local variable or parameter
 with the name of a namespace hides it, so `list.length` where `list` is a
 parameter is a field access (E2005), not this error.
 ''',

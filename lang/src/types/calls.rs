@@ -177,7 +177,20 @@ impl Checker {
             for a in &all {
                 self.infer(a);
             }
-            if self.types.by_name.contains_key(&p.effect.name)
+            if let Some(real) = crate::types::aliases::namespace(&p.effect.name) {
+                let help = self.namespace_help(real, &p.op.name);
+                self.report(
+                    Diagnostic::new(
+                        Code::UnknownEffect,
+                        format!(
+                            "expected an effect before `.{}`, found `{}`, which is not an effect",
+                            p.op.name, p.effect.name
+                        ),
+                    )
+                    .with_primary(p.effect.span, "not an effect")
+                    .with_help(help),
+                );
+            } else if self.types.by_name.contains_key(&p.effect.name)
                 || self.types.ctor_by_name.contains_key(&p.effect.name)
             {
                 self.report(

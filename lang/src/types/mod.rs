@@ -47,6 +47,7 @@
 //! mistake is reported once. The type checker runs only on programs that
 //! parsed without errors.
 
+pub mod aliases;
 mod calls;
 mod control;
 pub mod declare;

@@ -10,6 +10,7 @@
 use crate::ast::{Expr, ExprKind, Ident};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::types::TypeCon;
+use crate::types::aliases;
 use crate::types::infer::{Checker, suggest_value};
 use crate::types::suggest;
 use crate::types::ty::{Node, TyId};
@@ -168,12 +169,7 @@ impl Checker {
                 }
                 return self.open_fn(t);
             }
-            let mut keys: Vec<&str> = members.keys().map(String::as_str).collect();
-            keys.sort();
-            let guess = suggest::member_alias(&ns.name, &name.name)
-                .filter(|g| members.contains_key(*g))
-                .map(str::to_string)
-                .or_else(|| suggest::closest(&name.name, keys.iter().copied()));
+            let guess = self.member_guess(&ns.name, &name.name);
             let mut d = Diagnostic::new(
                 Code::UnknownMember,
                 format!(
@@ -183,8 +179,21 @@ impl Checker {
             )
             .with_primary(name.span, format!("`{}` has no `{}`", ns.name, name.name));
             if let Some(g) = guess {
-                d = d.with_help(format!("did you mean `{}.{g}`?", ns.name));
+                d = d.with_help(g.help(&ns.name));
             }
+            self.report(d);
+            return self.error_ty();
+        }
+        if let ExprKind::Var(ns) = &expr.kind
+            && self.lookup(&ns.name).is_none()
+            && let Some(real) = aliases::namespace(&ns.name)
+        {
+            let d = Diagnostic::new(
+                Code::UnknownName,
+                format!("expected a name in scope, found `{}`", ns.name),
+            )
+            .with_primary(ns.span, "not defined here")
+            .with_help(self.namespace_help(real, &name.name));
             self.report(d);
             return self.error_ty();
         }
@@ -272,16 +281,12 @@ impl Checker {
             let members = self.namespaces.get(ns);
             let member = members.and_then(|m| {
                 if m.contains_key(&name.name) {
-                    Some(name.name.clone())
+                    Some(Guess {
+                        name: name.name.clone(),
+                        hint: None,
+                    })
                 } else {
-                    suggest::member_alias(ns, &name.name)
-                        .filter(|g| m.contains_key(*g))
-                        .map(str::to_string)
-                        .or_else(|| {
-                            let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
-                            keys.sort();
-                            suggest::closest(&name.name, keys.iter().copied())
-                        })
+                    self.member_guess(ns, &name.name)
                 }
             });
             let subject = crate::types::print::snippet(expr);
@@ -290,7 +295,7 @@ impl Checker {
                 Some(_) if shadowed => d.with_help(format!(
                     "rename `{ns}`: it hides the `{ns}` namespace, whose functions work on this value"
                 )),
-                Some(f) => {
+                Some(Guess { name: f, hint }) => {
                     let arity = self
                         .namespaces
                         .get(ns)
@@ -305,9 +310,13 @@ impl Checker {
                     } else {
                         format!("{subject}, ...")
                     };
-                    d.with_help(format!(
+                    let d = d.with_help(format!(
                         "Writ has no methods; call the `{ns}` namespace's function: `{ns}.{f}({args})`"
-                    ))
+                    ));
+                    match hint {
+                        Some(h) => d.with_note(h),
+                        None => d,
+                    }
                 }
                 None => d.with_help(format!(
                     "Writ has no methods; the functions on this type are in the `{ns}` namespace"
@@ -330,5 +339,64 @@ impl Checker {
             d = d.with_note(note);
         }
         self.report(d);
+    }
+}
+
+/// The member a misspelt or borrowed `ns.name` most likely means.
+pub struct Guess {
+    /// The member's name.
+    pub name: String,
+    /// How to write what the borrowed name usually does, if the member
+    /// alone does not say it.
+    pub hint: Option<&'static str>,
+}
+
+impl Guess {
+    /// "did you mean `ns.name`?", with the hint after it.
+    pub fn help(&self, ns: &str) -> String {
+        match self.hint {
+            Some(h) => format!("did you mean `{ns}.{}`? ({h})", self.name),
+            None => format!("did you mean `{ns}.{}`?", self.name),
+        }
+    }
+}
+
+impl Checker {
+    /// The member of namespace `ns` that `name` most likely means: the
+    /// alias table's answer, else the closest member.
+    pub fn member_guess(&self, ns: &str, name: &str) -> Option<Guess> {
+        let members = self.namespaces.get(ns)?;
+        if let Some(a) = aliases::member(ns, name).filter(|a| members.contains_key(a.target)) {
+            return Some(Guess {
+                name: a.target.to_string(),
+                hint: a.hint,
+            });
+        }
+        let mut keys: Vec<&str> = members.keys().map(String::as_str).collect();
+        keys.sort();
+        suggest::closest(name, keys.iter().copied()).map(|name| Guess { name, hint: None })
+    }
+
+    /// The help for `alias.member`, where `alias` is another language's name
+    /// for the namespace `real`.
+    pub fn namespace_help(&self, real: &str, member: &str) -> String {
+        let exists = self
+            .namespaces
+            .get(real)
+            .is_some_and(|m| m.contains_key(member));
+        let guess = if exists {
+            Some(Guess {
+                name: member.to_string(),
+                hint: None,
+            })
+        } else {
+            self.member_guess(real, member)
+        };
+        match guess {
+            Some(g) => format!("the namespace is `{real}`: {}", g.help(real)),
+            None => {
+                format!("the namespace is `{real}`; its functions are listed in docs/stdlib.md")
+            }
+        }
     }
 }

@@ -96,41 +96,6 @@ pub fn ctor_alias(name: &str) -> Option<String> {
     )
 }
 
-/// The member of namespace `ns` that another language's `name` means.
-pub fn member_alias(ns: &str, name: &str) -> Option<&'static str> {
-    Some(match (ns, name) {
-        (_, "len" | "size" | "count" | "length_of") if ns != "map" => "length",
-        ("map", "len" | "length" | "count") => "size",
-        ("list", "push" | "append" | "add" | "push_back") => "concat",
-        ("list", "head") => "first",
-        ("list", "tail" | "rest" | "skip") => "drop",
-        ("list", "filter_map" | "collect" | "select") => "filter",
-        ("list", "foldl" | "fold_left" | "inject") => "fold",
-        ("list", "sorted") => "sort",
-        ("list", "includes" | "has" | "elem") => "contains",
-        ("list", "each" | "for_each" | "forEach" | "iter") => "map",
-        ("str", "toUpperCase" | "upper" | "uppercase") => "to_upper",
-        ("str", "toLowerCase" | "lower" | "lowercase") => "to_lower",
-        ("str", "substring" | "substr" | "sub") => "slice",
-        ("str", "indexOf" | "find" | "index") => "index_of",
-        ("str", "strip") => "trim",
-        ("str", "startsWith") => "starts_with",
-        ("str", "endsWith") => "ends_with",
-        ("str", "includes" | "has") => "contains",
-        ("str", "to_string" | "toString" | "show" | "format") => "from",
-        ("map", "set" | "put" | "add") => "insert",
-        ("map", "has" | "has_key" | "contains_key") => "contains",
-        ("map", "delete" | "del") => "remove",
-        ("map", "new") => "empty",
-        ("json", "loads" | "decode" | "from_str_parse") => "parse",
-        ("json", "dumps" | "encode" | "to_string") => "stringify",
-        ("option", "unwrap_or_default" | "get_or_else" | "with_default") => "unwrap_or",
-        ("option", "flat_map" | "bind") => "and_then",
-        ("result", "flat_map" | "bind") => "and_then",
-        _ => return None,
-    })
-}
-
 /// Help for a name from another language's standard library.
 pub fn keyword_help(name: &str) -> Option<String> {
     Some(
