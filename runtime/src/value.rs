@@ -435,7 +435,21 @@ fn rank(v: &Value) -> u8 {
     }
 }
 
-/// A total order on values: numbers by value (floats by IEEE total order),
+/// The total order on floats that sorting and map keys use: IEEE 754's
+/// `totalOrder` (so `-0.0` before `0.0`), except that every NaN, whatever
+/// its sign and payload, is one value after every number (`0.0 / 0.0` is a
+/// NaN with its sign bit set on common hardware, which `totalOrder` alone
+/// would put first).
+pub fn float_order(x: f64, y: f64) -> Ordering {
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => x.total_cmp(&y),
+    }
+}
+
+/// A total order on values: numbers by value (floats by [`float_order`]),
 /// strings by bytes, `false < true`, tuples and lists lexicographically,
 /// variants by constructor then fields, maps by their entries. Equal under
 /// this order is what `==` means, except that `==` on floats follows IEEE
@@ -463,7 +477,7 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
             (Value::Unit, Value::Unit) => Ordering::Equal,
             (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
             (Value::Int(x), Value::Int(y)) => x.cmp(y),
-            (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
+            (Value::Float(x), Value::Float(y)) => float_order(*x, *y),
             (Value::Str(x), Value::Str(y)) => x.text.cmp(&y.text),
             (Value::Tuple(x), Value::Tuple(y)) => {
                 let lengths = x.items.len().cmp(&y.items.len());

@@ -43,6 +43,31 @@ pub(super) fn parse(cx: &Cx, a: &[Value]) -> R {
     }
 }
 
+/// How an error message shows what it found at `rest`: a word whole
+/// (`tru`, `NaN`), a visible character as itself, and an invisible or
+/// blank one by its code point, so the message cannot mislead.
+fn found(rest: &str) -> String {
+    let Some(c) = rest.chars().next() else {
+        return "the end of the text".to_string();
+    };
+    if c.is_alphabetic() {
+        let word: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .take(24)
+            .collect();
+        return format!("`{word}`");
+    }
+    let invisible = c.is_whitespace()
+        || c.is_control()
+        || matches!(c, '\u{ad}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}');
+    if invisible {
+        format!("U+{:04X}", c as u32)
+    } else {
+        format!("`{c}`")
+    }
+}
+
 enum Problem {
     Invalid(String),
     Run(RunError),
@@ -60,13 +85,16 @@ impl Parser<'_, '_, '_, '_> {
         let before = self.text.get(..self.pos.min(self.text.len())).unwrap_or("");
         let line = before.matches('\n').count() + 1;
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        let found = match self.text.get(self.pos..).and_then(|r| r.chars().next()) {
-            Some(c) => format!("`{c}`"),
-            None => "the end of the text".to_string(),
-        };
+        let found = found(self.text.get(self.pos..).unwrap_or(""));
         Problem::Invalid(format!(
             "{what} at line {line}, column {col}, found {found}"
         ))
+    }
+
+    /// The error `what` at byte `pos` of the text.
+    fn error_at(&mut self, pos: usize, what: &str) -> Problem {
+        self.pos = pos;
+        self.error(what)
     }
 
     fn peek(&self) -> Option<u8> {
@@ -85,7 +113,7 @@ impl Parser<'_, '_, '_, '_> {
             self.pos += word.len();
             Ok(v)
         } else {
-            Err(self.error("expected a JSON value"))
+            Err(self.error(&format!("expected `{word}`")))
         }
     }
 
@@ -240,6 +268,7 @@ impl Parser<'_, '_, '_, '_> {
                     return Ok(out);
                 }
                 '\\' => {
+                    let escape = self.pos;
                     self.pos += 1;
                     let e = self.peek();
                     self.pos += 1;
@@ -255,21 +284,35 @@ impl Parser<'_, '_, '_, '_> {
                         Some(b'u') => {
                             let hi = self.hex4()?;
                             let code = if (0xD800..0xDC00).contains(&hi) {
-                                if self.src.get(self.pos..self.pos + 2) != Some(b"\\u") {
-                                    return Err(self.error("expected a low surrogate `\\u`"));
+                                let second = self.pos;
+                                let low = if self.src.get(self.pos..self.pos + 2) == Some(b"\\u") {
+                                    self.pos += 2;
+                                    Some(self.hex4()?)
+                                } else {
+                                    None
+                                };
+                                match low {
+                                    Some(lo) if (0xDC00..0xE000).contains(&lo) => {
+                                        0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                                    }
+                                    _ => {
+                                        return Err(self.error_at(
+                                            second,
+                                            &format!("expected a low surrogate (`\\uDC00` to `\\uDFFF`) after `\\u{hi:04X}`"),
+                                        ));
+                                    }
                                 }
-                                self.pos += 2;
-                                let lo = self.hex4()?;
-                                if !(0xDC00..0xE000).contains(&lo) {
-                                    return Err(self.error("expected a low surrogate"));
-                                }
-                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
                             } else {
                                 hi
                             };
                             match char::from_u32(code) {
                                 Some(c) => out.push(c),
-                                None => return Err(self.error("expected a Unicode scalar value")),
+                                None => {
+                                    return Err(self.error_at(
+                                        escape,
+                                        "expected a Unicode scalar value (a low surrogate must follow a high one)",
+                                    ));
+                                }
                             }
                         }
                         _ => {
@@ -316,6 +359,8 @@ enum Piece<'v> {
 fn number_text(x: f64, out: &mut String) {
     if !x.is_finite() {
         out.push_str("null");
+    } else if x == 0.0 && x.is_sign_negative() {
+        out.push_str("-0");
     } else if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
         let _ = write!(out, "{}", x as i64);
     } else if x.abs() >= 1e21 || x.abs() < 1e-7 {

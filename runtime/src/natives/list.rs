@@ -214,11 +214,21 @@ pub(super) fn concat(cx: &Cx, a: &[Value]) -> R {
     let [xss] = a else {
         return Err(wrong_args("list.concat"));
     };
+    let xss = items(xss, "list.concat")?;
+    let mut total = 0usize;
+    for xs in xss.iter() {
+        total = total.saturating_add(items(xs, "list.concat")?.len());
+    }
+    reserve_list(cx, total)?;
     let mut out = imbl::Vector::new();
-    for xs in items(xss, "list.concat")?.iter() {
+    for xs in xss.iter() {
         let xs = items(xs, "list.concat")?;
-        reserve_list(cx, out.len() + xs.len())?;
-        out.append(xs.clone());
+        // Appending a tree costs more than pushing a few elements.
+        if xs.len() < 64 {
+            out.extend(xs.iter().cloned());
+        } else {
+            out.append(xs.clone());
+        }
     }
     list(cx, out)
 }

@@ -3,6 +3,7 @@
 use super::{Cx, float, int, wrong_args};
 use crate::error::RunError;
 use crate::value::Value;
+use std::cmp::Ordering;
 
 type R = Result<Value, RunError>;
 
@@ -20,7 +21,7 @@ pub(super) fn abs(_: &Cx, a: &[Value]) -> R {
 pub(super) fn min(_: &Cx, a: &[Value]) -> R {
     match a {
         [Value::Int(x), Value::Int(y)] => Ok(Value::Int(*x.min(y))),
-        [Value::Float(x), Value::Float(y)] => Ok(Value::Float(if y < x { *y } else { *x })),
+        [Value::Float(x), Value::Float(y)] => Ok(Value::Float(float_pick(*x, *y, Ordering::Less))),
         _ => Err(wrong_args("math.min")),
     }
 }
@@ -28,9 +29,20 @@ pub(super) fn min(_: &Cx, a: &[Value]) -> R {
 pub(super) fn max(_: &Cx, a: &[Value]) -> R {
     match a {
         [Value::Int(x), Value::Int(y)] => Ok(Value::Int(*x.max(y))),
-        [Value::Float(x), Value::Float(y)] => Ok(Value::Float(if y > x { *y } else { *x })),
+        [Value::Float(x), Value::Float(y)] => {
+            Ok(Value::Float(float_pick(*x, *y, Ordering::Greater)))
+        }
         _ => Err(wrong_args("math.max")),
     }
+}
+
+/// The smaller (`want` = `Less`) or larger of two floats: NaN if either is
+/// NaN, and `-0.0` below `0.0`, as IEEE 754's `minimum` and `maximum` say.
+fn float_pick(x: f64, y: f64, want: Ordering) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        return f64::NAN;
+    }
+    if x.total_cmp(&y) == want { x } else { y }
 }
 
 fn unary(a: &[Value], name: &str) -> Result<f64, RunError> {
@@ -54,7 +66,15 @@ pub(super) fn ipow(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("math.ipow"));
     };
     let (b, e) = (int(b, "math.ipow")?, int(e, "math.ipow")?);
-    let r = u32::try_from(e).ok().and_then(|e| b.checked_pow(e));
+    let r = match (b, e) {
+        (_, e) if e < 0 => None,
+        // Bases whose powers never grow, for any exponent.
+        (0, 0) | (1, _) => Some(1),
+        (0, _) => Some(0),
+        (-1, e) => Some(if e % 2 == 0 { 1 } else { -1 }),
+        // Any other base overflows long before 2^32.
+        (b, e) => u32::try_from(e).ok().and_then(|e| b.checked_pow(e)),
+    };
     Ok(cx.option(r.map(Value::Int)))
 }
 

@@ -22,10 +22,22 @@ fn two<'v>(a: &'v [Value], name: &str) -> Result<(&'v str, &'v str), RunError> {
     }
 }
 
-fn strings(cx: &Cx, parts: Vec<String>) -> R {
-    reserve_list(cx, parts.len())?;
-    cx.reserve(parts.iter().map(|p| p.len() + value::HEADER).sum())?;
-    Ok(Value::list(parts.into_iter().map(Value::str).collect()))
+/// A list of the pieces `parts` yields, charged to the memory limit before
+/// anything is allocated (the pieces are counted and measured first).
+fn strings<'s>(cx: &Cx, parts: impl Iterator<Item = &'s str> + Clone) -> R {
+    let (n, bytes) = parts
+        .clone()
+        .fold((0usize, 0usize), |(n, b), p| (n + 1, b + p.len()));
+    reserve_list(cx, n)?;
+    cx.reserve(bytes.saturating_add(n.saturating_mul(value::HEADER)))?;
+    Ok(Value::list(
+        parts.map(|p| Value::str(p.to_string())).collect(),
+    ))
+}
+
+/// Each character of `s` as its own piece of `s`.
+fn pieces(s: &str) -> impl Iterator<Item = &str> + Clone {
+    s.split_inclusive(|_: char| true)
 }
 
 pub(super) fn length(_: &Cx, a: &[Value]) -> R {
@@ -38,12 +50,11 @@ pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
 
 pub(super) fn split(cx: &Cx, a: &[Value]) -> R {
     let (s, sep) = two(a, "str.split")?;
-    let parts: Vec<String> = if sep.is_empty() {
-        s.chars().map(String::from).collect()
+    if sep.is_empty() {
+        strings(cx, pieces(s))
     } else {
-        s.split(sep).map(String::from).collect()
-    };
-    strings(cx, parts)
+        strings(cx, s.split(sep))
+    }
 }
 
 pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
@@ -130,7 +141,7 @@ pub(super) fn slice(cx: &Cx, a: &[Value]) -> R {
 }
 
 pub(super) fn chars(cx: &Cx, a: &[Value]) -> R {
-    strings(cx, one(a, "str.chars")?.chars().map(String::from).collect())
+    strings(cx, pieces(one(a, "str.chars")?))
 }
 
 pub(super) fn parse_int(cx: &Cx, a: &[Value]) -> R {
@@ -202,7 +213,7 @@ pub(super) fn index_of(cx: &Cx, a: &[Value]) -> R {
 }
 
 pub(super) fn lines(cx: &Cx, a: &[Value]) -> R {
-    strings(cx, one(a, "str.lines")?.lines().map(String::from).collect())
+    strings(cx, one(a, "str.lines")?.lines())
 }
 
 pub(super) fn from(cx: &Cx, a: &[Value]) -> R {
