@@ -67,8 +67,7 @@ pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
         .iter()
         .filter_map(Value::as_str)
         .map(str::len)
-        .sum::<usize>()
-        + sep.len() * xs.len();
+        .fold(sep.len().saturating_mul(xs.len()), usize::saturating_add);
     cx.reserve(total)?;
     let mut s = String::with_capacity(total);
     for (i, x) in xs.iter().enumerate() {
@@ -184,7 +183,7 @@ fn pad(cx: &Cx, a: &[Value], name: &str, left: bool) -> R {
         return new_str(cx, s.to_string());
     }
     let missing = width - len;
-    cx.reserve(missing.saturating_mul(fill.len()) + s.len())?;
+    cx.reserve(missing.saturating_mul(fill.len()).saturating_add(s.len()))?;
     let padding: String = fill.chars().cycle().take(missing).collect();
     new_str(
         cx,
