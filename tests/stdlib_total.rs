@@ -38,7 +38,10 @@ fn pool(t: &TypeExpr) -> Option<Vec<String>> {
             let results = pool(ret)?;
             let args = vec!["_"; params.len()].join(", ");
             let mut out = vec![format!("fn({args}) {{ {} }}", results.first()?)];
-            if let Some(last) = results.last().filter(|l| *l != results.first().unwrap_or(l)) {
+            if let Some(last) = results
+                .last()
+                .filter(|l| *l != results.first().unwrap_or(l))
+            {
                 out.push(format!("fn({args}) {{ {last} }}"));
             }
             Some(out)
@@ -59,7 +62,13 @@ fn pool_named(name: &str, args: &[TypeExpr]) -> Option<Vec<String>> {
             "(-9223372036854775807 - 1)",
         ]),
         ("Float", []) => strs(&["0.0", "-0.0", "2.5", "(0.0 / 0.0)", "(1.0 / 0.0)", "-1e308"]),
-        ("Str", []) => strs(&["\"\"", "\"a,b\\n\"", "\" é😀 \"", "\"e\\u{301}x\"", "\"-12\""]),
+        ("Str", []) => strs(&[
+            "\"\"",
+            "\"a,b\\n\"",
+            "\" é😀 \"",
+            "\"e\\u{301}x\"",
+            "\"-12\"",
+        ]),
         ("Bool", []) => strs(&["true", "false"]),
         ("Json", []) => strs(&[
             "Null",
@@ -90,7 +99,10 @@ fn pool_named(name: &str, args: &[TypeExpr]) -> Option<Vec<String>> {
                 ),
             ])
         }
-        ("Option", [t]) => Some(vec!["None".to_string(), format!("Some({})", pool(t)?.last()?)]),
+        ("Option", [t]) => Some(vec![
+            "None".to_string(),
+            format!("Some({})", pool(t)?.last()?),
+        ]),
         ("Result", [t, e]) => Some(vec![
             format!("Ok({})", pool(t)?.last()?),
             format!("Err({})", pool(e)?.first()?),
@@ -150,7 +162,10 @@ fn every_library_function_is_total_on_edge_values() {
             }
         }
     }
-    assert!(unknown.is_empty(), "no edge values for the parameters of {unknown:?}");
+    assert!(
+        unknown.is_empty(),
+        "no edge values for the parameters of {unknown:?}"
+    );
     assert!(calls.len() > 1000, "only {} calls", calls.len());
 
     // Run the calls in order; when one stops the run, record why and go on
