@@ -20,7 +20,7 @@ fn main() {
         println!("handler #{i}: {h:?}");
     }
     for (i, f) in module.functions.iter().enumerate() {
-        if f.library {
+        if f.library && std::env::var_os("DUMP_LIBRARY").is_none() {
             continue;
         }
         println!(

@@ -261,6 +261,9 @@ pub enum Op {
     Literal(u32),
     /// Push a local.
     Local(u32),
+    /// Push a local and leave `()` in its slot: its last read (see
+    /// `lower::liveness`).
+    MoveLocal(u32),
     /// Pop into a local.
     SetLocal(u32),
     /// Push a captured value.

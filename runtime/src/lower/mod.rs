@@ -16,6 +16,7 @@
 mod decision;
 mod expr;
 mod handlers;
+mod liveness;
 mod pattern;
 mod peephole;
 
@@ -160,6 +161,7 @@ pub fn lower(program: &Program, float_sums: &[Span]) -> Result<Module, String> {
     for f in &mut l.module.functions {
         peephole::fuse(f);
     }
+    liveness::moves(&mut l.module.functions);
     Ok(l.module)
 }
 

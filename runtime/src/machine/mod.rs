@@ -378,6 +378,15 @@ impl<'a> Machine<'a> {
                     );
                     self.stack.push(v);
                 }
+                Op::MoveLocal(i) => {
+                    let v = tri!(
+                        self.stack
+                            .get_mut(base + i as usize)
+                            .map(|slot| std::mem::replace(slot, Value::Unit))
+                            .ok_or_else(bad_index)
+                    );
+                    self.stack.push(v);
+                }
                 Op::SetLocal(i) => {
                     let v = pop!();
                     match self.stack.get_mut(base + i as usize) {

@@ -33,6 +33,25 @@ impl<'a> Machine<'a> {
     /// A binary operator on two values.
     pub(super) fn arith(&mut self, op: Arith, x: Value, y: Value) -> Result<Value, RunError> {
         use Arith::*;
+        // `acc ++ [x]` and `[x] ++ acc` on a list nothing else holds add to
+        // it in place.
+        let (x, y) = match (op, x, y) {
+            (Concat, Value::List(mut a), Value::List(b)) if b.len() <= 64 => {
+                self.check_memory((a.len() + b.len()) * value::SLOT)?;
+                if ListObj::extend_unique(&mut a, &b, false) {
+                    return Ok(Value::List(a));
+                }
+                (Value::List(a), Value::List(b))
+            }
+            (Concat, Value::List(a), Value::List(mut b)) if a.len() <= 64 => {
+                self.check_memory((a.len() + b.len()) * value::SLOT)?;
+                if ListObj::extend_unique(&mut b, &a, true) {
+                    return Ok(Value::List(b));
+                }
+                (Value::List(a), Value::List(b))
+            }
+            (_, x, y) => (x, y),
+        };
         Ok(match (op, &x, &y) {
             (Add, Value::Int(a), Value::Int(b)) => {
                 Value::Int(a.checked_add(*b).ok_or_else(|| overflow(*a, "+", *b))?)

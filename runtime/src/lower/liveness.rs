@@ -1,0 +1,280 @@
+//! Moving a local's value out on its last read.
+//!
+//! A `Local(n)` op pushes a copy of slot `n`, so a heap value held in a
+//! slot is shared by the slot and the copy, and an operation on the copy
+//! that could work in place (`acc ++ [x]` pushing onto a list) has to copy
+//! it instead. This pass finds, per function, every `Local(n)` after which
+//! no path through the function reads slot `n` before writing it, and makes
+//! it `MoveLocal(n)`, which leaves `()` in the slot: the value is then
+//! uniquely held when nothing else holds it.
+//!
+//! The analysis is a backward liveness dataflow on the ops themselves, so
+//! it follows exactly what the code reads and writes (decision trees,
+//! guards and temporaries included) rather than the source's scopes.
+//! Reads are `Local` and the fused ops that name a slot, and a `Closure`
+//! whose captures come from slots; writes are `SetLocal`. A function run
+//! again from the middle (a resumed continuation) runs the same code, so
+//! what is dead on every path stays dead; a continuation resumed twice
+//! runs on two copies of its frames, each with its own slots.
+//!
+//! Invariant: a slot that may be read again is never moved. Functions too
+//! large for the analysis to be cheap are left unchanged.
+
+use crate::code::{CaptureFrom, Function, Op};
+
+/// Above this many op-slot pairs, a function is left as it is.
+const MAX_CELLS: usize = 1 << 22;
+
+/// A set of slots.
+#[derive(Clone, PartialEq)]
+struct Slots(Vec<u64>);
+
+impl Slots {
+    fn new(n: usize) -> Slots {
+        Slots(vec![0; n.div_ceil(64)])
+    }
+
+    fn insert(&mut self, i: u32) {
+        if let Some(w) = self.0.get_mut(i as usize / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    fn remove(&mut self, i: u32) {
+        if let Some(w) = self.0.get_mut(i as usize / 64) {
+            *w &= !(1 << (i % 64));
+        }
+    }
+
+    fn contains(&self, i: u32) -> bool {
+        self.0
+            .get(i as usize / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    fn union(&mut self, other: &Slots) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= *b;
+        }
+    }
+}
+
+/// Where control can go after op `i`: the next op, a jump target, both,
+/// or nowhere (the frame ends).
+fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
+    let next = Some(i + 1);
+    match op {
+        Op::Jump(t) => (None, Some(*t as usize)),
+        Op::JumpIfFalse(t)
+        | Op::TestCtor(_, t)
+        | Op::TestEq(t)
+        | Op::TestLen(_, t)
+        | Op::TestMinLen(_, t)
+        | Op::BranchLocalInt(_, _, _, t)
+        | Op::BranchLocalLocal(_, _, _, t) => (next, Some(*t as usize)),
+        Op::Return
+        | Op::TailCall(_)
+        | Op::TailCallFunc(..)
+        | Op::NoMatch
+        | Op::ResumeTail
+        | Op::ResumeTailWith => (None, None),
+        _ => (next, None),
+    }
+}
+
+/// The slots op reads, given each function's captures.
+fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
+    out.clear();
+    match op {
+        Op::Local(n) | Op::MoveLocal(n) | Op::LocalIntArith(n, ..) => out.push(*n),
+        Op::LocalLocalArith(a, b, _) => out.extend([*a, *b]),
+        Op::BranchLocalInt(n, ..) => out.push(u32::from(*n)),
+        Op::BranchLocalLocal(a, b, ..) => out.extend([u32::from(*a), u32::from(*b)]),
+        Op::Closure(f) => {
+            for c in captures.get(*f as usize).into_iter().flatten() {
+                if let CaptureFrom::Local(n) = c {
+                    out.push(*n);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Turn the last reads of slots into moves, in every function.
+pub(super) fn moves(functions: &mut [Function]) {
+    let captures: Vec<Vec<CaptureFrom>> = functions.iter().map(|f| f.captures.clone()).collect();
+    for f in functions {
+        moves_in(f, &captures);
+    }
+}
+
+fn moves_in(f: &mut Function, captures: &[Vec<CaptureFrom>]) {
+    let n = f.ops.len();
+    let slots = f.locals as usize;
+    if n == 0 || n.saturating_mul(slots.max(1)) > MAX_CELLS {
+        return;
+    }
+    let mut live_in: Vec<Slots> = vec![Slots::new(slots); n + 1];
+    let mut buf = Vec::new();
+    // Jumps go forward in lowered code, so one backward sweep usually
+    // settles it; sweep again until nothing changes, whatever the shape.
+    loop {
+        let mut changed = false;
+        for i in (0..n).rev() {
+            let Some(op) = f.ops.get(i) else { continue };
+            let out = live_out(&live_in, op, i, slots);
+            let mut live = out;
+            if let Op::SetLocal(w) = op {
+                live.remove(*w);
+            }
+            reads(op, captures, &mut buf);
+            for r in &buf {
+                live.insert(*r);
+            }
+            if let Some(cell) = live_in.get_mut(i)
+                && *cell != live
+            {
+                *cell = live;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for i in 0..n {
+        let Some(Op::Local(s)) = f.ops.get(i).copied() else {
+            continue;
+        };
+        let Some(op) = f.ops.get(i) else { continue };
+        if !live_out(&live_in, op, i, slots).contains(s)
+            && let Some(op) = f.ops.get_mut(i)
+        {
+            *op = Op::MoveLocal(s);
+        }
+    }
+}
+
+fn live_out(live_in: &[Slots], op: &Op, i: usize, slots: usize) -> Slots {
+    let mut out = Slots::new(slots);
+    let (a, b) = successors(op, i);
+    for s in [a, b].into_iter().flatten() {
+        if let Some(l) = live_in.get(s) {
+            out.union(l);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::Arith;
+
+    fn func(ops: Vec<Op>, captures: Vec<CaptureFrom>) -> Function {
+        Function {
+            name: "f".into(),
+            arity: 2,
+            locals: 2,
+            captures,
+            spans: vec![writ_lang::Span::default(); ops.len()],
+            ops,
+            library: false,
+        }
+    }
+
+    fn after(ops: Vec<Op>, closure_captures: Vec<CaptureFrom>) -> Vec<Op> {
+        let mut fs = vec![
+            func(ops, Vec::new()),
+            func(vec![Op::Return], closure_captures),
+        ];
+        moves(&mut fs);
+        fs.swap_remove(0).ops
+    }
+
+    #[test]
+    fn the_last_read_moves_and_earlier_ones_copy() {
+        let ops = vec![
+            Op::Local(0),
+            Op::Local(0),
+            Op::Arith(Arith::Concat),
+            Op::Return,
+        ];
+        assert_eq!(
+            after(ops, vec![]),
+            vec![
+                Op::Local(0),
+                Op::MoveLocal(0),
+                Op::Arith(Arith::Concat),
+                Op::Return
+            ]
+        );
+    }
+
+    #[test]
+    fn each_branch_has_its_own_last_read() {
+        let ops = vec![
+            Op::Local(1),
+            Op::JumpIfFalse(4),
+            Op::Local(0),
+            Op::Return,
+            Op::Local(0),
+            Op::Return,
+        ];
+        let want = vec![
+            Op::MoveLocal(1),
+            Op::JumpIfFalse(4),
+            Op::MoveLocal(0),
+            Op::Return,
+            Op::MoveLocal(0),
+            Op::Return,
+        ];
+        assert_eq!(after(ops, vec![]), want);
+    }
+
+    #[test]
+    fn a_read_on_a_later_path_keeps_the_value() {
+        // The read at 2 may be followed by the read at 4.
+        let ops = vec![
+            Op::Local(1),
+            Op::JumpIfFalse(4),
+            Op::Local(0),
+            Op::Pop,
+            Op::Local(0),
+            Op::Return,
+        ];
+        let got = after(ops, vec![]);
+        assert_eq!(got.get(2), Some(&Op::Local(0)));
+        assert_eq!(got.get(4), Some(&Op::MoveLocal(0)));
+    }
+
+    #[test]
+    fn a_closure_capturing_the_slot_is_a_read_and_a_write_ends_liveness() {
+        let ops = vec![Op::Local(0), Op::Pop, Op::Closure(1), Op::Return];
+        let got = after(ops, vec![CaptureFrom::Local(0)]);
+        assert_eq!(got.first(), Some(&Op::Local(0)));
+        let ops = vec![
+            Op::Local(0),
+            Op::Pop,
+            Op::Int(1),
+            Op::SetLocal(0),
+            Op::Local(0),
+            Op::Return,
+        ];
+        let got = after(ops, vec![]);
+        assert_eq!(got.first(), Some(&Op::MoveLocal(0)));
+        assert_eq!(got.get(4), Some(&Op::MoveLocal(0)));
+    }
+
+    #[test]
+    fn fused_reads_count_as_reads() {
+        let ops = vec![
+            Op::Local(0),
+            Op::Pop,
+            Op::LocalIntArith(0, 1, Arith::Add),
+            Op::Return,
+        ];
+        assert_eq!(after(ops, vec![]).first(), Some(&Op::Local(0)));
+    }
+}
