@@ -43,3 +43,19 @@ fn every_namespace_is_introduced() {
         );
     }
 }
+
+#[test]
+fn every_function_has_a_run_case() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/run/stdlib");
+    let missing: Vec<String> = writ_lang::stdlib::reference::entries()
+        .iter()
+        .filter(|e| {
+            !root
+                .join(&e.namespace)
+                .join(format!("{}.writ", e.name))
+                .is_file()
+        })
+        .map(|e| format!("tests/run/stdlib/{}/{}.writ", e.namespace, e.name))
+        .collect();
+    assert!(missing.is_empty(), "no run case: {missing:?}");
+}

@@ -66,7 +66,7 @@ def document() -> str:
         size += len(text.encode()) + 2
         records.append(r)
         i += 1
-    return json.dumps(records, ensure_ascii=False, indent=1)
+    return json.dumps(records, ensure_ascii=False)
 
 
 def writ_literal(s: str) -> str:

@@ -151,6 +151,27 @@ pub(super) fn zip(cx: &Cx, a: &[Value]) -> R {
     )
 }
 
+pub(super) fn unzip(cx: &Cx, a: &[Value]) -> R {
+    let [pairs] = a else {
+        return Err(wrong_args("list.unzip"));
+    };
+    let pairs = items(pairs, "list.unzip")?;
+    reserve_list(cx, pairs.len().saturating_mul(2))?;
+    let mut firsts = imbl::Vector::new();
+    let mut seconds = imbl::Vector::new();
+    for p in pairs.iter() {
+        let [x, y] = p.parts() else {
+            return Err(wrong_args("list.unzip"));
+        };
+        firsts.push_back(x.clone());
+        seconds.push_back(y.clone());
+    }
+    Ok(Value::tuple(vec![
+        Value::list(firsts),
+        Value::list(seconds),
+    ]))
+}
+
 pub(super) fn enumerate(cx: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.enumerate"));

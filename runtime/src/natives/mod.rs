@@ -88,6 +88,7 @@ const NATIVES: &[(&str, Native)] = &[
     ("list.take", list::take),
     ("list.drop", list::drop),
     ("list.zip", list::zip),
+    ("list.unzip", list::unzip),
     ("list.enumerate", list::enumerate),
     ("list.range", list::range),
     ("list.contains", list::contains),
