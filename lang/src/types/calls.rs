@@ -177,8 +177,16 @@ impl Checker {
             for a in &all {
                 self.infer(a);
             }
-            if let Some(real) = crate::types::aliases::namespace(&p.effect.name) {
-                let help = self.namespace_help(real, &p.op.name);
+            let help = if let Some(real) = crate::types::aliases::namespace(&p.effect.name) {
+                Some(self.namespace_help(real, &p.op.name))
+            } else if self.types.by_name.contains_key(&p.effect.name)
+                || self.types.ctor_by_name.contains_key(&p.effect.name)
+            {
+                Some("Writ has no methods or static members; only effects have operations called with `Name.op(...)`".to_string())
+            } else {
+                None
+            };
+            if let Some(help) = help {
                 self.report(
                     Diagnostic::new(
                         Code::UnknownEffect,
@@ -189,20 +197,6 @@ impl Checker {
                     )
                     .with_primary(p.effect.span, "not an effect")
                     .with_help(help),
-                );
-            } else if self.types.by_name.contains_key(&p.effect.name)
-                || self.types.ctor_by_name.contains_key(&p.effect.name)
-            {
-                self.report(
-                    Diagnostic::new(
-                        Code::UnknownEffect,
-                        format!(
-                            "expected an effect before `.{}`, found `{}`, which is not an effect",
-                            p.op.name, p.effect.name
-                        ),
-                    )
-                    .with_primary(p.effect.span, "not an effect")
-                    .with_help("Writ has no methods or static members; only effects have operations called with `Name.op(...)`"),
                 );
             } else {
                 self.unknown_effect(&p.effect);
