@@ -40,8 +40,12 @@ enum Command {
         /// Reject programs that need a host capability not in this
         /// comma-separated list (`--grant Http,Log`; `--grant ''` grants
         /// nothing).
-        #[arg(long, value_delimiter = ',', num_args = 1)]
+        #[arg(long, value_delimiter = ',', num_args = 1, conflicts_with = "policy")]
         grant: Option<Vec<String>>,
+        /// Reject programs that need a capability this policy file does
+        /// not grant (see docs/policy.md); a malformed policy is an error.
+        #[arg(long)]
+        policy: Option<std::path::PathBuf>,
     },
     /// Check a program, then run it with `Log` (printed) and `Fail` granted;
     /// print its final value.
@@ -105,6 +109,33 @@ fn read_file(p: &Path) -> Result<String, Diagnostic> {
         return Err(writ::too_large_unknown());
     }
     writ::source_text(&bytes).map(str::to_string)
+}
+
+/// Read and parse a policy file; on failure, print why (its diagnostics
+/// rendered against the file) and give the exit code 2.
+fn load_policy(path: &Path) -> Result<writ_host::policy::Policy, ExitCode> {
+    let shown = path.display().to_string();
+    let color = render::want_color(
+        std::io::stdout().is_terminal(),
+        std::env::var("NO_COLOR").ok().as_deref(),
+    );
+    let text = match read_file(path) {
+        Ok(t) => t,
+        Err(d) => {
+            print!("{}", render::human(&[d], &shown, "", color));
+            println!("{shown}: policy not read");
+            return Err(ExitCode::from(2));
+        }
+    };
+    writ_host::policy::parse(&text).map_err(|diags| {
+        print!("{}", render::human(&diags, &shown, &text, color));
+        let n = diags.len();
+        println!(
+            "{shown}: malformed policy: {n} error{}; nothing is granted",
+            if n == 1 { "" } else { "s" }
+        );
+        ExitCode::from(2)
+    })
 }
 
 fn check_file(p: &Path, syntax_only: bool, grant: Option<&[String]>) -> FileReport {
@@ -341,7 +372,14 @@ fn main() -> ExitCode {
             format,
             syntax_only,
             grant,
+            policy,
         } => {
+            if let Some(policy) = policy {
+                return match load_policy(&policy) {
+                    Ok(p) => check(&files, format, syntax_only, Some(&p.granted())),
+                    Err(code) => code,
+                };
+            }
             // `Fail` needs no grant; naming it is allowed and changes nothing.
             let grant: Option<Vec<String>> = grant.map(|g| {
                 g.into_iter()

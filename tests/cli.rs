@@ -240,3 +240,62 @@ fn run_usage_errors_exit_2_and_say_what_was_expected() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout(&out), "2\n");
 }
+
+#[test]
+fn policy_grants_check_the_manifest_and_a_malformed_policy_exits_2() {
+    let dir = scratch("policy");
+    let prog = "let page = Http.get(\"https://air-one.example/offers\")\nLog.info(page)\n";
+    std::fs::write(dir.join("main.writ"), prog).expect("write");
+    std::fs::write(
+        dir.join("log.toml"),
+        "[principal]\nid = \"e1\"\nrole = \"employee\"\n\n[grants.Log]\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("web.toml"),
+        "[principal]\nid = \"e1\"\nrole = \"employee\"\n\n[grants.Log]\n\n[grants.Http]\nallow = [\"https://air-one.example/offers\"]\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("bad.toml"), "[principal]\nid = \"e1\"\n").expect("write");
+
+    let o = writ(&["check", "--policy", "web.toml", "main.writ"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+
+    let o = writ(&["check", "--policy", "log.toml", "main.writ"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("[E3002]"), "{}", stdout(&o));
+
+    let o = writ(&["check", "--policy", "bad.toml", "main.writ"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(
+        out.contains("[E6005]") && out.contains("bad.toml:1:1"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("bad.toml: malformed policy: 1 error; nothing is granted\n"),
+        "{out}"
+    );
+
+    let o = writ(&["check", "--policy", "missing.toml", "main.writ"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).contains("[E9001]"), "{}", stdout(&o));
+
+    let o = writ(
+        &[
+            "check",
+            "--policy",
+            "web.toml",
+            "--grant",
+            "Log",
+            "main.writ",
+        ],
+        &dir,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--policy and --grant together are a usage error"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

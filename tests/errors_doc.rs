@@ -49,6 +49,9 @@ struct Example {
     /// The arguments after `writ`, from the lead-in line.
     args: Vec<String>,
     output: String,
+    /// The section's latest ```` ```toml ```` block before the example: the
+    /// policy file it names (written as `policy.toml`).
+    policy: Option<String>,
 }
 
 /// A ```` ```writ ```` block after a section's `**Fix**` line.
@@ -56,6 +59,8 @@ struct Fix {
     section: String,
     line: usize,
     source: String,
+    /// The section's latest ```` ```toml ```` block before the fix.
+    policy: Option<String>,
 }
 
 struct Doc {
@@ -110,6 +115,7 @@ fn parse_doc(text: &str) -> Result<Doc, Vec<String>> {
     let mut problems = Vec::new();
     let mut section = "introduction".to_string();
     let mut after_fix = false;
+    let mut policy: Option<String> = None;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -117,6 +123,7 @@ fn parse_doc(text: &str) -> Result<Doc, Vec<String>> {
             section = heading.split(':').next().unwrap_or("").trim().to_string();
             doc.codes.push(section.clone());
             after_fix = false;
+            policy = None;
             i += 1;
             continue;
         }
@@ -133,6 +140,10 @@ fn parse_doc(text: &str) -> Result<Doc, Vec<String>> {
         };
         let block_line = i + 1;
         i = next;
+        if lang == "toml" {
+            policy = Some(source);
+            continue;
+        }
         if lang != "writ" {
             continue;
         }
@@ -148,6 +159,7 @@ fn parse_doc(text: &str) -> Result<Doc, Vec<String>> {
                         source,
                         args,
                         output,
+                        policy: policy.clone(),
                     });
                     i = after;
                 }
@@ -163,6 +175,7 @@ fn parse_doc(text: &str) -> Result<Doc, Vec<String>> {
                 section: section.clone(),
                 line: block_line,
                 source,
+                policy: policy.clone(),
             });
         } else {
             problems.push(format!(
@@ -260,6 +273,9 @@ fn prepare(example: &Example, dir: &Path) -> Result<(), String> {
         }
         std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
     };
+    if let Some(policy) = &example.policy {
+        write("policy.toml", format!("{policy}\n").as_bytes())?;
+    }
     match example.section.as_str() {
         // `writ check src`, with the program inside the directory.
         "E9002" => write("src/main.writ", text.as_bytes()),
@@ -313,7 +329,9 @@ fn implied_exit_code(output: &str) -> i32 {
     if output.contains("[E4") {
         return 3;
     }
-    let unreadable = output.contains(": not checked") || output.contains("\"unreadable\"");
+    let unreadable = output.contains(": not checked")
+        || output.contains("\"unreadable\"")
+        || output.contains(": malformed policy");
     let rejected = output.contains(": rejected") || output.contains("\"rejected\"");
     if unreadable {
         2
@@ -443,6 +461,11 @@ fn every_fix_is_accepted() {
         let path = dir.0.join("main.writ");
         std::fs::write(&path, format!("{}\n", fix.source))
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        if let Some(policy) = &fix.policy {
+            let at = dir.0.join("policy.toml");
+            std::fs::write(&at, format!("{policy}\n"))
+                .unwrap_or_else(|e| panic!("cannot write {}: {e}", at.display()));
+        }
         let mut args = fix_options(&doc, &fix.section);
         args.push("main.writ".to_string());
         let (stdout, stderr, code) = run_writ(&dir.0, &args);

@@ -2526,4 +2526,101 @@ Log.info("orders ${first} to ${first + 99}: ${list.length(valid)} valid")
 Log.info("next run: start at order ${first + 100}")
 ''',
 ),
+dict(code="E6001",
+meaning=r"""
+A policy file (`--policy`) is not valid TOML, so nothing in it can be
+trusted: the check stops, nothing is granted, and `writ` exits with 2. The
+message is the TOML parser's, at the place it gave up. Policies are
+described in `docs/policy.md`.
+""",
+policy='[principal]\nid = "e1001"\nrole = employee\n',
+source='Log.info("hello")\n',
+args=["--policy", "policy.toml", "main.writ"],
+lead="`writ check --policy policy.toml main.writ` prints:",
+rc=2,
+fix=r"""
+**Fix**: write the value as TOML does; strings are in double quotes:
+""",
+fix_policy='[principal]\nid = "e1001"\nrole = "employee"\n\n[grants.Log]\n',
+fix_code='Log.info("hello")\n',
+),
+
+dict(code="E6002",
+meaning=r"""
+A policy section has a key it does not know. A misspelt key is an error
+rather than ignored, so that a limit or a scope the person meant to set is
+never silently missing. The message lists the keys the section has, and
+the help offers the closest one.
+""",
+policy='[principal]\nid = "e1001"\nrole = "employee"\n\n[limits]\nmemry = "64M"\n\n[grants.Log]\n',
+source='Log.info("hello")\n',
+args=["--policy", "policy.toml", "main.writ"],
+lead="`writ check --policy policy.toml main.writ` prints:",
+rc=2,
+fix=r"""
+**Fix**: use the key the help names:
+""",
+fix_policy='[principal]\nid = "e1001"\nrole = "employee"\n\n[limits]\nmemory = "64M"\n\n[grants.Log]\n',
+fix_code='Log.info("hello")\n',
+),
+
+dict(code="E6003",
+meaning=r"""
+A policy value has the wrong type or is out of range: a string where a
+number belongs, a negative amount, a currency that is not three capital
+letters, a `scope` that does not exist, an allow-list URL that is not a
+plain `http(s)://host/path` (user information, a non-canonical IP address
+and the like are refused, since they could make one host look like
+another), or a limit `writ` cannot read.
+""",
+policy='[principal]\nid = "e1001"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Records]\nscope = "everyone"\n',
+source='Log.info("hello")\n',
+args=["--policy", "policy.toml", "main.writ"],
+lead="`writ check --policy policy.toml main.writ` prints:",
+rc=2,
+fix=r"""
+**Fix**: use one of the values the message lists:
+""",
+fix_policy='[principal]\nid = "e1001"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Records]\nscope = "self"\n',
+fix_code='Log.info("hello")\n',
+),
+
+dict(code="E6004",
+meaning=r"""
+A policy grants a capability the host does not provide. The host's
+capabilities are `Http`, `Pay`, `Records`, `Audit`, `Log`, `Clock` and
+`Confirm`; a grant for anything else (often a misspelling) is an error,
+never ignored.
+""",
+policy='[principal]\nid = "e1001"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Htp]\nallow = ["https://air-one.example/offers"]\n',
+source='Log.info("hello")\n',
+args=["--policy", "policy.toml", "main.writ"],
+lead="`writ check --policy policy.toml main.writ` prints:",
+rc=2,
+fix=r"""
+**Fix**: name the capability as the host spells it:
+""",
+fix_policy='[principal]\nid = "e1001"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Http]\nallow = ["https://air-one.example/offers"]\n',
+fix_code='Log.info("hello")\n',
+),
+
+dict(code="E6005",
+meaning=r"""
+A policy lacks a key it must have: the principal's `id` or `role`, or a
+grant's scope (`payees`, `currency` and `max_payment_cents` for `Pay`,
+`scope` for `Records`, `allow` or `recorded` for `Http`). A grant is never
+given a scope by default: without one it would allow too much.
+""",
+policy='[principal]\nid = "e1001"\n\n[grants.Log]\n',
+source='Log.info("hello")\n',
+args=["--policy", "policy.toml", "main.writ"],
+lead="`writ check --policy policy.toml main.writ` prints:",
+rc=2,
+fix=r"""
+**Fix**: add the key the message names:
+""",
+fix_policy='[principal]\nid = "e1001"\nrole = "employee"\n\n[grants.Log]\n',
+fix_code='Log.info("hello")\n',
+),
+
 ]

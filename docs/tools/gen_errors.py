@@ -86,13 +86,16 @@ def run(code, files, args, name=None, cmd="check"):
     return out, r.returncode
 
 
-def accepted(code, text, options, cmd="check"):
+def accepted(code, text, options, cmd="check", policy=None):
     """The fix is checked with the options of the section's example (its
     arguments less the last, the file), as tests/errors_doc.rs does; for a
     run-time error, the fixed program must run to the end."""
     d = fresh_dir(code + "-fix")
     with open(os.path.join(d, "main.writ"), "w", encoding="utf-8") as f:
         f.write(text)
+    if policy is not None:
+        with open(os.path.join(d, "policy.toml"), "w", encoding="utf-8") as f:
+            f.write(policy)
     r = subprocess.run([W, cmd, *options, "main.writ"], cwd=d, capture_output=True,
                        env={"NO_COLOR": "1", "PATH": os.environ["PATH"]})
     if r.returncode != 0:
@@ -145,7 +148,9 @@ for variant, code, title in CODES:
         shown_exactly(code, "extra source", extra["source"])
     if s.get("fix_code"):
         shown_exactly(code, "fix_code", s["fix_code"])
-    files = s.get("files") or {"main.writ": s["source"]}
+    files = dict(s.get("files") or {"main.writ": s["source"]})
+    if s.get("policy"):
+        files["policy.toml"] = s["policy"]
     args = s.get("args", ["main.writ"])
     cmd = s.get("cmd", "check")
     out, rc = run(code, files, args, cmd=cmd)
@@ -161,6 +166,9 @@ for variant, code, title in CODES:
     body = [f"## {code}: {title}", "", s["meaning"].strip(), ""]
     if s.get("before"):
         body += [s["before"].strip(), ""]
+    if s.get("policy"):
+        body += ["With this `policy.toml`:", "", "```toml", s["policy"].rstrip("\n"), "```", ""]
+        body += ["and this `main.writ`:", ""]
     body += ["```writ", shown_src.rstrip("\n"), "```", ""]
     body += [s.get("lead", f"`writ {cmd} main.writ` prints:").strip(), ""]
     body += ["```text", shown_out.rstrip("\n"), "```", ""]
@@ -177,8 +185,10 @@ for variant, code, title in CODES:
     if s.get("after"):
         body += [s["after"].strip(), ""]
     body += [s["fix"].strip(), ""]
+    if s.get("fix_policy"):
+        body += ["```toml", s["fix_policy"].rstrip("\n"), "```", ""]
     if s.get("fix_code"):
-        accepted(code, s["fix_code"], args[:-1], cmd)
+        accepted(code, s["fix_code"], args[:-1], cmd, s.get("fix_policy") or s.get("policy"))
         body += ["```writ", s["fix_code"].rstrip("\n"), "```", ""]
     if s.get("fix_after"):
         body += [s["fix_after"].strip(), ""]

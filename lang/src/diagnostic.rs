@@ -173,6 +173,16 @@ codes! {
     TimeExhausted = "E5005", "time limit reached";
     /// The host cancelled the run.
     Cancelled = "E5006", "run cancelled";
+    /// A policy file that is not valid TOML.
+    PolicySyntax = "E6001", "malformed policy";
+    /// A key a policy section does not have.
+    PolicyUnknownKey = "E6002", "unknown policy key";
+    /// A policy value of the wrong type or out of range.
+    PolicyInvalidValue = "E6003", "invalid policy value";
+    /// A grant for a capability the engine does not know.
+    PolicyUnknownCapability = "E6004", "unknown capability in policy";
+    /// A key a policy must have but does not.
+    PolicyMissingKey = "E6005", "missing policy key";
     /// A file that cannot be read.
     CannotReadFile = "E9001", "cannot read file";
     /// A path that names a directory where a file was expected.

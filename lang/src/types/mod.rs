@@ -154,3 +154,9 @@ pub fn check_granted(program: &Program, granted: Option<&[String]>) -> Typed {
         items::check_program(program, granted)
     })
 }
+
+/// The candidate closest to a misspelt `name`, if one is close enough to be
+/// a typo (the rule the checker's "did you mean" uses).
+pub fn suggest_name(name: &str, candidates: &[&str]) -> Option<String> {
+    suggest::closest(name, candidates.iter().copied())
+}

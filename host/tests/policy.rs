@@ -1,0 +1,248 @@
+//! Policies: a complete one is read as written, and every malformed one is
+//! refused with the code and place of each problem (a malformed policy
+//! never grants anything).
+
+use writ_host::policy::{OnDeny, Scope, Subjects, parse};
+
+const FULL: &str = r#"
+[principal]
+id = "e1001"
+name = "Ada Lovelace"
+role = "employee"
+
+[limits]
+fuel = 1000000
+memory = "64M"
+time = "5s"
+
+[store]
+path = "writ.db"
+seed = "seed.sql"
+
+[grants.Log]
+
+[grants.Clock]
+audit = true
+
+[grants.Http]
+allow = ["https://air-one.example/offers", "http://127.0.0.1:8080/"]
+recorded = "responses.toml"
+max_response_bytes = 65536
+timeout = "2s"
+on_deny = "fail"
+
+[grants.Pay]
+payees = ["Air-One.example"]
+currency = "EUR"
+max_payment_cents = 50000
+max_day_cents = 80000
+confirm = true
+
+[grants.Records]
+scope = "reports"
+redact = ["salary"]
+
+[grants.Audit]
+[grants.Confirm]
+"#;
+
+#[test]
+fn a_complete_policy_reads_as_written() {
+    let p = match parse(FULL) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    assert_eq!(p.principal.id, "e1001");
+    assert_eq!(p.principal.name, "Ada Lovelace");
+    assert_eq!(p.limits.fuel, 1_000_000);
+    assert_eq!(p.limits.memory, 64 << 20);
+    assert_eq!(p.limits.time.as_secs(), 5);
+    assert_eq!(p.store.path.as_deref(), Some("writ.db"));
+    assert_eq!(
+        p.granted(),
+        ["Audit", "Clock", "Confirm", "Http", "Log", "Pay", "Records"]
+    );
+    let http = p.grants.get("Http").map(|g| (&g.scope, g.audit, g.on_deny));
+    match http {
+        Some((Scope::Http(h), true, OnDeny::Fail)) => {
+            assert_eq!(h.allow.len(), 2);
+            assert_eq!(h.max_response_bytes, 65536);
+            assert_eq!(h.timeout_ms, 2000);
+            assert_eq!(h.recorded.as_deref(), Some("responses.toml"));
+        }
+        other => panic!("{other:?}"),
+    }
+    match p.grants.get("Pay").map(|g| (&g.scope, g.on_deny)) {
+        Some((Scope::Pay(pay), OnDeny::Stop)) => {
+            assert_eq!(pay.payees, ["air-one.example"]);
+            assert_eq!(pay.max_payment_cents, 50000);
+            // The run cap defaults to the payment cap; the day cap is set.
+            assert_eq!(pay.max_run_cents, 50000);
+            assert_eq!(pay.max_day_cents, 80000);
+            assert!(pay.confirm);
+        }
+        other => panic!("{other:?}"),
+    }
+    match p.grants.get("Records").map(|g| &g.scope) {
+        Some(Scope::Records(r)) => {
+            assert_eq!(r.subjects, Subjects::Reports);
+            assert_eq!(r.redact, ["salary"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Log is not audited unless asked; Clock was asked.
+    assert_eq!(p.grants.get("Log").map(|g| g.audit), Some(false));
+    assert_eq!(p.grants.get("Clock").map(|g| g.audit), Some(true));
+}
+
+/// The codes of the problems found in `text`, with the line of each.
+fn problems(text: &str) -> Vec<(String, usize)> {
+    match parse(text) {
+        Ok(_) => Vec::new(),
+        Err(ds) => ds
+            .iter()
+            .map(|d| {
+                let at = d.labels.first().map_or(0, |l| l.span.start);
+                let line = text.get(..at).map_or(0, |t| t.matches('\n').count() + 1);
+                (d.code.to_string(), line)
+            })
+            .collect(),
+    }
+}
+
+const HEAD: &str = "[principal]\nid = \"e1\"\nrole = \"employee\"\n";
+
+#[test]
+fn every_malformed_policy_is_refused_where_it_is_wrong() {
+    let cases: &[(&str, &[(&str, usize)])] = &[
+        ("[principal\nid = 1\n", &[("E6001", 1)]),
+        ("", &[("E6005", 1)]),
+        ("[principal]\nid = \"e1\"\n", &[("E6005", 1)]),
+        ("[principal]\nid = 7\nrole = \"x\"\n", &[("E6003", 2)]),
+        ("principal = \"me\"\n", &[("E6005", 1), ("E6003", 1)]),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\nteam = \"a\"\n",
+            &[("E6002", 4)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[extra]\n",
+            &[("E6002", 4)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[limits]\ntime = \"soon\"\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[limits]\nfuel = true\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Htp]\n",
+            &[("E6004", 4)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants]\nLog = 1\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Log]\naudit = \"yes\"\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Log]\non_deny = \"ignore\"\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Log]\nscope = \"all\"\n",
+            &[("E6002", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Http]\n",
+            &[("E6005", 4)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Http]\nallow = \"https://a.example/\"\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Http]\nallow = [\"https://u@a.example/\"]\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Http]\nallow = [\"https://a.example/?q=1\"]\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Http]\nallow = [\"http://127.1/\"]\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Http]\nallow = []\ntimeout = \"forever\"\n",
+            &[("E6003", 6)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\ncurrency = \"EUR\"\nmax_payment_cents = 1\n",
+            &[("E6005", 4)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\npayees = [\"a\"]\nmax_payment_cents = 1\n",
+            &[("E6005", 4)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\npayees = [\"a\"]\ncurrency = \"EUR\"\n",
+            &[("E6005", 4)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\npayees = [\"a\"]\ncurrency = \"euro\"\nmax_payment_cents = 1\n",
+            &[("E6003", 6)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\npayees = [\"a\", 2]\ncurrency = \"EUR\"\nmax_payment_cents = 1\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\npayees = [\"a\"]\ncurrency = \"EUR\"\nmax_payment_cents = -1\n",
+            &[("E6003", 7)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\npayees = [\"a\"]\ncurrency = \"EUR\"\nmax_payment_cents = 1.5\n",
+            &[("E6003", 7)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\npayees = [\"a\"]\ncurrency = \"EUR\"\nmax_payment_cents = \"500\"\n",
+            &[("E6003", 7)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\npayees = [\"a\"]\ncurrency = \"EUR\"\nmax_payment_cents = 1\nconfirm = 1\n",
+            &[("E6003", 8)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Records]\n",
+            &[("E6005", 4)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Records]\nscope = \"team\"\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Records]\nscope = \"self\"\nredact = \"salary\"\n",
+            &[("E6003", 6)],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (text, want) in cases {
+        let got = problems(text);
+        let want: Vec<(String, usize)> = want.iter().map(|(c, l)| (c.to_string(), *l)).collect();
+        if got != want {
+            failures.push(format!("{text:?}: found {got:?}, expected {want:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(parse(HEAD).is_ok(), "a policy granting nothing is valid");
+}
+
+#[test]
+fn a_malformed_policy_grants_nothing_even_where_the_rest_is_fine() {
+    let text = format!("{HEAD}[grants.Log]\n[grants.Pay]\npayees = [\"a\"]\n");
+    assert!(parse(&text).is_err());
+}
