@@ -92,6 +92,24 @@ fn memory_stops_a_string_doubling_in_a_loop() {
 }
 
 #[test]
+fn an_in_place_append_is_charged_for_what_it_adds() {
+    // The accumulator (600,000 elements, about 9.6 MB) takes more than
+    // half of the limit: each `acc ++ [n]` adds one element in place, and
+    // must not be refused as if it copied the list.
+    let src = "fn build(n: Int, acc: List[Int]) -> List[Int] { if n == 0 { acc } else { build(n - 1, acc ++ [n]) } }\n\
+list.length(build(600000, []))\n";
+    let (r, _) = exec(src, &limits(&[("memory", "16M")]), None);
+    assert_eq!(r.as_ref().ok().map(String::as_str), Some("600000"), "{r:?}");
+    // The limit still holds: twice as many elements do not fit.
+    let (r, _) = exec(
+        &src.replace("600000", "1200000"),
+        &limits(&[("memory", "16M")]),
+        None,
+    );
+    stopped_by(&r, Limit::Memory);
+}
+
+#[test]
 fn memory_stops_a_list_of_a_billion_elements_before_building_it() {
     let (r, _) = exec(
         "list.range(0, 1000000000)\n",

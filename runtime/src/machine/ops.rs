@@ -37,14 +37,16 @@ impl<'a> Machine<'a> {
         // it in place.
         let (x, y) = match (op, x, y) {
             (Concat, Value::List(mut a), Value::List(b)) if b.len() <= 64 => {
-                self.check_memory((a.len() + b.len()) * value::SLOT)?;
+                // In place, only the new elements are allocated; the general
+                // path below checks for a whole new list.
+                self.check_memory(b.len() * value::SLOT)?;
                 if ListObj::extend_unique(&mut a, &b, false) {
                     return Ok(Value::List(a));
                 }
                 (Value::List(a), Value::List(b))
             }
             (Concat, Value::List(a), Value::List(mut b)) if a.len() <= 64 => {
-                self.check_memory((a.len() + b.len()) * value::SLOT)?;
+                self.check_memory(a.len() * value::SLOT)?;
                 if ListObj::extend_unique(&mut b, &a, true) {
                     return Ok(Value::List(b));
                 }
