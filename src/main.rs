@@ -7,6 +7,8 @@
 //! could not be read (this wins over 1); 3 (`run`) a run-time error; 4
 //! (`run`) a limit was exhausted.
 
+mod host_cli;
+
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
@@ -22,6 +24,22 @@ use writ::{Code, Diagnostic, MAX_SOURCE_BYTES, render};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// What `writ audit` does.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum AuditAction {
+    /// List the records.
+    Show,
+    /// Check the hash chain.
+    Verify,
+}
+
+/// What `writ db` does.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DbAction {
+    /// Create the store with its schema.
+    Init,
 }
 
 #[derive(Subcommand)]
@@ -56,6 +74,38 @@ enum Command {
         /// (also `depth` and `output`).
         #[arg(long, value_delimiter = ',')]
         limit: Vec<String>,
+        /// Run under this policy (docs/policy.md): with exactly the
+        /// capabilities it grants, scoped and audited.
+        #[arg(long)]
+        policy: Option<std::path::PathBuf>,
+        /// The store (SQLite file) for the audit log, ledger and records;
+        /// overrides the policy's `[store] path` (default `writ.db`).
+        #[arg(long, requires = "policy")]
+        db: Option<std::path::PathBuf>,
+    },
+    /// Read or check the audit log.
+    Audit {
+        /// `show` lists the records; `verify` checks the hash chain.
+        #[arg(value_enum)]
+        action: AuditAction,
+        /// The store (default `writ.db`).
+        #[arg(long)]
+        db: Option<std::path::PathBuf>,
+        /// Output for people (`human`) or programs (`json`), for `show`.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Create a store explicitly: `writ db init [--db PATH] [--seed FILE]`.
+    Db {
+        /// Only `init`.
+        #[arg(value_enum)]
+        action: DbAction,
+        /// The store to create (default `writ.db`).
+        #[arg(long)]
+        db: Option<std::path::PathBuf>,
+        /// SQL run once in the new store (demo org, records).
+        #[arg(long)]
+        seed: Option<std::path::PathBuf>,
     },
     /// Explain a diagnostic code, e.g. `writ explain E0100`.
     Explain {
@@ -406,7 +456,24 @@ fn main() -> ExitCode {
             }
             check(&files, format, syntax_only, grant.as_deref())
         }
-        Command::Run { file, limit } => run(&file, &limit),
+        Command::Run {
+            file,
+            limit,
+            policy,
+            db,
+        } => match policy {
+            Some(p) => host_cli::run_with_policy(&file, &p, db.as_deref(), &limit),
+            None => run(&file, &limit),
+        },
+        Command::Audit { action, db, format } => match action {
+            AuditAction::Show => {
+                host_cli::audit_show(db.as_deref(), matches!(format, Format::Json))
+            }
+            AuditAction::Verify => host_cli::audit_verify(db.as_deref()),
+        },
+        Command::Db { action, db, seed } => match action {
+            DbAction::Init => host_cli::db_init(db.as_deref(), seed.as_deref()),
+        },
         Command::Explain { code } => explain(&code),
     }
 }

@@ -2267,6 +2267,54 @@ total
 ''',
 ),
 
+dict(code="E4005",
+meaning=r"""
+A host operation is not allowed by the policy the program runs under
+(`writ run --policy`): a payee not on the list, an amount over a cap, a URL
+outside the allow-list, a record outside the grant's scope, a payment the
+person did not confirm. Nothing was carried out, and the denial is written
+to the audit log. This code ends the run when the grant says
+`on_deny = "stop"` (the default); with `on_deny = "fail"` the program sees
+`Fail.fail(reason)` instead, and may handle it. See `docs/policy.md`.
+""",
+policy='[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Pay]\npayees = ["air-one.example"]\ncurrency = "EUR"\nmax_payment_cents = 50000\n',
+source='let receipt = Pay.pay("attacker.example", 30000, "verification fee")\nLog.info("paid ${receipt.id}")\n',
+args=["--policy", "policy.toml", "main.writ"],
+cmd="run",
+lead="`writ run --policy policy.toml main.writ` prints:",
+rc=3,
+fix=r"""
+**Fix**: pay only whom the policy allows (or, if the person agrees, add the
+payee to the policy); to let the program recover from a denial, set
+`on_deny = "fail"` and handle `Fail`:
+""",
+fix_code='let receipt = Pay.pay("air-one.example", 30000, "flight A1-204")\nLog.info("paid ${receipt.id}")\n',
+),
+
+dict(code="E4006",
+meaning=r"""
+The host could not make the checks the policy asks for, so it refused to go
+on: the store (the SQLite file holding the audit log, ledger and records)
+could not be opened or created, a file the policy names (a seed, recorded
+responses) could not be read, or an audit record could not be committed
+before an operation's result returned. Failing closed, nothing more is
+carried out; when this happens before the run, nothing runs at all.
+""",
+policy='[principal]\nid = "ada"\nrole = "employee"\n\n[store]\nseed = "org.sql"\n\n[grants.Log]\n',
+source='Log.info("hello")\n',
+args=["--policy", "policy.toml", "main.writ"],
+cmd="run",
+lead="`writ run --policy policy.toml main.writ` prints:",
+rc=3,
+fix=r"""
+**Fix**: make the files the policy names readable (here, create `org.sql`
+next to the policy, or remove the `seed` line), and the store's directory
+writable:
+""",
+fix_policy='[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n',
+fix_code='Log.info("hello")\n',
+),
+
 dict(code="E5001",
 meaning=r'''
 The program ran for more steps than its fuel allows. Every step of the

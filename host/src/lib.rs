@@ -4,5 +4,7 @@
 //! This crate reads no file and opens no connection by itself: it is given
 //! the policy's text, and the embedder decides where it came from.
 
+pub mod engine;
 pub mod policy;
+pub mod store;
 pub mod url;

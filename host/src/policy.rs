@@ -24,6 +24,9 @@ use crate::url::Rule;
 /// A checked policy.
 #[derive(Clone, Debug)]
 pub struct Policy {
+    /// The directory of the policy file: the seed and recorded-responses
+    /// files it names are relative to it.
+    pub dir: Option<std::path::PathBuf>,
     /// Whom programs run for.
     pub principal: Principal,
     /// The limits of each run.
@@ -35,6 +38,16 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// A path the policy names, relative to the policy file's directory.
+    pub fn resolve(&self, path: &str) -> String {
+        match &self.dir {
+            Some(d) if !std::path::Path::new(path).is_absolute() => {
+                d.join(path).to_string_lossy().into_owned()
+            }
+            _ => path.to_string(),
+        }
+    }
+
     /// The names of the granted capabilities.
     pub fn granted(&self) -> Vec<String> {
         self.grants.keys().cloned().collect()
@@ -281,6 +294,7 @@ pub fn parse(text: &str) -> Result<Policy, Vec<Diagnostic>> {
     }
     if r.diags.is_empty() {
         Ok(Policy {
+            dir: None,
             principal,
             limits,
             store,
@@ -504,7 +518,13 @@ impl Reader {
         let before = self.diags.len();
         let audit = self
             .bool(g, "audit", section)
-            .unwrap_or(matches!(name, "Http" | "Pay" | "Records"));
+            .unwrap_or(matches!(name, "Http" | "Pay" | "Records" | "Audit"));
+        if name == "Pay"
+            && !audit
+            && let Some(v) = g.get("audit")
+        {
+            self.invalid(span_of(v), format!("expected `audit` in {section} to be true, found false"), "every payment is recorded in the audit log with the ledger entry, in one transaction; leave `audit` out");
+        }
         let on_deny = match self.str(g, "on_deny", section) {
             None => OnDeny::Stop,
             Some((s, _)) if s == "stop" => OnDeny::Stop,

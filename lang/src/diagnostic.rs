@@ -161,6 +161,13 @@ codes! {
     /// The machine found itself in a state a checked program cannot reach
     /// (a bug in Writ, reported instead of crashing).
     InternalError = "E4004", "internal error";
+    /// A host operation the policy does not allow (its scope, caps or
+    /// confirmation), with `on_deny = "stop"`.
+    OperationDenied = "E4005", "operation denied by the policy";
+    /// The host could not make the checks the policy asks for (its store,
+    /// a seed or recorded-responses file, the audit log), so nothing more
+    /// was carried out.
+    HostUnavailable = "E4006", "host unavailable";
     /// The run took more machine steps than its fuel allows.
     FuelExhausted = "E5001", "fuel exhausted";
     /// The run's live values outgrew its memory limit.

@@ -14,10 +14,26 @@ use writ_lang::Code;
 use crate::error::RunError;
 use crate::value::Value;
 
+/// Why the host gives no value back for an operation.
+#[derive(Debug)]
+pub enum HostError {
+    /// Raise `Fail.fail(message)` in the program where the operation was
+    /// performed (a denial the policy lets the program handle).
+    Fail(String),
+    /// End the run with this error.
+    Stop(RunError),
+}
+
+impl From<RunError> for HostError {
+    fn from(e: RunError) -> Self {
+        HostError::Stop(e)
+    }
+}
+
 /// What runs host capabilities for a program.
 pub trait Host {
     /// Perform `effect.op(args)`; the result goes back to the program.
-    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, RunError>;
+    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError>;
 }
 
 /// A host that grants only `Log`, writing each `Log.info` line to a sink.
@@ -33,17 +49,17 @@ impl<F: FnMut(&str)> LogHost<F> {
 }
 
 impl<F: FnMut(&str)> Host for LogHost<F> {
-    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, RunError> {
+    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
         match (effect, op, args) {
             ("Log", "info", [message]) => {
                 (self.sink)(message.as_str().unwrap_or_default());
                 Ok(Value::Unit)
             }
-            _ => Err(RunError::new(
+            _ => Err(HostError::Stop(RunError::new(
                 Code::InternalError,
                 format!("expected only granted operations to reach the host, found `{effect}.{op}`, which this host does not grant"),
             )
-            .with_help("the run was stopped before the operation was carried out")),
+            .with_help("the run was stopped before the operation was carried out"))),
         }
     }
 }
@@ -58,7 +74,10 @@ mod tests {
         let mut host = LogHost::new(|l: &str| lines.push(l.to_string()));
         let ok = host.perform("Log", "info", &[Value::str("hi")]);
         assert!(matches!(ok, Ok(Value::Unit)));
-        let refused = host.perform("Pay", "pay", &[]).map(|_| ()).unwrap_err();
+        let refused = host.perform("Pay", "pay", &[]);
+        let Err(HostError::Stop(refused)) = refused else {
+            panic!("expected a refusal, found {refused:?}");
+        };
         assert_eq!(refused.code, Code::InternalError);
         assert!(refused.message.contains("`Pay.pay`"), "{}", refused.message);
         assert_eq!(lines, ["hi"]);

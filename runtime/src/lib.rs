@@ -26,7 +26,7 @@ pub mod value;
 
 pub use code::Module;
 pub use error::{RunError, TraceEntry};
-pub use host::{Host, LogHost};
+pub use host::{Host, HostError, LogHost};
 pub use limits::{Limit, Limits};
 pub use machine::run;
 pub use value::Value;

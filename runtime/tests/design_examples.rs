@@ -4,7 +4,7 @@
 //! payments for `Pay` (a simulation for this test only; the real
 //! capabilities belong to the embedding API).
 
-use writ_runtime::{Host, Limits, RunError, Value};
+use writ_runtime::{Host, HostError, Limits, RunError, Value};
 
 /// A payment the test host received: payee, cents, memo.
 type Payment = (String, i64, String);
@@ -16,7 +16,7 @@ struct TestHost<'m> {
 }
 
 impl Host for TestHost<'_> {
-    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, RunError> {
+    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
         match (effect, op, args) {
             ("Http", "get", [url]) => Ok(Value::str(match url.as_str() {
                 Some("https://a.example/q") => {
@@ -30,7 +30,7 @@ impl Host for TestHost<'_> {
             ("Pay", "pay", [payee, cents, memo]) => {
                 let payee = payee.as_str().unwrap_or_default().to_string();
                 let Value::Int(cents) = cents else {
-                    return Err(RunError::internal("cents"));
+                    return Err(RunError::internal("cents").into());
                 };
                 let memo = memo.as_str().unwrap_or_default().to_string();
                 self.paid.push((payee.clone(), *cents, memo));
@@ -43,9 +43,9 @@ impl Host for TestHost<'_> {
                         ("currency", Value::str("USD")),
                     ],
                 )
-                .ok_or_else(|| RunError::internal("Receipt's fields are not symbols"))
+                .ok_or_else(|| RunError::internal("Receipt's fields are not symbols").into())
             }
-            _ => Err(RunError::internal(format!("{effect}.{op} is not granted"))),
+            _ => Err(RunError::internal(format!("{effect}.{op} is not granted")).into()),
         }
     }
 }

@@ -28,6 +28,7 @@ use writ_lang::Code;
 
 use super::{Entry, Frame, Kind, Machine, bad_index, limit_error};
 use crate::error::RunError;
+use crate::host::HostError;
 use crate::limits::Limit;
 use crate::value::{self, Value};
 
@@ -275,10 +276,26 @@ impl<'a> Machine<'a> {
             self.count_output(bytes)?;
         }
         let args = self.stack.get(start..).unwrap_or(&[]);
-        let v = self.host.perform(&info.name, op_name, args)?;
-        self.stack.truncate(start);
-        self.stack.push(v);
-        Ok(())
+        match self.host.perform(&info.name, op_name, args) {
+            Ok(v) => {
+                self.stack.truncate(start);
+                self.stack.push(v);
+                Ok(())
+            }
+            Err(HostError::Stop(e)) => Err(e),
+            // A denial the program may handle: `Fail.fail(message)`,
+            // performed where the operation was.
+            Err(HostError::Fail(message)) => {
+                self.stack.truncate(start);
+                let fail = module
+                    .effects
+                    .iter()
+                    .position(|e| e.name == "Fail")
+                    .ok_or_else(bad_index)?;
+                self.stack.push(Value::str(message));
+                self.perform(fail as u32, 0, 1)
+            }
+        }
     }
 
     /// Call a resumption with its argument (and the handler's next

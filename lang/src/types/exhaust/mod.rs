@@ -451,10 +451,9 @@ impl<'a> Checker<'a> {
         let mut index: HashMap<Key<'a>, usize> = HashMap::new();
         for (pos, row) in rows.iter().enumerate() {
             if let (Some(Pat::Ctor { family, .. }), Column::Ctors(col)) = (row.pats.first(), column)
+                && !self.charge(compare_cost(family, col))
             {
-                if !self.charge(compare_cost(family, col)) {
-                    return Vec::new();
-                }
+                return Vec::new();
             }
             let (key, arity) = match head(column, row) {
                 Head::Wild => {

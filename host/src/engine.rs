@@ -1,0 +1,732 @@
+//! The engine: check a program against a policy, then run it with exactly
+//! the authority the policy grants.
+//!
+//! [`Engine::check`] type-checks a program with the policy's grants (a
+//! program that could perform an effect nobody granted is rejected before
+//! its first step) and compiles it once; [`Engine::run`] runs a checked
+//! [`Program`] under a policy, with a [`PolicyHost`] that carries out each
+//! host operation only after checking its arguments against the grant's
+//! scope, writing the audit record first.
+//!
+//! Invariants (fail closed): an operation whose check cannot be made
+//! (store unavailable, audit record not committed, malformed URL) is
+//! denied and carries out nothing; a denial is audited, and raises `Fail`
+//! in the program or ends the run as the grant's `on_deny` says.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use writ_lang::{Code, Diagnostic};
+use writ_runtime::value::{Key, MapObj};
+use writ_runtime::{Host, HostError, Module, RunError, Value};
+
+use crate::policy::{Grant, OnDeny, Policy, Scope, Subjects};
+use crate::store::{self, Entry, Store};
+use crate::url::{self, Url};
+
+/// A checked, compiled program, ready to run any number of times.
+pub struct Program {
+    module: Module,
+    /// The SHA-256 of the program's text, recorded in every audit record.
+    pub hash: String,
+    /// The effects the program performs, by name.
+    pub effects: Vec<String>,
+}
+
+/// One host operation the program asked for, and what became of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operation {
+    /// `Effect.op`.
+    pub operation: String,
+    /// Its arguments, as shown in the audit log.
+    pub arguments: String,
+    /// `allowed` or `denied`.
+    pub decision: String,
+    /// The rule that decided.
+    pub rule: String,
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// How the run ended: the final value's display form (empty for `()`),
+    /// or the error that stopped it.
+    pub result: Result<String, RunError>,
+    /// The lines the program wrote with `Log.info`.
+    pub output: Vec<String>,
+    /// Every host operation, in order, with its decision.
+    pub operations: Vec<Operation>,
+    /// The sequence numbers of the audit records the run wrote.
+    pub audit_ids: Vec<i64>,
+    /// Whether `Http` answers came from recorded responses rather than the
+    /// network.
+    pub recorded: bool,
+}
+
+/// Where the store lives for a run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// The SQLite file; overrides the policy's `[store] path`.
+    pub store: Option<String>,
+}
+
+/// Asks the person to confirm an action; `false` when nobody can answer.
+pub type Confirmer = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// Holds the host's capability implementations and checks and runs
+/// programs. `Send + Sync`: check once, run many times on many threads.
+#[derive(Clone)]
+pub struct Engine {
+    confirm: Confirmer,
+    clock: Arc<dyn Fn() -> i64 + Send + Sync>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+/// The default store file when neither the options nor the policy name one.
+pub const DEFAULT_STORE: &str = "writ.db";
+
+impl Engine {
+    /// An engine whose confirmations are all refused (no one to ask) and
+    /// whose clock is the system's.
+    pub fn new() -> Engine {
+        Engine {
+            confirm: Arc::new(|_| false),
+            clock: Arc::new(store::now_ms),
+        }
+    }
+
+    /// Use `confirm` to ask the person before actions that need it.
+    pub fn with_confirm(mut self, confirm: Confirmer) -> Engine {
+        self.confirm = confirm;
+        self
+    }
+
+    /// Use `clock` (milliseconds since the Unix epoch) for `Clock.now`.
+    pub fn with_clock(mut self, clock: Arc<dyn Fn() -> i64 + Send + Sync>) -> Engine {
+        self.clock = clock;
+        self
+    }
+
+    /// Check `source` against the capabilities `policy` grants and compile
+    /// it; the diagnostics if it is rejected.
+    pub fn check(&self, source: &str, policy: &Policy) -> Result<Program, Vec<Diagnostic>> {
+        let parsed = writ_lang::parse(source);
+        if parsed.has_errors() {
+            return Err(parsed.diagnostics);
+        }
+        let granted = policy.granted();
+        let typed = writ_lang::types::check_granted(&parsed.program, Some(&granted));
+        let mut diagnostics = parsed.diagnostics.clone();
+        diagnostics.extend(typed.diagnostics.iter().cloned());
+        writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
+        if diagnostics.iter().any(Diagnostic::is_error) {
+            return Err(diagnostics);
+        }
+        let module = writ_runtime::compile(&parsed.program, &typed)
+            .map_err(|e| vec![Diagnostic::new(Code::InternalError, e.message)])?;
+        Ok(Program {
+            module,
+            hash: store::sha256_hex(source.as_bytes()),
+            effects: typed.manifest.iter().map(|m| m.effect.clone()).collect(),
+        })
+    }
+
+    /// Run a checked program under `policy`. The store is opened (and
+    /// created, with the policy's seed) first; if it cannot be, nothing
+    /// runs.
+    pub fn run(
+        &self,
+        program: &Program,
+        policy: &Policy,
+        options: &RunOptions,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<Outcome, RunError> {
+        let path = options
+            .store
+            .clone()
+            .or_else(|| policy.store.path.as_ref().map(|p| policy.resolve(p)))
+            .unwrap_or_else(|| DEFAULT_STORE.to_string());
+        let seed = match &policy.store.seed {
+            Some(s) => Some(
+                std::fs::read_to_string(policy.resolve(s))
+                    .map_err(|e| unavailable(format!("cannot read the seed file {s}: {e}")))?,
+            ),
+            None => None,
+        };
+        let store = Store::open(&path, seed.as_deref()).map_err(unavailable)?;
+        let recorded = match policy.grants.get("Http").map(|g| &g.scope) {
+            Some(Scope::Http(h)) => match &h.recorded {
+                Some(file) => Some(load_recorded(&policy.resolve(file))?),
+                None => None,
+            },
+            _ => None,
+        };
+        let mut host = PolicyHost {
+            policy,
+            module: &program.module,
+            program: &program.hash,
+            store,
+            log,
+            confirm: &self.confirm,
+            clock: &self.clock,
+            output: Vec::new(),
+            operations: Vec::new(),
+            audit_ids: Vec::new(),
+            paid_this_run: 0,
+            recorded,
+            used_recorded: false,
+        };
+        let result =
+            writ_runtime::run(&program.module, &policy.limits, &mut host, None).map(|v| match v {
+                Value::Unit => String::new(),
+                v => writ_runtime::display::to_string(
+                    &v,
+                    &program.module,
+                    false,
+                    policy.limits.output,
+                ),
+            });
+        Ok(Outcome {
+            result,
+            output: host.output,
+            operations: host.operations,
+            audit_ids: host.audit_ids,
+            recorded: host.used_recorded,
+        })
+    }
+}
+
+fn unavailable(message: impl Into<String>) -> RunError {
+    RunError::new(Code::HostUnavailable, message.into())
+        .with_help("nothing was run: the host could not make the checks the policy asks for")
+}
+
+/// A file of recorded responses: `[[response]]` tables with `url` and
+/// `body`.
+fn load_recorded(path: &str) -> Result<HashMap<String, String>, RunError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| unavailable(format!("cannot read the recorded responses {path}: {e}")))?;
+    let table: toml::Table = toml::from_str(&text).map_err(|e| {
+        unavailable(format!(
+            "the recorded responses {path} are not valid TOML: {e}"
+        ))
+    })?;
+    let mut out = HashMap::new();
+    let list = table.get("response").and_then(toml::Value::as_array);
+    for entry in list.into_iter().flatten() {
+        let url = entry.get("url").and_then(toml::Value::as_str);
+        let body = entry.get("body").and_then(toml::Value::as_str);
+        let (Some(u), Some(b)) = (url, body) else {
+            return Err(unavailable(format!(
+                "each [[response]] in {path} needs a `url` and a `body`"
+            )));
+        };
+        let key = url::parse(u)
+            .map_err(|e| unavailable(format!("a recorded URL in {path} is malformed: {u}: {e}")))?;
+        out.insert(key.to_string(), b.to_string());
+    }
+    Ok(out)
+}
+
+/// Carries out host operations for one run, under one policy.
+pub struct PolicyHost<'a> {
+    policy: &'a Policy,
+    module: &'a Module,
+    program: &'a str,
+    store: Store,
+    log: &'a mut dyn FnMut(&str),
+    confirm: &'a Confirmer,
+    clock: &'a Arc<dyn Fn() -> i64 + Send + Sync>,
+    output: Vec<String>,
+    operations: Vec<Operation>,
+    audit_ids: Vec<i64>,
+    paid_this_run: i64,
+    recorded: Option<HashMap<String, String>>,
+    used_recorded: bool,
+}
+
+fn text_arg(args: &[Value], i: usize) -> String {
+    args.get(i)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn quoted(s: &str) -> String {
+    format!("{s:?}")
+}
+
+impl PolicyHost<'_> {
+    /// Write an audit record (and note the operation); the record is
+    /// committed before this returns, or the run stops.
+    fn audit(
+        &mut self,
+        operation: &str,
+        arguments: &str,
+        decision: &str,
+        rule: &str,
+    ) -> Result<(), HostError> {
+        let entry = Entry {
+            principal: &self.policy.principal.id,
+            program: self.program,
+            operation,
+            arguments,
+            decision,
+            rule,
+        };
+        let seq = self.store.audit(&entry).map_err(|e| {
+            HostError::Stop(unavailable(format!(
+                "the audit record of {operation} could not be written ({e}); the operation was denied"
+            )))
+        })?;
+        self.audit_ids.push(seq);
+        Ok(())
+    }
+
+    fn note(&mut self, operation: &str, arguments: &str, decision: &str, rule: &str) {
+        self.operations.push(Operation {
+            operation: operation.to_string(),
+            arguments: arguments.to_string(),
+            decision: decision.to_string(),
+            rule: rule.to_string(),
+        });
+    }
+
+    /// Allow an operation: note it, and audit it first if the grant says so.
+    fn allow(
+        &mut self,
+        grant: &Grant,
+        operation: &str,
+        arguments: &str,
+        rule: &str,
+    ) -> Result<(), HostError> {
+        if grant.audit {
+            self.audit(operation, arguments, "allowed", rule)?;
+        }
+        self.note(operation, arguments, "allowed", rule);
+        Ok(())
+    }
+
+    /// Deny an operation: note it, audit it, and fail or stop.
+    fn deny(&mut self, grant: &Grant, operation: &str, arguments: &str, rule: &str) -> HostError {
+        self.note(operation, arguments, "denied", rule);
+        if let Err(e) = self.audit(operation, arguments, "denied", rule) {
+            return e;
+        }
+        let message = format!("{operation}({arguments}) was denied: {rule}");
+        match grant.on_deny {
+            OnDeny::Fail => HostError::Fail(message),
+            OnDeny::Stop => HostError::Stop(
+                RunError::new(Code::OperationDenied, message)
+                    .with_help("the policy does not allow this; nothing was carried out, and the denial is in the audit log"),
+            ),
+        }
+    }
+
+    fn http(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
+        let Scope::Http(scope) = &grant.scope else {
+            return Err(HostError::Stop(RunError::internal(
+                "Http grant without an Http scope",
+            )));
+        };
+        let operation = format!("Http.{op}");
+        let raw = text_arg(args, 0);
+        let shown = quoted(&raw);
+        let target = match url::parse(&raw) {
+            Ok(u) => u,
+            Err(e) => {
+                return Err(self.deny(
+                    grant,
+                    &operation,
+                    &shown,
+                    &format!("the URL is malformed: {e}"),
+                ));
+            }
+        };
+        let Some(rule) = scope.allow.iter().find(|r| r.allows(&target)) else {
+            // Recorded responses are served only for allowed URLs too.
+            return Err(self.deny(
+                grant,
+                &operation,
+                &shown,
+                &format!("{target} is not in the allow-list"),
+            ));
+        };
+        let rule_text = format!("allowed by {}", rule.url);
+        if let Some(recorded) = &self.recorded {
+            let body = recorded.get(&target.to_string()).cloned();
+            return match body {
+                Some(b) => {
+                    self.allow(
+                        grant,
+                        &operation,
+                        &shown,
+                        &format!("{rule_text} (recorded response)"),
+                    )?;
+                    self.used_recorded = true;
+                    Ok(Value::str(b))
+                }
+                None => Err(self.deny(
+                    grant,
+                    &operation,
+                    &shown,
+                    &format!("{target} has no recorded response"),
+                )),
+            };
+        }
+        // Write-ahead: the record of the request precedes it.
+        self.allow(grant, &operation, &shown, &rule_text)?;
+        let body = if op == "post" {
+            Some(text_arg(args, 1))
+        } else {
+            None
+        };
+        match fetch(&target, body.as_deref(), scope, &|u: &Url| {
+            scope.allow.iter().any(|r| r.allows(u))
+        }) {
+            Ok(text) => Ok(Value::str(text)),
+            Err(why) => Err(self.deny(grant, &operation, &shown, &why)),
+        }
+    }
+
+    fn pay(&mut self, grant: &Grant, args: &[Value]) -> Result<Value, HostError> {
+        let Scope::Pay(scope) = &grant.scope else {
+            return Err(HostError::Stop(RunError::internal(
+                "Pay grant without a Pay scope",
+            )));
+        };
+        let payee = text_arg(args, 0).to_ascii_lowercase();
+        let cents = match args.get(1) {
+            Some(Value::Int(n)) => *n,
+            _ => 0,
+        };
+        let memo = text_arg(args, 2);
+        let shown = format!("{}, {cents}, {}", quoted(&payee), quoted(&memo));
+        let op = "Pay.pay";
+        if !scope.payees.contains(&payee) {
+            return Err(self.deny(
+                grant,
+                op,
+                &shown,
+                &format!(
+                    "{payee} is not an allowed payee ({})",
+                    scope.payees.join(", ")
+                ),
+            ));
+        }
+        if cents <= 0 {
+            return Err(self.deny(grant, op, &shown, "a payment must be of at least 1 cent"));
+        }
+        if cents > scope.max_payment_cents {
+            return Err(self.deny(
+                grant,
+                op,
+                &shown,
+                &format!(
+                    "{cents} cents is over the cap of {} per payment",
+                    scope.max_payment_cents
+                ),
+            ));
+        }
+        if self.paid_this_run.saturating_add(cents) > scope.max_run_cents {
+            return Err(self.deny(
+                grant,
+                op,
+                &shown,
+                &format!(
+                    "{cents} cents would bring this run's payments to {}, over the cap of {}",
+                    self.paid_this_run.saturating_add(cents),
+                    scope.max_run_cents
+                ),
+            ));
+        }
+        let day = store::day_of((self.clock)());
+        let today = match self.store.paid_on(&self.policy.principal.id, &day) {
+            Ok(t) => t,
+            Err(e) => {
+                return Err(self.deny(
+                    grant,
+                    op,
+                    &shown,
+                    &format!("today's payments could not be read: {e}"),
+                ));
+            }
+        };
+        if today.saturating_add(cents) > scope.max_day_cents {
+            return Err(self.deny(
+                grant,
+                op,
+                &shown,
+                &format!(
+                    "{cents} cents would bring today's payments to {}, over the cap of {}",
+                    today.saturating_add(cents),
+                    scope.max_day_cents
+                ),
+            ));
+        }
+        if scope.confirm {
+            let question = format!(
+                "Pay {} {} to {payee} ({memo})?",
+                money(cents),
+                scope.currency
+            );
+            if !(self.confirm)(&question) {
+                return Err(self.deny(grant, op, &shown, "the person did not confirm the payment"));
+            }
+        }
+        let rule = format!("{payee} is an allowed payee and {cents} cents is within the caps");
+        let entry = Entry {
+            principal: &self.policy.principal.id,
+            program: self.program,
+            operation: op,
+            arguments: &shown,
+            decision: "allowed",
+            rule: &rule,
+        };
+        let (id, seq) = self
+            .store
+            .pay(&entry, &payee, cents, &scope.currency, &memo)
+            .map_err(|e| {
+                HostError::Stop(unavailable(format!(
+                    "the payment could not be recorded ({e}); nothing was paid"
+                )))
+            })?;
+        self.audit_ids.push(seq);
+        self.note(op, &shown, "allowed", &rule);
+        self.paid_this_run += cents;
+        Value::record(
+            self.module,
+            vec![
+                ("id", Value::str(format!("pay-{id}"))),
+                ("payee", Value::str(payee)),
+                ("cents", Value::Int(cents)),
+                ("currency", Value::str(scope.currency.clone())),
+            ],
+        )
+        .ok_or_else(|| {
+            HostError::Stop(RunError::internal("the Receipt type is not in the program"))
+        })
+    }
+
+    fn records(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
+        let Scope::Records(scope) = &grant.scope else {
+            return Err(HostError::Stop(RunError::internal(
+                "Records grant without a Records scope",
+            )));
+        };
+        let me = self.policy.principal.id.clone();
+        let operation = format!("Records.{op}");
+        let readable = match scope.subjects {
+            Subjects::Own => Ok(vec![me.clone()]),
+            Subjects::Reports => self.store.reports(&me),
+            Subjects::All => self.store.employee_ids(),
+        };
+        let readable = match readable {
+            Ok(r) => r,
+            Err(e) => {
+                return Err(self.deny(
+                    grant,
+                    &operation,
+                    "",
+                    &format!("the org chart could not be read: {e}"),
+                ));
+            }
+        };
+        if op == "list" {
+            self.allow(grant, &operation, "", "the ids the scope allows")?;
+            return Ok(Value::list(readable.into_iter().map(Value::str).collect()));
+        }
+        let id = text_arg(args, 0);
+        let shown = quoted(&id);
+        if !readable.contains(&id) {
+            let rule = match scope.subjects {
+                Subjects::Own => format!("scope \"self\": {id} is not {me}"),
+                Subjects::Reports => {
+                    format!("scope \"reports\": {id} is not one of {me}'s reports")
+                }
+                Subjects::All => format!("no employee {id}"),
+            };
+            return Err(self.deny(grant, &operation, &shown, &rule));
+        }
+        let row = match self.store.employee(&id) {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                return Err(self.deny(grant, &operation, &shown, &format!("no employee {id}")));
+            }
+            Err(e) => {
+                return Err(self.deny(
+                    grant,
+                    &operation,
+                    &shown,
+                    &format!("the record could not be read: {e}"),
+                ));
+            }
+        };
+        let rule = match scope.subjects {
+            Subjects::Own => "scope \"self\": the principal's own record".to_string(),
+            Subjects::Reports => format!("scope \"reports\": {id} reports to {me}"),
+            Subjects::All => "scope \"all\"".to_string(),
+        };
+        // Write-ahead: the read is audited before the record returns.
+        self.allow(grant, &operation, &shown, &rule)?;
+        let (name, manager, fields) = row;
+        let fields: HashMap<String, serde_json::Value> =
+            serde_json::from_str(&fields).unwrap_or_default();
+        let mut map = imbl::OrdMap::new();
+        for (k, v) in fields {
+            if scope.redact.contains(&k) {
+                continue;
+            }
+            let v = match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            map.insert(Key(Value::str(k)), Value::str(v));
+        }
+        let pre = self.module.prelude;
+        let manager = match manager {
+            Some(m) => Value::variant(pre.some, vec![Value::str(m)]),
+            None => Value::Tag(pre.none),
+        };
+        Value::record(
+            self.module,
+            vec![
+                ("id", Value::str(id)),
+                ("name", Value::str(name)),
+                ("manager", manager),
+                ("fields", Value::Map(MapObj::new(map))),
+            ],
+        )
+        .ok_or_else(|| {
+            HostError::Stop(RunError::internal(
+                "the Employee type is not in the program",
+            ))
+        })
+    }
+}
+
+/// Cents as an amount with two decimals.
+fn money(cents: i64) -> String {
+    format!("{}.{:02}", cents / 100, (cents % 100).abs())
+}
+
+/// A real request: redirects are followed by hand, each hop checked
+/// against the allow-list; the body is read up to the grant's limit.
+fn fetch(
+    target: &Url,
+    body: Option<&str>,
+    scope: &crate::policy::HttpScope,
+    allowed: &dyn Fn(&Url) -> bool,
+) -> Result<String, String> {
+    let config = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_millis(scope.timeout_ms)))
+        .build();
+    let agent: ureq::Agent = config.into();
+    let mut url = target.clone();
+    for _ in 0..5 {
+        let text = url.to_string();
+        let response = match body {
+            Some(b) => agent.post(&text).send(b),
+            None => agent.get(&text).call(),
+        };
+        let mut response = response.map_err(|e| format!("the request to {text} failed: {e}"))?;
+        let status = response.status().as_u16();
+        if (300..400).contains(&status) {
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| format!("{text} redirected without a location"))?
+                .to_string();
+            let next = if location.starts_with('/') {
+                url::parse(&format!(
+                    "{}://{}:{}{location}",
+                    url.scheme, url.host, url.port
+                ))
+            } else {
+                url::parse(&location)
+            }
+            .map_err(|e| format!("{text} redirected to a malformed URL: {e}"))?;
+            if !allowed(&next) {
+                return Err(format!(
+                    "{text} redirected to {next}, which is not in the allow-list"
+                ));
+            }
+            url = next;
+            continue;
+        }
+        if !(200..300).contains(&status) {
+            return Err(format!("{text} answered with status {status}"));
+        }
+        let limit = scope.max_response_bytes;
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(limit.saturating_add(1))
+            .read_to_vec()
+            .map_err(|e| format!("the response of {text} could not be read: {e}"))?;
+        if bytes.len() as u64 > limit {
+            return Err(format!(
+                "the response of {text} is larger than {limit} bytes"
+            ));
+        }
+        return String::from_utf8(bytes)
+            .map_err(|_| format!("the response of {text} is not UTF-8 text"));
+    }
+    Err(format!("{target} redirected more than 5 times"))
+}
+
+impl Host for PolicyHost<'_> {
+    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
+        let policy = self.policy;
+        let Some(grant) = policy.grants.get(effect) else {
+            // The checker rejects such programs; refuse all the same.
+            return Err(HostError::Stop(
+                RunError::new(
+                    Code::OperationDenied,
+                    format!("{effect}.{op} is not granted by the policy"),
+                )
+                .with_help("nothing was carried out"),
+            ));
+        };
+        match (effect, op) {
+            ("Log", "info") => {
+                let line = text_arg(args, 0);
+                self.allow(grant, "Log.info", &quoted(&line), "granted")?;
+                (self.log)(&line);
+                self.output.push(line);
+                Ok(Value::Unit)
+            }
+            ("Clock", "now") => {
+                self.allow(grant, "Clock.now", "", "granted")?;
+                Ok(Value::Int((self.clock)()))
+            }
+            ("Confirm", "ask") => {
+                let q = text_arg(args, 0);
+                self.allow(grant, "Confirm.ask", &quoted(&q), "granted")?;
+                Ok(Value::Bool((self.confirm)(&q)))
+            }
+            ("Audit", "note") => {
+                let m = text_arg(args, 0);
+                // A note is the audit log's content: always written.
+                self.audit("Audit.note", &quoted(&m), "allowed", "granted")?;
+                self.note("Audit.note", &quoted(&m), "allowed", "granted");
+                Ok(Value::Unit)
+            }
+            ("Http", "get" | "post") => self.http(grant, op, args),
+            ("Pay", "pay") => self.pay(grant, args),
+            ("Records", "read" | "list") => self.records(grant, op, args),
+            _ => Err(HostError::Stop(RunError::new(
+                Code::OperationDenied,
+                format!("{effect}.{op} is not an operation this host carries out"),
+            ))),
+        }
+    }
+}

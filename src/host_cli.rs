@@ -1,0 +1,223 @@
+//! The commands that run under a policy and look after the host's store:
+//! `writ run --policy`, `writ audit show|verify`, `writ db init`.
+//!
+//! This is where files and the terminal are touched: the policy, the
+//! program, the store's path, and the person's confirmation (asked on the
+//! terminal; refused when there is none).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use writ_host::engine::{DEFAULT_STORE, Engine, RunOptions};
+use writ_host::store::Store;
+
+use writ::render;
+
+fn color_err() -> bool {
+    render::want_color(
+        std::io::stderr().is_terminal(),
+        std::env::var("NO_COLOR").ok().as_deref(),
+    )
+}
+
+/// Ask on the terminal; `false` when standard input is not one.
+fn terminal_confirm(question: &str) -> bool {
+    if !std::io::stdin().is_terminal() {
+        eprintln!("{question} [y/N] (no terminal to ask: refused)");
+        return false;
+    }
+    eprint!("{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    if std::io::stdin().lock().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim(), "y" | "Y" | "yes" | "Yes")
+}
+
+/// `writ run FILE --policy P [--db PATH] [--limit ...]`.
+pub fn run_with_policy(
+    file: &Path,
+    policy_path: &Path,
+    db: Option<&Path>,
+    limit: &[String],
+) -> ExitCode {
+    let mut policy = match crate::load_policy(policy_path) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    policy.dir = policy_path.parent().map(Path::to_path_buf);
+    for l in limit {
+        let Some((name, value)) = l.split_once('=') else {
+            eprintln!("error: expected `--limit name=value` (like `fuel=1000000`), found `{l}`");
+            return ExitCode::from(2);
+        };
+        if let Err(e) = policy.limits.set(name.trim(), value.trim()) {
+            eprintln!("error: in `--limit {l}`: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let path = file.display().to_string();
+    let color = color_err();
+    let text = match crate::read_file(file) {
+        Ok(t) => t,
+        Err(d) => {
+            eprint!("{}", render::human(&[d], &path, "", color));
+            return ExitCode::from(2);
+        }
+    };
+    let engine = Engine::new().with_confirm(Arc::new(terminal_confirm));
+    let program = match engine.check(&text, &policy) {
+        Ok(p) => p,
+        Err(diags) => {
+            eprint!("{}", render::human(&diags, &path, &text, color));
+            eprintln!("{path}: rejected: not run");
+            return ExitCode::from(1);
+        }
+    };
+    let options = RunOptions {
+        store: db.map(|d| d.display().to_string()),
+    };
+    let mut log = |line: &str| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    };
+    let outcome = match engine.run(&program, &policy, &options, &mut log) {
+        Ok(o) => o,
+        Err(e) => {
+            eprint!(
+                "{}",
+                render::human(&[e.to_diagnostic(&text)], &path, &text, color)
+            );
+            return ExitCode::from(3);
+        }
+    };
+    // Denials the program saw as `Fail`; one that ended the run is shown
+    // as its error below.
+    let stopped = matches!(&outcome.result, Err(e) if e.code == writ::Code::OperationDenied);
+    let denied: Vec<_> = outcome
+        .operations
+        .iter()
+        .filter(|o| o.decision == "denied")
+        .collect();
+    let shown = denied.len().saturating_sub(usize::from(stopped));
+    for op in denied.iter().take(shown) {
+        eprintln!("denied: {}({}): {}", op.operation, op.arguments, op.rule);
+    }
+    if outcome.recorded {
+        eprintln!("note: Http answers came from recorded responses, not the network");
+    }
+    match outcome.result {
+        Ok(value) => {
+            if !value.is_empty() {
+                println!("{value}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let d = e.to_diagnostic(&text);
+            eprint!("{}", render::human(&[d], &path, &text, color));
+            ExitCode::from(if e.is_limit() { 4 } else { 3 })
+        }
+    }
+}
+
+fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {
+    let path = db.map_or(DEFAULT_STORE.to_string(), |d| d.display().to_string());
+    Store::open(&path, seed).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// `writ audit show [--db PATH] [--format human|json]`.
+pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
+    let store = match open(db, None) {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    let records = match store.records() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if json {
+        let list: Vec<serde_json::Value> = records
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "seq": r.seq, "time_ms": r.time_ms, "principal": r.principal,
+                    "program": r.program, "operation": r.operation,
+                    "arguments": r.arguments, "decision": r.decision,
+                    "rule": r.rule, "prev_hash": r.prev_hash, "hash": r.hash,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(list));
+    } else {
+        for r in &records {
+            println!(
+                "#{} {} {} {}({}) {}: {} [program {}]",
+                r.seq,
+                writ_host::store::day_of(r.time_ms),
+                r.principal,
+                r.operation,
+                r.arguments,
+                r.decision,
+                r.rule,
+                r.program.get(..12).unwrap_or(&r.program)
+            );
+        }
+        println!("{} records", records.len());
+    }
+    ExitCode::SUCCESS
+}
+
+/// `writ audit verify [--db PATH]`: exit 0 when the chain holds, 1 when not.
+pub fn audit_verify(db: Option<&Path>) -> ExitCode {
+    let store = match open(db, None) {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    match store.verify() {
+        Ok(n) => {
+            println!("the audit log holds: {n} records, each linked to the one before");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("the audit log was tampered with: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `writ db init [--db PATH] [--seed FILE]`.
+pub fn db_init(db: Option<&Path>, seed: Option<&Path>) -> ExitCode {
+    let path = db.map_or(DEFAULT_STORE.to_string(), |d| d.display().to_string());
+    if Path::new(&path).exists() {
+        eprintln!("error: {path} exists already; `writ db init` creates a new store");
+        return ExitCode::from(2);
+    }
+    let seed_text = match seed {
+        Some(s) => match std::fs::read_to_string(s) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("error: cannot read the seed {}: {e}", s.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    match open(Some(Path::new(&path)), seed_text.as_deref()) {
+        Ok(_) => {
+            println!("created {path}");
+            ExitCode::SUCCESS
+        }
+        Err(c) => c,
+    }
+}

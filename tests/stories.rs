@@ -1,0 +1,248 @@
+//! The three stories of `examples/`, run end to end by the `writ` binary
+//! under their policies, each on a fresh store: the outcome (output, exit
+//! code, the error that stopped it), the ledger and the audit log are
+//! checked, and the audit chain must verify.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use writ_host::store::Store;
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
+}
+
+/// A fresh store path for one test.
+fn fresh_db(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("writ-story-{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+fn run(story: &str, program: &str, policy: &str, db: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_writ"))
+        .args(["run", program, "--policy", policy, "--db"])
+        .arg(db)
+        .current_dir(examples().join(story))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("writ runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn store(db: &Path) -> Store {
+    match Store::open(&db.display().to_string(), None) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Each audit record as `operation arguments decision`.
+fn audit_lines(s: &Store) -> Vec<String> {
+    s.records()
+        .unwrap_or_default()
+        .iter()
+        .map(|r| format!("{}({}) {}", r.operation, r.arguments, r.decision))
+        .collect()
+}
+
+#[test]
+fn book_ticket_pays_the_cheapest_acceptable_flight_and_refuses_the_injection_and_the_cap() {
+    let db = fresh_db("book");
+    let o = run("book_ticket", "book.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "5 offers, 4 within 12 hours and 1 stop\nbooked A1-318 with air-one.example for 389.00 EUR (receipt pay-1)\n"
+    );
+    assert!(
+        text(&o.stderr).contains("recorded responses"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    // The page's injected instruction: the payment is refused by payee scope.
+    let o = run("book_ticket", "injected.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(text(&o.stdout), "following the page's instructions\n");
+    assert!(
+        text(&o.stderr).contains("[E4005]")
+            && text(&o.stderr).contains("attacker.example is not an allowed payee"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    // Over the per-payment cap.
+    let o = run("book_ticket", "over_cap.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        text(&o.stderr).contains("90000 cents is over the cap of 50000 per payment"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let s = store(&db);
+    let ledger = s.ledger().unwrap_or_default();
+    assert_eq!(
+        ledger,
+        vec![(
+            1,
+            "ada".to_string(),
+            "air-one.example".to_string(),
+            38900,
+            "EUR".to_string(),
+            "flight A1-318".to_string()
+        )],
+        "only the booking was paid"
+    );
+    assert_eq!(
+        audit_lines(&s),
+        [
+            "Http.get(\"https://air-one.example/offers\") allowed",
+            "Http.get(\"https://skyways.example/api/offers\") allowed",
+            "Http.get(\"https://jetlow.example/offers\") allowed",
+            "Pay.pay(\"air-one.example\", 38900, \"flight A1-318\") allowed",
+            "Http.get(\"https://jetlow.example/offers\") allowed",
+            "Pay.pay(\"attacker.example\", 30000, \"verification fee\") denied",
+            "Pay.pay(\"air-one.example\", 90000, \"business class, A1-204\") denied",
+        ]
+    );
+    assert_eq!(s.verify(), Ok(7));
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn my_benefits_reads_only_the_principals_own_record() {
+    let db = fresh_db("benefits");
+    let o = run("my_benefits", "benefits.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "Grace Hopper: plan Gold, covering vision\nfields shown: [\"dental\", \"plan\", \"vision\"]\n",
+        "the ssn field is redacted"
+    );
+
+    // A coworker's record: refused, audited, and seen by the program as Fail.
+    let o = run("my_benefits", "coworker.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "refused: Records.read(\"e1003\") was denied: scope \"self\": e1003 is not e1002\n"
+    );
+
+    // Without a Records grant the program does not run at all.
+    let o = run("my_benefits", "benefits.writ", "log_only.toml", &db);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("[E3002]"), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "");
+
+    let s = store(&db);
+    assert_eq!(
+        audit_lines(&s),
+        [
+            "Records.read(\"e1002\") allowed",
+            "Records.read(\"e1003\") denied"
+        ]
+    );
+    assert_eq!(s.verify(), Ok(2));
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn hr_review_reads_each_report_audited_and_nobody_else() {
+    let db = fresh_db("hr");
+    let o = run("hr_review", "review.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "e1001 Ada Lovelace: Silver\ne1002 Grace Hopper: Gold\ne1004 Alan Turing: Bronze\nplans: [(\"Bronze\", 1), (\"Gold\", 1), (\"Silver\", 1)]\n"
+    );
+    let o = run("hr_review", "outside.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        text(&o.stderr).contains("e1003 is not one of h100's reports"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let s = store(&db);
+    assert_eq!(
+        audit_lines(&s),
+        [
+            "Records.list() allowed",
+            "Records.read(\"e1001\") allowed",
+            "Records.read(\"e1002\") allowed",
+            "Records.read(\"e1004\") allowed",
+            "Records.read(\"e1003\") denied",
+        ]
+    );
+    assert_eq!(s.verify(), Ok(5));
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn a_tampered_audit_log_fails_verification() {
+    let db = fresh_db("tamper");
+    let o = run("hr_review", "review.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let verify = |db: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_writ"))
+            .args(["audit", "verify", "--db"])
+            .arg(db)
+            .output()
+            .expect("writ runs")
+    };
+    let o = verify(&db);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    let s = store(&db);
+    let edited = s.execute_unchecked(
+        "DROP TRIGGER audit_no_update; UPDATE audit SET arguments = '\"e9999\"' WHERE seq = 3;",
+    );
+    assert!(edited.is_ok());
+    drop(s);
+    let o = verify(&db);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stdout),
+        "the audit log was tampered with: record 3 does not match its hash: it was edited\n"
+    );
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn an_unwritable_store_denies_everything_before_the_run() {
+    let dir = std::env::temp_dir().join(format!("writ-story-nodir-{}", std::process::id()));
+    let db = dir.join("missing").join("store.db");
+    let o = run("hr_review", "review.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(text(&o.stderr).contains("[E4006]"), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "", "nothing ran");
+}
+
+#[test]
+fn an_audit_record_that_cannot_be_written_denies_the_operation() {
+    let db = fresh_db("auditfail");
+    let s = match Store::open(&db.display().to_string(), None) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let broken = s.execute_unchecked(
+        "CREATE TRIGGER audit_full BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'disk full'); END;",
+    );
+    assert!(broken.is_ok());
+    drop(s);
+    let o = run("book_ticket", "book.writ", "policy.toml", &db);
+    assert_eq!(o.status.code(), Some(3));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("[E4006]")
+            && err.contains("the audit record of Http.get could not be written"),
+        "{err}"
+    );
+    assert_eq!(text(&o.stdout), "", "no page was read, nothing was paid");
+    assert_eq!(store(&db).ledger().unwrap_or_default(), vec![]);
+    let _ = std::fs::remove_file(&db);
+}
