@@ -2,9 +2,9 @@
 //! running programs that an LLM writes on a person's behalf.
 //!
 //! This crate is the stable face of the project: the embedding API and the
-//! `writ` command line both go through it. Today it checks programs up to
-//! the parse stage; later stages (types, effects, the capability manifest,
-//! the machine) arrive behind the same functions.
+//! `writ` command line both go through it. It checks programs
+//! ([`check_source`]), runs them with `Log` only ([`run_source`]), and, in
+//! [`host`], checks and runs them under a person's policy.
 //!
 //! ```
 //! let checked = writ::check_source("let x = 1 +\n");
@@ -12,9 +12,10 @@
 //! assert_eq!(checked.diagnostics[0].code, writ::Code::UnexpectedToken);
 //! ```
 //!
-//! Invariants: nothing here or below touches the file system, network or
-//! terminal, except [`source_text`], which only interprets bytes it is given;
-//! no input makes any function here panic.
+//! Invariants: the checker and the machine touch no file, network or
+//! terminal; only the host capabilities of [`host`] do (the store, the
+//! network for `Http`, the files a policy names), each as a policy allows.
+//! No input makes any function here panic.
 
 #![warn(missing_docs)]
 
@@ -24,6 +25,39 @@ pub mod render;
 pub use writ_lang::types::{ManifestEntry, Signature};
 pub use writ_lang::{Code, Diagnostic, Label, LineIndex, Position, Severity, Span};
 pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
+
+/// Embedding: check a program against a person's policy once, then run it
+/// (on any thread, any number of times) with exactly the authority the
+/// policy grants.
+///
+/// ```
+/// use writ::host::{Engine, RunOptions, policy};
+///
+/// let policy = policy::parse(
+///     "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Log]\n",
+/// ).expect("a valid policy");
+/// let engine = Engine::new();
+///
+/// // A program that needs a capability the policy does not grant is
+/// // rejected before it runs.
+/// let refused = engine.check("Pay.pay(\"a.example\", 100, \"x\")\n", &policy);
+/// assert!(matches!(refused, Err(d) if d[0].code == writ::Code::EffectNotGranted));
+///
+/// let program = engine.check("Log.info(\"hi\")\n6 * 7\n", &policy).expect("accepted");
+/// let db = std::env::temp_dir().join(format!("writ-doc-{}.db", std::process::id()));
+/// let options = RunOptions { store: Some(db.display().to_string()) };
+/// let outcome = engine.run(&program, &policy, &options, &mut |_line: &str| {}).expect("ran");
+/// assert_eq!(outcome.result.ok().as_deref(), Some("42"));
+/// assert_eq!(outcome.output, ["hi"]);
+/// # let _ = std::fs::remove_file(db);
+/// ```
+pub mod host {
+    pub use writ_host::engine::{
+        Confirmer, DEFAULT_STORE, Engine, Operation, Outcome, PolicyHost, Program, RunOptions,
+    };
+    pub use writ_host::policy::{self, Policy};
+    pub use writ_host::store::{self, Store};
+}
 
 use std::sync::atomic::AtomicBool;
 

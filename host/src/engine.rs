@@ -671,7 +671,12 @@ fn fetch(
             .with_config()
             .limit(limit.saturating_add(1))
             .read_to_vec()
-            .map_err(|e| format!("the response of {text} could not be read: {e}"))?;
+            .map_err(|e| match e {
+                ureq::Error::BodyExceedsLimit(_) => {
+                    format!("the response of {text} is larger than {limit} bytes")
+                }
+                e => format!("the response of {text} could not be read: {e}"),
+            })?;
         if bytes.len() as u64 > limit {
             return Err(format!(
                 "the response of {text} is larger than {limit} bytes"

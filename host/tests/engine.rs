@@ -1,0 +1,231 @@
+//! The engine's scope rules, each allowed and denied: payment caps (per
+//! payment, per run, per day), confirmation, payees; record scopes; denial
+//! as `Fail` or as the end of the run; and the types a server shares across
+//! threads.
+
+use std::sync::Arc;
+
+use writ_host::engine::{Engine, Outcome, Program, RunOptions};
+use writ_host::policy::{self, Policy};
+
+fn policy(extra: &str) -> Policy {
+    let text = format!("[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Log]\n{extra}");
+    match policy::parse(&text) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    }
+}
+
+fn run_with(engine: &Engine, source: &str, policy: &Policy, db: &str) -> Outcome {
+    let program = match engine.check(source, policy) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let options = RunOptions {
+        store: Some(db.to_string()),
+    };
+    match engine.run(&program, policy, &options, &mut |_: &str| {}) {
+        Ok(o) => o,
+        Err(e) => panic!("{e:?}"),
+    }
+}
+
+fn db(name: &str) -> String {
+    let p = std::env::temp_dir().join(format!("writ-engine-{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p.display().to_string()
+}
+
+const PAY: &str = "[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 1000\nmax_run_cents = 1500\nmax_day_cents = 2500\non_deny = \"fail\"\n";
+
+/// A program paying each amount in turn and printing what happened.
+fn payments(amounts: &[i64]) -> String {
+    let mut s = String::from(
+        "fn pay(c: Int) -> Str / {Pay} {\n  handle { let r = Pay.pay(\"air-one.example\", c, \"t\"); \"paid ${r.cents}\" } with { Fail.fail(why) => \"refused\" }\n}\n",
+    );
+    for a in amounts {
+        s.push_str(&format!("Log.info(pay({a}))\n"));
+    }
+    s
+}
+
+#[test]
+fn payment_caps_hold_per_payment_per_run_and_per_day() {
+    let engine = Engine::new();
+    let p = policy(PAY);
+    let db = db("caps");
+    // 1001 is over the payment cap; 600 + 600 fit the run cap of 1500, a
+    // third 600 does not; 0 and negative amounts are refused.
+    let o = run_with(&engine, &payments(&[1001, 600, 600, 600, 0, -5]), &p, &db);
+    assert_eq!(
+        o.output,
+        [
+            "refused", "paid 600", "paid 600", "refused", "refused", "refused"
+        ]
+    );
+    // The next run starts a new run total, but the day's total (1200 of
+    // 2500) allows only one more 1000 and then nothing above 300.
+    let o = run_with(&engine, &payments(&[1000, 400, 300]), &p, &db);
+    assert_eq!(o.output, ["paid 1000", "refused", "paid 300"]);
+    let denied: Vec<&str> = o
+        .operations
+        .iter()
+        .filter(|op| op.decision == "denied")
+        .map(|op| op.rule.as_str())
+        .collect();
+    assert_eq!(
+        denied,
+        ["400 cents would bring today's payments to 2600, over the cap of 2500"]
+    );
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn a_payee_off_the_list_is_refused_whatever_its_spelling() {
+    let engine = Engine::new();
+    let p = policy(PAY);
+    let db = db("payee");
+    let src = "fn pay(to: Str) -> Str / {Pay} {\n  handle { let r = Pay.pay(to, 100, \"t\"); \"paid ${r.payee}\" } with { Fail.fail(why) => \"refused\" }\n}\n\
+Log.info(pay(\"AIR-ONE.example\"))\nLog.info(pay(\"air-one.example.attacker.example\"))\nLog.info(pay(\"attacker.example\"))\n";
+    let o = run_with(&engine, src, &p, &db);
+    assert_eq!(o.output, ["paid air-one.example", "refused", "refused"]);
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn confirmation_is_asked_and_a_no_is_a_denial() {
+    let p = policy(&format!("{PAY}confirm = true\n"));
+    let db = db("confirm");
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let yes_to_small = Engine::new().with_confirm(Arc::new(move |q: &str| {
+        if let Ok(mut l) = log.lock() {
+            l.push(q.to_string());
+        }
+        q.contains(" 1.00 ")
+    }));
+    let o = run_with(&yes_to_small, &payments(&[100, 200]), &p, &db);
+    assert_eq!(o.output, ["paid 100", "refused"]);
+    let questions = asked.lock().map(|l| l.clone()).unwrap_or_default();
+    assert_eq!(
+        questions,
+        [
+            "Pay 1.00 EUR to air-one.example (t)?",
+            "Pay 2.00 EUR to air-one.example (t)?"
+        ]
+    );
+    // With nobody to ask (the default engine), every payment is refused.
+    let o = run_with(&Engine::new(), &payments(&[100]), &p, &db);
+    assert_eq!(o.output, ["refused"]);
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn on_deny_stop_ends_the_run_and_fail_lets_the_program_recover() {
+    let engine = Engine::new();
+    let stop = policy(&PAY.replace("on_deny = \"fail\"\n", ""));
+    let db = db("stop");
+    let src = "Log.info(\"before\")\nlet r = Pay.pay(\"attacker.example\", 100, \"x\")\nLog.info(\"after\")\n";
+    let o = run_with(&engine, src, &stop, &db);
+    assert_eq!(o.output, ["before"]);
+    let err = o.result.err().map(|e| (e.code.to_string(), e.message));
+    assert_eq!(
+        err,
+        Some((
+            "E4005".to_string(),
+            "Pay.pay(\"attacker.example\", 100, \"x\") was denied: attacker.example is not an allowed payee (air-one.example)".to_string()
+        ))
+    );
+    // Unhandled, a `fail` denial ends the run as any `Fail` does (E4003).
+    let fail = policy(PAY);
+    let o = run_with(&engine, src, &fail, &db);
+    assert_eq!(
+        o.result.err().map(|e| e.code.to_string()),
+        Some("E4003".to_string())
+    );
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn record_scopes_self_reports_and_all() {
+    let dir = std::env::temp_dir().join(format!("writ-engine-records-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let seed = "INSERT INTO employees (id, name, manager, fields) VALUES \
+        ('ada', 'Ada', 'boss', '{\"plan\": \"Gold\", \"salary\": \"1\"}'), \
+        ('bob', 'Bob', 'ada', '{\"plan\": \"Silver\"}'), \
+        ('cy', 'Cy', 'bob', '{}'), ('boss', 'Boss', NULL, '{}');";
+    let _ = std::fs::write(dir.join("seed.sql"), seed);
+    let src = "fn read(id: Str) -> Str / {Records} {\n  handle { let r = Records.read(id); \"${r.name} ${map.keys(r.fields)}\" } with { Fail.fail(why) => \"refused\" }\n}\n\
+Log.info(\"${Records.list()}\")\nLog.info(read(\"ada\"))\nLog.info(read(\"bob\"))\nLog.info(read(\"cy\"))\nLog.info(read(\"boss\"))\nLog.info(read(\"nobody\"))\n";
+    let engine = Engine::new();
+    let mut outputs = Vec::new();
+    for scope in ["self", "reports", "all"] {
+        let mut p = policy(&format!(
+            "[store]\nseed = \"seed.sql\"\n\n[grants.Records]\nscope = \"{scope}\"\nredact = [\"salary\"]\non_deny = \"fail\"\n"
+        ));
+        p.dir = Some(dir.clone());
+        let db = db(&format!("records-{scope}"));
+        outputs.push(run_with(&engine, src, &p, &db).output);
+        let _ = std::fs::remove_file(&db);
+    }
+    assert_eq!(
+        outputs,
+        [
+            vec![
+                "[\"ada\"]",
+                "Ada [\"plan\"]",
+                "refused",
+                "refused",
+                "refused",
+                "refused"
+            ],
+            vec![
+                "[\"bob\", \"cy\"]",
+                "refused",
+                "Bob [\"plan\"]",
+                "Cy []",
+                "refused",
+                "refused"
+            ],
+            vec![
+                "[\"ada\", \"bob\", \"boss\", \"cy\"]",
+                "Ada [\"plan\"]",
+                "Bob [\"plan\"]",
+                "Cy []",
+                "Boss []",
+                "refused"
+            ],
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn engine_programs_and_policies_can_be_shared_across_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Engine>();
+    shared::<Program>();
+    shared::<Policy>();
+    // Check once, run on several threads.
+    let engine = Engine::new();
+    let p = policy("");
+    let program = match engine.check("Log.info(\"hi\")\n40 + 2\n", &p) {
+        Ok(x) => Arc::new(x),
+        Err(d) => panic!("{d:#?}"),
+    };
+    let handles: Vec<_> = (0..3)
+        .map(|i| {
+            let (engine, p, program) = (engine.clone(), p.clone(), program.clone());
+            std::thread::spawn(move || {
+                let options = RunOptions {
+                    store: Some(db(&format!("thread{i}"))),
+                };
+                let o = engine.run(&program, &p, &options, &mut |_: &str| {});
+                o.ok().and_then(|o| o.result.ok())
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().ok().flatten().as_deref(), Some("42"));
+    }
+}
