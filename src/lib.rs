@@ -53,7 +53,8 @@ pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 /// ```
 pub mod host {
     pub use writ_host::engine::{
-        Confirmer, DEFAULT_STORE, Engine, Operation, Outcome, PolicyHost, Program, RunOptions,
+        Args, Capability, Confirmer, DEFAULT_STORE, Engine, FromValue, Handler, IntoValue,
+        Operation, Outcome, PolicyHost, Program, RunOptions,
     };
     pub use writ_host::policy::{self, Policy};
     pub use writ_host::store::{self, Store};

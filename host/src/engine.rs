@@ -73,12 +73,136 @@ pub struct RunOptions {
 /// Asks the person to confirm an action; `false` when nobody can answer.
 pub type Confirmer = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
+/// A host capability's handler: given the operation's name and arguments,
+/// the result, or why it was refused (a refusal is audited and handled by
+/// the grant's `on_deny`, like a scope denial).
+pub type Handler = Arc<dyn Fn(&str, &Args<'_>) -> Result<Value, String> + Send + Sync>;
+
+/// A capability an embedder provides: its interface in Writ and its
+/// handler.
+#[derive(Clone)]
+pub struct Capability {
+    /// The effect's name, as declared in `interface`.
+    pub name: String,
+    /// Writ source declaring the effect (`effect Weather { ... }`).
+    pub interface: String,
+    /// What carries out its operations.
+    pub handler: Handler,
+}
+
+/// The arguments of an operation, read with typed conversions.
+pub struct Args<'a>(pub &'a [Value]);
+
+impl Args<'_> {
+    /// Argument `i` as a Rust value; an error names what was expected.
+    pub fn get<T: FromValue>(&self, i: usize) -> Result<T, String> {
+        self.0
+            .get(i)
+            .and_then(T::from_value)
+            .ok_or_else(|| format!("expected argument {} to be {}", i + 1, T::NAME))
+    }
+}
+
+/// A Rust type a Writ value converts to.
+pub trait FromValue: Sized {
+    /// The Writ type, for messages.
+    const NAME: &'static str;
+    /// The conversion, if the value has this type.
+    fn from_value(v: &Value) -> Option<Self>;
+}
+
+impl FromValue for i64 {
+    const NAME: &'static str = "an Int";
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::Int(n) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for f64 {
+    const NAME: &'static str = "a Float";
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::Float(x) => Some(*x),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for bool {
+    const NAME: &'static str = "a Bool";
+    fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for String {
+    const NAME: &'static str = "a Str";
+    fn from_value(v: &Value) -> Option<Self> {
+        v.as_str().map(str::to_string)
+    }
+}
+
+/// A Rust value that converts to a Writ value.
+pub trait IntoValue {
+    /// The conversion.
+    fn into_value(self) -> Value;
+}
+
+impl IntoValue for i64 {
+    fn into_value(self) -> Value {
+        Value::Int(self)
+    }
+}
+
+impl IntoValue for f64 {
+    fn into_value(self) -> Value {
+        Value::Float(self)
+    }
+}
+
+impl IntoValue for bool {
+    fn into_value(self) -> Value {
+        Value::Bool(self)
+    }
+}
+
+impl IntoValue for String {
+    fn into_value(self) -> Value {
+        Value::str(self)
+    }
+}
+
+impl IntoValue for &str {
+    fn into_value(self) -> Value {
+        Value::str(self)
+    }
+}
+
+impl IntoValue for () {
+    fn into_value(self) -> Value {
+        Value::Unit
+    }
+}
+
+impl<T: IntoValue> IntoValue for Vec<T> {
+    fn into_value(self) -> Value {
+        Value::list(self.into_iter().map(IntoValue::into_value).collect())
+    }
+}
+
 /// Holds the host's capability implementations and checks and runs
 /// programs. `Send + Sync`: check once, run many times on many threads.
 #[derive(Clone)]
 pub struct Engine {
     confirm: Confirmer,
     clock: Arc<dyn Fn() -> i64 + Send + Sync>,
+    capabilities: Vec<Capability>,
 }
 
 impl Default for Engine {
@@ -97,6 +221,7 @@ impl Engine {
         Engine {
             confirm: Arc::new(|_| false),
             clock: Arc::new(store::now_ms),
+            capabilities: Vec::new(),
         }
     }
 
@@ -112,6 +237,28 @@ impl Engine {
         self
     }
 
+    /// Provide a capability of the embedder's: `interface` declares the
+    /// effect `name` in Writ, `handler` carries out its operations. Its
+    /// grants, audit and denials work as the built-in capabilities' do.
+    pub fn with_capability(mut self, name: &str, interface: &str, handler: Handler) -> Engine {
+        self.capabilities.push(Capability {
+            name: name.to_string(),
+            interface: interface.to_string(),
+            handler,
+        });
+        self
+    }
+
+    /// The names of the capabilities the embedder added.
+    pub fn capability_names(&self) -> Vec<String> {
+        self.capabilities.iter().map(|c| c.name.clone()).collect()
+    }
+
+    /// Parse a policy that may grant this engine's own capabilities too.
+    pub fn parse_policy(&self, text: &str) -> Result<Policy, Vec<Diagnostic>> {
+        crate::policy::parse_with(text, &self.capability_names())
+    }
+
     /// Check `source` against the capabilities `policy` grants and compile
     /// it; the diagnostics if it is rejected.
     pub fn check(&self, source: &str, policy: &Policy) -> Result<Program, Vec<Diagnostic>> {
@@ -120,14 +267,19 @@ impl Engine {
             return Err(parsed.diagnostics);
         }
         let granted = policy.granted();
-        let typed = writ_lang::types::check_granted(&parsed.program, Some(&granted));
+        let interfaces: Vec<String> = self
+            .capabilities
+            .iter()
+            .map(|c| c.interface.clone())
+            .collect();
+        let typed = writ_lang::types::check_hosted(&parsed.program, Some(&granted), &interfaces);
         let mut diagnostics = parsed.diagnostics.clone();
         diagnostics.extend(typed.diagnostics.iter().cloned());
         writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
         if diagnostics.iter().any(Diagnostic::is_error) {
             return Err(diagnostics);
         }
-        let module = writ_runtime::compile(&parsed.program, &typed)
+        let module = writ_runtime::compile_hosted(&parsed.program, &typed, &interfaces)
             .map_err(|e| vec![Diagnostic::new(Code::InternalError, e.message)])?;
         Ok(Program {
             module,
@@ -174,6 +326,7 @@ impl Engine {
             log,
             confirm: &self.confirm,
             clock: &self.clock,
+            capabilities: &self.capabilities,
             output: Vec::new(),
             operations: Vec::new(),
             audit_ids: Vec::new(),
@@ -242,6 +395,7 @@ pub struct PolicyHost<'a> {
     log: &'a mut dyn FnMut(&str),
     confirm: &'a Confirmer,
     clock: &'a Arc<dyn Fn() -> i64 + Send + Sync>,
+    capabilities: &'a [Capability],
     output: Vec<String>,
     operations: Vec<Operation>,
     audit_ids: Vec<i64>,
@@ -610,6 +764,42 @@ impl PolicyHost<'_> {
     }
 }
 
+impl PolicyHost<'_> {
+    /// An operation of an embedder's capability: its handler decides; an
+    /// answer is audited before it returns, a refusal is a denial.
+    fn custom(
+        &mut self,
+        grant: &Grant,
+        effect: &str,
+        op: &str,
+        args: &[Value],
+    ) -> Result<Value, HostError> {
+        let operation = format!("{effect}.{op}");
+        let shown: Vec<String> = args
+            .iter()
+            .map(|a| writ_runtime::display::to_string(a, self.module, false, 4096))
+            .collect();
+        let shown = shown.join(", ");
+        let Some(handler) = self
+            .capabilities
+            .iter()
+            .find(|c| c.name == effect)
+            .map(|c| c.handler.clone())
+        else {
+            return Err(HostError::Stop(RunError::internal(
+                "the capability is not registered",
+            )));
+        };
+        match handler(op, &Args(args)) {
+            Ok(v) => {
+                self.allow(grant, &operation, &shown, "granted")?;
+                Ok(v)
+            }
+            Err(why) => Err(self.deny(grant, &operation, &shown, &why)),
+        }
+    }
+}
+
 /// Cents as an amount with two decimals.
 fn money(cents: i64) -> String {
     format!("{}.{:02}", cents / 100, (cents % 100).abs())
@@ -728,6 +918,9 @@ impl Host for PolicyHost<'_> {
             ("Http", "get" | "post") => self.http(grant, op, args),
             ("Pay", "pay") => self.pay(grant, args),
             ("Records", "read" | "list") => self.records(grant, op, args),
+            _ if self.capabilities.iter().any(|c| c.name == effect) => {
+                self.custom(grant, effect, op, args)
+            }
             _ => Err(HostError::Stop(RunError::new(
                 Code::OperationDenied,
                 format!("{effect}.{op} is not an operation this host carries out"),

@@ -164,6 +164,13 @@ pub struct RecordsScope {
 /// Parse a policy's text; `Err` holds every problem found, each pointing
 /// into the text.
 pub fn parse(text: &str) -> Result<Policy, Vec<Diagnostic>> {
+    parse_with(text, &[])
+}
+
+/// As [`parse`], where the host also provides the capabilities named in
+/// `extra` (registered by an embedder); their grants take the keys every
+/// grant has (`audit`, default `true`, and `on_deny`).
+pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic>> {
     let root = match DeTable::parse(text) {
         Ok(t) => t,
         Err(e) => {
@@ -260,16 +267,18 @@ pub fn parse(text: &str) -> Result<Policy, Vec<Diagnostic>> {
         for (key, value) in t.iter() {
             let name = key.get_ref().to_string();
             let kspan = span_of_key(key);
-            if !HOST_CAPABILITIES.contains(&name.as_str()) {
+            let mut known: Vec<&str> = HOST_CAPABILITIES.to_vec();
+            known.extend(extra.iter().map(String::as_str));
+            if !known.contains(&name.as_str()) {
                 let mut d = Diagnostic::new(
                     Code::PolicyUnknownCapability,
                     format!(
                         "expected a capability this host provides ({}), found `{name}`",
-                        HOST_CAPABILITIES.join(", ")
+                        known.join(", ")
                     ),
                 )
                 .with_primary(kspan, "no such capability");
-                if let Some(s) = writ_lang::types::suggest_name(&name, HOST_CAPABILITIES) {
+                if let Some(s) = writ_lang::types::suggest_name(&name, &known) {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 }
                 r.diags.push(d);
@@ -516,9 +525,10 @@ impl Reader {
         known.extend_from_slice(specific);
         self.known_keys(g, section, &known);
         let before = self.diags.len();
-        let audit = self
-            .bool(g, "audit", section)
-            .unwrap_or(matches!(name, "Http" | "Pay" | "Records" | "Audit"));
+        let audit = self.bool(g, "audit", section).unwrap_or(
+            matches!(name, "Http" | "Pay" | "Records" | "Audit")
+                || !HOST_CAPABILITIES.contains(&name),
+        );
         if name == "Pay"
             && !audit
             && let Some(v) = g.get("audit")

@@ -43,8 +43,18 @@ pub fn compile(
     program: &writ_lang::ast::Program,
     typed: &writ_lang::types::Typed,
 ) -> Result<Module, RunError> {
+    compile_hosted(program, typed, &[])
+}
+
+/// As [`compile`], for a program checked with host capability
+/// `interfaces` ([`writ_lang::types::check_hosted`]).
+pub fn compile_hosted(
+    program: &writ_lang::ast::Program,
+    typed: &writ_lang::types::Typed,
+    interfaces: &[String],
+) -> Result<Module, RunError> {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        lower::lower(program, &typed.float_sums)
+        lower::lower(program, &typed.float_sums, interfaces)
     })
     .map_err(RunError::internal)
 }

@@ -15,7 +15,6 @@ use crate::ast::{Item, Program, TypeBody, TypeDecl};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::types::TypeCon;
 use crate::types::infer::{Checker, GENERIC, Scheme};
-use crate::types::items::HOST_CAPABILITIES;
 use crate::types::ty::{Classes, Kind, Node, TyId};
 use crate::types::typedecl::{CtorInfo, EffectInfo, OpInfo, TyVars, TypeDef, TypeInfo, VarMode};
 
@@ -461,7 +460,7 @@ impl Checker {
 
     fn declare_effect(&mut self, e: &crate::ast::EffectDecl) {
         if let Some(first) = self.types.effects.get(&e.name.name).map(|i| i.span) {
-            if self.user_code && HOST_CAPABILITIES.contains(&e.name.name.as_str()) {
+            if self.user_code && self.is_host_capability(&e.name.name) {
                 self.report(
                     Diagnostic::new(
                         Code::BuiltinRedefined,
@@ -556,7 +555,7 @@ impl Checker {
                 } else {
                     None
                 },
-                host: !self.user_code && HOST_CAPABILITIES.contains(&e.name.name.as_str()),
+                host: !self.user_code && self.is_host_capability(&e.name.name),
             },
         );
     }

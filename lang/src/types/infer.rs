@@ -143,6 +143,8 @@ pub struct Checker {
     pub fn_tyvars: HashMap<usize, Vec<(String, TyId)>>,
     /// Whether the program (not the standard library) is being checked.
     pub user_code: bool,
+    /// Host capabilities an embedder declared beside the built-in ones.
+    pub extra_hosts: Vec<String>,
     /// Each use of `list.sum` in the program, with its instantiated type
     /// (its result is `Int` or `Float`, known only once inference ends).
     pub sum_uses: Vec<(Span, TyId)>,
@@ -228,6 +230,7 @@ impl Checker {
             top_position: 0,
             fn_tyvars: HashMap::new(),
             user_code: false,
+            extra_hosts: Vec::new(),
             sum_uses: Vec::new(),
             pending: HashMap::new(),
             num_vars: Vec::new(),
@@ -750,4 +753,13 @@ pub fn block_value_span(b: &Block) -> Span {
 pub fn suggest_value(c: &Checker, name: &str) -> Option<String> {
     let names = c.names_in_scope();
     suggest::closest(name, names.iter().map(String::as_str))
+}
+
+impl Checker {
+    /// Whether `name` is a host capability (built in, or declared by the
+    /// embedder).
+    pub fn is_host_capability(&self, name: &str) -> bool {
+        crate::types::items::HOST_CAPABILITIES.contains(&name)
+            || self.extra_hosts.iter().any(|h| h == name)
+    }
 }

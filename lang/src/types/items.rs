@@ -23,11 +23,27 @@ use crate::types::{ManifestEntry, Signature, TypeCon, Typed};
 pub const HOST_CAPABILITIES: &[&str] =
     &["Http", "Pay", "Records", "Audit", "Log", "Clock", "Confirm"];
 
-/// Check a whole program.
-pub fn check_program(program: &Program, granted: Option<&[String]>) -> Typed {
+/// Check a whole program, with the host capability interfaces an embedder
+/// declares in `interfaces` (Writ source of `effect` declarations) beside
+/// the built-in ones.
+pub fn check_program(
+    program: &Program,
+    granted: Option<&[String]>,
+    interfaces: &[String],
+) -> Typed {
     let mut c = Checker::new();
     load_stdlib(&mut c);
     c.diagnostics.clear();
+    for source in interfaces {
+        let parsed = crate::parser::parse_library(source);
+        for item in &parsed.program.items {
+            if let Item::Effect(e) = item {
+                c.extra_hosts.push(e.name.name.clone());
+            }
+        }
+        c.diagnostics.extend(parsed.diagnostics);
+        c.declare(&parsed.program);
+    }
     c.user_code = true;
     c.declare(program);
     c.check_top_level(program);
@@ -549,7 +565,7 @@ impl Checker {
                 .filter(|p| p.effect == name && !p.handled)
                 .map(|p| (p.op.clone(), p.span))
                 .collect();
-            let capability = HOST_CAPABILITIES.contains(&name.as_str());
+            let capability = self.is_host_capability(&name);
             let first_op = sites
                 .first()
                 .map(|(o, _)| format!("`{name}.{o}`"))

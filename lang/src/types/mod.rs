@@ -150,8 +150,16 @@ pub fn check(program: &Program) -> Typed {
 /// Type-check a parsed program; with `granted`, reject it if its manifest
 /// holds a host capability not in the set (`Fail` needs no grant).
 pub fn check_granted(program: &Program, granted: Option<&[String]>) -> Typed {
+    check_hosted(program, granted, &[])
+}
+
+/// As [`check_granted`], with host capabilities an embedder declares
+/// beside the built-in ones: each of `interfaces` is Writ source holding
+/// `effect` declarations (with `///` comments), which programs may perform
+/// (if granted) but not redeclare.
+pub fn check_hosted(program: &Program, granted: Option<&[String]>, interfaces: &[String]) -> Typed {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        items::check_program(program, granted)
+        items::check_program(program, granted, interfaces)
     })
 }
 

@@ -136,7 +136,11 @@ pub(crate) struct Lowerer {
 /// `float_sums` are the uses of `list.sum` the type checker found to sum
 /// `Float`s. An error names what could not be lowered (a bug in Writ, not
 /// in the program).
-pub fn lower(program: &Program, float_sums: &[Span]) -> Result<Module, String> {
+pub fn lower(
+    program: &Program,
+    float_sums: &[Span],
+    interfaces: &[String],
+) -> Result<Module, String> {
     let mut l = Lowerer {
         module: Module::default(),
         ctor_ids: HashMap::new(),
@@ -156,6 +160,13 @@ pub fn lower(program: &Program, float_sums: &[Span]) -> Result<Module, String> {
         float_sum_native: None,
     };
     l.library()?;
+    for source in interfaces {
+        let parsed = writ_lang::parser::parse_library(source);
+        if parsed.has_errors() {
+            return Err("a host capability interface does not parse".to_string());
+        }
+        l.declare(&parsed.program);
+    }
     l.in_library = false;
     l.program(program);
     for f in &mut l.module.functions {
