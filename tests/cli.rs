@@ -299,3 +299,76 @@ fn policy_grants_check_the_manifest_and_a_malformed_policy_exits_2() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn db_init_audit_show_and_the_small_capabilities() {
+    let dir = scratch("dbinit");
+    std::fs::write(
+        dir.join("seed.sql"),
+        "INSERT INTO employees (id, name, manager) VALUES ('ada', 'Ada', NULL);\n",
+    )
+    .expect("write");
+    let o = writ(&["db", "init", "--db", "s.db", "--seed", "seed.sql"], &dir);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(stdout(&o), "created s.db\n");
+    let o = writ(&["db", "init", "--db", "s.db"], &dir);
+    assert_eq!(o.status.code(), Some(2), "an existing store is not touched");
+
+    std::fs::write(
+        dir.join("p.toml"),
+        "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Log]\n[grants.Clock]\n[grants.Audit]\n[grants.Records]\nscope = \"self\"\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("main.writ"),
+        "let t = Clock.now()\nAudit.note(\"started at a time after 2026: ${t > 1767225600000}\")\nLog.info(Records.read(\"ada\").name)\n",
+    )
+    .expect("write");
+    let o = writ(
+        &["run", "main.writ", "--policy", "p.toml", "--db", "s.db"],
+        &dir,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(stdout(&o), "Ada\n");
+
+    let o = writ(&["audit", "show", "--db", "s.db", "--format", "json"], &dir);
+    assert_eq!(o.status.code(), Some(0));
+    let records: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
+    let ops: Vec<(&str, &str)> = records
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| {
+                    (
+                        r["operation"].as_str().unwrap_or(""),
+                        r["arguments"].as_str().unwrap_or(""),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        ops,
+        [
+            ("Audit.note", "\"started at a time after 2026: true\""),
+            ("Records.read", "\"ada\""),
+        ],
+        "Clock and Log are not audited unless the policy asks"
+    );
+    let o = writ(&["audit", "verify", "--db", "s.db"], &dir);
+    assert_eq!(
+        stdout(&o),
+        "the audit log holds: 2 records, each linked to the one before\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
