@@ -31,6 +31,9 @@ pub struct Program {
     pub hash: String,
     /// The effects the program performs, by name.
     pub effects: Vec<String>,
+    /// Its capability manifest: each effect with the places it is
+    /// performed.
+    pub manifest: Vec<writ_lang::types::ManifestEntry>,
 }
 
 /// One host operation the program asked for, and what became of it.
@@ -240,6 +243,30 @@ impl Engine {
     /// Provide a capability of the embedder's: `interface` declares the
     /// effect `name` in Writ, `handler` carries out its operations. Its
     /// grants, audit and denials work as the built-in capabilities' do.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use writ_host::engine::{Engine, IntoValue, RunOptions};
+    ///
+    /// let engine = Engine::new().with_capability(
+    ///     "Weather",
+    ///     "effect Weather {\n  /// The forecast high for `city`.\n  fn high(city: Str) -> Int\n}\n",
+    ///     Arc::new(|op, args| match op {
+    ///         "high" if args.get::<String>(0)? == "Oslo" => Ok((-3i64).into_value()),
+    ///         _ => Err("no forecast".to_string()),
+    ///     }),
+    /// );
+    /// let policy = engine
+    ///     .parse_policy("[principal]\nid = \"a\"\nrole = \"r\"\n\n[grants.Weather]\n")
+    ///     .expect("a valid policy");
+    /// let program = engine.check("Weather.high(\"Oslo\") + 1\n", &policy).expect("accepted");
+    /// let db = std::env::temp_dir().join(format!("writ-weather-{}.db", std::process::id()));
+    /// let options = RunOptions { store: Some(db.display().to_string()) };
+    /// let outcome = engine.run(&program, &policy, &options, &mut |_: &str| {}).expect("ran");
+    /// assert_eq!(outcome.result.ok().as_deref(), Some("-2"));
+    /// assert_eq!(outcome.audit_ids.len(), 1);
+    /// # let _ = std::fs::remove_file(db);
+    /// ```
     pub fn with_capability(mut self, name: &str, interface: &str, handler: Handler) -> Engine {
         self.capabilities.push(Capability {
             name: name.to_string(),
@@ -285,6 +312,7 @@ impl Engine {
             module,
             hash: store::sha256_hex(source.as_bytes()),
             effects: typed.manifest.iter().map(|m| m.effect.clone()).collect(),
+            manifest: typed.manifest.clone(),
         })
     }
 
@@ -460,7 +488,7 @@ impl PolicyHost<'_> {
         rule: &str,
     ) -> Result<(), HostError> {
         if grant.audit {
-            self.audit(operation, arguments, "allowed", rule)?;
+            self.audit(operation, recorded(grant, arguments), "allowed", rule)?;
         }
         self.note(operation, arguments, "allowed", rule);
         Ok(())
@@ -469,7 +497,7 @@ impl PolicyHost<'_> {
     /// Deny an operation: note it, audit it, and fail or stop.
     fn deny(&mut self, grant: &Grant, operation: &str, arguments: &str, rule: &str) -> HostError {
         self.note(operation, arguments, "denied", rule);
-        if let Err(e) = self.audit(operation, arguments, "denied", rule) {
+        if let Err(e) = self.audit(operation, recorded(grant, arguments), "denied", rule) {
             return e;
         }
         let message = format!("{operation}({arguments}) was denied: {rule}");
@@ -638,7 +666,7 @@ impl PolicyHost<'_> {
             principal: &self.policy.principal.id,
             program: self.program,
             operation: op,
-            arguments: &shown,
+            arguments: recorded(grant, &shown),
             decision: "allowed",
             rule: &rule,
         };
@@ -797,6 +825,15 @@ impl PolicyHost<'_> {
             }
             Err(why) => Err(self.deny(grant, &operation, &shown, &why)),
         }
+    }
+}
+
+/// The arguments as the audit log shows them under `grant`.
+fn recorded<'s>(grant: &Grant, arguments: &'s str) -> &'s str {
+    if grant.audit_arguments {
+        arguments
+    } else {
+        "(redacted)"
     }
 }
 

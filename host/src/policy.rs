@@ -89,6 +89,9 @@ pub struct Grant {
     /// Whether each operation is written to the audit log before its
     /// result returns.
     pub audit: bool,
+    /// Whether the audit log shows the operations' arguments; when false,
+    /// they are recorded as `(redacted)`.
+    pub audit_arguments: bool,
     /// What a denial does.
     pub on_deny: OnDeny,
     /// What the grant allows.
@@ -521,7 +524,7 @@ impl Reader {
             "Records" => &["scope", "redact"],
             _ => &[],
         };
-        let mut known = vec!["audit", "on_deny"];
+        let mut known = vec!["audit", "audit_arguments", "on_deny"];
         known.extend_from_slice(specific);
         self.known_keys(g, section, &known);
         let before = self.diags.len();
@@ -556,8 +559,10 @@ impl Reader {
             "Records" => Scope::Records(self.records(g, section, span)),
             _ => Scope::Whole,
         };
+        let audit_arguments = self.bool(g, "audit_arguments", section).unwrap_or(true);
         (self.diags.len() == before).then_some(Grant {
             audit,
+            audit_arguments,
             on_deny,
             scope,
             span,

@@ -229,3 +229,35 @@ fn engine_programs_and_policies_can_be_shared_across_threads() {
         assert_eq!(h.join().ok().flatten().as_deref(), Some("42"));
     }
 }
+
+#[test]
+fn audit_arguments_false_redacts_them_in_the_log_only() {
+    let engine = Engine::new();
+    let p = policy(&format!("{PAY}audit_arguments = false\n"));
+    let db = db("redact");
+    let o = run_with(&engine, &payments(&[100, 5000]), &p, &db);
+    assert_eq!(o.output, ["paid 100", "refused"]);
+    let store = match writ_host::store::Store::open(&db, None) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let args: Vec<(String, String)> = store
+        .records()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| (r.arguments, r.decision))
+        .collect();
+    assert_eq!(
+        args,
+        [
+            ("(redacted)".to_string(), "allowed".to_string()),
+            ("(redacted)".to_string(), "denied".to_string())
+        ]
+    );
+    // The outcome, which stays with the host, keeps them.
+    assert_eq!(
+        o.operations.first().map(|op| op.arguments.as_str()),
+        Some("\"air-one.example\", 100, \"t\"")
+    );
+    let _ = std::fs::remove_file(&db);
+}
