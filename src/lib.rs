@@ -185,8 +185,9 @@ pub fn run_source(
     for d in &mut diagnostics {
         if d.code == Code::EffectNotGranted {
             d.help = Some(
-                "`writ run` grants only `Log` (and `Fail`, which needs no grant); \
-                 a program that needs another capability runs under a host that grants it"
+                "without `--policy`, `writ run` grants only `Log` (and `Fail`, which needs \
+                 no grant); run it with `--policy FILE` whose policy grants the capability \
+                 (see docs/policy.md)"
                     .to_string(),
             );
         }
