@@ -793,8 +793,8 @@ impl PolicyHost<'_> {
 }
 
 impl PolicyHost<'_> {
-    /// An operation of an embedder's capability: its handler decides; an
-    /// answer is audited before it returns, a refusal is a denial.
+    /// An operation of an embedder's capability: recorded (if audited),
+    /// then carried out by its handler; a refusal is a denial.
     fn custom(
         &mut self,
         grant: &Grant,
@@ -818,11 +818,12 @@ impl PolicyHost<'_> {
                 "the capability is not registered",
             )));
         };
+        // Write-ahead, as for `Http`: the operation is recorded before the
+        // handler acts, so nothing happens that the log does not show; a
+        // refusal by the handler is recorded after it.
+        self.allow(grant, &operation, &shown, "granted")?;
         match handler(op, &Args(args)) {
-            Ok(v) => {
-                self.allow(grant, &operation, &shown, "granted")?;
-                Ok(v)
-            }
+            Ok(v) => Ok(v),
             Err(why) => Err(self.deny(grant, &operation, &shown, &why)),
         }
     }

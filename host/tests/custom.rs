@@ -71,10 +71,12 @@ Log.info(high(\"Oslo\"))\nLog.info(high(\"Lima\"))\nLog.info(high(\"Atlantis\"))
         [
             ("\"Oslo\"".to_string(), "allowed".to_string()),
             ("\"Lima\"".to_string(), "allowed".to_string()),
+            // Recorded before the handler acts, then its refusal.
+            ("\"Atlantis\"".to_string(), "allowed".to_string()),
             ("\"Atlantis\"".to_string(), "denied".to_string()),
         ]
     );
-    assert_eq!(outcome.audit_ids.len(), 3);
+    assert_eq!(outcome.audit_ids.len(), 4);
     let _ = std::fs::remove_file(&db);
 }
 
