@@ -20,6 +20,8 @@ use writ_lang::{Code, Diagnostic};
 use writ_runtime::value::{Key, MapObj};
 use writ_runtime::{Host, HostError, Module, RunError, Value};
 
+pub use crate::capability::{Args, Capability, FromValue, Handler, IntoValue};
+use crate::http::{fetch, load_recorded};
 use crate::policy::{Grant, OnDeny, Policy, Scope, Subjects};
 use crate::store::{self, Entry, Store};
 use crate::url::{self, Url};
@@ -75,129 +77,6 @@ pub struct RunOptions {
 
 /// Asks the person to confirm an action; `false` when nobody can answer.
 pub type Confirmer = Arc<dyn Fn(&str) -> bool + Send + Sync>;
-
-/// A host capability's handler: given the operation's name and arguments,
-/// the result, or why it was refused (a refusal is audited and handled by
-/// the grant's `on_deny`, like a scope denial).
-pub type Handler = Arc<dyn Fn(&str, &Args<'_>) -> Result<Value, String> + Send + Sync>;
-
-/// A capability an embedder provides: its interface in Writ and its
-/// handler.
-#[derive(Clone)]
-pub struct Capability {
-    /// The effect's name, as declared in `interface`.
-    pub name: String,
-    /// Writ source declaring the effect (`effect Weather { ... }`).
-    pub interface: String,
-    /// What carries out its operations.
-    pub handler: Handler,
-}
-
-/// The arguments of an operation, read with typed conversions.
-pub struct Args<'a>(pub &'a [Value]);
-
-impl Args<'_> {
-    /// Argument `i` as a Rust value; an error names what was expected.
-    pub fn get<T: FromValue>(&self, i: usize) -> Result<T, String> {
-        self.0
-            .get(i)
-            .and_then(T::from_value)
-            .ok_or_else(|| format!("expected argument {} to be {}", i + 1, T::NAME))
-    }
-}
-
-/// A Rust type a Writ value converts to.
-pub trait FromValue: Sized {
-    /// The Writ type, for messages.
-    const NAME: &'static str;
-    /// The conversion, if the value has this type.
-    fn from_value(v: &Value) -> Option<Self>;
-}
-
-impl FromValue for i64 {
-    const NAME: &'static str = "an Int";
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Int(n) => Some(*n),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for f64 {
-    const NAME: &'static str = "a Float";
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Float(x) => Some(*x),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for bool {
-    const NAME: &'static str = "a Bool";
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for String {
-    const NAME: &'static str = "a Str";
-    fn from_value(v: &Value) -> Option<Self> {
-        v.as_str().map(str::to_string)
-    }
-}
-
-/// A Rust value that converts to a Writ value.
-pub trait IntoValue {
-    /// The conversion.
-    fn into_value(self) -> Value;
-}
-
-impl IntoValue for i64 {
-    fn into_value(self) -> Value {
-        Value::Int(self)
-    }
-}
-
-impl IntoValue for f64 {
-    fn into_value(self) -> Value {
-        Value::Float(self)
-    }
-}
-
-impl IntoValue for bool {
-    fn into_value(self) -> Value {
-        Value::Bool(self)
-    }
-}
-
-impl IntoValue for String {
-    fn into_value(self) -> Value {
-        Value::str(self)
-    }
-}
-
-impl IntoValue for &str {
-    fn into_value(self) -> Value {
-        Value::str(self)
-    }
-}
-
-impl IntoValue for () {
-    fn into_value(self) -> Value {
-        Value::Unit
-    }
-}
-
-impl<T: IntoValue> IntoValue for Vec<T> {
-    fn into_value(self) -> Value {
-        Value::list(self.into_iter().map(IntoValue::into_value).collect())
-    }
-}
 
 /// Holds the host's capability implementations and checks and runs
 /// programs. `Send + Sync`: check once, run many times on many threads.
@@ -382,36 +261,9 @@ impl Engine {
     }
 }
 
-fn unavailable(message: impl Into<String>) -> RunError {
+pub(crate) fn unavailable(message: impl Into<String>) -> RunError {
     RunError::new(Code::HostUnavailable, message.into())
         .with_help("nothing was run: the host could not make the checks the policy asks for")
-}
-
-/// A file of recorded responses: `[[response]]` tables with `url` and
-/// `body`.
-fn load_recorded(path: &str) -> Result<HashMap<String, String>, RunError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| unavailable(format!("cannot read the recorded responses {path}: {e}")))?;
-    let table: toml::Table = toml::from_str(&text).map_err(|e| {
-        unavailable(format!(
-            "the recorded responses {path} are not valid TOML: {e}"
-        ))
-    })?;
-    let mut out = HashMap::new();
-    let list = table.get("response").and_then(toml::Value::as_array);
-    for entry in list.into_iter().flatten() {
-        let url = entry.get("url").and_then(toml::Value::as_str);
-        let body = entry.get("body").and_then(toml::Value::as_str);
-        let (Some(u), Some(b)) = (url, body) else {
-            return Err(unavailable(format!(
-                "each [[response]] in {path} needs a `url` and a `body`"
-            )));
-        };
-        let key = url::parse(u)
-            .map_err(|e| unavailable(format!("a recorded URL in {path} is malformed: {u}: {e}")))?;
-        out.insert(key.to_string(), b.to_string());
-    }
-    Ok(out)
 }
 
 /// Carries out host operations for one run, under one policy.
@@ -841,79 +693,6 @@ fn recorded<'s>(grant: &Grant, arguments: &'s str) -> &'s str {
 /// Cents as an amount with two decimals.
 fn money(cents: i64) -> String {
     format!("{}.{:02}", cents / 100, (cents % 100).abs())
-}
-
-/// A real request: redirects are followed by hand, each hop checked
-/// against the allow-list; the body is read up to the grant's limit.
-fn fetch(
-    target: &Url,
-    body: Option<&str>,
-    scope: &crate::policy::HttpScope,
-    allowed: &dyn Fn(&Url) -> bool,
-) -> Result<String, String> {
-    let config = ureq::Agent::config_builder()
-        .max_redirects(0)
-        .http_status_as_error(false)
-        .timeout_global(Some(std::time::Duration::from_millis(scope.timeout_ms)))
-        .build();
-    let agent: ureq::Agent = config.into();
-    let mut url = target.clone();
-    for _ in 0..5 {
-        let text = url.to_string();
-        let response = match body {
-            Some(b) => agent.post(&text).send(b),
-            None => agent.get(&text).call(),
-        };
-        let mut response = response.map_err(|e| format!("the request to {text} failed: {e}"))?;
-        let status = response.status().as_u16();
-        if (300..400).contains(&status) {
-            let location = response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok())
-                .ok_or_else(|| format!("{text} redirected without a location"))?
-                .to_string();
-            let next = if location.starts_with('/') {
-                url::parse(&format!(
-                    "{}://{}:{}{location}",
-                    url.scheme, url.host, url.port
-                ))
-            } else {
-                url::parse(&location)
-            }
-            .map_err(|e| format!("{text} redirected to a malformed URL: {e}"))?;
-            if !allowed(&next) {
-                return Err(format!(
-                    "{text} redirected to {next}, which is not in the allow-list"
-                ));
-            }
-            url = next;
-            continue;
-        }
-        if !(200..300).contains(&status) {
-            return Err(format!("{text} answered with status {status}"));
-        }
-        let limit = scope.max_response_bytes;
-        let bytes = response
-            .body_mut()
-            .with_config()
-            .limit(limit.saturating_add(1))
-            .read_to_vec()
-            .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => {
-                    format!("the response of {text} is larger than {limit} bytes")
-                }
-                e => format!("the response of {text} could not be read: {e}"),
-            })?;
-        if bytes.len() as u64 > limit {
-            return Err(format!(
-                "the response of {text} is larger than {limit} bytes"
-            ));
-        }
-        return String::from_utf8(bytes)
-            .map_err(|_| format!("the response of {text} is not UTF-8 text"));
-    }
-    Err(format!("{target} redirected more than 5 times"))
 }
 
 impl Host for PolicyHost<'_> {

@@ -1,10 +1,15 @@
-//! Writ's host side: the policy a person's program runs under, and (as
-//! they are built) the capabilities it grants.
+//! Writ's host side: the policy a person's program runs under, the engine
+//! that checks and runs programs under it, the capabilities it grants, and
+//! the store (SQLite) that holds the audit log, the ledger and the records.
 //!
-//! This crate reads no file and opens no connection by itself: it is given
-//! the policy's text, and the embedder decides where it came from.
+//! This is the only crate below the command line that touches files (the
+//! store, and the seed and recorded-responses files a policy names) and
+//! the network (`Http`), each only as a policy allows. The policy's own
+//! text is given to it by the embedder.
 
+pub mod capability;
 pub mod engine;
+mod http;
 pub mod policy;
 pub mod store;
 pub mod url;

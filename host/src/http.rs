@@ -1,0 +1,110 @@
+//! The `Http` capability's I/O: real requests (ureq) with redirects
+//! followed by hand and re-checked, size and time limits; and the file of
+//! recorded responses served instead of the network.
+
+use std::collections::HashMap;
+
+use writ_runtime::RunError;
+
+use crate::engine::unavailable;
+use crate::url::{self, Url};
+
+/// A file of recorded responses: `[[response]]` tables with `url` and
+/// `body`.
+pub(crate) fn load_recorded(path: &str) -> Result<HashMap<String, String>, RunError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| unavailable(format!("cannot read the recorded responses {path}: {e}")))?;
+    let table: toml::Table = toml::from_str(&text).map_err(|e| {
+        unavailable(format!(
+            "the recorded responses {path} are not valid TOML: {e}"
+        ))
+    })?;
+    let mut out = HashMap::new();
+    let list = table.get("response").and_then(toml::Value::as_array);
+    for entry in list.into_iter().flatten() {
+        let url = entry.get("url").and_then(toml::Value::as_str);
+        let body = entry.get("body").and_then(toml::Value::as_str);
+        let (Some(u), Some(b)) = (url, body) else {
+            return Err(unavailable(format!(
+                "each [[response]] in {path} needs a `url` and a `body`"
+            )));
+        };
+        let key = url::parse(u)
+            .map_err(|e| unavailable(format!("a recorded URL in {path} is malformed: {u}: {e}")))?;
+        out.insert(key.to_string(), b.to_string());
+    }
+    Ok(out)
+}
+
+/// A real request: redirects are followed by hand, each hop checked
+/// against the allow-list; the body is read up to the grant's limit.
+pub(crate) fn fetch(
+    target: &Url,
+    body: Option<&str>,
+    scope: &crate::policy::HttpScope,
+    allowed: &dyn Fn(&Url) -> bool,
+) -> Result<String, String> {
+    let config = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_millis(scope.timeout_ms)))
+        .build();
+    let agent: ureq::Agent = config.into();
+    let mut url = target.clone();
+    for _ in 0..5 {
+        let text = url.to_string();
+        let response = match body {
+            Some(b) => agent.post(&text).send(b),
+            None => agent.get(&text).call(),
+        };
+        let mut response = response.map_err(|e| format!("the request to {text} failed: {e}"))?;
+        let status = response.status().as_u16();
+        if (300..400).contains(&status) {
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| format!("{text} redirected without a location"))?
+                .to_string();
+            let next = if location.starts_with('/') {
+                url::parse(&format!(
+                    "{}://{}:{}{location}",
+                    url.scheme, url.host, url.port
+                ))
+            } else {
+                url::parse(&location)
+            }
+            .map_err(|e| format!("{text} redirected to a malformed URL: {e}"))?;
+            if !allowed(&next) {
+                return Err(format!(
+                    "{text} redirected to {next}, which is not in the allow-list"
+                ));
+            }
+            url = next;
+            continue;
+        }
+        if !(200..300).contains(&status) {
+            return Err(format!("{text} answered with status {status}"));
+        }
+        let limit = scope.max_response_bytes;
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(limit.saturating_add(1))
+            .read_to_vec()
+            .map_err(|e| match e {
+                ureq::Error::BodyExceedsLimit(_) => {
+                    format!("the response of {text} is larger than {limit} bytes")
+                }
+                e => format!("the response of {text} could not be read: {e}"),
+            })?;
+        if bytes.len() as u64 > limit {
+            return Err(format!(
+                "the response of {text} is larger than {limit} bytes"
+            ));
+        }
+        return String::from_utf8(bytes)
+            .map_err(|_| format!("the response of {text} is not UTF-8 text"));
+    }
+    Err(format!("{target} redirected more than 5 times"))
+}
