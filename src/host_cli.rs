@@ -15,6 +15,32 @@ use writ_host::store::Store;
 
 use writ::render;
 
+/// Write to standard output; a closed pipe (`| head`) is not an error.
+pub fn out(text: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes());
+    let _ = o.flush();
+}
+
+/// Under a policy, E3002's help names the policy, not `--grant`.
+pub fn policy_help(diags: &mut [writ::Diagnostic]) {
+    for d in diags
+        .iter_mut()
+        .filter(|d| d.code == writ::Code::EffectNotGranted)
+    {
+        let capability = d
+            .message
+            .split('`')
+            .nth(1)
+            .and_then(|op| op.split('.').next())
+            .unwrap_or("it")
+            .to_string();
+        d.help = Some(format!(
+            "add `[grants.{capability}]` to the policy, with its scope (see docs/policy.md), if the person allows it"
+        ));
+    }
+}
+
 fn color_err() -> bool {
     render::want_color(
         std::io::stderr().is_terminal(),
@@ -71,7 +97,8 @@ pub fn run_with_policy(
     let engine = Engine::new().with_confirm(Arc::new(terminal_confirm));
     let program = match engine.check(&text, &policy) {
         Ok(p) => p,
-        Err(diags) => {
+        Err(mut diags) => {
+            policy_help(&mut diags);
             eprint!("{}", render::human(&diags, &path, &text, color));
             eprintln!("{path}: rejected: not run");
             return ExitCode::from(1);
@@ -95,9 +122,14 @@ pub fn run_with_policy(
             return ExitCode::from(3);
         }
     };
-    // Denials the program saw as `Fail`; one that ended the run is shown
-    // as its error below.
-    let stopped = matches!(&outcome.result, Err(e) if e.code == writ::Code::OperationDenied);
+    // Denials the program saw as `Fail` and handled; one that ended the
+    // run (as E4005, or as an unhandled `Fail`) is shown as its error below.
+    let last_denied = outcome
+        .operations
+        .last()
+        .is_some_and(|o| o.decision == "denied");
+    let stopped = last_denied
+        && matches!(&outcome.result, Err(e) if e.code == writ::Code::OperationDenied || e.code == writ::Code::ProgramFailed);
     let denied: Vec<_> = outcome
         .operations
         .iter()
@@ -113,7 +145,7 @@ pub fn run_with_policy(
     match outcome.result {
         Ok(value) => {
             if !value.is_empty() {
-                println!("{value}");
+                out(&format!("{value}\n"));
             }
             ExitCode::SUCCESS
         }
@@ -125,8 +157,13 @@ pub fn run_with_policy(
     }
 }
 
+/// Open an existing store (the audit commands never create one).
 fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {
     let path = db.map_or(DEFAULT_STORE.to_string(), |d| d.display().to_string());
+    if seed.is_none() && !Path::new(&path).is_file() {
+        eprintln!("error: there is no store at {path}; pass its path with `--db`");
+        return Err(ExitCode::from(2));
+    }
     Store::open(&path, seed).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
@@ -158,11 +195,11 @@ pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
                 })
             })
             .collect();
-        println!("{}", serde_json::Value::Array(list));
+        out(&format!("{}\n", serde_json::Value::Array(list)));
     } else {
         for r in &records {
-            println!(
-                "#{} {} {} {}({}) {}: {} [program {}]",
+            out(&format!(
+                "#{} {} {} {}({}) {}: {} [program {}]\n",
                 r.seq,
                 writ_host::store::day_of(r.time_ms),
                 r.principal,
@@ -171,9 +208,9 @@ pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
                 r.decision,
                 r.rule,
                 r.program.get(..12).unwrap_or(&r.program)
-            );
+            ));
         }
-        println!("{} records", records.len());
+        out(&format!("{} records\n", records.len()));
     }
     ExitCode::SUCCESS
 }
@@ -186,11 +223,13 @@ pub fn audit_verify(db: Option<&Path>) -> ExitCode {
     };
     match store.verify() {
         Ok(n) => {
-            println!("the audit log holds: {n} records, each linked to the one before");
+            out(&format!(
+                "the audit log holds: {n} records, each linked to the one before\n"
+            ));
             ExitCode::SUCCESS
         }
         Err(e) => {
-            println!("the audit log was tampered with: {e}");
+            out(&format!("the audit log was tampered with: {e}\n"));
             ExitCode::from(1)
         }
     }
@@ -213,11 +252,16 @@ pub fn db_init(db: Option<&Path>, seed: Option<&Path>) -> ExitCode {
         },
         None => None,
     };
-    match open(Some(Path::new(&path)), seed_text.as_deref()) {
+    match Store::open(&path, Some(seed_text.as_deref().unwrap_or(""))) {
         Ok(_) => {
-            println!("created {path}");
+            out(&format!("created {path}\n"));
             ExitCode::SUCCESS
         }
-        Err(c) => c,
+        Err(e) => {
+            // The file did not exist before: leave nothing behind.
+            let _ = std::fs::remove_file(&path);
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
     }
 }

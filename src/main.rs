@@ -172,18 +172,18 @@ fn load_policy(path: &Path) -> Result<writ_host::policy::Policy, ExitCode> {
     let text = match read_file(path) {
         Ok(t) => t,
         Err(d) => {
-            print!("{}", render::human(&[d], &shown, "", color));
-            println!("{shown}: policy not read");
+            host_cli::out(&render::human(&[d], &shown, "", color));
+            host_cli::out(&format!("{shown}: policy not read\n"));
             return Err(ExitCode::from(2));
         }
     };
     writ_host::policy::parse(&text).map_err(|diags| {
-        print!("{}", render::human(&diags, &shown, &text, color));
+        host_cli::out(&render::human(&diags, &shown, &text, color));
         let n = diags.len();
-        println!(
-            "{shown}: malformed policy: {n} error{}; nothing is granted",
+        host_cli::out(&format!(
+            "{shown}: malformed policy: {n} error{}; nothing is granted\n",
             if n == 1 { "" } else { "s" }
-        );
+        ));
         ExitCode::from(2)
     })
 }
@@ -251,10 +251,27 @@ fn check(
     syntax_only: bool,
     grant: Option<&[String]>,
 ) -> ExitCode {
-    let reports: Vec<FileReport> = files
+    check_with(files, format, syntax_only, grant, false)
+}
+
+/// As [`check`]; with `policy`, the grants came from a policy file, and
+/// E3002's help says to grant the capability there.
+fn check_with(
+    files: &[std::path::PathBuf],
+    format: Format,
+    syntax_only: bool,
+    grant: Option<&[String]>,
+    policy: bool,
+) -> ExitCode {
+    let mut reports: Vec<FileReport> = files
         .iter()
         .map(|f| check_file(f, syntax_only, grant))
         .collect();
+    if policy {
+        for r in &mut reports {
+            host_cli::policy_help(&mut r.diagnostics);
+        }
+    }
     let mut out = String::new();
     match format {
         Format::Human => {
@@ -335,7 +352,7 @@ fn accepted(r: &FileReport) -> bool {
 fn explain(code: &str) -> ExitCode {
     match Code::parse(code).and_then(writ::explain::explain) {
         Some(text) => {
-            print!("{text}");
+            host_cli::out(&text);
             ExitCode::SUCCESS
         }
         None => {
@@ -426,7 +443,7 @@ fn main() -> ExitCode {
         } => {
             if let Some(policy) = policy {
                 return match load_policy(&policy) {
-                    Ok(p) => check(&files, format, syntax_only, Some(&p.granted())),
+                    Ok(p) => check_with(&files, format, syntax_only, Some(&p.granted()), true),
                     Err(code) => code,
                 };
             }

@@ -372,3 +372,55 @@ fn db_init_audit_show_and_the_small_capabilities() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn audit_commands_need_a_store_and_a_failed_db_init_leaves_nothing() {
+    let dir = scratch("nostore");
+    let o = writ(&["audit", "verify", "--db", "typo.db"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        !dir.join("typo.db").exists(),
+        "no store is created by reading one"
+    );
+    std::fs::write(dir.join("bad.sql"), "INSERT INTO nowhere VALUES (1);\n").expect("write");
+    let o = writ(&["db", "init", "--db", "new.db", "--seed", "bad.sql"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!dir.join("new.db").exists(), "a failed init leaves no file");
+    std::fs::write(dir.join("good.sql"), "SELECT 1;\n").expect("write");
+    let o = writ(
+        &["db", "init", "--db", "new.db", "--seed", "good.sql"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(0));
+
+    // An unhandled denial (on_deny = "fail") is shown once, as the error.
+    std::fs::write(
+        dir.join("p.toml"),
+        "[principal]\nid = \"a\"\nrole = \"r\"\n\n[grants.Pay]\npayees = [\"x.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 100\non_deny = \"fail\"\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("main.writ"), "Pay.pay(\"y.example\", 5, \"m\")\n").expect("write");
+    let o = writ(
+        &["run", "main.writ", "--policy", "p.toml", "--db", "new.db"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(
+        err.contains("[E4003]") && !err.contains("denied: Pay.pay"),
+        "{err}"
+    );
+    // Under a policy, E3002 says to grant the capability in the policy.
+    std::fs::write(dir.join("rec.writ"), "Records.read(\"a\")\n").expect("write");
+    let o = writ(
+        &["run", "rec.writ", "--policy", "p.toml", "--db", "new.db"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(
+        err.contains("add `[grants.Records]` to the policy"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -382,16 +382,20 @@ impl PolicyHost<'_> {
                 ));
             }
         };
-        let Some(rule) = scope.allow.iter().find(|r| r.allows(&target)) else {
-            // Recorded responses are served only for allowed URLs too.
-            return Err(self.deny(
-                grant,
-                &operation,
-                &shown,
-                &format!("{target} is not in the allow-list"),
-            ));
+        // With no `allow` list, the recorded URLs are the allow-list.
+        let recorded_only = scope.allow.is_empty() && self.recorded.is_some();
+        let rule_text = match scope.allow.iter().find(|r| r.allows(&target)) {
+            Some(rule) => format!("allowed by {}", rule.url),
+            None if recorded_only => "a recorded URL".to_string(),
+            None => {
+                return Err(self.deny(
+                    grant,
+                    &operation,
+                    &shown,
+                    &format!("{target} is not in the allow-list"),
+                ));
+            }
         };
-        let rule_text = format!("allowed by {}", rule.url);
         if let Some(recorded) = &self.recorded {
             let body = recorded.get(&target.to_string()).cloned();
             return match body {
@@ -728,7 +732,12 @@ impl Host for PolicyHost<'_> {
             ("Audit", "note") => {
                 let m = text_arg(args, 0);
                 // A note is the audit log's content: always written.
-                self.audit("Audit.note", &quoted(&m), "allowed", "granted")?;
+                self.audit(
+                    "Audit.note",
+                    recorded(grant, &quoted(&m)),
+                    "allowed",
+                    "granted",
+                )?;
                 self.note("Audit.note", &quoted(&m), "allowed", "granted");
                 Ok(Value::Unit)
             }

@@ -238,13 +238,14 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
             let text = match value.get_ref() {
                 DeValue::String(s) => Some(s.to_string()),
                 DeValue::Integer(i) => Some(i.as_str().to_string()),
+                DeValue::Float(f) => Some(f.as_str().to_string()),
                 _ => None,
             };
             let span = span_of(value);
             match text {
                 Some(text) => {
                     if let Err(e) = limits.set(key.get_ref(), &text) {
-                        r.invalid(span, format!("expected a valid `{}` limit, found `{text}`: {e}", key.get_ref()), "sizes take K, M or G (`64M`), times s or ms (`10s`), counts may be written `1e9`");
+                        r.invalid(span, format!("expected a valid `{}` limit, found `{text}`: {e}", key.get_ref()), "sizes take K, M or G (`64M`), times ms, s or m (`10s`), counts may be written `1e9`");
                     }
                 }
                 None => r.invalid(
@@ -595,7 +596,7 @@ impl Reader {
                         self.invalid(
                             at,
                             format!("expected a duration for `timeout`, found \"{text}\": {e}"),
-                            "write seconds or milliseconds: \"10s\", \"500ms\"",
+                            "write milliseconds, seconds or minutes: \"500ms\", \"10s\", \"1m\"",
                         );
                         10_000
                     }
@@ -616,6 +617,8 @@ impl Reader {
     fn pay(&mut self, g: &DeTable<'_>, section: &str, span: Span) -> PayScope {
         let payees: Vec<String> = match self.strings(g, "payees", section) {
             Some(p) => p.into_iter().map(|(s, _)| s.to_ascii_lowercase()).collect(),
+            // Present but of the wrong type: already reported.
+            None if g.get("payees").is_some() => Vec::new(),
             None => {
                 self.missing(
                     span,
@@ -637,6 +640,7 @@ impl Reader {
                 }
                 c
             }
+            None if g.get("currency").is_some() => String::new(),
             None => {
                 self.missing(span, section, "currency", "add `currency = \"EUR\"`");
                 String::new()
@@ -684,6 +688,7 @@ impl Reader {
                     Subjects::Own
                 }
             },
+            None if g.get("scope").is_some() => Subjects::Own,
             None => {
                 self.missing(
                     span,

@@ -261,3 +261,36 @@ fn audit_arguments_false_redacts_them_in_the_log_only() {
     );
     let _ = std::fs::remove_file(&db);
 }
+
+#[test]
+fn recorded_responses_alone_allow_exactly_the_recorded_urls_and_notes_are_redacted_too() {
+    let dir = std::env::temp_dir().join(format!("writ-engine-recorded-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(
+        dir.join("responses.toml"),
+        "[[response]]\nurl = \"https://a.example/x\"\nbody = \"hello\"\n",
+    );
+    let mut p = policy(
+        "[grants.Http]\nrecorded = \"responses.toml\"\non_deny = \"fail\"\n\n[grants.Audit]\naudit_arguments = false\n",
+    );
+    p.dir = Some(dir.clone());
+    let db = db("recorded");
+    let src = "fn get(u: Str) -> Str / {Http} {\n  handle Http.get(u) with { Fail.fail(why) => \"refused\" }\n}\n\
+Log.info(get(\"https://A.example./x\"))\nLog.info(get(\"https://a.example/y\"))\nAudit.note(\"secret\")\n";
+    let o = run_with(&Engine::new(), src, &p, &db);
+    assert_eq!(o.output, ["hello", "refused"]);
+    assert!(o.recorded);
+    let store = match writ_host::store::Store::open(&db, None) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let note = store
+        .records()
+        .unwrap_or_default()
+        .into_iter()
+        .find(|r| r.operation == "Audit.note")
+        .map(|r| r.arguments);
+    assert_eq!(note.as_deref(), Some("(redacted)"));
+    let _ = std::fs::remove_file(&db);
+    let _ = std::fs::remove_dir_all(&dir);
+}

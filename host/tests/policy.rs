@@ -11,7 +11,7 @@ name = "Ada Lovelace"
 role = "employee"
 
 [limits]
-fuel = 1000000
+fuel = 1e6
 memory = "64M"
 time = "5s"
 
@@ -219,6 +219,19 @@ fn every_malformed_policy_is_refused_where_it_is_wrong() {
         (
             "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Records]\n",
             &[("E6005", 4)],
+        ),
+        // A key of the wrong type is one error, not also a missing key.
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Pay]\npayees = \"a\"\ncurrency = \"EUR\"\nmax_payment_cents = 1\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Records]\nscope = 1\n",
+            &[("E6003", 5)],
+        ),
+        (
+            "[principal]\nid = \"e1\"\nrole = \"r\"\n[limits]\nfuel = 1.5\n",
+            &[("E6003", 5)],
         ),
         (
             "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Records]\nscope = \"team\"\n",

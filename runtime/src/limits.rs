@@ -108,11 +108,22 @@ impl Limits {
     }
 }
 
+/// A whole number: digits (`_` allowed between them), or digits, `e` and
+/// an exponent (`1e9`).
 fn parse_count(v: &str) -> Result<u64, String> {
+    let bad = || format!("expected a whole number such as 1000000 or 1e6, found `{v}`");
     let digits: String = v.chars().filter(|c| *c != '_').collect();
-    digits
-        .parse::<u64>()
-        .map_err(|_| format!("expected a whole number, found `{v}`"))
+    match digits.split_once(['e', 'E']) {
+        Some((mantissa, exp)) => {
+            let m: u64 = mantissa.parse().map_err(|_| bad())?;
+            let e: u32 = exp.parse().map_err(|_| bad())?;
+            10u64
+                .checked_pow(e)
+                .and_then(|p| m.checked_mul(p))
+                .ok_or_else(bad)
+        }
+        None => digits.parse::<u64>().map_err(|_| bad()),
+    }
 }
 
 fn parse_bytes(v: &str) -> Result<usize, String> {
@@ -156,9 +167,13 @@ mod tests {
         l.set("fuel", "1_000").unwrap();
         l.set("memory", "64M").unwrap();
         l.set("time", "250ms").unwrap();
+        l.set("fuel", "1e6").unwrap();
+        assert_eq!(l.fuel, 1_000_000);
+        assert!(l.set("fuel", "1e30").is_err());
+        assert!(l.set("fuel", "1.5e3").is_err());
         l.set("depth", "10").unwrap();
         l.set("output", "2K").unwrap();
-        assert_eq!(l.fuel, 1000);
+        assert_eq!(l.fuel, 1_000_000);
         assert_eq!(l.memory, 64 * 1024 * 1024);
         assert_eq!(l.time, Duration::from_millis(250));
         assert_eq!(l.depth, 10);
