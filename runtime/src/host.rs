@@ -1,10 +1,12 @@
 //! The host API: how operations of host capabilities leave the machine.
 //!
 //! When an operation has no handler in the program, the machine hands it
-//! to the [`Host`] with its arguments; the host decides (today: performs
-//! `Log.info`; later issues add scope, audit and confirmation) and returns
-//! a value or an error that ends the run. `Fail.fail` with no handler
-//! never reaches the host: it ends the run with `E4003`.
+//! to the [`Host`] with its arguments; the host decides and returns a
+//! value, [`HostError::Fail`] (the machine performs `Fail.fail(reason)`
+//! where the operation was, so the program's handlers see it), or
+//! [`HostError::Stop`] (the run ends). [`LogHost`] grants only `Log`; the
+//! policy-driven host is `writ_host::engine::PolicyHost`. `Fail.fail` with
+//! no handler never reaches the host: it ends the run with `E4003`.
 //!
 //! Invariants: a host that does not know an operation refuses it (an
 //! error, never a default value): fail closed.
