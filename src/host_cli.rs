@@ -22,32 +22,6 @@ pub fn out(text: &str) {
     let _ = o.flush();
 }
 
-/// Under a policy, E3002's help names the policy, not `--grant`.
-pub fn policy_help(diags: &mut [writ::Diagnostic]) {
-    for d in diags
-        .iter_mut()
-        .filter(|d| d.code == writ::Code::EffectNotGranted)
-    {
-        let capability = d
-            .message
-            .split('`')
-            .nth(1)
-            .and_then(|op| op.split('.').next())
-            .unwrap_or("it")
-            .to_string();
-        d.help = Some(format!(
-            "add `[grants.{capability}]` to the policy, with its scope (see docs/policy.md), if the person allows it"
-        ));
-    }
-}
-
-fn color_err() -> bool {
-    render::want_color(
-        std::io::stderr().is_terminal(),
-        std::env::var("NO_COLOR").ok().as_deref(),
-    )
-}
-
 /// Ask on the terminal; `false` when standard input is not one.
 fn terminal_confirm(question: &str) -> bool {
     if !std::io::stdin().is_terminal() {
@@ -75,18 +49,11 @@ pub fn run_with_policy(
         Err(code) => return code,
     };
     policy.dir = policy_path.parent().map(Path::to_path_buf);
-    for l in limit {
-        let Some((name, value)) = l.split_once('=') else {
-            eprintln!("error: expected `--limit name=value` (like `fuel=1000000`), found `{l}`");
-            return ExitCode::from(2);
-        };
-        if let Err(e) = policy.limits.set(name.trim(), value.trim()) {
-            eprintln!("error: in `--limit {l}`: {e}");
-            return ExitCode::from(2);
-        }
+    if let Err(code) = crate::apply_limits(&mut policy.limits, limit) {
+        return code;
     }
     let path = file.display().to_string();
-    let color = color_err();
+    let color = crate::color_err();
     let text = match crate::read_file(file) {
         Ok(t) => t,
         Err(d) => {
@@ -97,8 +64,7 @@ pub fn run_with_policy(
     let engine = Engine::new().with_confirm(Arc::new(terminal_confirm));
     let program = match engine.check(&text, &policy) {
         Ok(p) => p,
-        Err(mut diags) => {
-            policy_help(&mut diags);
+        Err(diags) => {
             eprint!("{}", render::human(&diags, &path, &text, color));
             eprintln!("{path}: rejected: not run");
             return ExitCode::from(1);
@@ -107,11 +73,7 @@ pub fn run_with_policy(
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
     };
-    let mut log = |line: &str| {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{line}");
-        let _ = out.flush();
-    };
+    let mut log = |line: &str| out(&format!("{line}\n"));
     let outcome = match engine.run(&program, &policy, &options, &mut log) {
         Ok(o) => o,
         Err(e) => {
@@ -142,22 +104,9 @@ pub fn run_with_policy(
     if outcome.recorded {
         eprintln!("note: Http answers came from recorded responses, not the network");
     }
-    match outcome.result {
-        Ok(value) => {
-            if !value.is_empty() {
-                out(&format!("{value}\n"));
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            let d = e.to_diagnostic(&text);
-            eprint!("{}", render::human(&[d], &path, &text, color));
-            ExitCode::from(if e.is_limit() { 4 } else { 3 })
-        }
-    }
+    crate::finish(outcome.result, &path, &text)
 }
 
-/// Open an existing store (the audit commands never create one).
 fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {
     let path = db.map_or(DEFAULT_STORE.to_string(), |d| d.display().to_string());
     if seed.is_none() && !Path::new(&path).is_file() {

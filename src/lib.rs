@@ -22,7 +22,7 @@
 pub mod explain;
 pub mod render;
 
-pub use writ_lang::types::{ManifestEntry, Signature};
+pub use writ_lang::types::{GrantedBy, Grants, ManifestEntry, Signature};
 pub use writ_lang::{Code, Diagnostic, Label, LineIndex, Position, Severity, Span};
 pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 
@@ -106,22 +106,26 @@ pub fn check_source(text: &str) -> Checked {
 /// assert_eq!(needs, ["Http", "Log"]);
 /// ```
 pub fn check_source_granted(text: &str, granted: Option<&[String]>) -> Checked {
-    let parsed = writ_lang::parse(text);
-    if parsed.has_errors() {
-        return Checked {
-            diagnostics: parsed.diagnostics,
-            signatures: Vec::new(),
-            manifest: Vec::new(),
-        };
-    }
-    let typed = writ_lang::types::check_granted(&parsed.program, granted);
-    let mut diagnostics = parsed.diagnostics;
-    diagnostics.extend(typed.diagnostics);
-    writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
+    let grants = granted.map(|names| Grants {
+        names,
+        by: GrantedBy::Flag,
+    });
+    check_source_with(text, grants)
+}
+
+/// Check a program's source text with `grants`, whose origin decides where
+/// E3002's help says to grant a missing capability (`--grant`, a policy,
+/// or `writ run`'s default).
+pub fn check_source_with(text: &str, grants: Option<Grants<'_>>) -> Checked {
+    let a = writ_lang::analyse(text, grants, &[]);
+    let (signatures, manifest) = a
+        .typed
+        .map(|t| (t.signatures, t.manifest))
+        .unwrap_or_default();
     Checked {
-        diagnostics,
-        signatures: typed.signatures,
-        manifest: typed.manifest,
+        diagnostics: a.diagnostics,
+        signatures,
+        manifest,
     }
 }
 
@@ -165,45 +169,35 @@ pub fn run_source(
     log: &mut dyn FnMut(&str),
     cancel: Option<&AtomicBool>,
 ) -> Ran {
-    let grants: Vec<String> = RUN_GRANTS.iter().map(|g| g.to_string()).collect();
-    let parsed = writ_lang::parse(text);
-    if parsed.has_errors() {
+    let names: Vec<String> = RUN_GRANTS.iter().map(|g| g.to_string()).collect();
+    let grants = Grants {
+        names: &names,
+        by: GrantedBy::RunDefault,
+    };
+    let a = writ_lang::analyse(text, Some(grants), &[]);
+    let accepted = a.accepted();
+    let Some(typed) = a.typed else {
         return Ran {
             checked: Checked {
-                diagnostics: parsed.diagnostics,
+                diagnostics: a.diagnostics,
                 signatures: Vec::new(),
                 manifest: Vec::new(),
             },
             result: None,
         };
-    }
-    let typed = writ_lang::types::check_granted(&parsed.program, Some(&grants));
-    let mut diagnostics = parsed.diagnostics.clone();
-    diagnostics.extend(typed.diagnostics.iter().cloned());
-    writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
-    // `writ run` has no `--grant`: say what it grants instead.
-    for d in &mut diagnostics {
-        if d.code == Code::EffectNotGranted {
-            d.help = Some(
-                "without `--policy`, `writ run` grants only `Log` (and `Fail`, which needs \
-                 no grant); run it with `--policy FILE` whose policy grants the capability \
-                 (see docs/policy.md)"
-                    .to_string(),
-            );
-        }
-    }
+    };
     let checked = Checked {
-        diagnostics,
+        diagnostics: a.diagnostics,
         signatures: typed.signatures.clone(),
         manifest: typed.manifest.clone(),
     };
-    if !checked.accepted() {
+    if !accepted {
         return Ran {
             checked,
             result: None,
         };
     }
-    let result = writ_runtime::compile(&parsed.program, &typed).and_then(|module| {
+    let result = writ_runtime::compile(&a.program, &typed).and_then(|module| {
         let mut host = writ_runtime::LogHost::new(|line: &str| log(line));
         let value = writ_runtime::run(&module, limits, &mut host, cancel)?;
         Ok(match value {

@@ -188,14 +188,14 @@ fn load_policy(path: &Path) -> Result<writ_host::policy::Policy, ExitCode> {
     })
 }
 
-fn check_file(p: &Path, syntax_only: bool, grant: Option<&[String]>) -> FileReport {
+fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> FileReport {
     let path = p.display().to_string();
     match read_file(p) {
         Ok(text) => {
             let checked = if syntax_only {
                 writ::check_syntax(&text)
             } else {
-                writ::check_source_granted(&text, grant)
+                writ::check_source_with(&text, grants)
             };
             FileReport {
                 path,
@@ -249,29 +249,12 @@ fn check(
     files: &[std::path::PathBuf],
     format: Format,
     syntax_only: bool,
-    grant: Option<&[String]>,
+    grants: Option<writ::Grants<'_>>,
 ) -> ExitCode {
-    check_with(files, format, syntax_only, grant, false)
-}
-
-/// As [`check`]; with `policy`, the grants came from a policy file, and
-/// E3002's help says to grant the capability there.
-fn check_with(
-    files: &[std::path::PathBuf],
-    format: Format,
-    syntax_only: bool,
-    grant: Option<&[String]>,
-    policy: bool,
-) -> ExitCode {
-    let mut reports: Vec<FileReport> = files
+    let reports: Vec<FileReport> = files
         .iter()
-        .map(|f| check_file(f, syntax_only, grant))
+        .map(|f| check_file(f, syntax_only, grants))
         .collect();
-    if policy {
-        for r in &mut reports {
-            host_cli::policy_help(&mut r.diagnostics);
-        }
-    }
     let mut out = String::new();
     match format {
         Format::Human => {
@@ -364,23 +347,56 @@ fn explain(code: &str) -> ExitCode {
     }
 }
 
-fn run(file: &Path, limit: &[String]) -> ExitCode {
-    let mut limits = writ::Limits::default();
+/// Apply `--limit name=value,...` arguments to `limits`; a malformed one
+/// is a usage error (exit 2).
+fn apply_limits(limits: &mut writ::Limits, limit: &[String]) -> Result<(), ExitCode> {
     for l in limit {
         let Some((name, value)) = l.split_once('=') else {
             eprintln!("error: expected `--limit name=value` (like `fuel=1000000`), found `{l}`");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         };
         if let Err(e) = limits.set(name.trim(), value.trim()) {
             eprintln!("error: in `--limit {l}`: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
-    let path = file.display().to_string();
-    let color = render::want_color(
+    Ok(())
+}
+
+/// Whether diagnostics written to standard error get colour.
+fn color_err() -> bool {
+    render::want_color(
         std::io::stderr().is_terminal(),
         std::env::var("NO_COLOR").ok().as_deref(),
-    );
+    )
+}
+
+/// Print how a run ended: its final value (nothing for `()`) on standard
+/// output, or its error on standard error; the exit code (3 for a run-time
+/// error, 4 for a limit).
+fn finish(result: Result<String, writ::RunError>, path: &str, text: &str) -> ExitCode {
+    match result {
+        Ok(value) => {
+            if !value.is_empty() {
+                host_cli::out(&format!("{value}\n"));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let d = e.to_diagnostic(text);
+            eprint!("{}", render::human(&[d], path, text, color_err()));
+            ExitCode::from(if e.is_limit() { 4 } else { 3 })
+        }
+    }
+}
+
+fn run(file: &Path, limit: &[String]) -> ExitCode {
+    let mut limits = writ::Limits::default();
+    if let Err(code) = apply_limits(&mut limits, limit) {
+        return code;
+    }
+    let path = file.display().to_string();
+    let color = color_err();
     let text = match read_file(file) {
         Ok(t) => t,
         Err(d) => {
@@ -388,11 +404,7 @@ fn run(file: &Path, limit: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut log = |line: &str| {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{line}");
-        let _ = out.flush();
-    };
+    let mut log = |line: &str| host_cli::out(&format!("{line}\n"));
     let ran = writ::run_source(&text, &limits, &mut log, None);
     if !ran.checked.diagnostics.is_empty() {
         eprint!(
@@ -405,19 +417,7 @@ fn run(file: &Path, limit: &[String]) -> ExitCode {
             eprintln!("{path}: rejected: not run");
             ExitCode::from(1)
         }
-        Some(Ok(value)) => {
-            if !value.is_empty() {
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{value}");
-                let _ = out.flush();
-            }
-            ExitCode::SUCCESS
-        }
-        Some(Err(e)) => {
-            let d = e.to_diagnostic(&text);
-            eprint!("{}", render::human(&[d], &path, &text, color));
-            ExitCode::from(if e.is_limit() { 4 } else { 3 })
-        }
+        Some(result) => finish(result, &path, &text),
     }
 }
 
@@ -443,7 +443,14 @@ fn main() -> ExitCode {
         } => {
             if let Some(policy) = policy {
                 return match load_policy(&policy) {
-                    Ok(p) => check_with(&files, format, syntax_only, Some(&p.granted()), true),
+                    Ok(p) => {
+                        let names = p.granted();
+                        let grants = writ::Grants {
+                            names: &names,
+                            by: writ::GrantedBy::Policy,
+                        };
+                        check(&files, format, syntax_only, Some(grants))
+                    }
                     Err(code) => code,
                 };
             }
@@ -471,7 +478,11 @@ fn main() -> ExitCode {
                 );
                 return ExitCode::from(2);
             }
-            check(&files, format, syntax_only, grant.as_deref())
+            let grants = grant.as_deref().map(|names| writ::Grants {
+                names,
+                by: writ::GrantedBy::Flag,
+            });
+            check(&files, format, syntax_only, grants)
         }
         Command::Run {
             file,

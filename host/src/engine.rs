@@ -168,24 +168,22 @@ impl Engine {
     /// Check `source` against the capabilities `policy` grants and compile
     /// it; the diagnostics if it is rejected.
     pub fn check(&self, source: &str, policy: &Policy) -> Result<Program, Vec<Diagnostic>> {
-        let parsed = writ_lang::parse(source);
-        if parsed.has_errors() {
-            return Err(parsed.diagnostics);
-        }
         let granted = policy.granted();
         let interfaces: Vec<String> = self
             .capabilities
             .iter()
             .map(|c| c.interface.clone())
             .collect();
-        let typed = writ_lang::types::check_hosted(&parsed.program, Some(&granted), &interfaces);
-        let mut diagnostics = parsed.diagnostics.clone();
-        diagnostics.extend(typed.diagnostics.iter().cloned());
-        writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
-        if diagnostics.iter().any(Diagnostic::is_error) {
-            return Err(diagnostics);
-        }
-        let module = writ_runtime::compile_hosted(&parsed.program, &typed, &interfaces)
+        let grants = writ_lang::types::Grants {
+            names: &granted,
+            by: writ_lang::types::GrantedBy::Policy,
+        };
+        let a = writ_lang::analyse(source, Some(grants), &interfaces);
+        let accepted = a.accepted();
+        let (Some(typed), true) = (a.typed, accepted) else {
+            return Err(a.diagnostics);
+        };
+        let module = writ_runtime::compile_hosted(&a.program, &typed, &interfaces)
             .map_err(|e| vec![Diagnostic::new(Code::InternalError, e.message)])?;
         Ok(Program {
             module,

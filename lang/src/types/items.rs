@@ -28,7 +28,7 @@ pub const HOST_CAPABILITIES: &[&str] =
 /// the built-in ones.
 pub fn check_program(
     program: &Program,
-    granted: Option<&[String]>,
+    grants: Option<crate::types::Grants<'_>>,
     interfaces: &[String],
 ) -> Typed {
     let mut c = Checker::new();
@@ -49,7 +49,7 @@ pub fn check_program(
     c.check_top_level(program);
     c.settle_row_waits(0);
     c.default_numbers();
-    let manifest = c.manifest(granted);
+    let manifest = c.manifest(grants);
     let rejected = c.diagnostics.iter().any(Diagnostic::is_error);
     let (signatures, manifest) = if rejected {
         (Vec::new(), Vec::new())
@@ -543,7 +543,7 @@ impl Checker {
 
     /// Close the program's row and list its effects; report effects that
     /// nothing handles and capabilities outside `granted`.
-    fn manifest(&mut self, granted: Option<&[String]>) -> Vec<ManifestEntry> {
+    fn manifest(&mut self, grants: Option<crate::types::Grants<'_>>) -> Vec<ManifestEntry> {
         let (labels, tail) = self.arena.row_fields(self.top_row);
         if matches!(self.arena.node(tail), Node::Var { .. }) {
             let empty = self.arena.add(Node::RowEmpty);
@@ -594,10 +594,11 @@ impl Checker {
                 .with_help(format!("wrap the code that performs it in `handle ... with {{ {name}.op(...) => ... }}`; only host capabilities are left to the host"));
                 let d = site_labels(d, "is performed here");
                 self.report(d);
-            } else if let Some(granted) = granted
+            } else if let Some(grants) = grants
                 && capability
-                && !granted.contains(&name)
+                && !grants.names.contains(&name)
             {
+                let granted = grants.names;
                 let set = if granted.is_empty() {
                     "none".to_string()
                 } else {
@@ -611,7 +612,11 @@ impl Checker {
                 )
                 .with_primary(primary, format!("needs `{name}`, which is not granted"))
                 .with_note("the program was not run")
-                .with_help(format!("grant `{name}` (for example `--grant {}`), or remove what performs it", all.join(",")));
+                .with_help(match grants.by {
+                    crate::types::GrantedBy::Flag => format!("grant `{name}` (for example `--grant {}`), or remove what performs it", all.join(",")),
+                    crate::types::GrantedBy::Policy => format!("add `[grants.{name}]` to the policy, with its scope (see docs/policy.md), if the person allows it; or remove what performs it"),
+                    crate::types::GrantedBy::RunDefault => format!("without `--policy`, `writ run` grants only `Log` (and `Fail`, which needs no grant); run it with `--policy FILE` whose policy grants `{name}` (see docs/policy.md)"),
+                });
                 let d = site_labels(d, "is performed here");
                 self.report(d);
             }

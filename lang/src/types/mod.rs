@@ -150,16 +150,41 @@ pub fn check(program: &Program) -> Typed {
 /// Type-check a parsed program; with `granted`, reject it if its manifest
 /// holds a host capability not in the set (`Fail` needs no grant).
 pub fn check_granted(program: &Program, granted: Option<&[String]>) -> Typed {
-    check_hosted(program, granted, &[])
+    let grants = granted.map(|names| Grants {
+        names,
+        by: GrantedBy::Flag,
+    });
+    check_hosted(program, grants, &[])
+}
+
+/// What granted a program's capabilities: it decides where E3002's help
+/// tells the person to grant one more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GrantedBy {
+    /// `writ check --grant` (or an embedder's list).
+    Flag,
+    /// A policy file (`--policy`).
+    Policy,
+    /// `writ run` without a policy, which grants only `Log`.
+    RunDefault,
+}
+
+/// The capabilities a program may perform, and what granted them.
+#[derive(Clone, Copy, Debug)]
+pub struct Grants<'a> {
+    /// The granted capability names (`Fail` needs none).
+    pub names: &'a [String],
+    /// Where they came from.
+    pub by: GrantedBy,
 }
 
 /// As [`check_granted`], with host capabilities an embedder declares
 /// beside the built-in ones: each of `interfaces` is Writ source holding
 /// `effect` declarations (with `///` comments), which programs may perform
 /// (if granted) but not redeclare.
-pub fn check_hosted(program: &Program, granted: Option<&[String]>, interfaces: &[String]) -> Typed {
+pub fn check_hosted(program: &Program, grants: Option<Grants<'_>>, interfaces: &[String]) -> Typed {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        items::check_program(program, granted, interfaces)
+        items::check_program(program, grants, interfaces)
     })
 }
 

@@ -8,6 +8,7 @@
 //! interpolation) check the memory limit before allocating.
 
 use std::cmp::Ordering;
+use std::rc::Rc;
 
 use writ_lang::Code;
 
@@ -30,29 +31,47 @@ fn by_zero(x: i64, op: &str) -> RunError {
 }
 
 impl<'a> Machine<'a> {
+    /// `a ++ b` on lists. Adding a few elements at either end (`acc ++ [x]`,
+    /// `[x] ++ acc`) pushes them: in place when nothing else holds the
+    /// list (charged for the new elements only), otherwise onto a copy of
+    /// the persistent vector's edge; two long lists are joined.
+    fn concat_lists(&mut self, mut a: Rc<ListObj>, mut b: Rc<ListObj>) -> Result<Value, RunError> {
+        if b.len() <= 64 {
+            self.check_memory(b.len() * value::SLOT)?;
+            if ListObj::extend_unique(&mut a, &b, false) {
+                return Ok(Value::List(a));
+            }
+        } else if a.len() <= 64 {
+            self.check_memory(a.len() * value::SLOT)?;
+            if ListObj::extend_unique(&mut b, &a, true) {
+                return Ok(Value::List(b));
+            }
+        }
+        self.check_memory((a.len() + b.len()) * value::SLOT)?;
+        let items = if b.len() <= 64 {
+            let mut items = a.vector();
+            items.extend(b.iter().cloned());
+            items
+        } else if a.len() <= 64 {
+            let mut items = b.vector();
+            for x in a.iter().rev() {
+                items.push_front(x.clone());
+            }
+            items
+        } else {
+            let mut items = a.vector();
+            items.append(b.vector());
+            items
+        };
+        Ok(Value::list(items))
+    }
+
     /// A binary operator on two values.
     pub(super) fn arith(&mut self, op: Arith, x: Value, y: Value) -> Result<Value, RunError> {
         use Arith::*;
-        // `acc ++ [x]` and `[x] ++ acc` on a list nothing else holds add to
-        // it in place.
-        let (x, y) = match (op, x, y) {
-            (Concat, Value::List(mut a), Value::List(b)) if b.len() <= 64 => {
-                // In place, only the new elements are allocated; the general
-                // path below checks for a whole new list.
-                self.check_memory(b.len() * value::SLOT)?;
-                if ListObj::extend_unique(&mut a, &b, false) {
-                    return Ok(Value::List(a));
-                }
-                (Value::List(a), Value::List(b))
-            }
-            (Concat, Value::List(a), Value::List(mut b)) if a.len() <= 64 => {
-                self.check_memory(a.len() * value::SLOT)?;
-                if ListObj::extend_unique(&mut b, &a, true) {
-                    return Ok(Value::List(b));
-                }
-                (Value::List(a), Value::List(b))
-            }
-            (_, x, y) => (x, y),
+        let (x, y) = match (x, y) {
+            (Value::List(a), Value::List(b)) if op == Concat => return self.concat_lists(a, b),
+            pair => pair,
         };
         Ok(match (op, &x, &y) {
             (Add, Value::Int(a), Value::Int(b)) => {
@@ -99,30 +118,6 @@ impl<'a> Machine<'a> {
                 s.push_str(&a.text);
                 s.push_str(&b.text);
                 Value::str(s)
-            }
-            (Concat, Value::List(a), Value::List(b)) => {
-                self.check_memory((a.len() + b.len()) * value::SLOT)?;
-                // Adding a few elements at either end (`acc ++ [x]`,
-                // `[x] ++ acc`) pushes them, which is cheap on a persistent
-                // vector; otherwise the two trees are joined.
-                let items = if b.len() <= 64 {
-                    let mut items = a.vector();
-                    for x in b.iter() {
-                        items.push_back(x.clone());
-                    }
-                    items
-                } else if a.len() <= 64 {
-                    let mut items = b.vector();
-                    for x in a.iter().rev() {
-                        items.push_front(x.clone());
-                    }
-                    items
-                } else {
-                    let mut items = a.vector();
-                    items.append(b.vector());
-                    items
-                };
-                Value::list(items)
             }
             _ => {
                 return Err(RunError::internal(format!(
