@@ -294,3 +294,63 @@ Log.info(get(\"https://A.example./x\"))\nLog.info(get(\"https://a.example/y\"))\
     let _ = std::fs::remove_file(&db);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_store_of_another_schema_or_a_malformed_recorded_file_stops_before_the_run() {
+    let engine = Engine::new();
+    // A store written by another schema version is refused, not guessed at.
+    let schema_db = db("schema");
+    match writ_host::store::Store::open(&schema_db, None) {
+        Ok(s) => assert!(
+            s.execute_unchecked("UPDATE meta SET value = '99' WHERE key = 'schema'")
+                .is_ok()
+        ),
+        Err(e) => panic!("{e}"),
+    }
+    let p = policy("");
+    let program = match engine.check("Log.info(\"hi\")\n", &p) {
+        Ok(x) => x,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let options = RunOptions {
+        store: Some(schema_db.clone()),
+    };
+    let err = engine.run(&program, &p, &options, &mut |_: &str| {}).err();
+    assert_eq!(
+        err.map(|e| (e.code.to_string(), e.message)),
+        Some((
+            "E4006".to_string(),
+            "expected a store of schema version 1, found version 99".to_string()
+        ))
+    );
+    let _ = std::fs::remove_file(&schema_db);
+
+    // A recorded-responses file with an entry lacking its body.
+    let dir = std::env::temp_dir().join(format!("writ-engine-badrec-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(
+        dir.join("r.toml"),
+        "[[response]]\nurl = \"https://a.example/\"\nbdy = \"x\"\n",
+    );
+    let mut p = policy("[grants.Http]\nrecorded = \"r.toml\"\n");
+    p.dir = Some(dir.clone());
+    let db = db("badrec");
+    let options = RunOptions {
+        store: Some(db.clone()),
+    };
+    let mut printed = Vec::new();
+    let err = engine
+        .run(&program, &p, &options, &mut |l: &str| {
+            printed.push(l.to_string())
+        })
+        .err();
+    let err = err.map(|e| (e.code.to_string(), e.message));
+    assert!(
+        err.as_ref()
+            .is_some_and(|(c, m)| c == "E4006" && m.contains("needs a `url` and a `body`")),
+        "{err:?}"
+    );
+    assert!(printed.is_empty(), "nothing ran");
+    let _ = std::fs::remove_file(&db);
+    let _ = std::fs::remove_dir_all(&dir);
+}
