@@ -82,9 +82,9 @@ pub type Confirmer = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 /// programs. `Send + Sync`: check once, run many times on many threads.
 #[derive(Clone)]
 pub struct Engine {
-    confirm: Confirmer,
-    clock: Arc<dyn Fn() -> i64 + Send + Sync>,
-    capabilities: Vec<Capability>,
+    pub(crate) confirm: Confirmer,
+    pub(crate) clock: Arc<dyn Fn() -> i64 + Send + Sync>,
+    pub(crate) capabilities: Vec<Capability>,
 }
 
 impl Default for Engine {
@@ -203,31 +203,12 @@ impl Engine {
         options: &RunOptions,
         log: &mut dyn FnMut(&str),
     ) -> Result<Outcome, RunError> {
-        let path = options
-            .store
-            .clone()
-            .or_else(|| policy.store.path.as_ref().map(|p| policy.resolve(p)))
-            .unwrap_or_else(|| DEFAULT_STORE.to_string());
-        let seed = match &policy.store.seed {
-            Some(s) => Some(
-                std::fs::read_to_string(policy.resolve(s))
-                    .map_err(|e| unavailable(format!("cannot read the seed file {s}: {e}")))?,
-            ),
-            None => None,
-        };
-        let store = Store::open(&path, seed.as_deref()).map_err(unavailable)?;
-        let recorded = match policy.grants.get("Http").map(|g| &g.scope) {
-            Some(Scope::Http(h)) => match &h.recorded {
-                Some(file) => Some(load_recorded(&policy.resolve(file))?),
-                None => None,
-            },
-            _ => None,
-        };
+        let (mut store, recorded) = open_for(policy, options)?;
         let mut host = PolicyHost {
             policy,
             module: &program.module,
             program: &program.hash,
-            store,
+            store: &mut store,
             log,
             confirm: &self.confirm,
             clock: &self.clock,
@@ -236,7 +217,7 @@ impl Engine {
             operations: Vec::new(),
             audit_ids: Vec::new(),
             paid_this_run: 0,
-            recorded,
+            recorded: recorded.as_ref(),
             used_recorded: false,
         };
         let result =
@@ -259,6 +240,35 @@ impl Engine {
     }
 }
 
+/// Open the store a run under `policy` uses (created, with the policy's
+/// seed, on first use) and load its recorded `Http` responses.
+pub(crate) fn open_for(
+    policy: &Policy,
+    options: &RunOptions,
+) -> Result<(Store, Option<HashMap<String, String>>), RunError> {
+    let path = options
+        .store
+        .clone()
+        .or_else(|| policy.store.path.as_ref().map(|p| policy.resolve(p)))
+        .unwrap_or_else(|| DEFAULT_STORE.to_string());
+    let seed = match &policy.store.seed {
+        Some(s) => Some(
+            std::fs::read_to_string(policy.resolve(s))
+                .map_err(|e| unavailable(format!("cannot read the seed file {s}: {e}")))?,
+        ),
+        None => None,
+    };
+    let store = Store::open(&path, seed.as_deref()).map_err(unavailable)?;
+    let recorded = match policy.grants.get("Http").map(|g| &g.scope) {
+        Some(Scope::Http(h)) => match &h.recorded {
+            Some(file) => Some(load_recorded(&policy.resolve(file))?),
+            None => None,
+        },
+        _ => None,
+    };
+    Ok((store, recorded))
+}
+
 pub(crate) fn unavailable(message: impl Into<String>) -> RunError {
     RunError::new(Code::HostUnavailable, message.into())
         .with_help("nothing was run: the host could not make the checks the policy asks for")
@@ -266,20 +276,20 @@ pub(crate) fn unavailable(message: impl Into<String>) -> RunError {
 
 /// Carries out host operations for one run, under one policy.
 pub struct PolicyHost<'a> {
-    policy: &'a Policy,
-    module: &'a Module,
-    program: &'a str,
-    store: Store,
-    log: &'a mut dyn FnMut(&str),
-    confirm: &'a Confirmer,
-    clock: &'a Arc<dyn Fn() -> i64 + Send + Sync>,
-    capabilities: &'a [Capability],
-    output: Vec<String>,
-    operations: Vec<Operation>,
-    audit_ids: Vec<i64>,
-    paid_this_run: i64,
-    recorded: Option<HashMap<String, String>>,
-    used_recorded: bool,
+    pub(crate) policy: &'a Policy,
+    pub(crate) module: &'a Module,
+    pub(crate) program: &'a str,
+    pub(crate) store: &'a mut Store,
+    pub(crate) log: &'a mut dyn FnMut(&str),
+    pub(crate) confirm: &'a Confirmer,
+    pub(crate) clock: &'a Arc<dyn Fn() -> i64 + Send + Sync>,
+    pub(crate) capabilities: &'a [Capability],
+    pub(crate) output: Vec<String>,
+    pub(crate) operations: Vec<Operation>,
+    pub(crate) audit_ids: Vec<i64>,
+    pub(crate) paid_this_run: i64,
+    pub(crate) recorded: Option<&'a HashMap<String, String>>,
+    pub(crate) used_recorded: bool,
 }
 
 fn text_arg(args: &[Value], i: usize) -> String {
@@ -394,7 +404,7 @@ impl PolicyHost<'_> {
                 ));
             }
         };
-        if let Some(recorded) = &self.recorded {
+        if let Some(recorded) = self.recorded {
             let body = recorded.get(&target.to_string()).cloned();
             return match body {
                 Some(b) => {

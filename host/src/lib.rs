@@ -11,5 +11,6 @@ pub mod capability;
 pub mod engine;
 mod http;
 pub mod policy;
+pub mod session;
 pub mod store;
 pub mod url;

@@ -21,7 +21,7 @@ pub mod token;
 pub mod types;
 
 pub use diagnostic::{Code, Diagnostic, Label, Severity};
-pub use parser::{Parsed, parse};
+pub use parser::{Parsed, parse, parse_at};
 pub use span::{LineIndex, Position, Span};
 
 /// A program's text, parsed and (if it parsed) checked.

@@ -16,7 +16,7 @@
 use writ_lang::Span;
 
 /// A compiled program, with the standard library it uses.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Module {
     /// Every function: top-level, local, lambdas, handler clauses,
     /// library functions written in Writ, and the top level itself.

@@ -22,6 +22,7 @@ pub mod limits;
 mod lower;
 pub mod machine;
 mod natives;
+pub mod session;
 pub mod value;
 
 pub use code::Module;

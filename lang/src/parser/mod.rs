@@ -286,6 +286,19 @@ pub fn parse(src: &str) -> Parsed {
     })
 }
 
+/// Parse `src` as the text that starts at byte `base` of a longer one:
+/// every span is `base` further on than [`parse`] would give. A session
+/// (the REPL) parses each input this way, so that the spans of all its
+/// inputs are distinct and a span says which input it is in.
+pub fn parse_at(src: &str, base: usize) -> Parsed {
+    // The text before is blank to the lexer and parser: a line of spaces
+    // (no line break, so the input's first line still starts a statement).
+    let mut padded = String::with_capacity(base + src.len());
+    padded.extend(std::iter::repeat_n(' ', base));
+    padded.push_str(src);
+    parse(&padded)
+}
+
 /// Parse a standard-library file: like [`parse`], except that a top-level
 /// `fn` may leave out its body, declaring a function the host implements
 /// natively (its signature is then all the checker knows of it).

@@ -53,7 +53,7 @@ impl Scheme {
 }
 
 /// Interned names (record fields, effect labels, type variable names).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Interner {
     map: HashMap<String, u32>,
     names: Vec<String>,
@@ -65,6 +65,15 @@ impl Interner {
         if let Some(n) = self.map.get(name) {
             return *n;
         }
+        let n = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.map.insert(name.to_string(), n);
+        n
+    }
+
+    /// Give `name` a new number from now on; the old number still prints
+    /// as `name` (a declaration that replaces another in a session).
+    pub fn rebind(&mut self, name: &str) -> u32 {
         let n = self.names.len() as u32;
         self.names.push(name.to_string());
         self.map.insert(name.to_string(), n);
@@ -109,6 +118,7 @@ impl Origin {
 }
 
 /// The state of one program's check.
+#[derive(Clone)]
 pub struct Checker {
     /// Every type node.
     pub arena: Arena,
@@ -191,6 +201,11 @@ pub struct Checker {
     pub fn_pos: HashMap<String, usize>,
     /// The type declaration being translated, for messages.
     pub decl_name: Option<String>,
+    /// In a session (the REPL), the top-level values of earlier inputs:
+    /// seen after the current input's own top level.
+    pub session: HashMap<String, Binding>,
+    /// The type of each top-level expression statement, by item position.
+    pub expr_types: Vec<(usize, TyId)>,
 }
 
 impl Default for Checker {
@@ -243,6 +258,8 @@ impl Checker {
             unified: std::collections::HashSet::new(),
             fn_pos: HashMap::new(),
             decl_name: None,
+            session: HashMap::new(),
+            expr_types: Vec::new(),
         }
     }
 
@@ -357,7 +374,10 @@ impl Checker {
         }) {
             return Some(b);
         }
-        self.top_fns.get(name).map(|(b, _, _)| b)
+        self.top_fns
+            .get(name)
+            .map(|(b, _, _)| b)
+            .or_else(|| self.session.get(name))
     }
 
     /// Every value name in scope (for suggestions).
@@ -368,6 +388,7 @@ impl Checker {
             .filter(|(_, s)| !s.is_empty())
             .map(|(n, _)| n.clone())
             .chain(self.top_fns.keys().cloned())
+            .chain(self.session.keys().cloned())
             .chain(
                 self.top_lets
                     .iter()
@@ -375,8 +396,8 @@ impl Checker {
                     .map(|(n, _)| n.clone()),
             )
             .collect();
-        v.dedup();
         v.sort();
+        v.dedup();
         v
     }
 

@@ -83,7 +83,7 @@ pub fn stdlib_diagnostics() -> Vec<Diagnostic> {
     c.diagnostics
 }
 
-fn load_stdlib(c: &mut Checker) {
+pub(crate) fn load_stdlib(c: &mut Checker) {
     let mut bodies: Vec<(String, FnDecl)> = Vec::new();
     for file in crate::stdlib::FILES {
         let namespace = file.name.strip_suffix(".writ").unwrap_or(file.name);
@@ -148,7 +148,7 @@ impl Checker {
     }
 
     /// The uses of `list.sum` whose numbers turned out to be `Float`s.
-    fn float_sums(&self) -> Vec<Span> {
+    pub(crate) fn float_sums(&self) -> Vec<Span> {
         self.sum_uses
             .iter()
             .filter(|(_, t)| {
@@ -179,7 +179,7 @@ impl Checker {
         self.level = 0;
     }
 
-    fn check_top_level(&mut self, program: &Program) {
+    pub(crate) fn check_top_level(&mut self, program: &Program) {
         // Nodes: every top-level fn and statement, by item position.
         let mut fn_pos: HashMap<String, usize> = HashMap::new();
         let mut let_sites: HashMap<String, Vec<(usize, Span)>> = HashMap::new();
@@ -402,7 +402,8 @@ impl Checker {
     fn top_statement_inner(&mut self, s: &Stmt, pos: usize) {
         match s {
             Stmt::Expr(e) => {
-                self.infer(e);
+                let t = self.infer(e);
+                self.expr_types.push((pos, t));
             }
             Stmt::Let(l) => {
                 let mark = self.mark();
@@ -525,7 +526,7 @@ impl Checker {
 
     /// Numeric type variables never determined (only possible for values
     /// the value restriction kept monomorphic) become `Int`.
-    fn default_numbers(&mut self) {
+    pub(crate) fn default_numbers(&mut self) {
         let vars = std::mem::take(&mut self.num_vars);
         for v in vars {
             if let Node::Var {
@@ -543,7 +544,10 @@ impl Checker {
 
     /// Close the program's row and list its effects; report effects that
     /// nothing handles and capabilities outside `granted`.
-    fn manifest(&mut self, grants: Option<crate::types::Grants<'_>>) -> Vec<ManifestEntry> {
+    pub(crate) fn manifest(
+        &mut self,
+        grants: Option<crate::types::Grants<'_>>,
+    ) -> Vec<ManifestEntry> {
         let (labels, tail) = self.arena.row_fields(self.top_row);
         if matches!(self.arena.node(tail), Node::Var { .. }) {
             let empty = self.arena.add(Node::RowEmpty);
@@ -629,7 +633,7 @@ impl Checker {
         out
     }
 
-    fn signatures(&mut self, program: &Program) -> Vec<Signature> {
+    pub(crate) fn signatures(&mut self, program: &Program) -> Vec<Signature> {
         let mut out = Vec::new();
         for item in &program.items {
             if let Item::Fn(f) = item

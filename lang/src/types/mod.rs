@@ -61,6 +61,7 @@ mod pattern;
 pub mod print;
 mod report;
 mod schemes;
+pub mod session;
 mod suggest;
 pub mod ty;
 pub mod typedecl;

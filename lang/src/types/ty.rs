@@ -148,7 +148,7 @@ pub enum Node {
 }
 
 /// Every type node made while checking one program.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Arena {
     nodes: Vec<Node>,
     /// Visit marks for traversals, parallel to `nodes`.

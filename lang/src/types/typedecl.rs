@@ -87,7 +87,7 @@ pub struct EffectInfo {
 }
 
 /// All named types and constructors.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct TypeTable {
     /// Every type, indexed by [`TypeCon`].
     pub types: Vec<TypeInfo>,

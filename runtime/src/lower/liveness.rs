@@ -102,9 +102,9 @@ fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
 }
 
 /// Turn the last reads of slots into moves, in every function.
-pub(super) fn moves(functions: &mut [Function]) {
+pub(super) fn moves(functions: &mut [Function], from: usize) {
     let captures: Vec<Vec<CaptureFrom>> = functions.iter().map(|f| f.captures.clone()).collect();
-    for f in functions {
+    for f in functions.iter_mut().skip(from) {
         moves_in(f, &captures);
     }
 }
@@ -189,7 +189,7 @@ mod tests {
             func(ops, Vec::new()),
             func(vec![Op::Return], closure_captures),
         ];
-        moves(&mut fs);
+        moves(&mut fs, 0);
         fs.swap_remove(0).ops
     }
 

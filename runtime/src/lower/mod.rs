@@ -52,6 +52,7 @@ enum ResumeMode {
 }
 
 /// One function being lowered.
+#[derive(Clone)]
 struct FnCtx {
     func: Function,
     /// Names bound in nested scopes, innermost last.
@@ -107,7 +108,8 @@ impl FnCtx {
     }
 }
 
-/// The lowering state for one program.
+/// The lowering state for one program (or a session of inputs).
+#[derive(Clone)]
 pub(crate) struct Lowerer {
     module: Module,
     ctor_ids: HashMap<String, u32>,
@@ -130,6 +132,9 @@ pub(crate) struct Lowerer {
     float_sums: Vec<Span>,
     /// The native entry of `list.sum` on `Float`s, once registered.
     float_sum_native: Option<u32>,
+    /// In a session, the top-level names of earlier inputs (seen after
+    /// the current input's own).
+    session: HashMap<String, Slot>,
 }
 
 /// Lower a checked program, with the standard library, to a module.
@@ -141,42 +146,89 @@ pub fn lower(
     float_sums: &[Span],
     interfaces: &[String],
 ) -> Result<Module, String> {
-    let mut l = Lowerer {
-        module: Module::default(),
-        ctor_ids: HashMap::new(),
-        effect_ids: HashMap::new(),
-        never_ops: Vec::new(),
-        symbol_ids: HashMap::new(),
-        shape_ids: HashMap::new(),
-        string_ids: HashMap::new(),
-        namespaces: HashMap::new(),
-        top_fns: HashMap::new(),
-        top_lets: HashMap::new(),
-        top_position: 0,
-        in_library: true,
-        ctor_wrappers: HashMap::new(),
-        fns: Vec::new(),
-        float_sums: float_sums.to_vec(),
-        float_sum_native: None,
-    };
-    l.library()?;
-    for source in interfaces {
-        let parsed = writ_lang::parser::parse_library(source);
-        if parsed.has_errors() {
-            return Err("a host capability interface does not parse".to_string());
-        }
-        l.declare(&parsed.program);
-    }
-    l.in_library = false;
+    let mut l = Lowerer::library_only(interfaces)?;
+    l.float_sums = float_sums.to_vec();
     l.program(program);
     for f in &mut l.module.functions {
         peephole::fuse(f);
     }
-    liveness::moves(&mut l.module.functions);
+    liveness::moves(&mut l.module.functions, 0);
     Ok(l.module)
 }
 
 impl Lowerer {
+    /// A lowerer holding the standard library and the host capability
+    /// `interfaces`, ready for a program.
+    pub(crate) fn library_only(interfaces: &[String]) -> Result<Lowerer, String> {
+        let mut l = Lowerer {
+            module: Module::default(),
+            ctor_ids: HashMap::new(),
+            effect_ids: HashMap::new(),
+            never_ops: Vec::new(),
+            symbol_ids: HashMap::new(),
+            shape_ids: HashMap::new(),
+            string_ids: HashMap::new(),
+            namespaces: HashMap::new(),
+            top_fns: HashMap::new(),
+            top_lets: HashMap::new(),
+            top_position: 0,
+            in_library: true,
+            ctor_wrappers: HashMap::new(),
+            fns: Vec::new(),
+            float_sums: Vec::new(),
+            float_sum_native: None,
+            session: HashMap::new(),
+        };
+        l.library()?;
+        for source in interfaces {
+            let parsed = writ_lang::parser::parse_library(source);
+            if parsed.has_errors() {
+                return Err("a host capability interface does not parse".to_string());
+            }
+            l.declare(&parsed.program);
+        }
+        l.in_library = false;
+        Ok(l)
+    }
+
+    /// The global slot of a session's top-level `let` named `name`.
+    pub(crate) fn session_global(&self, name: &str) -> Option<u32> {
+        match self.session.get(name) {
+            Some(Slot::Global(g)) => Some(*g),
+            _ => None,
+        }
+    }
+
+    /// The module built so far.
+    pub(crate) fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// Lower one more input of a session: its functions join the module,
+    /// its top level becomes a function of its own (returned), and its
+    /// top-level names are seen by later inputs, replacing earlier ones.
+    pub(crate) fn input(&mut self, program: &Program, float_sums: &[Span]) -> u32 {
+        let first = self.module.functions.len();
+        self.float_sums = float_sums.to_vec();
+        self.top_fns.clear();
+        self.top_lets.clear();
+        self.program(program);
+        for (name, id) in std::mem::take(&mut self.top_fns) {
+            self.session.insert(name, Slot::Func(id));
+        }
+        for (name, mut sites) in std::mem::take(&mut self.top_lets) {
+            sites.sort_by_key(|(p, _)| *p);
+            if let Some((_, g)) = sites.pop() {
+                self.session.insert(name, Slot::Global(g));
+            }
+        }
+        for f in self.module.functions.iter_mut().skip(first) {
+            peephole::fuse(f);
+        }
+        liveness::moves(&mut self.module.functions, first);
+        self.module.main
+    }
+
     /// Declare the standard library's types and effects, and lower its
     /// functions (natives are looked up by name).
     fn library(&mut self) -> Result<(), String> {
@@ -602,7 +654,10 @@ impl Lowerer {
         }) {
             return Some(Slot::Global(g));
         }
-        self.top_fns.get(name).map(|id| Slot::Func(*id))
+        self.top_fns
+            .get(name)
+            .map(|id| Slot::Func(*id))
+            .or_else(|| self.session.get(name).copied())
     }
 
     fn symbol(&mut self, name: &str) -> u32 {

@@ -118,7 +118,26 @@ pub fn run(
     host: &mut dyn Host,
     cancel: Option<&AtomicBool>,
 ) -> Result<Value, RunError> {
+    let mut globals = Vec::new();
+    let result = run_function(module, module.main, &mut globals, limits, host, cancel);
+    while globals.pop().is_some() {}
+    result
+}
+
+/// Run the function `main` of `module` (one input of a session) as a top
+/// level, with `globals` as the program's global slots: they are grown to
+/// the module's count first, and keep what the run stored in them.
+pub fn run_function(
+    module: &Module,
+    main: u32,
+    globals: &mut Vec<Value>,
+    limits: &Limits,
+    host: &mut dyn Host,
+    cancel: Option<&AtomicBool>,
+) -> Result<Value, RunError> {
     let memory_base = value::live_bytes();
+    let mut kept = std::mem::take(globals);
+    kept.resize(module.globals as usize, Value::Unit);
     let mut m = Machine {
         module,
         host,
@@ -130,7 +149,7 @@ pub fn run(
             .iter()
             .map(|s| Rc::from(s.as_slice()))
             .collect(),
-        globals: vec![Value::Unit; module.globals as usize],
+        globals: kept,
         stack: Vec::new(),
         frames: Vec::new(),
         handlers: Vec::new(),
@@ -151,18 +170,18 @@ pub fn run(
         })
         .collect();
     m.open_window();
-    let result = m.start().and_then(|()| m.execute());
+    let result = m.start(main).and_then(|()| m.execute());
     let result = result.map_err(|mut e| {
         m.locate(&mut e);
         e
     });
     m.unwind();
+    *globals = std::mem::take(&mut m.globals);
     result
 }
 
 impl<'a> Machine<'a> {
-    fn start(&mut self) -> Result<(), RunError> {
-        let main = self.module.main;
+    fn start(&mut self, main: u32) -> Result<(), RunError> {
         let locals = self
             .module
             .functions
@@ -186,7 +205,6 @@ impl<'a> Machine<'a> {
         while self.frames.pop().is_some() {}
         while self.handlers.pop().is_some() {}
         while self.stack.pop().is_some() {}
-        while self.globals.pop().is_some() {}
     }
 
     /// The code, program counter and base of the running frame.

@@ -1,0 +1,387 @@
+//! Sessions: programs entered one input at a time (the REPL's back end),
+//! under a policy or under the default that grants only `Log`.
+//!
+//! Each input is parsed with spans after every earlier input's
+//! ([`writ_lang::parse_at`]), checked against what the session defines so
+//! far ([`writ_lang::types::session`]), lowered into the session's module
+//! ([`writ_runtime::session`]) and run. Its definitions are kept only if
+//! it is accepted *and* its run ends with a value: an input that is
+//! rejected, fails or is interrupted defines nothing (what it already did
+//! through the host stays done, and audited).
+//!
+//! Invariants: every input is checked against the grants in force when it
+//! is entered, exactly as a script is, so a session can never perform
+//! what its policy does not grant; the store is opened once per policy
+//! and the per-run caps (`Pay.per_run`) count the whole session, which is
+//! one run as far as the policy is concerned.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+
+use writ_lang::types::session::{Defined, DefinedKind, Session as CheckSession};
+use writ_lang::types::{GrantedBy, Grants, ManifestEntry};
+use writ_lang::{Diagnostic, Span};
+use writ_runtime::session::Session as CodeSession;
+use writ_runtime::{Limits, LogHost, RunError, Value};
+
+use crate::engine::{Engine, Operation, PolicyHost, RunOptions, open_for};
+use crate::policy::Policy;
+use crate::store::{self, AuditRecord, Store};
+
+/// The text of one input, and where its spans start.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// How diagnostics name it: `<input 3>`, or a loaded file's path.
+    pub name: String,
+    /// The session-wide offset of its first byte.
+    pub base: usize,
+    /// The text.
+    pub text: String,
+}
+
+/// A value an input produced, with its type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shown {
+    /// The name it is bound to (`-` for an expression's value).
+    pub name: String,
+    /// Its type, as the checker prints it.
+    pub ty: String,
+    /// Its display form.
+    pub text: String,
+}
+
+/// What became of one input.
+#[derive(Debug, Default)]
+pub struct Evaluation {
+    /// The index of its [`Source`].
+    pub source: usize,
+    /// Every diagnostic (session-wide spans; see [`Session::locate`]).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Whether it was checked and accepted.
+    pub accepted: bool,
+    /// The functions, types and effects it defined (once it ran).
+    pub defined: Vec<Defined>,
+    /// The values it bound or produced (once it ran): its `let`s, then
+    /// its final expression's value unless that is `()`.
+    pub values: Vec<Shown>,
+    /// The error that ended its run, if one did.
+    pub error: Option<RunError>,
+    /// The lines it logged.
+    pub output: Vec<String>,
+    /// The host operations it asked for (under a policy), with decisions.
+    pub operations: Vec<Operation>,
+    /// The audit records its run wrote.
+    pub audit_ids: Vec<i64>,
+}
+
+/// An expression's type and effects, for `:type` and `:effects`.
+#[derive(Clone, Debug)]
+pub struct Typing {
+    /// Its type.
+    pub ty: String,
+    /// Its manifest: each effect with the places that perform it.
+    pub manifest: Vec<ManifestEntry>,
+}
+
+/// The policy in force, with what running under it keeps open.
+struct UnderPolicy {
+    policy: Policy,
+    store: Store,
+    recorded: Option<HashMap<String, String>>,
+    paid: i64,
+}
+
+/// A REPL session: definitions so far, their values, and the grants.
+pub struct Session {
+    engine: Engine,
+    interfaces: Vec<String>,
+    under: Option<UnderPolicy>,
+    options: RunOptions,
+    check: CheckSession,
+    code: CodeSession,
+    sources: Vec<Source>,
+    next_base: usize,
+    limits: Limits,
+}
+
+/// The capabilities granted when no policy is given.
+pub const DEFAULT_GRANTS: &[&str] = &["Log"];
+
+impl Session {
+    /// A session under `policy` (`None`: only `Log` is granted). The
+    /// policy's store is opened now; if it cannot be, there is no session.
+    pub fn new(
+        engine: Engine,
+        policy: Option<Policy>,
+        options: RunOptions,
+    ) -> Result<Session, RunError> {
+        let interfaces: Vec<String> = engine
+            .capabilities
+            .iter()
+            .map(|c| c.interface.clone())
+            .collect();
+        let check = CheckSession::new(&interfaces);
+        let code = CodeSession::new(&interfaces)?;
+        let mut s = Session {
+            engine,
+            interfaces,
+            under: None,
+            options,
+            check,
+            code,
+            sources: Vec::new(),
+            next_base: 0,
+            limits: Limits::default(),
+        };
+        s.set_policy(policy)?;
+        Ok(s)
+    }
+
+    /// Switch to `policy` (`None`: only `Log`). Definitions stay; later
+    /// inputs are checked against the new grants. On an error the session
+    /// keeps its policy.
+    pub fn set_policy(&mut self, policy: Option<Policy>) -> Result<(), RunError> {
+        self.under = match policy {
+            Some(policy) => {
+                let (store, recorded) = open_for(&policy, &self.options)?;
+                self.limits = policy.limits.clone();
+                Some(UnderPolicy {
+                    policy,
+                    store,
+                    recorded,
+                    paid: 0,
+                })
+            }
+            None => {
+                self.limits = Limits::default();
+                None
+            }
+        };
+        Ok(())
+    }
+
+    /// Forget every definition (the policy and limits stay).
+    pub fn reset(&mut self) -> Result<(), RunError> {
+        self.check = CheckSession::new(&self.interfaces);
+        self.code = CodeSession::new(&self.interfaces)?;
+        Ok(())
+    }
+
+    /// The policy in force, if any.
+    pub fn policy(&self) -> Option<&Policy> {
+        self.under.as_ref().map(|u| &u.policy)
+    }
+
+    /// The granted capability names.
+    pub fn granted(&self) -> Vec<String> {
+        match &self.under {
+            Some(u) => u.policy.granted(),
+            None => DEFAULT_GRANTS.iter().map(|g| g.to_string()).collect(),
+        }
+    }
+
+    /// The limits each input runs under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Change the limits each input runs under.
+    pub fn limits_mut(&mut self) -> &mut Limits {
+        &mut self.limits
+    }
+
+    /// Every input's text so far.
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    /// The input a session-wide span is in, and the span within it.
+    pub fn locate(&self, span: Span) -> Option<(&Source, Span)> {
+        let s = self
+            .sources
+            .iter()
+            .rev()
+            .find(|s| s.base <= span.start && span.start <= s.base + s.text.len())?;
+        let end = span.end.saturating_sub(s.base).min(s.text.len());
+        let start = span.start - s.base;
+        Some((s, Span::new(start, end.max(start))))
+    }
+
+    /// The names of the session's functions and values.
+    pub fn names(&self) -> Vec<String> {
+        self.check.names()
+    }
+
+    /// The standard library's namespaces, with their members.
+    pub fn namespaces(&self) -> Vec<(String, Vec<String>)> {
+        self.check.namespaces()
+    }
+
+    /// The type, constructor and effect names in scope.
+    pub fn type_names(&self) -> Vec<String> {
+        self.check.type_names()
+    }
+
+    /// The last `n` records of the audit log (none without a policy).
+    pub fn audit_tail(&self, n: usize) -> Result<Vec<AuditRecord>, String> {
+        let Some(u) = &self.under else {
+            return Ok(Vec::new());
+        };
+        let mut all = u.store.records()?;
+        let skip = all.len().saturating_sub(n);
+        Ok(all.split_off(skip))
+    }
+
+    fn add_source(&mut self, name: &str, text: &str) -> usize {
+        let base = self.next_base;
+        // One byte between inputs, so that an end-of-input span of one is
+        // not the start of the next.
+        self.next_base = base + text.len() + 1;
+        self.sources.push(Source {
+            name: name.to_string(),
+            base,
+            text: text.to_string(),
+        });
+        self.sources.len() - 1
+    }
+
+    fn grants<'a>(&self, names: &'a [String]) -> Grants<'a> {
+        Grants {
+            names,
+            by: if self.under.is_some() {
+                GrantedBy::Policy
+            } else {
+                GrantedBy::RunDefault
+            },
+        }
+    }
+
+    /// The type and manifest of an expression (or input), without running
+    /// it; the diagnostics if it is rejected.
+    pub fn typing(&mut self, name: &str, text: &str) -> Result<Typing, (usize, Vec<Diagnostic>)> {
+        let source = self.add_source(name, text);
+        let base = self.sources.get(source).map_or(0, |s| s.base);
+        let parsed = writ_lang::parse_at(text, base);
+        if parsed.has_errors() {
+            return Err((source, parsed.diagnostics));
+        }
+        // Checked with no grants in force: `:type` shows what an expression
+        // needs, whether or not the policy grants it.
+        let checked = self.check.check(&parsed.program, None);
+        if !checked.accepted() {
+            return Err((source, checked.typed.diagnostics));
+        }
+        Ok(Typing {
+            ty: checked.value_type.unwrap_or_else(|| "()".to_string()),
+            manifest: checked.typed.manifest,
+        })
+    }
+
+    /// Check and run one input; `log` receives its `Log` lines as they
+    /// are written. `cancel`, when set from another thread, stops the run
+    /// (E5006) and the input defines nothing.
+    pub fn eval(
+        &mut self,
+        name: &str,
+        text: &str,
+        log: &mut dyn FnMut(&str),
+        cancel: Option<&AtomicBool>,
+    ) -> Evaluation {
+        let source = self.add_source(name, text);
+        let base = self.sources.get(source).map_or(0, |s| s.base);
+        let mut out = Evaluation {
+            source,
+            ..Evaluation::default()
+        };
+        let parsed = writ_lang::parse_at(text, base);
+        if parsed.has_errors() {
+            out.diagnostics = parsed.diagnostics;
+            return out;
+        }
+        let granted = self.granted();
+        let grants = self.grants(&granted);
+        let checked = self.check.check(&parsed.program, Some(grants));
+        let mut diagnostics = parsed.diagnostics;
+        diagnostics.extend(checked.typed.diagnostics.iter().cloned());
+        writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
+        out.diagnostics = diagnostics;
+        if !checked.accepted() {
+            return out;
+        }
+        out.accepted = true;
+        let prepared = self.code.prepare(&parsed.program, &checked.typed);
+        let hash = store::sha256_hex(text.as_bytes());
+        let limits = self.limits.clone();
+        let result = match &mut self.under {
+            Some(u) => {
+                let mut host = PolicyHost {
+                    policy: &u.policy,
+                    module: prepared.module(),
+                    program: &hash,
+                    store: &mut u.store,
+                    log,
+                    confirm: &self.engine.confirm,
+                    clock: &self.engine.clock,
+                    capabilities: &self.engine.capabilities,
+                    output: Vec::new(),
+                    operations: Vec::new(),
+                    audit_ids: Vec::new(),
+                    paid_this_run: u.paid,
+                    recorded: u.recorded.as_ref(),
+                    used_recorded: false,
+                };
+                let result = self.code.run(&prepared, &limits, &mut host, cancel);
+                u.paid = host.paid_this_run;
+                out.output = host.output;
+                out.operations = host.operations;
+                out.audit_ids = host.audit_ids;
+                result
+            }
+            None => {
+                let mut lines = Vec::new();
+                let mut host = LogHost::new(|line: &str| {
+                    log(line);
+                    lines.push(line.to_string());
+                });
+                let result = self.code.run(&prepared, &limits, &mut host, cancel);
+                out.output = lines;
+                result
+            }
+        };
+        let value = match result {
+            Ok(v) => v,
+            Err(e) => {
+                out.error = Some(e);
+                return out;
+            }
+        };
+        let module = prepared.module();
+        let show = |v: &Value| writ_runtime::display::to_string(v, module, false, limits.output);
+        for d in &checked.defined {
+            if d.kind == DefinedKind::Let
+                && let Some(v) = self.code.value(&prepared, &d.name)
+            {
+                out.values.push(Shown {
+                    name: d.name.clone(),
+                    ty: d.ty.clone(),
+                    text: show(v),
+                });
+            }
+        }
+        if let Some(ty) = &checked.value_type
+            && !matches!(value, Value::Unit)
+        {
+            out.values.push(Shown {
+                name: "-".to_string(),
+                ty: ty.clone(),
+                text: show(&value),
+            });
+        }
+        out.defined = checked.defined.clone();
+        if let Some(next) = checked.commit() {
+            self.check = next;
+        }
+        self.code.commit(prepared);
+        out
+    }
+}

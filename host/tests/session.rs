@@ -1,0 +1,163 @@
+//! Sessions: definitions persist across inputs, redefinition replaces a
+//! name for later inputs only, and a rejected or failed input defines
+//! nothing.
+
+use writ_host::engine::{Engine, RunOptions};
+use writ_host::session::{Evaluation, Session};
+
+fn session() -> Session {
+    Session::new(Engine::new(), None, RunOptions::default()).expect("a session")
+}
+
+fn eval(s: &mut Session, text: &str) -> Evaluation {
+    s.eval("<input>", text, &mut |_| {}, None)
+}
+
+/// The values an input shows, as `name : type = value` lines.
+fn shown(s: &mut Session, text: &str) -> Vec<String> {
+    let e = eval(s, text);
+    assert!(
+        e.diagnostics.iter().all(|d| !d.is_error()),
+        "{text}: {:?}",
+        e.diagnostics
+    );
+    assert!(e.error.is_none(), "{text}: {:?}", e.error);
+    e.values
+        .iter()
+        .map(|v| format!("{} : {} = {}", v.name, v.ty, v.text))
+        .collect()
+}
+
+fn codes(e: &Evaluation) -> Vec<&str> {
+    e.diagnostics.iter().map(|d| d.code.as_str()).collect()
+}
+
+#[test]
+fn lets_and_functions_persist() {
+    let mut s = session();
+    assert_eq!(
+        shown(&mut s, "let xs = [1, 2, 3]"),
+        ["xs : List[Int] = [1, 2, 3]"]
+    );
+    assert_eq!(
+        shown(&mut s, "fn double(x) { x * 2 }"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        shown(&mut s, "list.map(xs, double)"),
+        ["- : List[Int] = [2, 4, 6]"]
+    );
+    assert_eq!(
+        shown(&mut s, "let ys = xs ++ [4]\nys"),
+        [
+            "ys : List[Int] = [1, 2, 3, 4]",
+            "- : List[Int] = [1, 2, 3, 4]"
+        ]
+    );
+    assert_eq!(shown(&mut s, "\"s\" ++ \"t\""), ["- : Str = \"st\""]);
+}
+
+#[test]
+fn redefinition_replaces_for_later_inputs_only() {
+    let mut s = session();
+    shown(&mut s, "fn f(x) { x + 1 }");
+    shown(&mut s, "fn g(x) { f(x) * 10 }");
+    shown(&mut s, "fn f(x) { x + 2 }");
+    assert_eq!(shown(&mut s, "(f(0), g(0))"), ["- : (Int, Int) = (2, 10)"]);
+    // A let and a fn of the same name: the later one wins.
+    shown(&mut s, "let f = 5");
+    assert_eq!(shown(&mut s, "f + 1"), ["- : Int = 6"]);
+    shown(&mut s, "fn f() { \"fn again\" }");
+    assert_eq!(shown(&mut s, "f()"), ["- : Str = \"fn again\""]);
+    // A let may use the name it replaces.
+    shown(&mut s, "let n = 1");
+    assert_eq!(shown(&mut s, "let n = n + 1"), ["n : Int = 2"]);
+}
+
+#[test]
+fn types_and_effects_can_be_redeclared() {
+    let mut s = session();
+    shown(&mut s, "type Shape = Circle(Float) | Square(Float)");
+    shown(
+        &mut s,
+        "fn area(s) { match s { Circle(r) => 3.0 * r * r, Square(a) => a * a } }",
+    );
+    assert_eq!(shown(&mut s, "area(Square(2.0))"), ["- : Float = 4.0"]);
+    shown(&mut s, "type Shape = Dot");
+    assert_eq!(shown(&mut s, "Dot"), ["- : Shape = Dot"]);
+    // The old constructor's type is the old Shape, which area still takes.
+    assert_eq!(shown(&mut s, "area(Circle(1.0))"), ["- : Float = 3.0"]);
+    let e = eval(&mut s, "area(Dot)");
+    assert_eq!(codes(&e), ["E2001"], "{:?}", e.diagnostics);
+
+    shown(&mut s, "effect Ask { fn ask() -> Int }");
+    shown(&mut s, "fn twice() { Ask.ask() + Ask.ask() }");
+    assert_eq!(
+        shown(&mut s, "handle twice() with { Ask.ask() => resume(21) }"),
+        ["- : Int = 42"]
+    );
+    shown(&mut s, "effect Ask { fn ask() -> Str }");
+    assert_eq!(
+        shown(
+            &mut s,
+            "handle Ask.ask() with { Ask.ask() => resume(\"new\") }"
+        ),
+        ["- : Str = \"new\""]
+    );
+    // twice performs the old Ask, which a handler of the new one does not
+    // handle: rejected, not run.
+    let e = eval(&mut s, "handle twice() with { Ask.ask() => resume(\"x\") }");
+    assert!(!e.accepted, "{:?}", e.diagnostics);
+}
+
+#[test]
+fn a_rejected_or_failed_input_defines_nothing() {
+    let mut s = session();
+    let e = eval(&mut s, "fn ok() { 1 }\nlet bad: Int = \"no\"");
+    assert!(!e.accepted);
+    let e = eval(&mut s, "ok()");
+    assert_eq!(codes(&e), ["E1001"]);
+
+    let e = eval(&mut s, "let a = 1\nlet b = 1 / 0");
+    assert!(e.accepted);
+    assert_eq!(e.error.as_ref().map(|e| e.code.as_str()), Some("E4002"));
+    let e = eval(&mut s, "a");
+    assert_eq!(codes(&e), ["E1001"], "{:?}", e.diagnostics);
+    assert_eq!(shown(&mut s, "let a = 2"), ["a : Int = 2"]);
+}
+
+#[test]
+fn without_a_policy_only_log_is_granted() {
+    let mut s = session();
+    let mut lines = Vec::new();
+    let e = s.eval(
+        "<input>",
+        "Log.info(\"hi\")",
+        &mut |l| lines.push(l.to_string()),
+        None,
+    );
+    assert!(e.error.is_none() && e.values.is_empty());
+    assert_eq!(lines, ["hi"]);
+    let e = eval(&mut s, "Http.get(\"https://example.com\")");
+    assert_eq!(codes(&e), ["E3002"]);
+    // A function that performs Http can be defined, but not called.
+    let e = eval(&mut s, "fn fetch() { Http.get(\"https://example.com\") }");
+    assert!(e.accepted);
+    let e = eval(&mut s, "fetch()");
+    assert_eq!(codes(&e), ["E3002"]);
+}
+
+#[test]
+fn spans_name_the_input_they_are_in() {
+    let mut s = session();
+    eval(&mut s, "let a = 1");
+    let e = eval(&mut s, "let b = 2\nb + \"x\"");
+    let d = e.diagnostics.first().expect("a diagnostic");
+    let span = d.primary_span().expect("a span");
+    let (source, local) = s.locate(span).expect("located");
+    assert_eq!(source.text, "let b = 2\nb + \"x\"");
+    assert!(
+        source.text[local.start..local.end].contains('x'),
+        "{local:?}"
+    );
+}

@@ -1,0 +1,368 @@
+//! Sessions: checking a program one input at a time, as the REPL does.
+//!
+//! A [`Session`] holds the checker's state after every accepted input:
+//! the standard library, and the types, effects, functions and top-level
+//! `let`s defined so far. [`Session::check`] checks one more input against
+//! it. Within an input the usual rules hold (functions may be used before
+//! they appear, statements run in order); the input's own names come
+//! first, then the session's.
+//!
+//! Redefinition replaces a name *for later inputs*: what was checked
+//! before keeps the definition it was checked with (a function defined
+//! earlier still calls the function it called). A redeclared type is a new
+//! type that happens to print with the same name; a redeclared effect gets
+//! a new label, so an old function performing the old effect is never
+//! handled by a handler of the new one.
+//!
+//! Invariants: checking never changes the session itself; the caller
+//! decides whether to keep the result ([`Checked::commit`]), typically
+//! only once the input has also run. So a rejected or failed input leaves
+//! no trace.
+
+use std::collections::HashSet;
+
+use crate::ast::{Item, Program, Stmt};
+use crate::diagnostic::{Diagnostic, sort_and_dedup};
+use crate::types::infer::Checker;
+use crate::types::pattern::collect_names;
+use crate::types::ty::Kind;
+use crate::types::{Grants, Typed};
+
+/// The checker's state after the inputs accepted so far.
+#[derive(Clone)]
+pub struct Session {
+    checker: Checker,
+    /// Types, constructors and effects the session's inputs declared.
+    user_types: HashSet<String>,
+    user_effects: HashSet<String>,
+}
+
+/// What kind of name an input defined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefinedKind {
+    /// A top-level `fn`.
+    Fn,
+    /// A name bound by a top-level `let`.
+    Let,
+    /// A `type`.
+    Type,
+    /// An `effect`.
+    Effect,
+}
+
+/// A name an input defined, with its type as printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Defined {
+    /// Its kind.
+    pub kind: DefinedKind,
+    /// The name.
+    pub name: String,
+    /// A function's signature (`fn f(x: Int) -> Int`), a value's type
+    /// (`List[Int]`), or empty for types and effects.
+    pub ty: String,
+}
+
+/// One input, checked against a session.
+pub struct Checked {
+    /// Diagnostics, manifest and what lowering needs, as for a program.
+    pub typed: Typed,
+    /// The names the input defines, in source order.
+    pub defined: Vec<Defined>,
+    /// The type of the input's value: that of its last statement if it is
+    /// an expression, `None` otherwise.
+    pub value_type: Option<String>,
+    next: Option<Session>,
+}
+
+impl Checked {
+    /// Whether the input is accepted.
+    pub fn accepted(&self) -> bool {
+        self.next.is_some()
+    }
+
+    /// The session with this input's definitions added (`None` if it was
+    /// rejected).
+    pub fn commit(self) -> Option<Session> {
+        self.next
+    }
+}
+
+impl Session {
+    /// A session holding the standard library and the embedder's
+    /// capability `interfaces` (see [`crate::types::check_hosted`]).
+    pub fn new(interfaces: &[String]) -> Session {
+        stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
+            let mut c = Checker::new();
+            crate::types::items::load_stdlib(&mut c);
+            c.diagnostics.clear();
+            for source in interfaces {
+                let parsed = crate::parser::parse_library(source);
+                for item in &parsed.program.items {
+                    if let Item::Effect(e) = item {
+                        c.extra_hosts.push(e.name.name.clone());
+                    }
+                }
+                c.declare(&parsed.program);
+            }
+            c.diagnostics.clear();
+            c.user_code = true;
+            Session {
+                checker: c,
+                user_types: HashSet::new(),
+                user_effects: HashSet::new(),
+            }
+        })
+    }
+
+    /// The value names in scope: the session's functions and `let`s.
+    pub fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.checker.session.keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// The standard library's namespaces and their members.
+    pub fn namespaces(&self) -> Vec<(String, Vec<String>)> {
+        let mut v: Vec<(String, Vec<String>)> = self
+            .checker
+            .namespaces
+            .iter()
+            .map(|(ns, members)| {
+                let mut m: Vec<String> = members.keys().cloned().collect();
+                m.sort();
+                (ns.clone(), m)
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The type, constructor and effect names in scope.
+    pub fn type_names(&self) -> Vec<String> {
+        let t = &self.checker.types;
+        let mut v: Vec<String> = t
+            .by_name
+            .keys()
+            .chain(t.ctor_by_name.keys())
+            .chain(t.effects.keys())
+            .cloned()
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Check one input (parsed with spans that do not overlap earlier
+    /// inputs') with `grants`. The session is unchanged.
+    pub fn check(&self, program: &Program, grants: Option<Grants<'_>>) -> Checked {
+        stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
+            self.check_on_stack(program, grants)
+        })
+    }
+
+    fn check_on_stack(&self, program: &Program, grants: Option<Grants<'_>>) -> Checked {
+        let mut c = self.checker.clone();
+        let mut user_types = self.user_types.clone();
+        let mut user_effects = self.user_effects.clone();
+        // What belongs to one input only starts afresh.
+        c.diagnostics.clear();
+        c.dropped = 0;
+        c.errors = 0;
+        c.level = 0;
+        c.top_position = 0;
+        c.top_row = c.arena.var(0, Kind::Row);
+        c.cur_row = c.top_row;
+        c.row_owner = None;
+        c.performs.clear();
+        c.top_sources.clear();
+        c.sum_uses.clear();
+        c.num_vars.clear();
+        c.row_waits.clear();
+        c.handling.clear();
+        c.expr_types.clear();
+        forget_redeclared(&mut c, program, &user_types, &user_effects);
+        c.declare(program);
+        c.check_top_level(program);
+        c.settle_row_waits(0);
+        c.default_numbers();
+        let manifest = c.manifest(grants);
+        let rejected = c.diagnostics.iter().any(Diagnostic::is_error);
+        let mut diagnostics = std::mem::take(&mut c.diagnostics);
+        if c.dropped > 0
+            && let Some(last) = diagnostics.last_mut()
+        {
+            last.notes.push(format!(
+                "{} more problems were found and are not shown; fix these first",
+                c.dropped
+            ));
+        }
+        sort_and_dedup(&mut diagnostics);
+        let float_sums = c.float_sums();
+        if rejected {
+            return Checked {
+                typed: Typed {
+                    diagnostics,
+                    ..Typed::default()
+                },
+                defined: Vec::new(),
+                value_type: None,
+                next: None,
+            };
+        }
+        let signatures = c.signatures(program);
+        let value_type = last_expression(program).and_then(|pos| {
+            let t = c
+                .expr_types
+                .iter()
+                .find(|(p, _)| *p == pos)
+                .map(|(_, t)| *t)?;
+            c.show(&[t]).pop()
+        });
+        let defined = defined(&mut c, program, &signatures);
+        // The input's top level joins the session's.
+        for (name, (binding, _, _)) in std::mem::take(&mut c.top_fns) {
+            c.session.insert(name, binding);
+        }
+        for (name, mut sites) in std::mem::take(&mut c.top_lets) {
+            sites.sort_by_key(|(p, _)| *p);
+            if let Some((_, b)) = sites.pop() {
+                c.session.insert(name, b);
+            }
+        }
+        c.let_sites.clear();
+        c.fn_pos.clear();
+        c.fn_tyvars.clear();
+        for item in &program.items {
+            match item {
+                Item::Type(t) => {
+                    user_types.insert(t.name.name.clone());
+                }
+                Item::Effect(e) => {
+                    user_effects.insert(e.name.name.clone());
+                }
+                _ => {}
+            }
+        }
+        Checked {
+            typed: Typed {
+                diagnostics,
+                signatures,
+                manifest,
+                float_sums,
+            },
+            defined,
+            value_type,
+            next: Some(Session {
+                checker: c,
+                user_types,
+                user_effects,
+            }),
+        }
+    }
+}
+
+/// Remove the session's declarations of the types, constructors and
+/// effects `program` declares again, so that the new ones replace them.
+fn forget_redeclared(
+    c: &mut Checker,
+    program: &Program,
+    user_types: &HashSet<String>,
+    user_effects: &HashSet<String>,
+) {
+    for item in &program.items {
+        match item {
+            Item::Type(t) => {
+                if user_types.contains(&t.name.name) {
+                    c.types.by_name.remove(&t.name.name);
+                    c.types.row_params.remove(&t.name.name);
+                }
+                if let crate::ast::TypeBody::Variants(vs) = &t.body {
+                    for v in vs {
+                        // Only constructors a session input declared (they
+                        // have a span); the prelude's stay built in.
+                        let declared = c
+                            .types
+                            .ctor_by_name
+                            .get(&v.name.name)
+                            .and_then(|i| c.types.ctors.get(*i))
+                            .is_some_and(|info| info.span.is_some());
+                        if declared {
+                            c.types.ctor_by_name.remove(&v.name.name);
+                        }
+                    }
+                }
+            }
+            Item::Effect(e) if user_effects.contains(&e.name.name) => {
+                c.types.effects.remove(&e.name.name);
+                c.types.row_params.remove(&e.name.name);
+                c.syms.rebind(&e.name.name);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The position of the last statement, if it is an expression.
+fn last_expression(program: &Program) -> Option<usize> {
+    let (pos, item) = program
+        .items
+        .iter()
+        .enumerate()
+        .rfind(|(_, i)| matches!(i, Item::Stmt(_)))?;
+    matches!(item, Item::Stmt(Stmt::Expr(_))).then_some(pos)
+}
+
+/// The names `program` defines, with their types.
+fn defined(
+    c: &mut Checker,
+    program: &Program,
+    signatures: &[crate::types::Signature],
+) -> Vec<Defined> {
+    let mut out = Vec::new();
+    for item in &program.items {
+        match item {
+            Item::Fn(f) => out.push(Defined {
+                kind: DefinedKind::Fn,
+                name: f.name.name.clone(),
+                ty: signatures
+                    .iter()
+                    .find(|s| s.name == f.name.name)
+                    .map(|s| s.signature.clone())
+                    .unwrap_or_default(),
+            }),
+            Item::Type(t) => out.push(Defined {
+                kind: DefinedKind::Type,
+                name: t.name.name.clone(),
+                ty: String::new(),
+            }),
+            Item::Effect(e) => out.push(Defined {
+                kind: DefinedKind::Effect,
+                name: e.name.name.clone(),
+                ty: String::new(),
+            }),
+            Item::Stmt(Stmt::Let(l)) => {
+                let mut names = Vec::new();
+                collect_names(&l.pattern, &mut names);
+                for (n, _) in names {
+                    let ty = c
+                        .top_lets
+                        .get(&n)
+                        .and_then(|v| {
+                            v.iter().find(|(_, b)| {
+                                l.span.start <= b.span.start && b.span.end <= l.span.end
+                            })
+                        })
+                        .map(|(_, b)| b.scheme.ty);
+                    let ty = ty.and_then(|t| c.show(&[t]).pop()).unwrap_or_default();
+                    out.push(Defined {
+                        kind: DefinedKind::Let,
+                        name: n,
+                        ty,
+                    });
+                }
+            }
+            Item::Stmt(_) => {}
+        }
+    }
+    out
+}
