@@ -23,7 +23,7 @@ pub fn out(text: &str) {
 }
 
 /// Ask on the terminal; `false` when standard input is not one.
-fn terminal_confirm(question: &str) -> bool {
+pub fn terminal_confirm(question: &str) -> bool {
     if !std::io::stdin().is_terminal() {
         eprintln!("{question} [y/N] (no terminal to ask: refused)");
         return false;

@@ -8,6 +8,7 @@
 //! (`run`) a limit was exhausted.
 
 mod host_cli;
+mod repl;
 
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -106,6 +107,21 @@ enum Command {
         /// SQL run once in the new store (demo org, records).
         #[arg(long)]
         seed: Option<std::path::PathBuf>,
+    },
+    /// Start the REPL: enter definitions and expressions, see values with
+    /// their types (docs/repl.md).
+    Repl {
+        /// Grant what this policy grants (docs/policy.md); without it, only
+        /// `Log`.
+        #[arg(long)]
+        policy: Option<std::path::PathBuf>,
+        /// The store (SQLite file) for the audit log, ledger and records;
+        /// overrides the policy's `[store] path`.
+        #[arg(long, requires = "policy")]
+        db: Option<std::path::PathBuf>,
+        /// Limits of each input, as for `writ run`.
+        #[arg(long, value_delimiter = ',')]
+        limit: Vec<String>,
     },
     /// Explain a diagnostic code, e.g. `writ explain E0100`.
     Explain {
@@ -502,6 +518,7 @@ fn main() -> ExitCode {
         Command::Db { action, db, seed } => match action {
             DbAction::Init => host_cli::db_init(db.as_deref(), seed.as_deref()),
         },
+        Command::Repl { policy, db, limit } => repl::main(repl::Options { policy, db, limit }),
         Command::Explain { code } => explain(&code),
     }
 }

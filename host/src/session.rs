@@ -222,6 +222,11 @@ impl Session {
         self.check.type_names()
     }
 
+    /// The effects in scope, each with its operations' names.
+    pub fn effect_ops(&self) -> Vec<(String, Vec<String>)> {
+        self.check.effect_ops()
+    }
+
     /// The last `n` records of the audit log (none without a policy).
     pub fn audit_tail(&self, n: usize) -> Result<Vec<AuditRecord>, String> {
         let Some(u) = &self.under else {
@@ -251,7 +256,7 @@ impl Session {
             by: if self.under.is_some() {
                 GrantedBy::Policy
             } else {
-                GrantedBy::RunDefault
+                GrantedBy::ReplDefault
             },
         }
     }

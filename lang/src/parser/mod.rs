@@ -219,7 +219,7 @@ const PARSER_RED_ZONE: usize = 1 << 26;
 
 /// A line does not start anew when the line before it ends with one of
 /// these: the construct goes on.
-fn expects_more(tok: &Token) -> bool {
+pub fn expects_more(tok: &Token) -> bool {
     tok.is_open()
         || tok.is_binary_operator()
         || matches!(

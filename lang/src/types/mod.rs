@@ -168,6 +168,8 @@ pub enum GrantedBy {
     Policy,
     /// `writ run` without a policy, which grants only `Log`.
     RunDefault,
+    /// The REPL without a policy, which grants only `Log`.
+    ReplDefault,
 }
 
 /// The capabilities a program may perform, and what granted them.

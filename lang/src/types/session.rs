@@ -152,6 +152,24 @@ impl Session {
         v
     }
 
+    /// The effects in scope, each with its operations' names.
+    pub fn effect_ops(&self) -> Vec<(String, Vec<String>)> {
+        let mut v: Vec<(String, Vec<String>)> = self
+            .checker
+            .types
+            .effects
+            .iter()
+            .map(|(name, info)| {
+                (
+                    name.clone(),
+                    info.ops.iter().map(|o| o.name.clone()).collect(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
     /// Check one input (parsed with spans that do not overlap earlier
     /// inputs') with `grants`. The session is unchanged.
     pub fn check(&self, program: &Program, grants: Option<Grants<'_>>) -> Checked {

@@ -1,0 +1,311 @@
+//! The REPL's `:commands` (see [`super::complete::COMMANDS`]).
+//!
+//! Invariants: a command never changes what is granted except `:policy`,
+//! which switches only to a policy that parsed and whose store opened; on
+//! any error the session keeps its policy.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use writ::render;
+use writ_host::policy::Policy;
+
+use super::complete::COMMANDS;
+use super::{Repl, show};
+use crate::host_cli::out;
+
+/// Read and parse a policy file, with its directory set; the rendered
+/// errors if it cannot be used.
+pub fn read_policy(path: &Path, color: bool) -> Result<Policy, String> {
+    let shown = path.display().to_string();
+    let text = match crate::read_file(path) {
+        Ok(t) => t,
+        Err(d) => {
+            return Err(format!(
+                "{}{shown}: policy not read\n",
+                render::human(&[d], &shown, "", color)
+            ));
+        }
+    };
+    match writ_host::policy::parse(&text) {
+        Ok(mut p) => {
+            p.dir = path.parent().map(Path::to_path_buf);
+            Ok(p)
+        }
+        Err(diags) => {
+            let n = diags.len();
+            Err(format!(
+                "{}{shown}: malformed policy: {n} error{}; nothing is granted\n",
+                render::human(&diags, &shown, &text, color),
+                if n == 1 { "" } else { "s" }
+            ))
+        }
+    }
+}
+
+impl Repl {
+    /// Run one `:command` line.
+    pub(super) fn command(&mut self, line: &str) {
+        let body = line.trim_start_matches(':');
+        let (name, arg) = match body.split_once(char::is_whitespace) {
+            Some((n, a)) => (n, a.trim()),
+            None => (body, ""),
+        };
+        match name {
+            "help" | "h" | "?" => out(&help()),
+            "quit" | "q" | "exit" => self.quit = true,
+            "type" | "t" => self.type_of(arg, false),
+            "effects" | "e" => self.type_of(arg, true),
+            "grants" => self.grants(),
+            "policy" => self.policy(arg),
+            "load" | "l" => self.load(arg),
+            "reset" => self.reset(),
+            "limits" => self.limits(arg),
+            "audit" => self.audit(arg),
+            _ => {
+                self.failed = true;
+                let names: Vec<&str> = COMMANDS
+                    .iter()
+                    .map(|(c, _)| c.split(' ').next().unwrap_or(c).trim_start_matches(':'))
+                    .collect();
+                let guess = writ_lang::types::suggest_name(name, &names)
+                    .map(|g| format!(" Did you mean `:{g}`?"))
+                    .unwrap_or_default();
+                eprintln!("error: expected a command, found `:{name}`.{guess} `:help` lists them.");
+            }
+        }
+    }
+
+    fn usage(&mut self, text: &str) {
+        self.failed = true;
+        eprintln!("error: {text}");
+    }
+
+    /// `:type EXPR` and `:effects EXPR`.
+    fn type_of(&mut self, arg: &str, manifest: bool) {
+        let command = if manifest { ":effects" } else { ":type" };
+        if arg.is_empty() {
+            self.usage(&format!(
+                "expected an expression after `{command}`, found nothing (like `{command} list.map`)"
+            ));
+            return;
+        }
+        match self.session.typing(&format!("<{command}>"), arg) {
+            Err((_, diags)) => {
+                self.failed = true;
+                eprint!("{}", show::diagnostics(&self.session, &diags, self.color));
+            }
+            Ok(t) if !manifest => {
+                let effects: Vec<&str> = t.manifest.iter().map(|m| m.effect.as_str()).collect();
+                if effects.is_empty() {
+                    out(&format!("{arg} : {}\n", t.ty));
+                } else {
+                    out(&format!("{arg} : {} / {{{}}}\n", t.ty, effects.join(", ")));
+                }
+            }
+            Ok(t) => {
+                if t.manifest.is_empty() {
+                    out(&format!("{arg} performs no effects\n"));
+                    return;
+                }
+                let granted = self.session.granted();
+                let index = self.session.sources().len().saturating_sub(1);
+                let text = self
+                    .source(index)
+                    .map(|s| s.text.clone())
+                    .unwrap_or_default();
+                let base = self.source(index).map_or(0, |s| s.base);
+                let lines = writ_lang::LineIndex::new(&text);
+                let mut o = String::new();
+                for m in &t.manifest {
+                    let status = if !m.capability {
+                        "built in, needs no grant"
+                    } else if granted.contains(&m.effect) {
+                        "granted"
+                    } else {
+                        "NOT granted: an input performing it is refused"
+                    };
+                    let _ = writeln!(o, "{}: {status}", m.effect);
+                    if m.sites.is_empty() {
+                        let _ = writeln!(o, "  performed inside a function defined earlier");
+                    }
+                    for (op, span) in &m.sites {
+                        let where_ = if span.start >= base && span.start <= base + text.len() {
+                            let p = lines.position(span.start - base);
+                            format!("column {}", p.column)
+                        } else {
+                            "a function defined earlier".to_string()
+                        };
+                        let _ = writeln!(o, "  {}.{op} at {where_}", m.effect);
+                    }
+                }
+                out(&o);
+            }
+        }
+    }
+
+    /// `:grants`.
+    fn grants(&mut self) {
+        match self.session.policy() {
+            Some(p) => {
+                out(&format!(
+                    "Acting for {} ({}, {}). Granted:\n{}",
+                    p.principal.name,
+                    p.principal.id,
+                    p.principal.role,
+                    show::grants(p)
+                ));
+            }
+            None => out("No policy: only Log is granted (every operation, not audited).\n"),
+        }
+    }
+
+    /// `:policy`, `:policy FILE`, `:policy none`.
+    fn policy(&mut self, arg: &str) {
+        if arg.is_empty() {
+            out(&self.policy_line());
+            return;
+        }
+        if arg == "none" {
+            if let Err(e) = self.session.set_policy(None) {
+                self.usage(&e.message);
+                return;
+            }
+            self.policy_path = None;
+            out(&self.policy_line());
+            return;
+        }
+        let path = PathBuf::from(arg);
+        let policy = match read_policy(&path, self.color) {
+            Ok(p) => p,
+            Err(text) => {
+                self.failed = true;
+                eprint!("{text}");
+                eprintln!("(the policy in force is unchanged)");
+                return;
+            }
+        };
+        if let Err(e) = self.session.set_policy(Some(policy)) {
+            self.failed = true;
+            eprintln!("[{}] error: {}", e.code, e.message);
+            eprintln!("(the policy in force is unchanged)");
+            return;
+        }
+        self.policy_path = Some(path);
+        out(&self.policy_line());
+    }
+
+    /// `:load FILE`: the file is one input.
+    fn load(&mut self, arg: &str) {
+        if arg.is_empty() {
+            self.usage(
+                "expected a file after `:load`, found nothing (like `:load examples/hello.writ`)",
+            );
+            return;
+        }
+        let path = Path::new(arg);
+        match crate::read_file(path) {
+            Ok(text) => self.eval(arg, &text),
+            Err(d) => {
+                self.failed = true;
+                eprint!("{}", render::human(&[d], arg, "", self.color));
+            }
+        }
+    }
+
+    /// `:reset`.
+    fn reset(&mut self) {
+        match self.session.reset() {
+            Ok(()) => out("Every definition is forgotten; the policy and limits stay.\n"),
+            Err(e) => self.usage(&e.message),
+        }
+    }
+
+    /// `:limits` and `:limits name=value ...`.
+    fn limits(&mut self, arg: &str) {
+        if !arg.is_empty() {
+            let settings: Vec<String> = arg
+                .split([',', ' '])
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+            let mut limits = self.session.limits().clone();
+            for setting in &settings {
+                let result = match setting.split_once('=') {
+                    Some((name, value)) => limits.set(name.trim(), value.trim()),
+                    None => Err(format!(
+                        "expected `name=value` (like `fuel=1e6` or `time=2s`), found `{setting}`"
+                    )),
+                };
+                if let Err(e) = result {
+                    self.usage(&format!(
+                        "in `:limits {setting}`: {e}; the limits are unchanged"
+                    ));
+                    return;
+                }
+            }
+            *self.session.limits_mut() = limits;
+        }
+        let l = self.session.limits();
+        out(&format!(
+            "Each input runs with at most: fuel={} steps, memory={} bytes, depth={} calls, output={} bytes, time={}ms\n",
+            l.fuel,
+            l.memory,
+            l.depth,
+            l.output,
+            l.time.as_millis()
+        ));
+    }
+
+    /// `:audit [N]`.
+    fn audit(&mut self, arg: &str) {
+        let n = if arg.is_empty() {
+            10
+        } else {
+            match arg.parse::<usize>() {
+                Ok(n) => n,
+                Err(_) => {
+                    self.usage(&format!(
+                        "expected a number of records after `:audit`, found `{arg}`"
+                    ));
+                    return;
+                }
+            }
+        };
+        if self.session.policy().is_none() {
+            out("No policy, so no audit log: start with --policy FILE, or use :policy FILE.\n");
+            return;
+        }
+        match self.session.audit_tail(n) {
+            Ok(records) if records.is_empty() => out("The audit log is empty.\n"),
+            Ok(records) => {
+                let mut o = String::new();
+                for r in records {
+                    let _ = writeln!(
+                        o,
+                        "#{} {} {}({}) {}: {}",
+                        r.seq, r.principal, r.operation, r.arguments, r.decision, r.rule
+                    );
+                }
+                out(&o);
+            }
+            Err(e) => self.usage(&format!("the audit log cannot be read: {e}")),
+        }
+    }
+}
+
+/// The text of `:help`.
+fn help() -> String {
+    let mut h = String::from(
+        "Type Writ: definitions (fn, type, effect, let) stay for later inputs, and a name\n\
+         defined again replaces the old one from then on. An expression's value is shown\n\
+         with its type. An unfinished line (open bracket, trailing operator) continues\n\
+         on the next; an empty line ends it. Ctrl-C drops the input or stops a run.\n\n\
+         Commands:\n",
+    );
+    let width = COMMANDS.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
+    for (c, what) in COMMANDS {
+        let _ = writeln!(h, "  {c:width$}  {what}");
+    }
+    h
+}

@@ -1,0 +1,74 @@
+//! When an input is finished: the REPL reads lines until the text has no
+//! open bracket, no unfinished block comment, and does not end with
+//! something that asks for more (an operator, `=`, `,`, `=>`, ...).
+//!
+//! Invariants: decided from the lexer's tokens alone, so it never panics
+//! and agrees with how the parser joins lines.
+
+use writ_lang::Code;
+use writ_lang::lexer::lex;
+
+/// Whether `text` needs more lines before it can be checked.
+pub fn needs_more(text: &str) -> bool {
+    let lexed = lex(text);
+    if lexed
+        .diagnostics
+        .iter()
+        .any(|d| d.code == Code::UnterminatedComment)
+    {
+        return true;
+    }
+    let mut depth: i64 = 0;
+    for (t, _) in &lexed.tokens {
+        if t.is_open() {
+            depth += 1;
+        } else if t.is_close() {
+            depth -= 1;
+        }
+    }
+    if depth > 0 {
+        return true;
+    }
+    lexed
+        .tokens
+        .last()
+        .is_some_and(|(t, _)| writ_lang::parser::expects_more(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::needs_more;
+
+    #[test]
+    fn open_brackets_and_trailing_operators_continue() {
+        for text in [
+            "fn f(x) {",
+            "fn f(x) {\n  x +",
+            "[1, 2,",
+            "let x =",
+            "(1,",
+            "match x {\n  Some(y) =>",
+            "1 +",
+            "/* a comment",
+            "xs\n  |> list.map(",
+        ] {
+            assert!(needs_more(text), "{text:?} should continue");
+        }
+    }
+
+    #[test]
+    fn finished_inputs_do_not() {
+        for text in [
+            "",
+            "1 + 2",
+            "fn f(x) { x }",
+            "let x = [1, 2]",
+            "\"unterminated",
+            "}",
+            "fn f(x) {\n  x + 1\n}",
+            "// a comment (",
+        ] {
+            assert!(!needs_more(text), "{text:?} should be finished");
+        }
+    }
+}

@@ -1,0 +1,376 @@
+//! `writ repl`: the interactive front end of [`writ_host::session`].
+//!
+//! On a terminal it reads with rustyline (history in a file, tab
+//! completion, Ctrl-C to drop the input being typed or to stop a running
+//! one, Ctrl-D to leave). With piped standard input it reads the same
+//! inputs line by line with no prompt, banner or colour, so a transcript
+//! can be tested and scripted; it then exits with 1 if any input was
+//! rejected or failed.
+//!
+//! An input is a command (a line starting with `:`) or Writ text: lines
+//! are read until brackets close and the last line does not end asking
+//! for more ([`input::needs_more`]); an empty line ends an unfinished
+//! input early. Results go to standard output, diagnostics and run-time
+//! errors to standard error.
+//!
+//! Invariants: the REPL checks every input against the grants in force,
+//! exactly as `writ run` checks a script; nothing here decides what is
+//! allowed.
+
+mod commands;
+mod complete;
+mod input;
+mod show;
+
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rustyline::error::ReadlineError;
+use rustyline::history::DefaultHistory;
+use rustyline::{Config, Editor};
+use writ_host::engine::{Engine, RunOptions};
+use writ_host::session::{Session, Source};
+use writ_lang::types::session::DefinedKind;
+
+use crate::host_cli::out;
+use complete::{ReplHelper, Words};
+
+/// How `writ repl` was started.
+pub struct Options {
+    /// The policy file, if any.
+    pub policy: Option<PathBuf>,
+    /// The store, overriding the policy's.
+    pub db: Option<PathBuf>,
+    /// `name=value` limits.
+    pub limit: Vec<String>,
+}
+
+const PROMPT: &str = "writ> ";
+const MORE: &str = "  ... ";
+
+/// One line read, or why there is none.
+enum Read {
+    Line(String),
+    Interrupted,
+    End,
+}
+
+/// Where lines come from: the terminal (rustyline) or a pipe.
+enum Reader {
+    Terminal(Box<Editor<ReplHelper, DefaultHistory>>, Option<PathBuf>),
+    Pipe(std::io::StdinLock<'static>),
+}
+
+impl Reader {
+    fn read(&mut self, prompt: &str) -> Read {
+        match self {
+            Reader::Terminal(rl, _) => match rl.readline(prompt) {
+                Ok(l) => Read::Line(l),
+                Err(ReadlineError::Interrupted) => Read::Interrupted,
+                Err(_) => Read::End,
+            },
+            Reader::Pipe(stdin) => {
+                let mut line = String::new();
+                match stdin.read_line(&mut line) {
+                    Ok(0) | Err(_) => Read::End,
+                    Ok(_) => {
+                        if line.ends_with('\n') {
+                            line.pop();
+                            if line.ends_with('\r') {
+                                line.pop();
+                            }
+                        }
+                        Read::Line(line)
+                    }
+                }
+            }
+        }
+    }
+
+    fn remember(&mut self, entry: &str) {
+        if let Reader::Terminal(rl, file) = self {
+            let _ = rl.add_history_entry(entry);
+            if let Some(f) = file {
+                let _ = rl.append_history(f);
+            }
+        }
+    }
+
+    fn refresh(&mut self, words: Words) {
+        if let Reader::Terminal(rl, _) = self
+            && let Some(h) = rl.helper_mut()
+        {
+            h.words = words;
+        }
+    }
+}
+
+/// The history file: `$WRIT_HISTORY`, else `~/.writ_history`; none when
+/// neither can be found (history then lasts the session).
+fn history_file() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("WRIT_HISTORY").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".writ_history"))
+}
+
+/// The REPL's state between inputs.
+pub(crate) struct Repl {
+    session: Session,
+    policy_path: Option<PathBuf>,
+    interactive: bool,
+    color: bool,
+    /// Whether any input was rejected or failed (the piped exit code).
+    failed: bool,
+    /// How many Writ inputs were entered (they are named `<input N>`).
+    inputs: usize,
+    cancel: Arc<AtomicBool>,
+    running: Arc<AtomicBool>,
+    quit: bool,
+}
+
+/// `writ repl [--policy P] [--db PATH] [--limit ...]`.
+pub fn main(options: Options) -> ExitCode {
+    let interactive = std::io::stdin().is_terminal();
+    let policy = match &options.policy {
+        Some(p) => match commands::read_policy(p, crate::color_err()) {
+            Ok(p) => Some(p),
+            Err(text) => {
+                eprint!("{text}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let engine = Engine::new().with_confirm(Arc::new(crate::host_cli::terminal_confirm));
+    let run_options = RunOptions {
+        store: options.db.as_ref().map(|d| d.display().to_string()),
+    };
+    let mut session = match Session::new(engine, policy, run_options) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("[{}] error: {}", e.code, e.message);
+            if let Some(h) = &e.help {
+                eprintln!("  Help: {h}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(code) = crate::apply_limits(session.limits_mut(), &options.limit) {
+        return code;
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    let running = Arc::new(AtomicBool::new(false));
+    {
+        let (cancel, running) = (cancel.clone(), running.clone());
+        // Ctrl-C stops a running input; while one is typed, the terminal
+        // is raw and rustyline sees the key instead. Piped, with nothing
+        // running, it ends the REPL as it would any program.
+        let _ = ctrlc::set_handler(move || {
+            if running.load(Ordering::SeqCst) {
+                cancel.store(true, Ordering::SeqCst);
+            } else if !interactive {
+                std::process::exit(130);
+            }
+        });
+    }
+    let mut repl = Repl {
+        session,
+        policy_path: options.policy.clone(),
+        interactive,
+        color: interactive && crate::color_err(),
+        failed: false,
+        inputs: 0,
+        cancel,
+        running,
+        quit: false,
+    };
+    let mut reader = if interactive {
+        let config = Config::builder()
+            .auto_add_history(false)
+            .max_history_size(10_000)
+            .map(|b| b.completion_type(rustyline::CompletionType::List).build());
+        let editor = config.and_then(Editor::with_config);
+        match editor {
+            Ok(mut rl) => {
+                rl.set_helper(Some(ReplHelper::new(repl.words())));
+                let file = history_file();
+                if let Some(f) = &file {
+                    let _ = rl.load_history(f);
+                }
+                out(&repl.banner());
+                Reader::Terminal(Box::new(rl), file)
+            }
+            Err(e) => {
+                eprintln!("error: the terminal cannot be used ({e})");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        Reader::Pipe(std::io::stdin().lock())
+    };
+    repl.run(&mut reader);
+    if !repl.interactive && repl.failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+impl Repl {
+    fn run(&mut self, reader: &mut Reader) {
+        let (prompt, more) = if self.interactive {
+            (PROMPT, MORE)
+        } else {
+            ("", "")
+        };
+        while !self.quit {
+            let first = match reader.read(prompt) {
+                Read::Line(l) => l,
+                Read::Interrupted => continue,
+                Read::End => break,
+            };
+            if first.trim_start().starts_with(':') {
+                reader.remember(first.trim());
+                self.command(first.trim());
+                reader.refresh(self.words());
+                continue;
+            }
+            let mut text = first;
+            let mut dropped = false;
+            while input::needs_more(&text) {
+                match reader.read(more) {
+                    Read::Line(l) if l.trim().is_empty() => break,
+                    Read::Line(l) => {
+                        text.push('\n');
+                        text.push_str(&l);
+                    }
+                    Read::Interrupted => {
+                        dropped = true;
+                        break;
+                    }
+                    Read::End => break,
+                }
+            }
+            if dropped || text.trim().is_empty() {
+                continue;
+            }
+            reader.remember(&text);
+            if writ_lang::lexer::lex(&text).tokens.is_empty() {
+                // Only comments: nothing to check or run.
+                continue;
+            }
+            self.inputs += 1;
+            let name = format!("<input {}>", self.inputs);
+            self.eval(&name, &text);
+            reader.refresh(self.words());
+        }
+    }
+
+    /// The first lines an interactive session prints.
+    fn banner(&self) -> String {
+        let mut b = format!(
+            "Writ {} — :help for commands, :quit or Ctrl-D to leave.\n",
+            env!("CARGO_PKG_VERSION")
+        );
+        b.push_str(&self.policy_line());
+        b
+    }
+
+    /// What the policy in force grants, in one line.
+    fn policy_line(&self) -> String {
+        match (self.session.policy(), &self.policy_path) {
+            (Some(p), Some(path)) => format!(
+                "Policy {}: acting for {} ({}); grants {}. :grants shows the scopes.\n",
+                path.display(),
+                p.principal.name,
+                p.principal.role,
+                list_or_nothing(&self.session.granted()),
+            ),
+            _ => "No policy: only Log is granted. Start with --policy FILE, or use :policy FILE, to grant more.\n"
+                .to_string(),
+        }
+    }
+
+    fn words(&self) -> Words {
+        Words {
+            names: self.session.names(),
+            namespaces: self.session.namespaces(),
+            effects: self.session.effect_ops(),
+            types: self.session.type_names(),
+        }
+    }
+
+    /// Check and run one input, and show what it did.
+    fn eval(&mut self, name: &str, text: &str) {
+        self.cancel.store(false, Ordering::SeqCst);
+        self.running.store(true, Ordering::SeqCst);
+        let cancel = self.cancel.clone();
+        let mut log = |line: &str| out(&format!("{line}\n"));
+        let e = self
+            .session
+            .eval(name, text, &mut log, Some(cancel.as_ref()));
+        self.running.store(false, Ordering::SeqCst);
+        if !e.diagnostics.is_empty() {
+            eprint!(
+                "{}",
+                show::diagnostics(&self.session, &e.diagnostics, self.color)
+            );
+        }
+        if !e.accepted {
+            self.failed = true;
+            return;
+        }
+        for op in &e.operations {
+            let effect = op.operation.split('.').next().unwrap_or("");
+            let audited = op.decision == "denied"
+                || effect == "Audit"
+                || self
+                    .session
+                    .policy()
+                    .and_then(|p| p.grants.get(effect))
+                    .is_some_and(|g| g.audit);
+            if audited {
+                out(&format!(
+                    "audit: {}({}) {}: {}\n",
+                    op.operation, op.arguments, op.decision, op.rule
+                ));
+            }
+        }
+        if let Some(err) = &e.error {
+            self.failed = true;
+            eprint!("{}", show::run_error(&self.session, err, self.color));
+            eprintln!("(the input defined nothing)");
+            return;
+        }
+        for d in &e.defined {
+            match d.kind {
+                DefinedKind::Fn => out(&format!("{}\n", d.ty)),
+                DefinedKind::Type => out(&format!("type {}\n", d.name)),
+                DefinedKind::Effect => out(&format!("effect {}\n", d.name)),
+                DefinedKind::Let => {}
+            }
+        }
+        for v in &e.values {
+            out(&format!("{} : {} = {}\n", v.name, v.ty, v.text));
+        }
+    }
+
+    /// The source of an input, for messages.
+    fn source(&self, index: usize) -> Option<&Source> {
+        self.session.sources().get(index)
+    }
+}
+
+fn list_or_nothing(names: &[String]) -> String {
+    if names.is_empty() {
+        "nothing".to_string()
+    } else {
+        names.join(", ")
+    }
+}

@@ -1,0 +1,160 @@
+//! The REPL on a terminal, driven through a pseudo-terminal: the banner,
+//! continuation lines, tab completion, Ctrl-C (dropping the input being
+//! typed, and stopping a running one), Ctrl-D, and the history file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use rexpect::session::{PtySession, spawn_command};
+
+fn spawn(history: &Path, args: &[&str]) -> PtySession {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_writ"));
+    cmd.arg("repl")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .env("WRIT_HISTORY", history);
+    match spawn_command(cmd, Some(20_000)) {
+        Ok(s) => s,
+        Err(e) => panic!("cannot start the REPL on a pseudo-terminal: {e}"),
+    }
+}
+
+fn history(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("writ-history-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+fn expect(s: &mut PtySession, text: &str) {
+    if let Err(e) = s.exp_string(text) {
+        panic!("expected {text:?} from the REPL: {e}");
+    }
+}
+
+/// Wait for a fresh, empty prompt (rustyline redraws it with the cursor
+/// moved back, hence the `\r`): keys typed before it could be read as
+/// the terminal's answer to rustyline's queries and lost.
+fn prompt(s: &mut PtySession) {
+    expect(s, "writ> \r");
+}
+
+fn send(s: &mut PtySession, text: &str) {
+    if let Err(e) = s.send(text) {
+        panic!("cannot type {text:?}: {e}");
+    }
+    let _ = s.flush();
+}
+
+fn line(s: &mut PtySession, text: &str) {
+    send(s, text);
+    send(s, "\r");
+}
+
+fn control(s: &mut PtySession, c: char) {
+    if let Err(e) = s.send_control(c) {
+        panic!("cannot send Ctrl-{c}: {e}");
+    }
+}
+
+#[test]
+fn banner_multi_line_input_and_ctrl_d() {
+    let h = history("multi");
+    let mut s = spawn(&h, &[]);
+    expect(&mut s, "No policy: only Log is granted");
+    prompt(&mut s);
+    line(&mut s, "fn add3(a, b, c) {");
+    expect(&mut s, "  ... ");
+    line(&mut s, "  a + b +");
+    expect(&mut s, "  ... ");
+    line(&mut s, "  c");
+    expect(&mut s, "  ... ");
+    line(&mut s, "}");
+    expect(&mut s, "fn add3");
+    line(&mut s, "add3(1, 2, 3)");
+    expect(&mut s, "- : Int = 6");
+    prompt(&mut s);
+    control(&mut s, 'd');
+    if let Err(e) = s.exp_eof() {
+        panic!("Ctrl-D should end the REPL: {e}");
+    }
+    // The whole multi-line input is one history entry, kept in the file.
+    let saved = std::fs::read_to_string(&h).unwrap_or_default();
+    assert!(saved.contains("add3(1, 2, 3)"), "{saved}");
+    assert!(saved.contains("fn add3(a, b, c) {"), "{saved}");
+    // A new session finds it.
+    let mut s = spawn(&h, &[]);
+    prompt(&mut s);
+    control(&mut s, 'p');
+    expect(&mut s, "add3(1, 2, 3)");
+    send(&mut s, "\r");
+    expect(&mut s, "[E1001]");
+    let _ = std::fs::remove_file(&h);
+}
+
+#[test]
+fn tab_completes_members_names_and_commands() {
+    let h = history("complete");
+    let mut s = spawn(&h, &[]);
+    prompt(&mut s);
+    // A unique member is completed in place.
+    send(&mut s, "str.repe\t");
+    line(&mut s, "(\"ab\", 2)");
+    expect(&mut s, "- : Str = \"abab\"");
+    prompt(&mut s);
+    // A name defined in the session.
+    line(&mut s, "let greeting_text = \"hi\"");
+    expect(&mut s, "greeting_text : Str");
+    prompt(&mut s);
+    send(&mut s, "greeting_t\t");
+    line(&mut s, " ++ \"!\"");
+    expect(&mut s, "- : Str = \"hi!\"");
+    prompt(&mut s);
+    // Several candidates are listed.
+    send(&mut s, "list.ma\t\t");
+    expect(&mut s, "list.max");
+    control(&mut s, 'c');
+    prompt(&mut s);
+    // Commands.
+    send(&mut s, ":gra\t");
+    send(&mut s, "\r");
+    expect(&mut s, "No policy: only Log is granted (every operation");
+    control(&mut s, 'd');
+    let _ = s.exp_eof();
+    let _ = std::fs::remove_file(&h);
+}
+
+#[test]
+fn ctrl_c_drops_the_input_or_stops_the_run() {
+    let h = history("ctrlc");
+    let mut s = spawn(&h, &[]);
+    prompt(&mut s);
+    // While typing: the input is dropped and nothing is checked.
+    line(&mut s, "let dropped = [1,");
+    expect(&mut s, "  ... ");
+    control(&mut s, 'c');
+    prompt(&mut s);
+    line(&mut s, "2 + 2");
+    expect(&mut s, "- : Int = 4");
+    prompt(&mut s);
+    // While running: the run stops, the REPL stays.
+    line(&mut s, "fn spin(n) { spin(n + 1) }");
+    expect(&mut s, "fn spin");
+    prompt(&mut s);
+    line(&mut s, "let never = spin(0)");
+    std::thread::sleep(Duration::from_millis(500));
+    control(&mut s, 'c');
+    expect(&mut s, "E5006");
+    expect(&mut s, "(the input defined nothing)");
+    prompt(&mut s);
+    line(&mut s, "1 + 1");
+    expect(&mut s, "- : Int = 2");
+    prompt(&mut s);
+    line(&mut s, ":quit");
+    if let Err(e) = s.exp_eof() {
+        panic!(":quit should end the REPL: {e}");
+    }
+    let _ = std::fs::remove_file(&h);
+}
