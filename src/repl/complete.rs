@@ -67,9 +67,14 @@ pub fn complete(words: &Words, line: &str, pos: usize) -> Option<(usize, Vec<Str
     if let Some(rest) = trimmed.strip_prefix(':') {
         if !rest.contains(char::is_whitespace) {
             let start = before.len() - trimmed.len();
+            // A command that takes an argument is completed with the space
+            // after it, so that what is typed next is the argument.
             let mut c: Vec<String> = COMMANDS
                 .iter()
-                .map(|(c, _)| c.split(' ').next().unwrap_or(c).to_string())
+                .map(|(c, _)| match c.split_once(' ') {
+                    Some((name, _)) => format!("{name} "),
+                    None => c.to_string(),
+                })
                 .filter(|c| c.starts_with(trimmed))
                 .collect();
             c.sort();
@@ -194,10 +199,11 @@ mod tests {
 
     #[test]
     fn commands_members_and_names() {
-        assert_eq!(candidates(":ty"), Some((0, vec![":type".to_string()])));
+        assert_eq!(candidates(":ty"), Some((0, vec![":type ".to_string()])));
+        assert_eq!(candidates(":q"), Some((0, vec![":quit".to_string()])));
         assert_eq!(
             candidates("  :l"),
-            Some((2, vec![":limits".to_string(), ":load".to_string()]))
+            Some((2, vec![":limits ".to_string(), ":load ".to_string()]))
         );
         assert_eq!(
             candidates("list.ma"),
