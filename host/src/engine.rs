@@ -210,6 +210,7 @@ impl Engine {
             program: &program.hash,
             store: &mut store,
             log,
+            watch: None,
             confirm: &self.confirm,
             clock: &self.clock,
             capabilities: &self.capabilities,
@@ -281,6 +282,8 @@ pub struct PolicyHost<'a> {
     pub(crate) program: &'a str,
     pub(crate) store: &'a mut Store,
     pub(crate) log: &'a mut dyn FnMut(&str),
+    /// Told of each operation as it is decided (after its audit record).
+    pub(crate) watch: Option<&'a mut dyn FnMut(&Operation)>,
     pub(crate) confirm: &'a Confirmer,
     pub(crate) clock: &'a Arc<dyn Fn() -> i64 + Send + Sync>,
     pub(crate) capabilities: &'a [Capability],
@@ -331,12 +334,16 @@ impl PolicyHost<'_> {
     }
 
     fn note(&mut self, operation: &str, arguments: &str, decision: &str, rule: &str) {
-        self.operations.push(Operation {
+        let op = Operation {
             operation: operation.to_string(),
             arguments: arguments.to_string(),
             decision: decision.to_string(),
             rule: rule.to_string(),
-        });
+        };
+        if let Some(watch) = self.watch.as_mut() {
+            watch(&op);
+        }
+        self.operations.push(op);
     }
 
     /// Allow an operation: note it, and audit it first if the grant says so.

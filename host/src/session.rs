@@ -74,11 +74,25 @@ pub struct Evaluation {
     pub audit_ids: Vec<i64>,
 }
 
+/// What an input does while it runs, as it happens.
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    /// A line written with `Log.info`.
+    Log(&'a str),
+    /// A host operation, once decided (and audited, if its grant audits).
+    Operation(&'a Operation),
+}
+
 /// An expression's type and effects, for `:type` and `:effects`.
 #[derive(Clone, Debug)]
 pub struct Typing {
-    /// Its type.
-    pub ty: String,
+    /// Its type (`None` when the input is not an expression).
+    pub ty: Option<String>,
+    /// When it is a function: the effects calling it performs.
+    pub calling_performs: Vec<String>,
+    /// When it is a function: whether calling it also performs what the
+    /// functions passed to it perform.
+    pub calling_open: bool,
     /// Its manifest: each effect with the places that perform it.
     pub manifest: Vec<ManifestEntry>,
 }
@@ -277,21 +291,24 @@ impl Session {
             return Err((source, checked.typed.diagnostics));
         }
         Ok(Typing {
-            ty: checked.value_type.unwrap_or_else(|| "()".to_string()),
+            ty: checked.value_type,
+            calling_performs: checked.calling_performs,
+            calling_open: checked.calling_open,
             manifest: checked.typed.manifest,
         })
     }
 
-    /// Check and run one input; `log` receives its `Log` lines as they
-    /// are written. `cancel`, when set from another thread, stops the run
-    /// (E5006) and the input defines nothing.
+    /// Check and run one input; `events` is told of its `Log` lines and
+    /// host operations as they happen. `cancel`, when set from another
+    /// thread, stops the run (E5006) and the input defines nothing.
     pub fn eval(
         &mut self,
         name: &str,
         text: &str,
-        log: &mut dyn FnMut(&str),
+        events: &mut dyn FnMut(Event<'_>),
         cancel: Option<&AtomicBool>,
     ) -> Evaluation {
+        let events = std::cell::RefCell::new(events);
         let source = self.add_source(name, text);
         let base = self.sources.get(source).map_or(0, |s| s.base);
         let mut out = Evaluation {
@@ -319,12 +336,15 @@ impl Session {
         let limits = self.limits.clone();
         let result = match &mut self.under {
             Some(u) => {
+                let mut log = |line: &str| (events.borrow_mut())(Event::Log(line));
+                let mut watch = |op: &Operation| (events.borrow_mut())(Event::Operation(op));
                 let mut host = PolicyHost {
                     policy: &u.policy,
                     module: prepared.module(),
                     program: &hash,
                     store: &mut u.store,
-                    log,
+                    log: &mut log,
+                    watch: Some(&mut watch),
                     confirm: &self.engine.confirm,
                     clock: &self.engine.clock,
                     capabilities: &self.engine.capabilities,
@@ -345,7 +365,7 @@ impl Session {
             None => {
                 let mut lines = Vec::new();
                 let mut host = LogHost::new(|line: &str| {
-                    log(line);
+                    (events.borrow_mut())(Event::Log(line));
                     lines.push(line.to_string());
                 });
                 let result = self.code.run(&prepared, &limits, &mut host, cancel);

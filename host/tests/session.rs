@@ -3,14 +3,14 @@
 //! nothing.
 
 use writ_host::engine::{Engine, RunOptions};
-use writ_host::session::{Evaluation, Session};
+use writ_host::session::{Evaluation, Event, Session};
 
 fn session() -> Session {
     Session::new(Engine::new(), None, RunOptions::default()).expect("a session")
 }
 
 fn eval(s: &mut Session, text: &str) -> Evaluation {
-    s.eval("<input>", text, &mut |_| {}, None)
+    s.eval("<input>", text, &mut |_: Event<'_>| {}, None)
 }
 
 /// The values an input shows, as `name : type = value` lines.
@@ -130,12 +130,12 @@ fn a_rejected_or_failed_input_defines_nothing() {
 fn without_a_policy_only_log_is_granted() {
     let mut s = session();
     let mut lines = Vec::new();
-    let e = s.eval(
-        "<input>",
-        "Log.info(\"hi\")",
-        &mut |l| lines.push(l.to_string()),
-        None,
-    );
+    let mut sink = |e: Event<'_>| {
+        if let Event::Log(l) = e {
+            lines.push(l.to_string());
+        }
+    };
+    let e = s.eval("<input>", "Log.info(\"hi\")", &mut sink, None);
     assert!(e.error.is_none() && e.values.is_empty());
     assert_eq!(lines, ["hi"]);
     let e = eval(&mut s, "Http.get(\"https://example.com\")");
@@ -160,4 +160,49 @@ fn spans_name_the_input_they_are_in() {
         source.text[local.start..local.end].contains('x'),
         "{local:?}"
     );
+}
+
+#[test]
+fn under_a_policy_operations_are_told_as_they_happen_and_audited() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/my_benefits");
+    let text = std::fs::read_to_string(dir.join("policy.toml")).expect("the policy");
+    let mut policy = writ_host::policy::parse(&text).expect("a valid policy");
+    policy.dir = Some(dir);
+    let db = std::env::temp_dir().join(format!("writ-session-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let options = RunOptions {
+        store: Some(db.display().to_string()),
+    };
+    let mut s = Session::new(Engine::new(), Some(policy), options).expect("a session");
+    let mut seen: Vec<String> = Vec::new();
+    let mut sink = |e: Event<'_>| match e {
+        Event::Log(l) => seen.push(format!("log {l}")),
+        Event::Operation(op) => seen.push(format!("{} {}", op.operation, op.decision)),
+    };
+    let e = s.eval(
+        "<input>",
+        "let me = Records.read(\"e1002\")\nLog.info(me.name)\nlet other = handle Records.read(\"e1001\").name with { Fail.fail(_) => \"no\" }",
+        &mut sink,
+        None,
+    );
+    assert!(e.error.is_none(), "{:?}", e.error);
+    assert_eq!(
+        seen,
+        [
+            "Records.read allowed",
+            "Log.info allowed",
+            "log Grace Hopper",
+            "Records.read denied"
+        ]
+    );
+    // Both reads are in the audit log; the session's definitions stay.
+    assert_eq!(e.audit_ids.len(), 2);
+    assert_eq!(s.audit_tail(5).map(|r| r.len()), Ok(2));
+    assert_eq!(shown(&mut s, "other"), ["- : Str = \"no\""]);
+    // Definitions survive a switch of policy; grants do not.
+    s.set_policy(None).expect("no policy");
+    let e = eval(&mut s, "Records.read(\"e1002\")");
+    assert_eq!(codes(&e), ["E3002"]);
+    assert_eq!(shown(&mut s, "me.name"), ["- : Str = \"Grace Hopper\""]);
+    let _ = std::fs::remove_file(&db);
 }

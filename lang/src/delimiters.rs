@@ -264,9 +264,21 @@ pub fn balance(
     tokens: Vec<(Token, Span)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(Token, Span)> {
+    balance_at(src, 0, tokens, diags)
+}
+
+/// As [`balance`], for a text whose first line starts at byte `base` (see
+/// [`LineIndex::starting_at`]): positions named in messages are the
+/// text's own.
+pub fn balance_at(
+    src: &str,
+    base: usize,
+    tokens: Vec<(Token, Span)>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(Token, Span)> {
     let mut b = Balancer {
         src,
-        lines: LineIndex::new(src),
+        lines: LineIndex::starting_at(src, base),
         out: Vec::with_capacity(tokens.len()),
         stack: Vec::new(),
         top: Level::default(),

@@ -90,6 +90,19 @@ impl<'a> LineIndex<'a> {
         LineIndex { text, line_starts }
     }
 
+    /// Index the lines of `text` whose first line starts at byte `base`
+    /// (the text before it is padding on that line, as
+    /// [`crate::parse_at`] makes it): columns on the first line count
+    /// from `base`.
+    pub fn starting_at(text: &'a str, base: usize) -> LineIndex<'a> {
+        let mut index = LineIndex::new(text);
+        let first_break = index.line_starts.get(1).copied().unwrap_or(usize::MAX);
+        if let Some(first) = index.line_starts.first_mut() {
+            *first = base.min(text.len()).min(first_break.saturating_sub(1));
+        }
+        index
+    }
+
     /// The byte offset where the line holding `offset` starts (O(log n)).
     pub fn line_start(&self, offset: usize) -> usize {
         let i = self.line_starts.partition_point(|&s| s <= offset);
@@ -134,6 +147,21 @@ impl<'a> LineIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_starting_later_counts_columns_from_its_start() {
+        let text = "     ab\ncd";
+        let idx = LineIndex::starting_at(text, 5);
+        assert_eq!((idx.position(6).line, idx.position(6).column), (1, 2));
+        assert_eq!((idx.position(9).line, idx.position(9).column), (2, 2));
+        // Offsets in the padding, or past the end, do not panic.
+        assert_eq!(idx.position(2).column, 1);
+        let _ = idx.position(100);
+        let short = LineIndex::starting_at("ab", 50);
+        let _ = short.position(1);
+        let broken = LineIndex::starting_at("\n\nx", 7);
+        assert_eq!(broken.position(2).line, 3);
+    }
 
     #[test]
     fn positions_count_characters_not_bytes() {

@@ -104,7 +104,7 @@ pub fn quoted(s: &str, out: &mut String) {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             '$' => out.push_str("\\$"),
-            c if c.is_control() => {
+            c if c.is_control() || writ_lang::lexer::is_deceptive(c) => {
                 let _ = write!(out, "\\u{{{:x}}}", c as u32);
             }
             c => out.push(c),

@@ -95,53 +95,80 @@ impl Repl {
                 self.failed = true;
                 eprint!("{}", show::diagnostics(&self.session, &diags, self.color));
             }
-            Ok(t) if !manifest => {
-                let effects: Vec<&str> = t.manifest.iter().map(|m| m.effect.as_str()).collect();
-                if effects.is_empty() {
-                    out(&format!("{arg} : {}\n", t.ty));
-                } else {
-                    out(&format!("{arg} : {} / {{{}}}\n", t.ty, effects.join(", ")));
-                }
-            }
-            Ok(t) => {
-                if t.manifest.is_empty() {
-                    out(&format!("{arg} performs no effects\n"));
-                    return;
-                }
-                let granted = self.session.granted();
-                let index = self.session.sources().len().saturating_sub(1);
-                let text = self
-                    .source(index)
-                    .map(|s| s.text.clone())
-                    .unwrap_or_default();
-                let base = self.source(index).map_or(0, |s| s.base);
-                let lines = writ_lang::LineIndex::new(&text);
-                let mut o = String::new();
-                for m in &t.manifest {
-                    let status = if !m.capability {
-                        "built in, needs no grant"
-                    } else if granted.contains(&m.effect) {
-                        "granted"
+            Ok(t) => match &t.ty {
+                None => self.usage(&format!(
+                    "`{command}` takes an expression, found a definition or a `let`; give the name it defines instead"
+                )),
+                Some(ty) if !manifest => {
+                    let effects: Vec<&str> =
+                        t.manifest.iter().map(|m| m.effect.as_str()).collect();
+                    if effects.is_empty() {
+                        out(&format!("{arg} : {ty}\n"));
                     } else {
-                        "NOT granted: an input performing it is refused"
-                    };
-                    let _ = writeln!(o, "{}: {status}", m.effect);
-                    if m.sites.is_empty() {
-                        let _ = writeln!(o, "  performed inside a function defined earlier");
-                    }
-                    for (op, span) in &m.sites {
-                        let where_ = if span.start >= base && span.start <= base + text.len() {
-                            let p = lines.position(span.start - base);
-                            format!("column {}", p.column)
-                        } else {
-                            "a function defined earlier".to_string()
-                        };
-                        let _ = writeln!(o, "  {}.{op} at {where_}", m.effect);
+                        out(&format!("{arg} : {ty} / {{{}}}\n", effects.join(", ")));
                     }
                 }
-                out(&o);
+                Some(_) => out(&self.manifest_text(arg, &t)),
+            },
+        }
+    }
+
+    /// What `:effects` prints: the effects evaluating the expression
+    /// performs (with where), and, for a function, those calling it does.
+    fn manifest_text(&self, arg: &str, t: &writ_host::session::Typing) -> String {
+        let granted = self.session.granted();
+        let status = |effect: &str| {
+            if effect == "Fail" {
+                "built in, needs no grant"
+            } else if !writ_lang::types::HOST_CAPABILITIES.contains(&effect) {
+                "the program's own effect: a handler must handle it"
+            } else if granted.iter().any(|g| g == effect) {
+                "granted"
+            } else {
+                "NOT granted: an input performing it is refused"
+            }
+        };
+        let mut o = String::new();
+        if t.manifest.is_empty() {
+            let _ = writeln!(o, "evaluating {arg} performs no effects");
+        }
+        let index = self.session.sources().len().saturating_sub(1);
+        let (text, base) = self
+            .source(index)
+            .map(|s| (s.text.clone(), s.base))
+            .unwrap_or_default();
+        let lines = writ_lang::LineIndex::new(&text);
+        for m in &t.manifest {
+            let _ = writeln!(o, "{}: {}", m.effect, status(&m.effect));
+            if m.sites.is_empty() {
+                let _ = writeln!(o, "  performed inside a function defined earlier");
+            }
+            for (op, span) in &m.sites {
+                if span.start >= base && span.start <= base + text.len() {
+                    let p = lines.position(span.start - base);
+                    let _ = writeln!(o, "  {}.{op} at column {}", m.effect, p.column);
+                } else {
+                    let _ = writeln!(o, "  {}.{op} in a function defined earlier", m.effect);
+                }
             }
         }
+        if !t.calling_performs.is_empty() {
+            let _ = writeln!(o, "calling it performs:");
+            for e in &t.calling_performs {
+                let _ = writeln!(o, "  {e}: {}", status(e));
+            }
+            if t.calling_open {
+                let _ = writeln!(o, "  and whatever the functions passed to it perform");
+            }
+        } else if t.calling_open {
+            let _ = writeln!(
+                o,
+                "calling it performs what the functions passed to it perform"
+            );
+        } else if t.ty.as_deref().is_some_and(|ty| ty.starts_with("fn(")) {
+            let _ = writeln!(o, "calling it performs no effects");
+        }
+        o
     }
 
     /// `:grants`.
@@ -203,6 +230,11 @@ impl Repl {
             );
             return;
         }
+        // A path may be written in quotes, as a string would be.
+        let arg = arg
+            .strip_prefix('"')
+            .and_then(|a| a.strip_suffix('"'))
+            .unwrap_or(arg);
         let path = Path::new(arg);
         match crate::read_file(path) {
             Ok(text) => self.eval(arg, &text),
@@ -263,10 +295,10 @@ impl Repl {
             10
         } else {
             match arg.parse::<usize>() {
-                Ok(n) => n,
-                Err(_) => {
+                Ok(n) if n > 0 => n,
+                _ => {
                     self.usage(&format!(
-                        "expected a number of records after `:audit`, found `{arg}`"
+                        "expected a number of records (1 or more) after `:audit`, found `{arg}`"
                     ));
                     return;
                 }

@@ -32,7 +32,7 @@ use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{Config, Editor};
 use writ_host::engine::{Engine, RunOptions};
-use writ_host::session::{Session, Source};
+use writ_host::session::{Event, Session, Source};
 use writ_lang::types::session::DefinedKind;
 
 use crate::host_cli::out;
@@ -311,10 +311,34 @@ impl Repl {
         self.cancel.store(false, Ordering::SeqCst);
         self.running.store(true, Ordering::SeqCst);
         let cancel = self.cancel.clone();
-        let mut log = |line: &str| out(&format!("{line}\n"));
+        let audits: Vec<(String, bool)> = self
+            .session
+            .policy()
+            .map(|p| p.grants.iter().map(|(n, g)| (n.clone(), g.audit)).collect())
+            .unwrap_or_default();
+        // Audited operations are shown as they happen, between the Log
+        // lines, in the order the audit log has them.
+        let mut events = |event: Event<'_>| match event {
+            Event::Log(line) => out(&format!("{}\n", show::terminal_safe(line))),
+            Event::Operation(op) => {
+                let effect = op.operation.split('.').next().unwrap_or("");
+                let audited = op.decision == "denied"
+                    || effect == "Audit"
+                    || audits.iter().any(|(n, a)| n == effect && *a);
+                if audited {
+                    out(&format!(
+                        "audit: {}({}) {}: {}\n",
+                        op.operation,
+                        show::terminal_safe(&op.arguments),
+                        op.decision,
+                        op.rule
+                    ));
+                }
+            }
+        };
         let e = self
             .session
-            .eval(name, text, &mut log, Some(cancel.as_ref()));
+            .eval(name, text, &mut events, Some(cancel.as_ref()));
         self.running.store(false, Ordering::SeqCst);
         if !e.diagnostics.is_empty() {
             eprint!(
@@ -325,22 +349,6 @@ impl Repl {
         if !e.accepted {
             self.failed = true;
             return;
-        }
-        for op in &e.operations {
-            let effect = op.operation.split('.').next().unwrap_or("");
-            let audited = op.decision == "denied"
-                || effect == "Audit"
-                || self
-                    .session
-                    .policy()
-                    .and_then(|p| p.grants.get(effect))
-                    .is_some_and(|g| g.audit);
-            if audited {
-                out(&format!(
-                    "audit: {}({}) {}: {}\n",
-                    op.operation, op.arguments, op.decision, op.rule
-                ));
-            }
         }
         if let Some(err) = &e.error {
             self.failed = true;

@@ -27,6 +27,14 @@ mod tests;
 mod text;
 mod unicode;
 
+/// Whether `c` can deceive a reader of text it is in: a bidirectional
+/// control, a character that draws nothing, or a line break other than
+/// `\n`. Source text may not hold one outside an escape; displays escape
+/// them (`\u{202e}`).
+pub fn is_deceptive(c: char) -> bool {
+    unicode::is_bidi_control(c) || unicode::is_invisible(c) || unicode::is_misleading_break(c)
+}
+
 use unicode::{
     break_name, is_bidi_control, is_invisible, is_misleading_break, mixed_scripts, script_name,
     shown,

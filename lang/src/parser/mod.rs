@@ -282,7 +282,7 @@ fn cap(diagnostics: &mut Vec<Diagnostic>) {
 /// Parse a whole source text. Never fails: see [`Parsed`].
 pub fn parse(src: &str) -> Parsed {
     stacker::maybe_grow(PARSER_RED_ZONE, PARSER_STACK_BYTES, || {
-        parse_on_stack(src, false)
+        parse_on_stack(src, false, 0)
     })
 }
 
@@ -296,7 +296,9 @@ pub fn parse_at(src: &str, base: usize) -> Parsed {
     let mut padded = String::with_capacity(base + src.len());
     padded.extend(std::iter::repeat_n(' ', base));
     padded.push_str(src);
-    parse(&padded)
+    stacker::maybe_grow(PARSER_RED_ZONE, PARSER_STACK_BYTES, || {
+        parse_on_stack(&padded, false, base)
+    })
 }
 
 /// Parse a standard-library file: like [`parse`], except that a top-level
@@ -304,16 +306,21 @@ pub fn parse_at(src: &str, base: usize) -> Parsed {
 /// natively (its signature is then all the checker knows of it).
 pub fn parse_library(src: &str) -> Parsed {
     stacker::maybe_grow(PARSER_RED_ZONE, PARSER_STACK_BYTES, || {
-        parse_on_stack(src, true)
+        parse_on_stack(src, true, 0)
     })
 }
 
-fn parse_on_stack(src: &str, native: bool) -> Parsed {
+fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
     let lexed = lexer::lex(src);
     let mut diagnostics = lexed.diagnostics;
     // Doc comments that document nothing go first, so that the balancer's
     // depth estimate sees exactly the tokens the grammar will.
-    let tokens = delimiters::balance(src, attach_doc_comments(lexed.tokens), &mut diagnostics);
+    let tokens = delimiters::balance_at(
+        src,
+        base,
+        attach_doc_comments(lexed.tokens),
+        &mut diagnostics,
+    );
     // Tokens whose errors were reported before parsing: error tokens and
     // the (empty) closers the balancer inserted.
     let reported: Vec<Span> = tokens
@@ -331,7 +338,7 @@ fn parse_on_stack(src: &str, native: bool) -> Parsed {
     let eoi = SimpleSpan::from(end..end);
     let mut state = ParseState {
         diagnostics: Vec::new(),
-        lines: LineIndex::new(src),
+        lines: LineIndex::starting_at(src, base),
         line_starts: line_starts(src, &input),
         damaged_lines: Vec::new(),
     };

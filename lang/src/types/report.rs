@@ -37,7 +37,21 @@ impl Checker {
                 if (ia != e || ib != f) && ia != ib {
                     d = d.with_note(format!("`{ia}` and `{ib}` are different types"));
                 }
-                if e == f {
+                let redeclared = match (
+                    self.arena.node(self.arena.resolve(a)),
+                    self.arena.node(self.arena.resolve(b)),
+                ) {
+                    (Node::Con(x, _), Node::Con(y, _)) if x != y => {
+                        let name = |c: &TypeCon| self.types.info(*c).map(|i| i.name.clone());
+                        name(x).filter(|n| Some(n) == name(y).as_ref())
+                    }
+                    _ => None,
+                };
+                if let Some(name) = redeclared {
+                    d = d.with_note(format!(
+                        "these are two different types named `{name}`: `{name}` was declared again, and what was made or defined before that keeps the old `{name}`; define it again to use the new one"
+                    ));
+                } else if e == f {
                     d = d.with_note(
                         "the two differ in effects that are not printed (a function's row variable or a declared type's function fields); write the effect rows (`/ {...}`) to see which",
                     );

@@ -71,6 +71,12 @@ pub struct Checked {
     /// The type of the input's value: that of its last statement if it is
     /// an expression, `None` otherwise.
     pub value_type: Option<String>,
+    /// When the value is a function: the effects calling it performs, in
+    /// alphabetical order.
+    pub calling_performs: Vec<String>,
+    /// When the value is a function whose effects also depend on the
+    /// functions passed to it (its row ends in a variable).
+    pub calling_open: bool,
     next: Option<Session>,
 }
 
@@ -224,18 +230,44 @@ impl Session {
                 },
                 defined: Vec::new(),
                 value_type: None,
+                calling_performs: Vec::new(),
+                calling_open: false,
                 next: None,
             };
         }
         let signatures = c.signatures(program);
-        let value_type = last_expression(program).and_then(|pos| {
-            let t = c
-                .expr_types
+        let value = last_expression(program).and_then(|pos| {
+            c.expr_types
                 .iter()
                 .find(|(p, _)| *p == pos)
-                .map(|(_, t)| *t)?;
-            c.show(&[t]).pop()
+                .map(|(_, t)| *t)
         });
+        let value_type = value.and_then(|t| c.show(&[t]).pop());
+        let mut calling_performs: Vec<String> = Vec::new();
+        let mut calling_open = false;
+        if let Some(t) = value {
+            let t = c.arena.resolve(t);
+            if let crate::types::ty::Node::Fn(params, _, row) = c.arena.node(t).clone() {
+                let (labels, tail) = c.arena.row_fields(row);
+                let tail = c.arena.resolve(tail);
+                // The row is open to what the arguments perform when its
+                // variable is also a parameter's (`list.map`'s `e`).
+                let variable = matches!(
+                    c.arena.node(tail),
+                    crate::types::ty::Node::Var { .. } | crate::types::ty::Node::Rigid { .. }
+                );
+                calling_open = variable
+                    && params
+                        .iter()
+                        .any(|p| c.arena.reachable(*p, |_, _| true).contains(&tail));
+                calling_performs = labels
+                    .iter()
+                    .map(|(l, _)| c.syms.name(*l).to_string())
+                    .collect();
+                calling_performs.sort();
+                calling_performs.dedup();
+            }
+        }
         let defined = defined(&mut c, program, &signatures);
         // The input's top level joins the session's.
         for (name, (binding, _, _)) in std::mem::take(&mut c.top_fns) {
@@ -270,6 +302,8 @@ impl Session {
             },
             defined,
             value_type,
+            calling_performs,
+            calling_open,
             next: Some(Session {
                 checker: c,
                 user_types,

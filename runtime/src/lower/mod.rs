@@ -440,10 +440,20 @@ impl Lowerer {
                 Stmt::Fn(_) => {}
             }
         }
+        // Where the top level itself is (in a session, inside the input).
+        let at = program.items.first().map_or(Span::new(0, 0), |i| {
+            let start = match i {
+                Item::Fn(f) => f.span.start,
+                Item::Type(t) => t.span.start,
+                Item::Effect(e) => e.span.start,
+                Item::Stmt(s) => s.span().start,
+            };
+            Span::point(start)
+        });
         if last == 0 {
-            self.emit(Op::Unit, Span::new(0, 0));
+            self.emit(Op::Unit, at);
         }
-        self.emit(Op::Return, Span::new(0, 0));
+        self.emit(Op::Return, at);
         self.top_position = usize::MAX;
         if let Some(ctx) = self.fns.pop() {
             self.finish(ctx, main);
