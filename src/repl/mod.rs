@@ -353,7 +353,13 @@ impl Repl {
         if let Some(err) = &e.error {
             self.failed = true;
             eprint!("{}", show::run_error(&self.session, err, self.color));
-            eprintln!("(the input defined nothing)");
+            if e.operations.is_empty() {
+                eprintln!("(the input defined nothing)");
+            } else {
+                eprintln!(
+                    "(the input defined nothing; the host operations it carried out stay done)"
+                );
+            }
             return;
         }
         for d in &e.defined {

@@ -80,6 +80,11 @@ impl Interner {
         n
     }
 
+    /// The number `name` has now, if it has one.
+    pub fn current(&self, name: &str) -> Option<u32> {
+        self.map.get(name).copied()
+    }
+
     /// The name numbered `n`.
     pub fn name(&self, n: u32) -> &str {
         self.names

@@ -555,6 +555,14 @@ impl Checker {
                 self.poisoned.clear();
             }
         }
+        // A label that is no longer its name's is an effect declared again
+        // since (in a session): the old effect, which the new one's
+        // handlers do not handle.
+        let stale: Vec<String> = labels
+            .iter()
+            .filter(|(l, _)| self.syms.current(self.syms.name(*l)) != Some(*l))
+            .map(|(l, _)| self.syms.name(*l).to_string())
+            .collect();
         let mut names: Vec<String> = labels
             .iter()
             .map(|(l, _)| self.syms.name(*l).to_string())
@@ -596,7 +604,12 @@ impl Checker {
                 )
                 .with_primary(primary, format!("`{name}` reaches the top level here, unhandled"))
                 .with_help(format!("wrap the code that performs it in `handle ... with {{ {name}.op(...) => ... }}`; only host capabilities are left to the host"));
-                let d = site_labels(d, "is performed here");
+                let mut d = site_labels(d, "is performed here");
+                if stale.contains(&name) {
+                    d = d.with_note(format!(
+                        "this `{name}` is the effect declared before `{name}` was declared again: a handler of the new one does not handle it; define again what performs it"
+                    ));
+                }
                 self.report(d);
             } else if let Some(grants) = grants
                 && capability
