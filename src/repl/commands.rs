@@ -214,7 +214,10 @@ impl Repl {
         };
         if let Err(e) = self.session.set_policy(Some(policy)) {
             self.failed = true;
-            eprintln!("[{}] error: {}", e.code, e.message);
+            eprint!(
+                "{}",
+                render::human(&[e.to_diagnostic("")], arg, "", self.color)
+            );
             eprintln!("(the policy in force is unchanged)");
             return;
         }

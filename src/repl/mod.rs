@@ -154,10 +154,14 @@ pub fn main(options: Options) -> ExitCode {
     let mut session = match Session::new(engine, policy, run_options) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("[{}] error: {}", e.code, e.message);
-            if let Some(h) = &e.help {
-                eprintln!("  Help: {h}");
-            }
+            let shown = options
+                .policy
+                .as_ref()
+                .map_or("<repl>".to_string(), |p| p.display().to_string());
+            eprint!(
+                "{}",
+                writ::render::human(&[e.to_diagnostic("")], &shown, "", crate::color_err())
+            );
             return ExitCode::from(2);
         }
     };
