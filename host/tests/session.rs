@@ -206,3 +206,32 @@ fn under_a_policy_operations_are_told_as_they_happen_and_audited() {
     assert_eq!(shown(&mut s, "me.name"), ["- : Str = \"Grace Hopper\""]);
     let _ = std::fs::remove_file(&db);
 }
+
+#[test]
+fn a_session_is_one_run_for_the_per_run_cap() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/book_ticket");
+    let text = std::fs::read_to_string(dir.join("policy.toml")).expect("the policy");
+    let mut policy = writ_host::policy::parse(&text).expect("a valid policy");
+    policy.dir = Some(dir);
+    let db = std::env::temp_dir().join(format!("writ-session-pay-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let options = RunOptions {
+        store: Some(db.display().to_string()),
+    };
+    let mut s = Session::new(Engine::new(), Some(policy), options).expect("a session");
+    let pay = "handle { Pay.pay(\"air-one.example\", 30000, \"seat\"); \"paid\" } with { Fail.fail(why) => why }";
+    assert_eq!(shown(&mut s, pay), ["- : Str = \"paid\""]);
+    // 300.00 more would bring the session's payments to 600.00, over the
+    // 500.00 a run may pay: refused (the grant stops the run on a denial),
+    // though each input pays under the cap.
+    let refused = eval(&mut s, pay);
+    let err = refused.error.expect("refused");
+    assert_eq!(err.code.as_str(), "E4005");
+    assert!(
+        err.message.contains("this run's payments to 60000"),
+        "{}",
+        err.message
+    );
+    // A new session is a new run (the day cap still counts both).
+    let _ = std::fs::remove_file(&db);
+}
