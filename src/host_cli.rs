@@ -24,6 +24,9 @@ pub fn out(text: &str) {
 
 /// Ask on the terminal; `false` when standard input is not one.
 pub fn terminal_confirm(question: &str) -> bool {
+    // The question holds text the program chose (a memo, a payee): shown
+    // escaped, it cannot rewrite itself on the terminal to ask another.
+    let question = render::terminal_safe(question).replace('\n', "\\n");
     if !std::io::stdin().is_terminal() {
         eprintln!("{question} [y/N] (no terminal to ask: refused)");
         return false;
@@ -146,16 +149,19 @@ pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
             .collect();
         out(&format!("{}\n", serde_json::Value::Array(list)));
     } else {
+        // Fields are shown escaped, whatever the store holds (a record
+        // written before escaping, or edited).
+        let clean = writ_host::engine::clean;
         for r in &records {
             out(&format!(
                 "#{} {} {} {}({}) {}: {} [program {}]\n",
                 r.seq,
                 writ_host::store::day_of(r.time_ms),
-                r.principal,
-                r.operation,
-                r.arguments,
+                clean(&r.principal),
+                clean(&r.operation),
+                clean(&r.arguments),
                 r.decision,
-                r.rule,
+                clean(&r.rule),
                 r.program.get(..12).unwrap_or(&r.program)
             ));
         }

@@ -17,6 +17,15 @@ pub fn want_color(is_terminal: bool, no_color: Option<&str>) -> bool {
     is_terminal && no_color.is_none_or(str::is_empty)
 }
 
+/// Text a program wrote (a `Log` line, a question it asks), made safe to
+/// print on a terminal: control characters but line breaks and tabs,
+/// bidirectional controls and invisible characters are shown as `\u{...}`
+/// escapes, so a program cannot move the cursor, recolour the terminal,
+/// rewrite a line already shown or reorder what is shown.
+pub fn terminal_safe(text: &str) -> String {
+    writ_runtime::display::safe_text(text, true)
+}
+
 /// Clamp a span to `len` and to character boundaries of `text`.
 fn clamp(text: &str, span: Span) -> std::ops::Range<usize> {
     let mut start = span.start.min(text.len());

@@ -302,6 +302,16 @@ fn text_arg(args: &[Value], i: usize) -> String {
         .to_string()
 }
 
+/// The most of an `Http.post` body an audit record holds as text.
+const MAX_SHOWN_BODY: usize = 1024;
+
+/// Text from a program made safe to store and show, on one line (see
+/// [`writ_runtime::display::safe_text`]): an audit line cannot be made to
+/// look like another, on a terminal or in the log.
+pub fn clean(s: &str) -> String {
+    writ_runtime::display::safe_text(s, false)
+}
+
 fn quoted(s: &str) -> String {
     format!("{s:?}")
 }
@@ -316,13 +326,14 @@ impl PolicyHost<'_> {
         decision: &str,
         rule: &str,
     ) -> Result<(), HostError> {
+        let (arguments, rule) = (clean(arguments), clean(rule));
         let entry = Entry {
             principal: &self.policy.principal.id,
             program: self.program,
             operation,
-            arguments,
+            arguments: &arguments,
             decision,
-            rule,
+            rule: &rule,
         };
         let seq = self.store.audit(&entry).map_err(|e| {
             HostError::Stop(unavailable(format!(
@@ -336,9 +347,9 @@ impl PolicyHost<'_> {
     fn note(&mut self, operation: &str, arguments: &str, decision: &str, rule: &str) {
         let op = Operation {
             operation: operation.to_string(),
-            arguments: arguments.to_string(),
+            arguments: clean(arguments),
             decision: decision.to_string(),
-            rule: rule.to_string(),
+            rule: clean(rule),
         };
         if let Some(watch) = self.watch.as_mut() {
             watch(&op);
@@ -367,7 +378,11 @@ impl PolicyHost<'_> {
         if let Err(e) = self.audit(operation, recorded(grant, arguments), "denied", rule) {
             return e;
         }
-        let message = format!("{operation}({arguments}) was denied: {rule}");
+        let message = format!(
+            "{operation}({}) was denied: {}",
+            clean(arguments),
+            clean(rule)
+        );
         match grant.on_deny {
             OnDeny::Fail => HostError::Fail(message),
             OnDeny::Stop => HostError::Stop(
@@ -385,7 +400,26 @@ impl PolicyHost<'_> {
         };
         let operation = format!("Http.{op}");
         let raw = text_arg(args, 0);
-        let shown = quoted(&raw);
+        let mut shown = quoted(&raw);
+        if op == "post" {
+            // What is sent is part of the record: in full when short, else
+            // its start, length and hash (which identify it exactly).
+            let body = text_arg(args, 1);
+            if body.len() <= MAX_SHOWN_BODY {
+                shown = format!("{shown}, {}", quoted(&body));
+            } else {
+                let mut cut = MAX_SHOWN_BODY;
+                while !body.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                shown = format!(
+                    "{shown}, {}… ({} bytes, sha256 {})",
+                    quoted(body.get(..cut).unwrap_or_default()),
+                    body.len(),
+                    store::sha256_hex(body.as_bytes())
+                );
+            }
+        }
         let target = match url::parse(&raw) {
             Ok(u) => u,
             Err(e) => {
@@ -718,7 +752,25 @@ impl Host for PolicyHost<'_> {
     fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
         let policy = self.policy;
         let Some(grant) = policy.grants.get(effect) else {
-            // The checker rejects such programs; refuse all the same.
+            // The checker rejects such programs; refuse all the same, and
+            // keep a record of the attempt.
+            let shown: Vec<String> = args
+                .iter()
+                .map(|a| writ_runtime::display::to_string(a, self.module, false, 4096))
+                .collect();
+            let operation = format!("{effect}.{op}");
+            self.note(
+                &operation,
+                &shown.join(", "),
+                "denied",
+                "not granted by the policy",
+            );
+            self.audit(
+                &operation,
+                &shown.join(", "),
+                "denied",
+                "not granted by the policy",
+            )?;
             return Err(HostError::Stop(
                 RunError::new(
                     Code::OperationDenied,

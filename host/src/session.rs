@@ -102,7 +102,6 @@ struct UnderPolicy {
     policy: Policy,
     store: Store,
     recorded: Option<HashMap<String, String>>,
-    paid: i64,
 }
 
 /// A REPL session: definitions so far, their values, and the grants.
@@ -116,6 +115,9 @@ pub struct Session {
     sources: Vec<Source>,
     next_base: usize,
     limits: Limits,
+    /// What the session has paid: it is one run, whatever policies it
+    /// switches between, so neither `:policy` nor `reset` starts it again.
+    paid: i64,
 }
 
 /// The capabilities granted when no policy is given.
@@ -146,6 +148,7 @@ impl Session {
             sources: Vec::new(),
             next_base: 0,
             limits: Limits::default(),
+            paid: 0,
         };
         s.set_policy(policy)?;
         Ok(s)
@@ -163,7 +166,6 @@ impl Session {
                     policy,
                     store,
                     recorded,
-                    paid: 0,
                 })
             }
             None => {
@@ -351,12 +353,12 @@ impl Session {
                     output: Vec::new(),
                     operations: Vec::new(),
                     audit_ids: Vec::new(),
-                    paid_this_run: u.paid,
+                    paid_this_run: self.paid,
                     recorded: u.recorded.as_ref(),
                     used_recorded: false,
                 };
                 let result = self.code.run(&prepared, &limits, &mut host, cancel);
-                u.paid = host.paid_this_run;
+                self.paid = host.paid_this_run;
                 out.output = host.output;
                 out.operations = host.operations;
                 out.audit_ids = host.audit_ids;

@@ -354,3 +354,113 @@ fn a_store_of_another_schema_or_a_malformed_recorded_file_stops_before_the_run()
     let _ = std::fs::remove_file(&db);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The audit records a store holds, as `operation(arguments) decision: rule`.
+fn audit_lines(db: &str) -> Vec<String> {
+    let store = match writ_host::store::Store::open(db, None) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    store
+        .records()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| {
+            format!(
+                "{}({}) {}: {}",
+                r.operation, r.arguments, r.decision, r.rule
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn what_a_program_chooses_is_escaped_in_operations_and_the_audit_log() {
+    let p = policy(PAY);
+    let db = db("escaped");
+    // A payee crafted to rewrite the terminal line its denial is shown on.
+    let src = "handle Pay.pay(\"evil\\u{1b}[2K\\rair-one.example\\u{202E}\", 100, \"m\\nx\").cents with { Fail.fail(_) => 0 }\n";
+    let o = run_with(&Engine::new(), src, &p, &db);
+    let op = o.operations.first().expect("the payment was asked for");
+    assert_eq!(op.decision, "denied");
+    for text in [&op.arguments, &op.rule] {
+        assert!(
+            !text.chars().any(|c| c.is_control() || c == '\u{202E}'),
+            "{text:?}"
+        );
+    }
+    assert!(
+        op.rule
+            .contains("evil\\u{1b}[2k\\u{d}air-one.example\\u{202e}"),
+        "{}",
+        op.rule
+    );
+    let lines = audit_lines(&db);
+    assert_eq!(lines.len(), 1);
+    assert!(!lines[0].chars().any(|c| c.is_control()), "{lines:?}");
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn an_operation_of_a_capability_not_granted_is_refused_and_audited() {
+    // Checked where Pay is granted, run where it is not: the host refuses
+    // (the checker would have), and keeps a record of the attempt.
+    let engine = Engine::new();
+    let program = match engine.check(
+        "Pay.pay(\"air-one.example\", 100, \"t\").cents\n",
+        &policy(PAY),
+    ) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let db = db("ungranted");
+    let options = RunOptions {
+        store: Some(db.clone()),
+    };
+    let o = match engine.run(&program, &policy(""), &options, &mut |_: &str| {}) {
+        Ok(o) => o,
+        Err(e) => panic!("{e:?}"),
+    };
+    let err = o.result.expect_err("refused");
+    assert_eq!(err.code.as_str(), "E4005");
+    assert_eq!(
+        audit_lines(&db),
+        ["Pay.pay(\"air-one.example\", 100, \"t\") denied: not granted by the policy"]
+    );
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn what_http_post_sends_is_in_its_audit_record() {
+    let dir = std::env::temp_dir().join(format!("writ-engine-post-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(
+        dir.join("responses.toml"),
+        "[[response]]\nurl = \"https://a.example/form\"\nbody = \"thanks\"\n",
+    );
+    let mut p = policy("[grants.Http]\nrecorded = \"responses.toml\"\n");
+    p.dir = Some(dir.clone());
+    let db = db("post");
+    let big = "y".repeat(2000);
+    let src = format!(
+        "Log.info(Http.post(\"https://a.example/form\", \"name=ada\"))\nLog.info(Http.post(\"https://a.example/form\", \"{big}\"))\n"
+    );
+    let o = run_with(&Engine::new(), &src, &p, &db);
+    assert_eq!(o.output, ["thanks", "thanks"]);
+    let lines = audit_lines(&db);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with("Http.post(\"https://a.example/form\", \"name=ada\") allowed"),
+        "{}",
+        lines[0]
+    );
+    // A long body: its start, its length and its hash.
+    let hash = writ_host::store::sha256_hex(big.as_bytes());
+    assert!(
+        lines[1].contains(&format!("… (2000 bytes, sha256 {hash})")),
+        "{}",
+        lines[1]
+    );
+    let _ = std::fs::remove_file(&db);
+    let _ = std::fs::remove_dir_all(&dir);
+}

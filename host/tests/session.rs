@@ -218,7 +218,7 @@ fn a_session_is_one_run_for_the_per_run_cap() {
     let options = RunOptions {
         store: Some(db.display().to_string()),
     };
-    let mut s = Session::new(Engine::new(), Some(policy), options).expect("a session");
+    let mut s = Session::new(Engine::new(), Some(policy.clone()), options).expect("a session");
     let pay = "handle { Pay.pay(\"air-one.example\", 30000, \"seat\"); \"paid\" } with { Fail.fail(why) => why }";
     assert_eq!(shown(&mut s, pay), ["- : Str = \"paid\""]);
     // 300.00 more would bring the session's payments to 600.00, over the
@@ -232,6 +232,11 @@ fn a_session_is_one_run_for_the_per_run_cap() {
         "{}",
         err.message
     );
-    // A new session is a new run (the day cap still counts both).
+    // Switching policy, even to the same one, or forgetting definitions
+    // does not start a new run.
+    s.set_policy(Some(policy.clone())).expect("the same policy");
+    s.reset().expect("reset");
+    let again = eval(&mut s, pay);
+    assert_eq!(again.error.map(|e| e.code.as_str()), Some("E4005"));
     let _ = std::fs::remove_file(&db);
 }

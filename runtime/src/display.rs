@@ -93,6 +93,25 @@ pub fn float_text(x: f64) -> String {
     }
 }
 
+/// Text from a program made safe to show or store: control characters,
+/// bidirectional controls, invisible characters and line breaks other
+/// than `\n` become `\u{...}` escapes, so the text cannot move a terminal's
+/// cursor, recolour it, reorder what is shown, or pass for another line.
+/// With `keep_lines`, `\n` and `\t` are kept as they are (a program's
+/// output lines); without, they are escaped too (one field of a record).
+pub fn safe_text(s: &str, keep_lines: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let kept = keep_lines && matches!(c, '\n' | '\t');
+        if !kept && (c.is_control() || writ_lang::lexer::is_deceptive(c)) {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Write a string literal with quotes and escapes.
 pub fn quoted(s: &str, out: &mut String) {
     out.push('"');
@@ -211,4 +230,23 @@ fn ctor_name(module: &Module, c: u32) -> &str {
         .ctors
         .get(c as usize)
         .map_or("?", |c| c.name.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_text;
+
+    #[test]
+    fn safe_text_escapes_what_could_rewrite_a_terminal_or_a_line() {
+        let attack = "pay 1\u{1b}[2K\rpay 999\u{202E}\u{200B}\u{2028}";
+        let shown = safe_text(attack, true);
+        assert_eq!(
+            shown,
+            "pay 1\\u{1b}[2K\\u{d}pay 999\\u{202e}\\u{200b}\\u{2028}"
+        );
+        assert!(!shown.chars().any(char::is_control));
+        // Lines and tabs stay in program output, not in a record's field.
+        assert_eq!(safe_text("a\n\tb é", true), "a\n\tb é");
+        assert_eq!(safe_text("a\n\tb é", false), "a\\u{a}\\u{9}b é");
+    }
 }

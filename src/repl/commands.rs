@@ -315,11 +315,17 @@ impl Repl {
             Ok(records) if records.is_empty() => out("The audit log is empty.\n"),
             Ok(records) => {
                 let mut o = String::new();
+                let clean = writ_host::engine::clean;
                 for r in records {
                     let _ = writeln!(
                         o,
                         "#{} {} {}({}) {}: {}",
-                        r.seq, r.principal, r.operation, r.arguments, r.decision, r.rule
+                        r.seq,
+                        clean(&r.principal),
+                        clean(&r.operation),
+                        clean(&r.arguments),
+                        r.decision,
+                        clean(&r.rule)
                     );
                 }
                 out(&o);

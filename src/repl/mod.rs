@@ -315,6 +315,7 @@ impl Repl {
         self.cancel.store(false, Ordering::SeqCst);
         self.running.store(true, Ordering::SeqCst);
         let cancel = self.cancel.clone();
+        let color = self.color;
         let audits: Vec<(String, bool)> = self
             .session
             .policy()
@@ -323,20 +324,25 @@ impl Repl {
         // Audited operations are shown as they happen, between the Log
         // lines, in the order the audit log has them.
         let mut events = |event: Event<'_>| match event {
-            Event::Log(line) => out(&format!("{}\n", show::terminal_safe(line))),
+            Event::Log(line) => out(&format!("{}\n", writ::render::terminal_safe(line))),
             Event::Operation(op) => {
                 let effect = op.operation.split('.').next().unwrap_or("");
                 let audited = op.decision == "denied"
                     || effect == "Audit"
                     || audits.iter().any(|(n, a)| n == effect && *a);
                 if audited {
-                    out(&format!(
-                        "audit: {}({}) {}: {}\n",
-                        op.operation,
-                        show::terminal_safe(&op.arguments),
-                        op.decision,
-                        op.rule
-                    ));
+                    // The host has escaped what the program chose; on a
+                    // terminal the line is also coloured, which a program's
+                    // own (escaped) output cannot imitate.
+                    let line = format!(
+                        "audit: {}({}) {}: {}",
+                        op.operation, op.arguments, op.decision, op.rule
+                    );
+                    if color {
+                        out(&format!("\x1b[36m{line}\x1b[0m\n"));
+                    } else {
+                        out(&format!("{line}\n"));
+                    }
                 }
             }
         };

@@ -15,22 +15,6 @@ use writ_host::session::{Session, Source};
 use writ_lang::{Diagnostic, LineIndex, Span};
 use writ_runtime::RunError;
 
-/// Text a program wrote, made safe to print on a terminal: control
-/// characters (but tabs), bidirectional controls, invisible characters and
-/// line breaks other than `\n` are shown as `\u{...}` escapes, so a program
-/// cannot move the cursor, recolour the terminal or reorder what is shown.
-pub fn terminal_safe(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if (c.is_control() && c != '\t' && c != '\n') || writ_lang::lexer::is_deceptive(c) {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// `name:line:column` of a session-wide offset.
 fn place(session: &Session, span: Span) -> Option<String> {
     let (source, local) = session.locate(span)?;
