@@ -129,7 +129,7 @@ fn reserved_help(word: &str) -> String {
 fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
     let wanted = |what: &str| raw.iter().any(|e| e == what);
     let Some(found) = found else {
-        let help = "the file ended in the middle of a construct; finish it or remove it";
+        let help = "the input ended in the middle of a construct; finish it or remove it";
         return (Code::UnexpectedToken, Some(help.to_string()));
     };
     if let Token::Reserved(word) = found {
