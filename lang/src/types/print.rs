@@ -97,6 +97,39 @@ impl Checker {
             .collect()
     }
 
+    /// Print the type of a binding whose quantified variables are `vars`:
+    /// any other type variable in it is not generic (the value restriction
+    /// kept it so, and its first use will fix it) and prints as `_a`,
+    /// `_b`, ... — the difference a reader needs between `List[a]`, a list
+    /// of anything, and `List[_a]`, a list of one type not known yet.
+    pub fn show_binding(&mut self, ty: TyId, vars: &[TyId]) -> String {
+        let quantified: HashSet<TyId> = vars.iter().map(|v| self.arena.resolve(*v)).collect();
+        let mut namer = Namer::default();
+        self.rigid_names(ty, &mut namer.taken);
+        let mut budget = 10_000usize;
+        self.count_rows(ty, &mut namer.row_uses, &mut budget);
+        let mut weak = 0usize;
+        for v in self.vars_in(ty) {
+            let is_type_var = matches!(
+                self.arena.node(v),
+                Node::Var { kind, .. } if *kind != crate::types::ty::Kind::Row
+            );
+            if is_type_var && !quantified.contains(&v) {
+                let letter = ((b'a' + (weak % 26) as u8) as char).to_string();
+                let name = if weak < 26 {
+                    format!("_{letter}")
+                } else {
+                    format!("_{letter}{}", weak / 26)
+                };
+                namer.names.insert(v, name);
+                weak += 1;
+            }
+        }
+        let mut out = String::new();
+        self.write_ty(ty, &mut namer, &mut out);
+        cut(out)
+    }
+
     /// Print a function signature: `fn name[a: Eq](x: a) -> Bool`.
     pub fn show_signature(&mut self, name: &str, params: &[String], ty: TyId) -> String {
         let mut namer = Namer::default();

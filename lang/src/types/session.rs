@@ -404,8 +404,10 @@ fn defined(
                                 l.span.start <= b.span.start && b.span.end <= l.span.end
                             })
                         })
-                        .map(|(_, b)| b.scheme.ty);
-                    let ty = ty.and_then(|t| c.show(&[t]).pop()).unwrap_or_default();
+                        .map(|(_, b)| b.scheme.clone());
+                    let ty = ty
+                        .map(|s| c.show_binding(s.ty, &s.vars))
+                        .unwrap_or_default();
                     out.push(Defined {
                         kind: DefinedKind::Let,
                         name: n,
