@@ -57,6 +57,7 @@ pub mod host {
         Operation, Outcome, PolicyHost, Program, RunOptions,
     };
     pub use writ_host::policy::{self, Policy};
+    pub use writ_host::session::{self, Evaluation, Event, Session};
     pub use writ_host::store::{self, Store};
 }
 

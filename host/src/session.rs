@@ -105,6 +105,21 @@ struct UnderPolicy {
 }
 
 /// A REPL session: definitions so far, their values, and the grants.
+///
+/// ```
+/// use writ_host::engine::{Engine, RunOptions};
+/// use writ_host::session::{Event, Session};
+///
+/// let mut s = Session::new(Engine::new(), None, RunOptions::default()).expect("a session");
+/// let mut quiet = |_: Event<'_>| {};
+/// s.eval("<input 1>", "fn double(x) { x * 2 }", &mut quiet, None);
+/// let e = s.eval("<input 2>", "list.map([1, 2], double)", &mut quiet, None);
+/// let v = &e.values[0];
+/// assert_eq!((v.ty.as_str(), v.text.as_str()), ("List[Int]", "[2, 4]"));
+/// // Without a policy only `Log` is granted: this input is refused.
+/// let e = s.eval("<input 3>", "Pay.pay(\"x.example\", 1, \"m\")", &mut quiet, None);
+/// assert!(!e.accepted && e.diagnostics[0].code.as_str() == "E3002");
+/// ```
 pub struct Session {
     engine: Engine,
     interfaces: Vec<String>,
