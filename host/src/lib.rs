@@ -11,6 +11,7 @@ pub mod capability;
 pub mod engine;
 mod http;
 pub mod policy;
+pub mod policy_host;
 pub mod session;
 pub mod store;
 pub mod url;

@@ -24,8 +24,9 @@ use writ_lang::{Diagnostic, Span};
 use writ_runtime::session::Session as CodeSession;
 use writ_runtime::{Limits, LogHost, RunError, Value};
 
-use crate::engine::{Engine, Operation, PolicyHost, RunOptions, open_for};
+use crate::engine::{Engine, Operation, RunOptions, open_for};
 use crate::policy::Policy;
+use crate::policy_host::PolicyHost;
 use crate::store::{self, AuditRecord, Store};
 
 /// The text of one input, and where its spans start.

@@ -16,6 +16,7 @@
 mod decision;
 mod expr;
 mod handlers;
+mod library;
 mod liveness;
 mod pattern;
 mod peephole;
@@ -25,8 +26,7 @@ use std::collections::HashMap;
 use writ_lang::Span;
 use writ_lang::ast::{Block, FnDecl, Item, Pattern, PatternKind, Program, Stmt, TypeBody};
 
-use crate::code::{CaptureFrom, CtorInfo, EffectInfo, Function, Literal, Module, NativeInfo, Op};
-use crate::natives;
+use crate::code::{CaptureFrom, CtorInfo, EffectInfo, Function, Literal, Module, Op};
 
 /// What a name resolves to.
 #[derive(Clone, Copy, Debug)]
@@ -227,94 +227,6 @@ impl Lowerer {
         }
         liveness::moves(&mut self.module.functions, first);
         self.module.main
-    }
-
-    /// Declare the standard library's types and effects, and lower its
-    /// functions (natives are looked up by name).
-    fn library(&mut self) -> Result<(), String> {
-        let mut bodies: Vec<(String, FnDecl, u32)> = Vec::new();
-        for file in writ_lang::stdlib::FILES {
-            let ns = file.name.strip_suffix(".writ").unwrap_or(file.name);
-            let parsed = writ_lang::parser::parse_library(file.source);
-            if parsed.has_errors() {
-                return Err(format!(
-                    "the standard library file {} does not parse",
-                    file.name
-                ));
-            }
-            if matches!(ns, "prelude" | "capabilities") {
-                self.declare(&parsed.program);
-                if ns == "prelude" {
-                    self.prelude_ctors()?;
-                }
-                continue;
-            }
-            let mut members = HashMap::new();
-            for item in parsed.program.items {
-                let Item::Fn(f) = item else { continue };
-                let qualified = format!("{ns}.{}", f.name.name);
-                if f.body.is_some() {
-                    let id = self.reserve_fn(&qualified, f.params.len());
-                    members.insert(f.name.name.clone(), Slot::Func(id));
-                    bodies.push((qualified, *f, id));
-                } else {
-                    let Some(id) = natives::lookup(&qualified) else {
-                        return Err(format!("no native implementation of `{qualified}`"));
-                    };
-                    self.module.natives.push(NativeInfo {
-                        name: qualified,
-                        arity: f.params.len() as u32,
-                        entry: id,
-                    });
-                    let index = self.module.natives.len() as u32 - 1;
-                    members.insert(f.name.name.clone(), Slot::Native(index));
-                }
-            }
-            self.namespaces.insert(ns.to_string(), members);
-        }
-        for (_, f, id) in bodies {
-            self.function(&f, id);
-        }
-        Ok(())
-    }
-
-    /// The native summing `Float`s (registered on first use).
-    fn float_sum(&mut self) -> Option<Slot> {
-        if let Some(n) = self.float_sum_native {
-            return Some(Slot::Native(n));
-        }
-        let entry = natives::lookup(natives::FLOAT_SUM)?;
-        self.module.natives.push(NativeInfo {
-            name: "list.sum".into(),
-            arity: 1,
-            entry,
-        });
-        let n = self.module.natives.len() as u32 - 1;
-        self.float_sum_native = Some(n);
-        Some(Slot::Native(n))
-    }
-
-    /// Record the prelude's constructors, which natives build.
-    fn prelude_ctors(&mut self) -> Result<(), String> {
-        let id = |name: &str| {
-            self.ctor_ids
-                .get(name)
-                .copied()
-                .ok_or_else(|| format!("the prelude does not declare `{name}`"))
-        };
-        self.module.prelude = crate::code::PreludeCtors {
-            some: id("Some")?,
-            none: id("None")?,
-            ok: id("Ok")?,
-            err: id("Err")?,
-            null: id("Null")?,
-            bool: id("Bool")?,
-            number: id("Number")?,
-            string: id("String")?,
-            array: id("Array")?,
-            object: id("Object")?,
-        };
-        Ok(())
     }
 
     /// Declare constructors and effects.

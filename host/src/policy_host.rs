@@ -1,0 +1,571 @@
+//! The policy host: carries out each operation a program hands to the
+//! host, after checking it against the grant's scope, and keeps the audit
+//! log.
+//!
+//! Invariants: an operation is checked at the moment it is performed;
+//! its audit record (when the grant audits, and always for a denial) is
+//! committed before its result returns, or it is denied; what the program
+//! chose is escaped before it is stored or shown ([`clean`]); a denial
+//! carries out nothing and becomes `Fail` or the end of the run, as the
+//! grant's `on_deny` says.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use writ_lang::Code;
+use writ_runtime::value::{Key, MapObj};
+use writ_runtime::{Host, HostError, Module, RunError, Value};
+
+use crate::capability::{Args, Capability};
+use crate::engine::{Confirmer, Operation, unavailable};
+use crate::http::fetch;
+use crate::policy::{Grant, OnDeny, Policy, Scope, Subjects};
+use crate::store::{self, Entry, Store};
+use crate::url::{self, Url};
+
+/// Carries out host operations for one run, under one policy.
+pub struct PolicyHost<'a> {
+    pub(crate) policy: &'a Policy,
+    pub(crate) module: &'a Module,
+    pub(crate) program: &'a str,
+    pub(crate) store: &'a mut Store,
+    pub(crate) log: &'a mut dyn FnMut(&str),
+    /// Told of each operation as it is decided (after its audit record).
+    pub(crate) watch: Option<&'a mut dyn FnMut(&Operation)>,
+    pub(crate) confirm: &'a Confirmer,
+    pub(crate) clock: &'a Arc<dyn Fn() -> i64 + Send + Sync>,
+    pub(crate) capabilities: &'a [Capability],
+    pub(crate) output: Vec<String>,
+    pub(crate) operations: Vec<Operation>,
+    pub(crate) audit_ids: Vec<i64>,
+    pub(crate) paid_this_run: i64,
+    pub(crate) recorded: Option<&'a HashMap<String, String>>,
+    pub(crate) used_recorded: bool,
+}
+
+fn text_arg(args: &[Value], i: usize) -> String {
+    args.get(i)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The most of an `Http.post` body an audit record holds as text.
+const MAX_SHOWN_BODY: usize = 1024;
+
+/// Text from a program made safe to store and show, on one line (see
+/// [`writ_runtime::display::safe_text`]): an audit line cannot be made to
+/// look like another, on a terminal or in the log.
+pub fn clean(s: &str) -> String {
+    writ_runtime::display::safe_text(s, false)
+}
+
+fn quoted(s: &str) -> String {
+    format!("{s:?}")
+}
+
+impl PolicyHost<'_> {
+    /// Write an audit record (and note the operation); the record is
+    /// committed before this returns, or the run stops.
+    fn audit(
+        &mut self,
+        operation: &str,
+        arguments: &str,
+        decision: &str,
+        rule: &str,
+    ) -> Result<(), HostError> {
+        let (arguments, rule) = (clean(arguments), clean(rule));
+        let entry = Entry {
+            principal: &self.policy.principal.id,
+            program: self.program,
+            operation,
+            arguments: &arguments,
+            decision,
+            rule: &rule,
+        };
+        let seq = self.store.audit(&entry).map_err(|e| {
+            HostError::Stop(unavailable(format!(
+                "the audit record of {operation} could not be written ({e}); the operation was denied"
+            )))
+        })?;
+        self.audit_ids.push(seq);
+        Ok(())
+    }
+
+    fn note(&mut self, operation: &str, arguments: &str, decision: &str, rule: &str) {
+        let op = Operation {
+            operation: operation.to_string(),
+            arguments: clean(arguments),
+            decision: decision.to_string(),
+            rule: clean(rule),
+        };
+        if let Some(watch) = self.watch.as_mut() {
+            watch(&op);
+        }
+        self.operations.push(op);
+    }
+
+    /// Allow an operation: note it, and audit it first if the grant says so.
+    fn allow(
+        &mut self,
+        grant: &Grant,
+        operation: &str,
+        arguments: &str,
+        rule: &str,
+    ) -> Result<(), HostError> {
+        if grant.audit {
+            self.audit(operation, recorded(grant, arguments), "allowed", rule)?;
+        }
+        self.note(operation, arguments, "allowed", rule);
+        Ok(())
+    }
+
+    /// Deny an operation: note it, audit it, and fail or stop.
+    fn deny(&mut self, grant: &Grant, operation: &str, arguments: &str, rule: &str) -> HostError {
+        self.note(operation, arguments, "denied", rule);
+        if let Err(e) = self.audit(operation, recorded(grant, arguments), "denied", rule) {
+            return e;
+        }
+        let message = format!(
+            "{operation}({}) was denied: {}",
+            clean(arguments),
+            clean(rule)
+        );
+        match grant.on_deny {
+            OnDeny::Fail => HostError::Fail(message),
+            OnDeny::Stop => HostError::Stop(
+                RunError::new(Code::OperationDenied, message)
+                    .with_help("the policy does not allow this; nothing was carried out, and the denial is in the audit log"),
+            ),
+        }
+    }
+
+    fn http(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
+        let Scope::Http(scope) = &grant.scope else {
+            return Err(HostError::Stop(RunError::internal(
+                "Http grant without an Http scope",
+            )));
+        };
+        let operation = format!("Http.{op}");
+        let raw = text_arg(args, 0);
+        let mut shown = quoted(&raw);
+        if op == "post" {
+            // What is sent is part of the record: in full when short, else
+            // its start, length and hash (which identify it exactly).
+            let body = text_arg(args, 1);
+            if body.len() <= MAX_SHOWN_BODY {
+                shown = format!("{shown}, {}", quoted(&body));
+            } else {
+                let mut cut = MAX_SHOWN_BODY;
+                while !body.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                shown = format!(
+                    "{shown}, {}… ({} bytes, sha256 {})",
+                    quoted(body.get(..cut).unwrap_or_default()),
+                    body.len(),
+                    store::sha256_hex(body.as_bytes())
+                );
+            }
+        }
+        let target = match url::parse(&raw) {
+            Ok(u) => u,
+            Err(e) => {
+                return Err(self.deny(
+                    grant,
+                    &operation,
+                    &shown,
+                    &format!("the URL is malformed: {e}"),
+                ));
+            }
+        };
+        // With no `allow` list, the recorded URLs are the allow-list.
+        let recorded_only = scope.allow.is_empty() && self.recorded.is_some();
+        let rule_text = match scope.allow.iter().find(|r| r.allows(&target)) {
+            Some(rule) => format!("allowed by {}", rule.url),
+            None if recorded_only => "a recorded URL".to_string(),
+            None => {
+                return Err(self.deny(
+                    grant,
+                    &operation,
+                    &shown,
+                    &format!("{target} is not in the allow-list"),
+                ));
+            }
+        };
+        if let Some(recorded) = self.recorded {
+            let body = recorded.get(&target.to_string()).cloned();
+            return match body {
+                Some(b) => {
+                    self.allow(
+                        grant,
+                        &operation,
+                        &shown,
+                        &format!("{rule_text} (recorded response)"),
+                    )?;
+                    self.used_recorded = true;
+                    Ok(Value::str(b))
+                }
+                None => Err(self.deny(
+                    grant,
+                    &operation,
+                    &shown,
+                    &format!("{target} has no recorded response"),
+                )),
+            };
+        }
+        // Write-ahead: the record of the request precedes it.
+        self.allow(grant, &operation, &shown, &rule_text)?;
+        let body = if op == "post" {
+            Some(text_arg(args, 1))
+        } else {
+            None
+        };
+        match fetch(&target, body.as_deref(), scope, &|u: &Url| {
+            scope.allow.iter().any(|r| r.allows(u))
+        }) {
+            Ok(text) => Ok(Value::str(text)),
+            Err(why) => Err(self.deny(grant, &operation, &shown, &why)),
+        }
+    }
+
+    fn pay(&mut self, grant: &Grant, args: &[Value]) -> Result<Value, HostError> {
+        let Scope::Pay(scope) = &grant.scope else {
+            return Err(HostError::Stop(RunError::internal(
+                "Pay grant without a Pay scope",
+            )));
+        };
+        let payee = text_arg(args, 0).to_ascii_lowercase();
+        let cents = match args.get(1) {
+            Some(Value::Int(n)) => *n,
+            _ => 0,
+        };
+        let memo = text_arg(args, 2);
+        let shown = format!("{}, {cents}, {}", quoted(&payee), quoted(&memo));
+        let op = "Pay.pay";
+        if !scope.payees.contains(&payee) {
+            return Err(self.deny(
+                grant,
+                op,
+                &shown,
+                &format!(
+                    "{payee} is not an allowed payee ({})",
+                    scope.payees.join(", ")
+                ),
+            ));
+        }
+        if cents <= 0 {
+            return Err(self.deny(grant, op, &shown, "a payment must be of at least 1 cent"));
+        }
+        if cents > scope.max_payment_cents {
+            return Err(self.deny(
+                grant,
+                op,
+                &shown,
+                &format!(
+                    "{cents} cents is over the cap of {} per payment",
+                    scope.max_payment_cents
+                ),
+            ));
+        }
+        if self.paid_this_run.saturating_add(cents) > scope.max_run_cents {
+            return Err(self.deny(
+                grant,
+                op,
+                &shown,
+                &format!(
+                    "{cents} cents would bring this run's payments to {}, over the cap of {}",
+                    self.paid_this_run.saturating_add(cents),
+                    scope.max_run_cents
+                ),
+            ));
+        }
+        let day = store::day_of((self.clock)());
+        let today = match self.store.paid_on(&self.policy.principal.id, &day) {
+            Ok(t) => t,
+            Err(e) => {
+                return Err(self.deny(
+                    grant,
+                    op,
+                    &shown,
+                    &format!("today's payments could not be read: {e}"),
+                ));
+            }
+        };
+        if today.saturating_add(cents) > scope.max_day_cents {
+            return Err(self.deny(
+                grant,
+                op,
+                &shown,
+                &format!(
+                    "{cents} cents would bring today's payments to {}, over the cap of {}",
+                    today.saturating_add(cents),
+                    scope.max_day_cents
+                ),
+            ));
+        }
+        if scope.confirm {
+            let question = format!(
+                "Pay {} {} to {payee} ({memo})?",
+                money(cents),
+                scope.currency
+            );
+            if !(self.confirm)(&question) {
+                return Err(self.deny(grant, op, &shown, "the person did not confirm the payment"));
+            }
+        }
+        let rule = format!("{payee} is an allowed payee and {cents} cents is within the caps");
+        let entry = Entry {
+            principal: &self.policy.principal.id,
+            program: self.program,
+            operation: op,
+            arguments: recorded(grant, &shown),
+            decision: "allowed",
+            rule: &rule,
+        };
+        let (id, seq) = self
+            .store
+            .pay(&entry, &payee, cents, &scope.currency, &memo)
+            .map_err(|e| {
+                HostError::Stop(unavailable(format!(
+                    "the payment could not be recorded ({e}); nothing was paid"
+                )))
+            })?;
+        self.audit_ids.push(seq);
+        self.note(op, &shown, "allowed", &rule);
+        self.paid_this_run += cents;
+        Value::record(
+            self.module,
+            vec![
+                ("id", Value::str(format!("pay-{id}"))),
+                ("payee", Value::str(payee)),
+                ("cents", Value::Int(cents)),
+                ("currency", Value::str(scope.currency.clone())),
+            ],
+        )
+        .ok_or_else(|| {
+            HostError::Stop(RunError::internal("the Receipt type is not in the program"))
+        })
+    }
+
+    fn records(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
+        let Scope::Records(scope) = &grant.scope else {
+            return Err(HostError::Stop(RunError::internal(
+                "Records grant without a Records scope",
+            )));
+        };
+        let me = self.policy.principal.id.clone();
+        let operation = format!("Records.{op}");
+        let readable = match scope.subjects {
+            Subjects::Own => Ok(vec![me.clone()]),
+            Subjects::Reports => self.store.reports(&me),
+            Subjects::All => self.store.employee_ids(),
+        };
+        let readable = match readable {
+            Ok(r) => r,
+            Err(e) => {
+                return Err(self.deny(
+                    grant,
+                    &operation,
+                    "",
+                    &format!("the org chart could not be read: {e}"),
+                ));
+            }
+        };
+        if op == "list" {
+            self.allow(grant, &operation, "", "the ids the scope allows")?;
+            return Ok(Value::list(readable.into_iter().map(Value::str).collect()));
+        }
+        let id = text_arg(args, 0);
+        let shown = quoted(&id);
+        if !readable.contains(&id) {
+            let rule = match scope.subjects {
+                Subjects::Own => format!("scope \"self\": {id} is not {me}"),
+                Subjects::Reports => {
+                    format!("scope \"reports\": {id} is not one of {me}'s reports")
+                }
+                Subjects::All => format!("no employee {id}"),
+            };
+            return Err(self.deny(grant, &operation, &shown, &rule));
+        }
+        let row = match self.store.employee(&id) {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                return Err(self.deny(grant, &operation, &shown, &format!("no employee {id}")));
+            }
+            Err(e) => {
+                return Err(self.deny(
+                    grant,
+                    &operation,
+                    &shown,
+                    &format!("the record could not be read: {e}"),
+                ));
+            }
+        };
+        let rule = match scope.subjects {
+            Subjects::Own => "scope \"self\": the principal's own record".to_string(),
+            Subjects::Reports => format!("scope \"reports\": {id} reports to {me}"),
+            Subjects::All => "scope \"all\"".to_string(),
+        };
+        // Write-ahead: the read is audited before the record returns.
+        self.allow(grant, &operation, &shown, &rule)?;
+        let (name, manager, fields) = row;
+        let fields: HashMap<String, serde_json::Value> =
+            serde_json::from_str(&fields).unwrap_or_default();
+        let mut map = imbl::OrdMap::new();
+        for (k, v) in fields {
+            if scope.redact.contains(&k) {
+                continue;
+            }
+            let v = match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            map.insert(Key(Value::str(k)), Value::str(v));
+        }
+        let pre = self.module.prelude;
+        let manager = match manager {
+            Some(m) => Value::variant(pre.some, vec![Value::str(m)]),
+            None => Value::Tag(pre.none),
+        };
+        Value::record(
+            self.module,
+            vec![
+                ("id", Value::str(id)),
+                ("name", Value::str(name)),
+                ("manager", manager),
+                ("fields", Value::Map(MapObj::new(map))),
+            ],
+        )
+        .ok_or_else(|| {
+            HostError::Stop(RunError::internal(
+                "the Employee type is not in the program",
+            ))
+        })
+    }
+}
+
+impl PolicyHost<'_> {
+    /// An operation of an embedder's capability: recorded (if audited),
+    /// then carried out by its handler; a refusal is a denial.
+    fn custom(
+        &mut self,
+        grant: &Grant,
+        effect: &str,
+        op: &str,
+        args: &[Value],
+    ) -> Result<Value, HostError> {
+        let operation = format!("{effect}.{op}");
+        let shown: Vec<String> = args
+            .iter()
+            .map(|a| writ_runtime::display::to_string(a, self.module, false, 4096))
+            .collect();
+        let shown = shown.join(", ");
+        let Some(handler) = self
+            .capabilities
+            .iter()
+            .find(|c| c.name == effect)
+            .map(|c| c.handler.clone())
+        else {
+            return Err(HostError::Stop(RunError::internal(
+                "the capability is not registered",
+            )));
+        };
+        // Write-ahead, as for `Http`: the operation is recorded before the
+        // handler acts, so nothing happens that the log does not show; a
+        // refusal by the handler is recorded after it.
+        self.allow(grant, &operation, &shown, "granted")?;
+        match handler(op, &Args(args)) {
+            Ok(v) => Ok(v),
+            Err(why) => Err(self.deny(grant, &operation, &shown, &why)),
+        }
+    }
+}
+
+/// The arguments as the audit log shows them under `grant`.
+fn recorded<'s>(grant: &Grant, arguments: &'s str) -> &'s str {
+    if grant.audit_arguments {
+        arguments
+    } else {
+        "(redacted)"
+    }
+}
+
+/// Cents as an amount with two decimals.
+fn money(cents: i64) -> String {
+    format!("{}.{:02}", cents / 100, (cents % 100).abs())
+}
+
+impl Host for PolicyHost<'_> {
+    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
+        let policy = self.policy;
+        let Some(grant) = policy.grants.get(effect) else {
+            // The checker rejects such programs; refuse all the same, and
+            // keep a record of the attempt.
+            let shown: Vec<String> = args
+                .iter()
+                .map(|a| writ_runtime::display::to_string(a, self.module, false, 4096))
+                .collect();
+            let operation = format!("{effect}.{op}");
+            self.note(
+                &operation,
+                &shown.join(", "),
+                "denied",
+                "not granted by the policy",
+            );
+            self.audit(
+                &operation,
+                &shown.join(", "),
+                "denied",
+                "not granted by the policy",
+            )?;
+            return Err(HostError::Stop(
+                RunError::new(
+                    Code::OperationDenied,
+                    format!("{effect}.{op} is not granted by the policy"),
+                )
+                .with_help("nothing was carried out"),
+            ));
+        };
+        match (effect, op) {
+            ("Log", "info") => {
+                let line = text_arg(args, 0);
+                self.allow(grant, "Log.info", &quoted(&line), "granted")?;
+                (self.log)(&line);
+                self.output.push(line);
+                Ok(Value::Unit)
+            }
+            ("Clock", "now") => {
+                self.allow(grant, "Clock.now", "", "granted")?;
+                Ok(Value::Int((self.clock)()))
+            }
+            ("Confirm", "ask") => {
+                let q = text_arg(args, 0);
+                self.allow(grant, "Confirm.ask", &quoted(&q), "granted")?;
+                Ok(Value::Bool((self.confirm)(&q)))
+            }
+            ("Audit", "note") => {
+                let m = text_arg(args, 0);
+                // A note is the audit log's content: always written.
+                self.audit(
+                    "Audit.note",
+                    recorded(grant, &quoted(&m)),
+                    "allowed",
+                    "granted",
+                )?;
+                self.note("Audit.note", &quoted(&m), "allowed", "granted");
+                Ok(Value::Unit)
+            }
+            ("Http", "get" | "post") => self.http(grant, op, args),
+            ("Pay", "pay") => self.pay(grant, args),
+            ("Records", "read" | "list") => self.records(grant, op, args),
+            _ if self.capabilities.iter().any(|c| c.name == effect) => {
+                self.custom(grant, effect, op, args)
+            }
+            _ => Err(HostError::Stop(RunError::new(
+                Code::OperationDenied,
+                format!("{effect}.{op} is not an operation this host carries out"),
+            ))),
+        }
+    }
+}
