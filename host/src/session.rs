@@ -134,6 +134,8 @@ pub struct Session {
     /// What the session has paid: it is one run, whatever policies it
     /// switches between, so neither `:policy` nor `reset` starts it again.
     paid: i64,
+    /// Whether the last source belongs to an input that was not kept.
+    scratch: bool,
 }
 
 /// The capabilities granted when no policy is given.
@@ -165,6 +167,7 @@ impl Session {
             next_base: 0,
             limits: Limits::default(),
             paid: 0,
+            scratch: false,
         };
         s.set_policy(policy)?;
         Ok(s)
@@ -222,7 +225,8 @@ impl Session {
         &mut self.limits
     }
 
-    /// Every input's text so far.
+    /// The text of every input kept so far, and of the last input entered
+    /// (kept or not, until the next one).
     pub fn sources(&self) -> &[Source] {
         &self.sources
     }
@@ -269,7 +273,18 @@ impl Session {
         Ok(all.split_off(skip))
     }
 
+    /// Register an input's text. The text of the input before, if it
+    /// was not kept (rejected, failed, or only asked about), is dropped
+    /// first and its place reused: nothing of it can be referred to again,
+    /// and the session's offsets grow only with what it keeps.
     fn add_source(&mut self, name: &str, text: &str) -> usize {
+        if self.scratch
+            && let Some(last) = self.sources.pop()
+        {
+            self.next_base = last.base;
+        }
+        // Until the input is kept, its text is only there to be shown.
+        self.scratch = true;
         let base = self.next_base;
         // One byte between inputs, so that an end-of-input span of one is
         // not the start of the next.
@@ -425,6 +440,7 @@ impl Session {
             self.check = next;
         }
         self.code.commit(prepared);
+        self.scratch = false;
         out
     }
 }

@@ -240,3 +240,23 @@ fn a_session_is_one_run_for_the_per_run_cap() {
     assert_eq!(again.error.map(|e| e.code.as_str()), Some("E4005"));
     let _ = std::fs::remove_file(&db);
 }
+
+#[test]
+fn only_kept_inputs_take_room_in_the_session() {
+    let mut s = session();
+    shown(&mut s, "let a = 1");
+    for bad in ["a + \"x\"", "1 / 0", "nope"] {
+        eval(&mut s, bad);
+        assert_eq!(s.sources().len(), 2, "{bad}");
+    }
+    shown(&mut s, "let b = a + 1");
+    let (first, second) = (&s.sources()[0], &s.sources()[1]);
+    assert_eq!(second.base, first.base + first.text.len() + 1);
+    assert_eq!(second.text, "let b = a + 1");
+    // And what was kept still runs, its errors placed in its own text.
+    shown(&mut s, "fn boom(x) { x / 0 }");
+    let e = eval(&mut s, "boom(1)");
+    let err = e.error.expect("division by zero");
+    let (src, _) = s.locate(err.span.expect("a span")).expect("located");
+    assert_eq!(src.text, "fn boom(x) { x / 0 }");
+}
