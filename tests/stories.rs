@@ -79,7 +79,7 @@ fn book_ticket_pays_the_cheapest_acceptable_flight_and_refuses_the_injection_and
     let o = run("book_ticket", "over_cap.writ", "policy.toml", &db);
     assert_eq!(o.status.code(), Some(3));
     assert!(
-        text(&o.stderr).contains("90000 cents is over the cap of 50000 per payment"),
+        text(&o.stderr).contains("900.00 EUR is over the cap of 500.00 EUR per payment"),
         "{}",
         text(&o.stderr)
     );

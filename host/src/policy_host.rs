@@ -257,14 +257,16 @@ impl PolicyHost<'_> {
         if cents <= 0 {
             return Err(self.deny(grant, op, &shown, "a payment must be of at least 1 cent"));
         }
+        let cur = &scope.currency;
         if cents > scope.max_payment_cents {
             return Err(self.deny(
                 grant,
                 op,
                 &shown,
                 &format!(
-                    "{cents} cents is over the cap of {} per payment",
-                    scope.max_payment_cents
+                    "{} {cur} is over the cap of {} {cur} per payment",
+                    money(cents),
+                    money(scope.max_payment_cents)
                 ),
             ));
         }
@@ -274,9 +276,10 @@ impl PolicyHost<'_> {
                 op,
                 &shown,
                 &format!(
-                    "{cents} cents would bring this run's payments to {}, over the cap of {}",
-                    self.paid_this_run.saturating_add(cents),
-                    scope.max_run_cents
+                    "{} {cur} would bring this run's payments to {} {cur}, over the cap of {} {cur}",
+                    money(cents),
+                    money(self.paid_this_run.saturating_add(cents)),
+                    money(scope.max_run_cents)
                 ),
             ));
         }
@@ -298,9 +301,10 @@ impl PolicyHost<'_> {
                 op,
                 &shown,
                 &format!(
-                    "{cents} cents would bring today's payments to {}, over the cap of {}",
-                    today.saturating_add(cents),
-                    scope.max_day_cents
+                    "{} {cur} would bring today's payments to {} {cur}, over the cap of {} {cur}",
+                    money(cents),
+                    money(today.saturating_add(cents)),
+                    money(scope.max_day_cents)
                 ),
             ));
         }

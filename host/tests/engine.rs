@@ -75,7 +75,7 @@ fn payment_caps_hold_per_payment_per_run_and_per_day() {
         .collect();
     assert_eq!(
         denied,
-        ["400 cents would bring today's payments to 2600, over the cap of 2500"]
+        ["4.00 EUR would bring today's payments to 26.00 EUR, over the cap of 25.00 EUR"]
     );
     let _ = std::fs::remove_file(&db);
 }

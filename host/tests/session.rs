@@ -228,7 +228,7 @@ fn a_session_is_one_run_for_the_per_run_cap() {
     let err = refused.error.expect("refused");
     assert_eq!(err.code.as_str(), "E4005");
     assert!(
-        err.message.contains("this run's payments to 60000"),
+        err.message.contains("this run's payments to 600.00 EUR"),
         "{}",
         err.message
     );
