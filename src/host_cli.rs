@@ -22,6 +22,18 @@ pub fn out(text: &str) {
     let _ = o.flush();
 }
 
+/// Print one `Log` line of a program. On a terminal, what could drive it
+/// (escape sequences, other control characters) or make text read in
+/// another order is shown escaped; into a pipe or file, the line is
+/// written as the program wrote it.
+pub fn log_line(line: &str) {
+    if std::io::stdout().is_terminal() {
+        out(&format!("{}\n", render::terminal_safe(line)));
+    } else {
+        out(&format!("{line}\n"));
+    }
+}
+
 /// Ask on the terminal; `false` when standard input is not one.
 pub fn terminal_confirm(question: &str) -> bool {
     // The question holds text the program chose (a memo, a payee): shown
@@ -76,7 +88,7 @@ pub fn run_with_policy(
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
     };
-    let mut log = |line: &str| out(&format!("{line}\n"));
+    let mut log = |line: &str| log_line(line);
     let outcome = match engine.run(&program, &policy, &options, &mut log) {
         Ok(o) => o,
         Err(e) => {

@@ -420,7 +420,7 @@ fn run(file: &Path, limit: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut log = |line: &str| host_cli::out(&format!("{line}\n"));
+    let mut log = |line: &str| host_cli::log_line(line);
     let ran = writ::run_source(&text, &limits, &mut log, None);
     if !ran.checked.diagnostics.is_empty() {
         eprint!(

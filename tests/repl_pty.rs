@@ -158,3 +158,23 @@ fn ctrl_c_drops_the_input_or_stops_the_run() {
     }
     let _ = std::fs::remove_file(&h);
 }
+
+#[test]
+fn writ_run_escapes_what_a_program_logs_on_a_terminal() {
+    let dir = std::env::temp_dir().join(format!("writ-run-tty-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let file = dir.join("paint.writ");
+    let _ = std::fs::write(&file, "Log.info(\"\\u{1b}[2Jcleared \\u{202E}txt.exe\")\n");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_writ"));
+    cmd.arg("run")
+        .arg(&file)
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut s = match spawn_command(cmd, Some(20_000)) {
+        Ok(s) => s,
+        Err(e) => panic!("cannot start writ run on a pseudo-terminal: {e}"),
+    };
+    expect(&mut s, "\\u{1b}[2Jcleared \\u{202e}txt.exe");
+    let _ = s.exp_eof();
+    let _ = std::fs::remove_dir_all(&dir);
+}
