@@ -1,6 +1,7 @@
 //! The REPL on a terminal, driven through a pseudo-terminal: the banner,
 //! continuation lines, tab completion, Ctrl-C (dropping the input being
-//! typed, and stopping a running one), Ctrl-D, and the history file.
+//! typed, and stopping a running one), Ctrl-D, and the history file; and
+//! `writ run` escaping what a program logs when it writes to a terminal.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
