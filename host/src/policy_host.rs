@@ -318,12 +318,19 @@ impl PolicyHost<'_> {
                 return Err(self.deny(grant, op, &shown, "the person did not confirm the payment"));
             }
         }
-        let rule = format!("{payee} is an allowed payee and {cents} cents is within the caps");
+        let rule = format!(
+            "{payee} is an allowed payee and {} {} is within the caps",
+            money(cents),
+            scope.currency
+        );
+        // Escaped as every record is (see `audit`): this one is written by
+        // the ledger's transaction instead.
+        let (arguments, rule) = (clean(recorded(grant, &shown)), clean(&rule));
         let entry = Entry {
             principal: &self.policy.principal.id,
             program: self.program,
             operation: op,
-            arguments: recorded(grant, &shown),
+            arguments: &arguments,
             decision: "allowed",
             rule: &rule,
         };

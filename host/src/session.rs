@@ -197,8 +197,9 @@ impl Session {
 
     /// Forget every definition (the policy and limits stay).
     pub fn reset(&mut self) -> Result<(), RunError> {
+        let code = CodeSession::new(&self.interfaces)?;
         self.check = CheckSession::new(&self.interfaces);
-        self.code = CodeSession::new(&self.interfaces)?;
+        self.code = code;
         Ok(())
     }
 
@@ -415,8 +416,15 @@ impl Session {
         };
         let module = prepared.module();
         let show = |v: &Value| writ_runtime::display::to_string(v, module, false, limits.output);
-        for d in &checked.defined {
+        for (i, d) in checked.defined.iter().enumerate() {
+            // A name bound twice in one input is shown once, as it is now.
+            let later = checked
+                .defined
+                .iter()
+                .skip(i + 1)
+                .any(|e| e.kind == DefinedKind::Let && e.name == d.name);
             if d.kind == DefinedKind::Let
+                && !later
                 && let Some(v) = self.code.value(&prepared, &d.name)
             {
                 out.values.push(Shown {

@@ -464,3 +464,20 @@ fn what_http_post_sends_is_in_its_audit_record() {
     let _ = std::fs::remove_file(&db);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_payment_record_is_escaped_as_every_record_is() {
+    let p = policy(PAY);
+    let db = db("pay-escaped");
+    let src = "Pay.pay(\"air-one.example\", 100, \"a\\u{3164}\\u{1b}b\").cents\n";
+    let o = run_with(&Engine::new(), src, &p, &db);
+    assert_eq!(o.result.ok().as_deref(), Some("100"));
+    let lines = audit_lines(&db);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains("a\\u{3164}\\u{1b}b") && lines[0].contains("1.00 EUR is within the caps"),
+        "{}",
+        lines[0]
+    );
+    let _ = std::fs::remove_file(&db);
+}

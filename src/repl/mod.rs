@@ -187,7 +187,9 @@ pub fn main(options: Options) -> ExitCode {
         session,
         policy_path: options.policy.clone(),
         interactive,
-        color: interactive && crate::color_err(),
+        // Colour for diagnostics (on standard error) and audit lines (on
+        // standard output): only when both are the terminal.
+        color: interactive && crate::color_err() && render_color_out(),
         failed: false,
         inputs: 0,
         cancel,
@@ -389,6 +391,14 @@ impl Repl {
     fn source(&self, index: usize) -> Option<&Source> {
         self.session.sources().get(index)
     }
+}
+
+/// Whether standard output may be coloured.
+fn render_color_out() -> bool {
+    writ::render::want_color(
+        std::io::stdout().is_terminal(),
+        std::env::var("NO_COLOR").ok().as_deref(),
+    )
 }
 
 fn list_or_nothing(names: &[String]) -> String {

@@ -260,7 +260,11 @@ impl<'a> Machine<'a> {
                 .unwrap_or_default();
             return Err(RunError::new(
                 Code::ProgramFailed,
-                format!("the program failed: {message}"),
+                // The program's own text, escaped: it reaches terminals.
+                format!(
+                    "the program failed: {}",
+                    crate::display::safe_text(message, false)
+                ),
             )
             .with_help("`Fail.fail` was performed with no handler of `Fail` around it; handle `Fail` to recover instead"));
         }
