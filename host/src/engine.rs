@@ -48,6 +48,9 @@ pub struct Operation {
     pub decision: String,
     /// The rule that decided.
     pub rule: String,
+    /// The sequence number of its audit record, when one was written (the
+    /// grant audits, or the operation was denied).
+    pub audit_id: Option<i64>,
 }
 
 /// What a run did.

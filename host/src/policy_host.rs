@@ -65,15 +65,15 @@ fn quoted(s: &str) -> String {
 }
 
 impl PolicyHost<'_> {
-    /// Write an audit record (and note the operation); the record is
-    /// committed before this returns, or the run stops.
+    /// Write an audit record and return its sequence number; the record
+    /// is committed before this returns, or the run stops.
     fn audit(
         &mut self,
         operation: &str,
         arguments: &str,
         decision: &str,
         rule: &str,
-    ) -> Result<(), HostError> {
+    ) -> Result<i64, HostError> {
         let (arguments, rule) = (clean(arguments), clean(rule));
         let entry = Entry {
             principal: &self.policy.principal.id,
@@ -89,15 +89,25 @@ impl PolicyHost<'_> {
             )))
         })?;
         self.audit_ids.push(seq);
-        Ok(())
+        Ok(seq)
     }
 
-    fn note(&mut self, operation: &str, arguments: &str, decision: &str, rule: &str) {
+    /// Note an operation once it is decided (and audited, if it was), and
+    /// tell the watcher.
+    fn note(
+        &mut self,
+        operation: &str,
+        arguments: &str,
+        decision: &str,
+        rule: &str,
+        audit_id: Option<i64>,
+    ) {
         let op = Operation {
             operation: operation.to_string(),
             arguments: clean(arguments),
             decision: decision.to_string(),
             rule: clean(rule),
+            audit_id,
         };
         if let Some(watch) = self.watch.as_mut() {
             watch(&op);
@@ -113,17 +123,26 @@ impl PolicyHost<'_> {
         arguments: &str,
         rule: &str,
     ) -> Result<(), HostError> {
-        if grant.audit {
-            self.audit(operation, recorded(grant, arguments), "allowed", rule)?;
-        }
-        self.note(operation, arguments, "allowed", rule);
+        let audit_id = if grant.audit {
+            Some(self.audit(operation, recorded(grant, arguments), "allowed", rule)?)
+        } else {
+            None
+        };
+        self.note(operation, arguments, "allowed", rule, audit_id);
         Ok(())
     }
 
     /// Deny an operation: note it, audit it, and fail or stop.
     fn deny(&mut self, grant: &Grant, operation: &str, arguments: &str, rule: &str) -> HostError {
-        self.note(operation, arguments, "denied", rule);
-        if let Err(e) = self.audit(operation, recorded(grant, arguments), "denied", rule) {
+        let audited = self.audit(operation, recorded(grant, arguments), "denied", rule);
+        self.note(
+            operation,
+            arguments,
+            "denied",
+            rule,
+            audited.as_ref().ok().copied(),
+        );
+        if let Err(e) = audited {
             return e;
         }
         let message = format!(
@@ -343,7 +362,7 @@ impl PolicyHost<'_> {
                 )))
             })?;
         self.audit_ids.push(seq);
-        self.note(op, &shown, "allowed", &rule);
+        self.note(op, &shown, "allowed", &rule, Some(seq));
         self.paid_this_run += cents;
         Value::record(
             self.module,
@@ -517,19 +536,17 @@ impl Host for PolicyHost<'_> {
                 .iter()
                 .map(|a| writ_runtime::display::to_string(a, self.module, false, 4096))
                 .collect();
-            let operation = format!("{effect}.{op}");
+            let (operation, shown) = (format!("{effect}.{op}"), shown.join(", "));
+            let rule = "not granted by the policy";
+            let audited = self.audit(&operation, &shown, "denied", rule);
             self.note(
                 &operation,
-                &shown.join(", "),
+                &shown,
                 "denied",
-                "not granted by the policy",
+                rule,
+                audited.as_ref().ok().copied(),
             );
-            self.audit(
-                &operation,
-                &shown.join(", "),
-                "denied",
-                "not granted by the policy",
-            )?;
+            audited?;
             return Err(HostError::Stop(
                 RunError::new(
                     Code::OperationDenied,
@@ -558,13 +575,13 @@ impl Host for PolicyHost<'_> {
             ("Audit", "note") => {
                 let m = text_arg(args, 0);
                 // A note is the audit log's content: always written.
-                self.audit(
+                let seq = self.audit(
                     "Audit.note",
                     recorded(grant, &quoted(&m)),
                     "allowed",
                     "granted",
                 )?;
-                self.note("Audit.note", &quoted(&m), "allowed", "granted");
+                self.note("Audit.note", &quoted(&m), "allowed", "granted", Some(seq));
                 Ok(Value::Unit)
             }
             ("Http", "get" | "post") => self.http(grant, op, args),

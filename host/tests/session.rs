@@ -177,7 +177,10 @@ fn under_a_policy_operations_are_told_as_they_happen_and_audited() {
     let mut seen: Vec<String> = Vec::new();
     let mut sink = |e: Event<'_>| match e {
         Event::Log(l) => seen.push(format!("log {l}")),
-        Event::Operation(op) => seen.push(format!("{} {}", op.operation, op.decision)),
+        Event::Operation(op) => seen.push(format!(
+            "{} {} {:?}",
+            op.operation, op.decision, op.audit_id
+        )),
     };
     let e = s.eval(
         "<input>",
@@ -189,10 +192,10 @@ fn under_a_policy_operations_are_told_as_they_happen_and_audited() {
     assert_eq!(
         seen,
         [
-            "Records.read allowed",
-            "Log.info allowed",
+            "Records.read allowed Some(1)",
+            "Log.info allowed None",
             "log Grace Hopper",
-            "Records.read denied"
+            "Records.read denied Some(2)"
         ]
     );
     // Both reads are in the audit log; the session's definitions stay.

@@ -318,26 +318,17 @@ impl Repl {
         self.running.store(true, Ordering::SeqCst);
         let cancel = self.cancel.clone();
         let color = self.color;
-        let audits: Vec<(String, bool)> = self
-            .session
-            .policy()
-            .map(|p| p.grants.iter().map(|(n, g)| (n.clone(), g.audit)).collect())
-            .unwrap_or_default();
         // Audited operations are shown as they happen, between the Log
-        // lines, in the order the audit log has them.
+        // lines, with their record's number in the audit log.
         let mut events = |event: Event<'_>| match event {
             Event::Log(line) => out(&format!("{}\n", writ::render::terminal_safe(line))),
             Event::Operation(op) => {
-                let effect = op.operation.split('.').next().unwrap_or("");
-                let audited = op.decision == "denied"
-                    || effect == "Audit"
-                    || audits.iter().any(|(n, a)| n == effect && *a);
-                if audited {
+                if let Some(id) = op.audit_id {
                     // The host has escaped what the program chose; on a
                     // terminal the line is also coloured, which a program's
                     // own (escaped) output cannot imitate.
                     let line = format!(
-                        "audit: {}({}) {}: {}",
+                        "audit #{id}: {}({}) {}: {}",
                         op.operation, op.arguments, op.decision, op.rule
                     );
                     if color {
