@@ -31,6 +31,12 @@ pub fn check_program(
     grants: Option<crate::types::Grants<'_>>,
     interfaces: &[String],
 ) -> Typed {
+    with_library(interfaces).check_items(program, grants)
+}
+
+/// A checker holding the standard library and the embedder's capability
+/// `interfaces` (their diagnostics kept), ready for user code.
+pub(crate) fn with_library(interfaces: &[String]) -> Checker {
     let mut c = Checker::new();
     load_stdlib(&mut c);
     c.diagnostics.clear();
@@ -45,33 +51,46 @@ pub fn check_program(
         c.declare(&parsed.program);
     }
     c.user_code = true;
-    c.declare(program);
-    c.check_top_level(program);
-    c.settle_row_waits(0);
-    c.default_numbers();
-    let manifest = c.manifest(grants);
-    let rejected = c.diagnostics.iter().any(Diagnostic::is_error);
-    let (signatures, manifest) = if rejected {
-        (Vec::new(), Vec::new())
-    } else {
-        (c.signatures(program), manifest)
-    };
-    let mut diagnostics = std::mem::take(&mut c.diagnostics);
-    if c.dropped > 0
-        && let Some(last) = diagnostics.last_mut()
-    {
-        last.notes.push(format!(
-            "{} more problems were found and are not shown; fix these first",
-            c.dropped
-        ));
-    }
-    sort_and_dedup(&mut diagnostics);
-    let float_sums = c.float_sums();
-    Typed {
-        diagnostics,
-        signatures,
-        manifest,
-        float_sums,
+    c
+}
+
+impl Checker {
+    /// Declare and check `program`'s items against what the checker
+    /// already holds, close its row and build its manifest. The
+    /// diagnostics are taken out (sorted, with a note when some were
+    /// dropped); signatures and manifest are empty unless it is accepted.
+    pub(crate) fn check_items(
+        &mut self,
+        program: &Program,
+        grants: Option<crate::types::Grants<'_>>,
+    ) -> Typed {
+        self.declare(program);
+        self.check_top_level(program);
+        self.settle_row_waits(0);
+        self.default_numbers();
+        let manifest = self.manifest(grants);
+        let rejected = self.diagnostics.iter().any(Diagnostic::is_error);
+        let (signatures, manifest) = if rejected {
+            (Vec::new(), Vec::new())
+        } else {
+            (self.signatures(program), manifest)
+        };
+        let mut diagnostics = std::mem::take(&mut self.diagnostics);
+        if self.dropped > 0
+            && let Some(last) = diagnostics.last_mut()
+        {
+            last.notes.push(format!(
+                "{} more problems were found and are not shown; fix these first",
+                self.dropped
+            ));
+        }
+        sort_and_dedup(&mut diagnostics);
+        Typed {
+            diagnostics,
+            signatures,
+            manifest,
+            float_sums: self.float_sums(),
+        }
     }
 }
 

@@ -22,7 +22,7 @@
 use std::collections::HashSet;
 
 use crate::ast::{Item, Program, Stmt};
-use crate::diagnostic::{Diagnostic, sort_and_dedup};
+use crate::diagnostic::Diagnostic;
 use crate::types::infer::Checker;
 use crate::types::pattern::collect_names;
 use crate::types::ty::Kind;
@@ -98,20 +98,10 @@ impl Session {
     /// capability `interfaces` (see [`crate::types::check_hosted`]).
     pub fn new(interfaces: &[String]) -> Session {
         stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
-            let mut c = Checker::new();
-            crate::types::items::load_stdlib(&mut c);
+            // The interfaces' own diagnostics are the embedder's to see
+            // (`check_hosted` reports them); inputs start clean.
+            let mut c = crate::types::items::with_library(interfaces);
             c.diagnostics.clear();
-            for source in interfaces {
-                let parsed = crate::parser::parse_library(source);
-                for item in &parsed.program.items {
-                    if let Item::Effect(e) = item {
-                        c.extra_hosts.push(e.name.name.clone());
-                    }
-                }
-                c.declare(&parsed.program);
-            }
-            c.diagnostics.clear();
-            c.user_code = true;
             Session {
                 checker: c,
                 user_types: HashSet::new(),
@@ -205,29 +195,10 @@ impl Session {
         c.handling.clear();
         c.expr_types.clear();
         forget_redeclared(&mut c, program, &user_types, &user_effects);
-        c.declare(program);
-        c.check_top_level(program);
-        c.settle_row_waits(0);
-        c.default_numbers();
-        let manifest = c.manifest(grants);
-        let rejected = c.diagnostics.iter().any(Diagnostic::is_error);
-        let mut diagnostics = std::mem::take(&mut c.diagnostics);
-        if c.dropped > 0
-            && let Some(last) = diagnostics.last_mut()
-        {
-            last.notes.push(format!(
-                "{} more problems were found and are not shown; fix these first",
-                c.dropped
-            ));
-        }
-        sort_and_dedup(&mut diagnostics);
-        let float_sums = c.float_sums();
-        if rejected {
+        let typed = c.check_items(program, grants);
+        if typed.diagnostics.iter().any(Diagnostic::is_error) {
             return Checked {
-                typed: Typed {
-                    diagnostics,
-                    ..Typed::default()
-                },
+                typed,
                 defined: Vec::new(),
                 value_type: None,
                 calling_performs: Vec::new(),
@@ -235,7 +206,6 @@ impl Session {
                 next: None,
             };
         }
-        let signatures = c.signatures(program);
         let value = last_expression(program).and_then(|pos| {
             c.expr_types
                 .iter()
@@ -268,7 +238,7 @@ impl Session {
                 calling_performs.dedup();
             }
         }
-        let defined = defined(&mut c, program, &signatures);
+        let defined = defined(&mut c, program, &typed.signatures);
         // The input's top level joins the session's.
         for (name, (binding, _, _)) in std::mem::take(&mut c.top_fns) {
             c.session.insert(name, binding);
@@ -294,12 +264,7 @@ impl Session {
             }
         }
         Checked {
-            typed: Typed {
-                diagnostics,
-                signatures,
-                manifest,
-                float_sums,
-            },
+            typed,
             defined,
             value_type,
             calling_performs,
