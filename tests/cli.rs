@@ -25,6 +25,10 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+fn stderr_of(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 #[test]
 fn accepted_rejected_and_exit_codes() {
     let dir = scratch("codes");
@@ -422,5 +426,41 @@ fn audit_commands_need_a_store_and_a_failed_db_init_leaves_nothing() {
         err.contains("add `[grants.Records]` to the policy"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn repl_refuses_to_start_with_a_policy_it_cannot_use() {
+    let dir = scratch("repl-start");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let missing = writ(&["repl", "--policy", "nope.toml"], &dir);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr_of(&missing).contains("[E9001]"),
+        "{}",
+        stderr_of(&missing)
+    );
+    std::fs::write(dir.join("bad.toml"), "[principal]\nid = 3\n").expect("write");
+    let malformed = writ(&["repl", "--policy", "bad.toml"], &dir);
+    assert_eq!(malformed.status.code(), Some(2));
+    assert!(
+        stderr_of(&malformed).contains("nothing is granted"),
+        "{}",
+        stderr_of(&malformed)
+    );
+    let store = root.join("tests/repl/bad_store.toml");
+    let unopenable = writ(&["repl", "--policy", &store.display().to_string()], &dir);
+    assert_eq!(unopenable.status.code(), Some(2));
+    assert!(
+        stderr_of(&unopenable).contains("[E4006]"),
+        "{}",
+        stderr_of(&unopenable)
+    );
+    let limit = writ(&["repl", "--limit", "fuel=lots"], &dir);
+    assert_eq!(limit.status.code(), Some(2));
+    // With nothing to read, it ends at once, successfully.
+    let empty = writ(&["repl"], &dir);
+    assert_eq!(empty.status.code(), Some(0));
+    assert_eq!(stdout(&empty), "");
     let _ = std::fs::remove_dir_all(&dir);
 }

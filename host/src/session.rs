@@ -69,10 +69,9 @@ pub struct Evaluation {
     pub error: Option<RunError>,
     /// The lines it logged.
     pub output: Vec<String>,
-    /// The host operations it asked for (under a policy), with decisions.
+    /// The host operations it asked for (under a policy), with decisions
+    /// and the numbers of their audit records.
     pub operations: Vec<Operation>,
-    /// The audit records its run wrote.
-    pub audit_ids: Vec<i64>,
 }
 
 /// What an input does while it runs, as it happens.
@@ -393,7 +392,6 @@ impl Session {
                 self.paid = host.paid_this_run;
                 out.output = host.output;
                 out.operations = host.operations;
-                out.audit_ids = host.audit_ids;
                 result
             }
             None => {

@@ -28,6 +28,24 @@ fn shown(s: &mut Session, text: &str) -> Vec<String> {
         .collect()
 }
 
+/// A session under the policy of `examples/<name>`, on a fresh store;
+/// the policy and the store's path too.
+fn example_session(name: &str) -> (Session, writ_host::policy::Policy, std::path::PathBuf) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(name);
+    let text = std::fs::read_to_string(dir.join("policy.toml")).expect("the policy");
+    let mut policy = writ_host::policy::parse(&text).expect("a valid policy");
+    policy.dir = Some(dir);
+    let db = std::env::temp_dir().join(format!("writ-session-{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let options = RunOptions {
+        store: Some(db.display().to_string()),
+    };
+    let s = Session::new(Engine::new(), Some(policy.clone()), options).expect("a session");
+    (s, policy, db)
+}
+
 fn codes(e: &Evaluation) -> Vec<&str> {
     e.diagnostics.iter().map(|d| d.code.as_str()).collect()
 }
@@ -164,16 +182,7 @@ fn spans_name_the_input_they_are_in() {
 
 #[test]
 fn under_a_policy_operations_are_told_as_they_happen_and_audited() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/my_benefits");
-    let text = std::fs::read_to_string(dir.join("policy.toml")).expect("the policy");
-    let mut policy = writ_host::policy::parse(&text).expect("a valid policy");
-    policy.dir = Some(dir);
-    let db = std::env::temp_dir().join(format!("writ-session-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let options = RunOptions {
-        store: Some(db.display().to_string()),
-    };
-    let mut s = Session::new(Engine::new(), Some(policy), options).expect("a session");
+    let (mut s, _, db) = example_session("my_benefits");
     let mut seen: Vec<String> = Vec::new();
     let mut sink = |e: Event<'_>| match e {
         Event::Log(l) => seen.push(format!("log {l}")),
@@ -199,7 +208,8 @@ fn under_a_policy_operations_are_told_as_they_happen_and_audited() {
         ]
     );
     // Both reads are in the audit log; the session's definitions stay.
-    assert_eq!(e.audit_ids.len(), 2);
+    let audited: Vec<i64> = e.operations.iter().filter_map(|o| o.audit_id).collect();
+    assert_eq!(audited, [1, 2]);
     assert_eq!(s.audit_tail(5).map(|r| r.len()), Ok(2));
     assert_eq!(shown(&mut s, "other"), ["- : Str = \"no\""]);
     // Definitions survive a switch of policy; grants do not.
@@ -212,16 +222,7 @@ fn under_a_policy_operations_are_told_as_they_happen_and_audited() {
 
 #[test]
 fn a_session_is_one_run_for_the_per_run_cap() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/book_ticket");
-    let text = std::fs::read_to_string(dir.join("policy.toml")).expect("the policy");
-    let mut policy = writ_host::policy::parse(&text).expect("a valid policy");
-    policy.dir = Some(dir);
-    let db = std::env::temp_dir().join(format!("writ-session-pay-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let options = RunOptions {
-        store: Some(db.display().to_string()),
-    };
-    let mut s = Session::new(Engine::new(), Some(policy.clone()), options).expect("a session");
+    let (mut s, policy, db) = example_session("book_ticket");
     let pay = "handle { Pay.pay(\"air-one.example\", 30000, \"seat\"); \"paid\" } with { Fail.fail(why) => why }";
     assert_eq!(shown(&mut s, pay), ["- : Str = \"paid\""]);
     // 300.00 more would bring the session's payments to 600.00, over the

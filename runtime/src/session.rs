@@ -58,11 +58,6 @@ impl Session {
         })
     }
 
-    /// The module of the inputs kept so far.
-    pub fn module(&self) -> &Module {
-        self.lowerer.module()
-    }
-
     /// The value of the top-level `let` named `name`, as a prepared input
     /// sees it once it has run (`None` if the name is not a `let`'s).
     pub fn value(&self, input: &Prepared, name: &str) -> Option<&Value> {
