@@ -36,6 +36,20 @@ fn db(name: &str) -> String {
     p.display().to_string()
 }
 
+/// A policy with `extra` grants, in a fresh directory whose
+/// `responses.toml` answers `url` with `body`; the directory too.
+fn with_recorded(name: &str, url: &str, body: &str, extra: &str) -> (Policy, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("writ-engine-{name}-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(
+        dir.join("responses.toml"),
+        format!("[[response]]\nurl = \"{url}\"\nbody = \"{body}\"\n"),
+    );
+    let mut p = policy(extra);
+    p.dir = Some(dir.clone());
+    (p, dir)
+}
+
 const PAY: &str = "[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 1000\nmax_run_cents = 1500\nmax_day_cents = 2500\non_deny = \"fail\"\n";
 
 /// A program paying each amount in turn and printing what happened.
@@ -264,16 +278,12 @@ fn audit_arguments_false_redacts_them_in_the_log_only() {
 
 #[test]
 fn recorded_responses_alone_allow_exactly_the_recorded_urls_and_notes_are_redacted_too() {
-    let dir = std::env::temp_dir().join(format!("writ-engine-recorded-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let _ = std::fs::write(
-        dir.join("responses.toml"),
-        "[[response]]\nurl = \"https://a.example/x\"\nbody = \"hello\"\n",
-    );
-    let mut p = policy(
+    let (p, dir) = with_recorded(
+        "recorded",
+        "https://a.example/x",
+        "hello",
         "[grants.Http]\nrecorded = \"responses.toml\"\non_deny = \"fail\"\n\n[grants.Audit]\naudit_arguments = false\n",
     );
-    p.dir = Some(dir.clone());
     let db = db("recorded");
     let src = "fn get(u: Str) -> Str / {Http} {\n  handle Http.get(u) with { Fail.fail(why) => \"refused\" }\n}\n\
 Log.info(get(\"https://A.example./x\"))\nLog.info(get(\"https://a.example/y\"))\nAudit.note(\"secret\")\n";
@@ -432,14 +442,12 @@ fn an_operation_of_a_capability_not_granted_is_refused_and_audited() {
 
 #[test]
 fn what_http_post_sends_is_in_its_audit_record() {
-    let dir = std::env::temp_dir().join(format!("writ-engine-post-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let _ = std::fs::write(
-        dir.join("responses.toml"),
-        "[[response]]\nurl = \"https://a.example/form\"\nbody = \"thanks\"\n",
+    let (p, dir) = with_recorded(
+        "post",
+        "https://a.example/form",
+        "thanks",
+        "[grants.Http]\nrecorded = \"responses.toml\"\n",
     );
-    let mut p = policy("[grants.Http]\nrecorded = \"responses.toml\"\n");
-    p.dir = Some(dir.clone());
     let db = db("post");
     let big = "y".repeat(2000);
     let src = format!(
