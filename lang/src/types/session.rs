@@ -25,7 +25,7 @@ use crate::ast::{Item, Program, Stmt};
 use crate::diagnostic::Diagnostic;
 use crate::types::infer::Checker;
 use crate::types::pattern::collect_names;
-use crate::types::ty::Kind;
+use crate::types::ty::{Kind, Node, TyId};
 use crate::types::{Grants, Typed};
 
 /// The checker's state after the inputs accepted so far.
@@ -213,31 +213,8 @@ impl Session {
                 .map(|(_, t)| *t)
         });
         let value_type = value.and_then(|t| c.show(&[t]).pop());
-        let mut calling_performs: Vec<String> = Vec::new();
-        let mut calling_open = false;
-        if let Some(t) = value {
-            let t = c.arena.resolve(t);
-            if let crate::types::ty::Node::Fn(params, _, row) = c.arena.node(t).clone() {
-                let (labels, tail) = c.arena.row_fields(row);
-                let tail = c.arena.resolve(tail);
-                // The row is open to what the arguments perform when its
-                // variable is also a parameter's (`list.map`'s `e`).
-                let variable = matches!(
-                    c.arena.node(tail),
-                    crate::types::ty::Node::Var { .. } | crate::types::ty::Node::Rigid { .. }
-                );
-                calling_open = variable
-                    && params
-                        .iter()
-                        .any(|p| c.arena.reachable(*p, |_, _| true).contains(&tail));
-                calling_performs = labels
-                    .iter()
-                    .map(|(l, _)| c.syms.name(*l).to_string())
-                    .collect();
-                calling_performs.sort();
-                calling_performs.dedup();
-            }
-        }
+        let (calling_performs, calling_open) =
+            value.map_or((Vec::new(), false), |t| calling_effects(&mut c, t));
         let defined = defined(&mut c, program, &typed.signatures);
         // The input's top level joins the session's.
         for (name, (binding, _, _)) in std::mem::take(&mut c.top_fns) {
@@ -317,6 +294,29 @@ fn forget_redeclared(
             _ => {}
         }
     }
+}
+
+/// When `t` is a function type: the effects calling it performs (sorted),
+/// and whether it also performs what the functions passed to it do (its
+/// row's variable is also a parameter's, as `list.map`'s `e` is).
+fn calling_effects(c: &mut Checker, t: TyId) -> (Vec<String>, bool) {
+    let t = c.arena.resolve(t);
+    let Node::Fn(params, _, row) = c.arena.node(t).clone() else {
+        return (Vec::new(), false);
+    };
+    let (labels, tail) = c.arena.row_fields(row);
+    let tail = c.arena.resolve(tail);
+    let open = matches!(c.arena.node(tail), Node::Var { .. } | Node::Rigid { .. })
+        && params
+            .iter()
+            .any(|p| c.arena.reachable(*p, |_, _| true).contains(&tail));
+    let mut names: Vec<String> = labels
+        .iter()
+        .map(|(l, _)| c.syms.name(*l).to_string())
+        .collect();
+    names.sort();
+    names.dedup();
+    (names, open)
 }
 
 /// The position of the last statement, if it is an expression.
