@@ -20,7 +20,7 @@ use crate::capability::{Args, Capability};
 use crate::engine::{Confirmer, Operation, unavailable};
 use crate::http::fetch;
 use crate::policy::{Grant, OnDeny, Policy, Scope, Subjects};
-use crate::store::{self, Entry, Store};
+use crate::store::{self, Entry, NewPayment, Paid, Store};
 use crate::url::{self, Url};
 
 /// Carries out host operations for one run, under one policy.
@@ -135,16 +135,26 @@ impl PolicyHost<'_> {
     /// Deny an operation: note it, audit it, and fail or stop.
     fn deny(&mut self, grant: &Grant, operation: &str, arguments: &str, rule: &str) -> HostError {
         let audited = self.audit(operation, recorded(grant, arguments), "denied", rule);
-        self.note(
-            operation,
-            arguments,
-            "denied",
-            rule,
-            audited.as_ref().ok().copied(),
-        );
-        if let Err(e) = audited {
-            return e;
+        match audited {
+            Ok(seq) => self.denied(grant, operation, arguments, rule, Some(seq)),
+            Err(e) => {
+                self.note(operation, arguments, "denied", rule, None);
+                e
+            }
         }
+    }
+
+    /// Note an operation denied (and audited as `audit_id`, if it was),
+    /// and fail or stop.
+    fn denied(
+        &mut self,
+        grant: &Grant,
+        operation: &str,
+        arguments: &str,
+        rule: &str,
+        audit_id: Option<i64>,
+    ) -> HostError {
+        self.note(operation, arguments, "denied", rule, audit_id);
         let message = format!(
             "{operation}({}) was denied: {}",
             clean(arguments),
@@ -302,8 +312,22 @@ impl PolicyHost<'_> {
                 ),
             ));
         }
-        let day = store::day_of((self.clock)());
-        let today = match self.store.paid_on(&self.policy.principal.id, &day) {
+        // A first look at the day's total, so that the person is not asked
+        // to confirm what the cap refuses; the total that decides is read
+        // again with the payment's write, under the store's lock.
+        let now = (self.clock)();
+        let over_day = |today: i64| {
+            clean(&format!(
+                "{} {cur} would bring today's payments to {} {cur}, over the cap of {} {cur}",
+                money(cents),
+                money(today.saturating_add(cents)),
+                money(scope.max_day_cents)
+            ))
+        };
+        let today = match self
+            .store
+            .paid_on(&self.policy.principal.id, &store::day_of(now))
+        {
             Ok(t) => t,
             Err(e) => {
                 return Err(self.deny(
@@ -315,17 +339,7 @@ impl PolicyHost<'_> {
             }
         };
         if today.saturating_add(cents) > scope.max_day_cents {
-            return Err(self.deny(
-                grant,
-                op,
-                &shown,
-                &format!(
-                    "{} {cur} would bring today's payments to {} {cur}, over the cap of {} {cur}",
-                    money(cents),
-                    money(today.saturating_add(cents)),
-                    money(scope.max_day_cents)
-                ),
-            ));
+            return Err(self.deny(grant, op, &shown, &over_day(today)));
         }
         if scope.confirm {
             let question = format!(
@@ -353,14 +367,27 @@ impl PolicyHost<'_> {
             decision: "allowed",
             rule: &rule,
         };
-        let (id, seq) = self
-            .store
-            .pay(&entry, &payee, cents, &scope.currency, &memo)
-            .map_err(|e| {
-                HostError::Stop(unavailable(format!(
-                    "the payment could not be recorded ({e}); nothing was paid"
-                )))
-            })?;
+        let payment = NewPayment {
+            payee: &payee,
+            cents,
+            currency: &scope.currency,
+            memo: &memo,
+            // After the confirmation, which may have taken a while.
+            time_ms: (self.clock)(),
+            max_day_cents: scope.max_day_cents,
+        };
+        let paid = self.store.pay(&entry, &payment, &over_day).map_err(|e| {
+            HostError::Stop(unavailable(format!(
+                "the payment could not be recorded ({e}); nothing was paid"
+            )))
+        })?;
+        let (id, seq) = match paid {
+            Paid::Made { id, seq } => (id, seq),
+            Paid::OverDayCap { today, seq } => {
+                self.audit_ids.push(seq);
+                return Err(self.denied(grant, op, &shown, &over_day(today), Some(seq)));
+            }
+        };
         self.audit_ids.push(seq);
         self.note(op, &shown, "allowed", &rule, Some(seq));
         self.paid_this_run += cents;

@@ -9,17 +9,45 @@
 //! The audit log is append-only and hash-chained: each record holds the
 //! hash of the one before it, and its own hash covers every field and that
 //! link, so [`Store::verify`] finds any record edited, removed or
-//! reordered. Invariant: [`Store::audit`] returns only once the record is
-//! committed; a caller that cannot get a record committed denies the
-//! operation.
+//! reordered. The ledger is chained into the log: an allowed payment's
+//! record holds its ledger row's id and the hash of that row, and each row
+//! names its record, so a ledger row deleted, edited or added is found
+//! too. What the chain cannot show by itself, a removed tail, is found
+//! against a head the person kept ([`Store::head`], [`Store::verify_head`]).
+//!
+//! Concurrency: every write is one transaction that takes the write lock
+//! before it reads (`BEGIN IMMEDIATE`), waiting for it up to the store's
+//! lock wait ([`DEFAULT_LOCK_WAIT`], [`Store::set_lock_wait`]) in a few
+//! bounded attempts; a write that still cannot get the lock fails whole.
+//! A payment's check of the day's total, its ledger row and its audit
+//! record are one such transaction ([`Store::pay`]), so runs paying at
+//! once cannot together pass a cap.
+//!
+//! Invariant: [`Store::audit`] and [`Store::pay`] return only once what
+//! they wrote is committed; a caller that cannot get a record committed
+//! denies the operation.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+mod verify;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{
+    Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
+};
 use sha2::{Digest, Sha256};
 
-/// The schema this code writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub use verify::Head;
+
+/// The schema this code writes and reads. Version 2 chained the ledger
+/// into the audit log; a store of version 1 is refused (see
+/// [`Store::open`]).
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// How long, in all, a write waits for the store's write lock by default.
+pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// How many times a write tries to get the lock within its lock wait.
+const LOCK_ATTEMPTS: u32 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -32,6 +60,8 @@ CREATE TABLE audit (
   arguments TEXT NOT NULL,
   decision TEXT NOT NULL,
   rule TEXT NOT NULL,
+  ledger_id INTEGER,
+  ledger_hash TEXT NOT NULL,
   prev_hash TEXT NOT NULL,
   hash TEXT NOT NULL
 );
@@ -46,6 +76,7 @@ CREATE TABLE ledger (
   memo TEXT NOT NULL,
   audit_seq INTEGER NOT NULL
 );
+CREATE INDEX ledger_day ON ledger (principal, day);
 CREATE TABLE employees (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -56,6 +87,10 @@ CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+  BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
+  BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
 ";
 
 /// The hash the first record links to.
@@ -80,6 +115,11 @@ pub struct AuditRecord {
     pub decision: String,
     /// The rule that decided.
     pub rule: String,
+    /// For a payment made, the id of its ledger row.
+    pub ledger_id: Option<i64>,
+    /// For a payment made, the hash of its ledger row (see
+    /// [`LedgerRow::hash`]); empty otherwise.
+    pub ledger_hash: String,
     /// The previous record's hash.
     pub prev_hash: String,
     /// This record's hash.
@@ -106,9 +146,107 @@ pub struct Entry<'a> {
 /// One ledger entry: id, principal, payee, cents, currency, memo.
 pub type Payment = (i64, String, String, i64, String, String);
 
+/// One ledger row, as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LedgerRow {
+    /// Its id, from 1.
+    pub id: i64,
+    /// When, in milliseconds since the Unix epoch (the host's clock).
+    pub time_ms: i64,
+    /// The UTC day of `time_ms`, which the day cap counts by.
+    pub day: String,
+    /// Who paid.
+    pub principal: String,
+    /// To whom.
+    pub payee: String,
+    /// How much, in cents.
+    pub cents: i64,
+    /// The currency.
+    pub currency: String,
+    /// The memo.
+    pub memo: String,
+    /// The sequence number of the payment's audit record.
+    pub audit_seq: i64,
+}
+
+impl LedgerRow {
+    /// The hash an audit record holds of this row: every field,
+    /// length-prefixed.
+    pub fn hash(&self) -> String {
+        fields_hash(&[
+            &self.id.to_string(),
+            &self.time_ms.to_string(),
+            &self.day,
+            &self.principal,
+            &self.payee,
+            &self.cents.to_string(),
+            &self.currency,
+            &self.memo,
+            &self.audit_seq.to_string(),
+        ])
+    }
+}
+
+/// A payment to make: what its ledger row holds besides who paid.
+#[derive(Clone, Debug)]
+pub struct NewPayment<'a> {
+    /// To whom.
+    pub payee: &'a str,
+    /// How much, in cents.
+    pub cents: i64,
+    /// The currency.
+    pub currency: &'a str,
+    /// The memo.
+    pub memo: &'a str,
+    /// When (the host's clock); its UTC day is the day counted.
+    pub time_ms: i64,
+    /// The cap on the principal's payments that day, this one included.
+    pub max_day_cents: i64,
+}
+
+/// How [`Store::pay`] ended; either way its audit record is committed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Paid {
+    /// The payment is in the ledger.
+    Made {
+        /// Its ledger row.
+        id: i64,
+        /// Its audit record.
+        seq: i64,
+    },
+    /// The day's total, read under the write lock, left no room for it:
+    /// nothing was written but the denial's record.
+    OverDayCap {
+        /// What the principal had paid that day.
+        today: i64,
+        /// The denial's audit record.
+        seq: i64,
+    },
+}
+
 /// An open store.
 pub struct Store {
     conn: Connection,
+    lock_wait: Duration,
+}
+
+/// Why a write transaction failed.
+enum WriteError {
+    /// Another connection held the lock (`SQLITE_BUSY` / `SQLITE_LOCKED`).
+    Busy(String),
+    /// Anything else, said as it should be shown.
+    Other(String),
+}
+
+impl From<rusqlite::Error> for WriteError {
+    fn from(e: rusqlite::Error) -> WriteError {
+        match e.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+                WriteError::Busy(e.to_string())
+            }
+            _ => WriteError::Other(e.to_string()),
+        }
+    }
 }
 
 /// The current time in milliseconds since the Unix epoch.
@@ -142,23 +280,30 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-fn record_hash(r: &AuditRecord) -> String {
-    // Fields are length-prefixed so that no two records hash the same text.
+/// The hash of fields, each length-prefixed so that no two lists of
+/// fields hash the same text.
+fn fields_hash(fields: &[&str]) -> String {
     let mut text = String::new();
-    for f in [
-        r.seq.to_string(),
-        r.time_ms.to_string(),
-        r.principal.clone(),
-        r.program.clone(),
-        r.operation.clone(),
-        r.arguments.clone(),
-        r.decision.clone(),
-        r.rule.clone(),
-        r.prev_hash.clone(),
-    ] {
+    for f in fields {
         text.push_str(&format!("{}:{f};", f.len()));
     }
     sha256_hex(text.as_bytes())
+}
+
+fn record_hash(r: &AuditRecord) -> String {
+    fields_hash(&[
+        &r.seq.to_string(),
+        &r.time_ms.to_string(),
+        &r.principal,
+        &r.program,
+        &r.operation,
+        &r.arguments,
+        &r.decision,
+        &r.rule,
+        &r.ledger_id.map(|i| i.to_string()).unwrap_or_default(),
+        &r.ledger_hash,
+        &r.prev_hash,
+    ])
 }
 
 fn err(e: rusqlite::Error) -> String {
@@ -167,7 +312,8 @@ fn err(e: rusqlite::Error) -> String {
 
 impl Store {
     /// Open the store at `path`, creating it with its schema and `seed`
-    /// (SQL text) if it does not exist yet.
+    /// (SQL text) if it does not exist yet. A store of another schema
+    /// version is refused with a message saying which.
     pub fn open(path: &str, seed: Option<&str>) -> Result<Store, String> {
         let conn =
             Connection::open(path).map_err(|e| format!("cannot open the store {path}: {e}"))?;
@@ -179,164 +325,163 @@ impl Store {
         Store::init(Connection::open_in_memory().map_err(err)?, seed)
     }
 
-    fn init(mut conn: Connection, seed: Option<&str>) -> Result<Store, String> {
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(err)?;
-        let has_meta: bool = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(err)?
-            > 0;
-        if has_meta {
-            let version: Option<String> = conn
-                .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(err)?;
-            if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
-                return Err(format!(
-                    "expected a store of schema version {SCHEMA_VERSION}, found version {}",
-                    version.unwrap_or_else(|| "none".into())
-                ));
-            }
-        } else {
-            let tx = conn.transaction().map_err(err)?;
-            tx.execute_batch(SCHEMA).map_err(err)?;
-            tx.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema', ?1)",
-                params![SCHEMA_VERSION.to_string()],
-            )
-            .map_err(err)?;
-            if let Some(seed) = seed {
-                tx.execute_batch(seed)
-                    .map_err(|e| format!("the seed's SQL failed: {e}"))?;
-            }
-            tx.commit().map_err(err)?;
+    fn init(conn: Connection, seed: Option<&str>) -> Result<Store, String> {
+        let mut store = Store {
+            conn,
+            lock_wait: DEFAULT_LOCK_WAIT,
+        };
+        store.set_lock_wait(DEFAULT_LOCK_WAIT)?;
+        // Read first (a store that exists needs no write lock, and may be
+        // read-only); create under the write lock, asking again there, as
+        // another process may have created it meanwhile.
+        if store.schema_version()?.is_none() {
+            store.write(|tx| {
+                if schema_version(tx)?.is_some() {
+                    return Ok(());
+                }
+                tx.execute_batch(SCHEMA)?;
+                tx.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema', ?1)",
+                    params![SCHEMA_VERSION.to_string()],
+                )?;
+                if let Some(seed) = seed {
+                    tx.execute_batch(seed)
+                        .map_err(|e| match WriteError::from(e) {
+                            WriteError::Other(e) => {
+                                WriteError::Other(format!("the seed's SQL failed: {e}"))
+                            }
+                            busy => busy,
+                        })?;
+                }
+                Ok(())
+            })?;
         }
-        Ok(Store { conn })
+        match store.schema_version()? {
+            Some(v) if v == SCHEMA_VERSION.to_string() => Ok(store),
+            Some(v) if v == "1" => Err(format!(
+                "expected a store of schema version {SCHEMA_VERSION}, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and let `writ db init` create a new store"
+            )),
+            v => Err(format!(
+                "expected a store of schema version {SCHEMA_VERSION}, found version {}",
+                v.unwrap_or_else(|| "none".into())
+            )),
+        }
+    }
+
+    /// The schema version the store records, `None` for an empty file.
+    fn schema_version(&self) -> Result<Option<String>, String> {
+        schema_version(&self.conn).map_err(|e| match e {
+            WriteError::Busy(e) | WriteError::Other(e) => e,
+        })
+    }
+
+    /// Wait up to `wait`, in all, for the write lock before a write fails
+    /// (default [`DEFAULT_LOCK_WAIT`]); reads wait as long for a writer.
+    pub fn set_lock_wait(&mut self, wait: Duration) -> Result<(), String> {
+        self.lock_wait = wait;
+        self.conn.busy_timeout(wait / LOCK_ATTEMPTS).map_err(err)
+    }
+
+    /// Run `f` in one write transaction, taken before anything is read,
+    /// and commit it. While another connection holds the lock, the
+    /// transaction is tried again, [`LOCK_ATTEMPTS`] times in all, each
+    /// waiting up to a share of the lock wait; then it fails. A failed
+    /// transaction is rolled back: nothing of it is written.
+    fn write<T>(
+        &mut self,
+        mut f: impl FnMut(&Transaction<'_>) -> Result<T, WriteError>,
+    ) -> Result<T, String> {
+        let mut last = String::new();
+        for _ in 0..LOCK_ATTEMPTS {
+            let attempt = (|| {
+                let tx = self
+                    .conn
+                    .transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let value = f(&tx)?;
+                tx.commit()?;
+                Ok(value)
+            })();
+            match attempt {
+                Ok(v) => return Ok(v),
+                Err(WriteError::Busy(e)) => last = e,
+                Err(WriteError::Other(e)) => return Err(e),
+            }
+        }
+        Err(format!(
+            "the store is busy: other runs held its write lock for over {} ms ({last}); nothing was written",
+            self.lock_wait.as_millis()
+        ))
     }
 
     /// Append an audit record; returns its sequence number once committed.
     pub fn audit(&mut self, e: &Entry<'_>) -> Result<i64, String> {
-        let tx = self.conn.transaction().map_err(err)?;
-        let seq = append(&tx, e)?;
-        tx.commit().map_err(err)?;
-        Ok(seq)
+        self.write(|tx| append(tx, e, None))
     }
 
     /// Every audit record, in order.
     pub fn records(&self) -> Result<Vec<AuditRecord>, String> {
-        let mut st = self
-            .conn
-            .prepare("SELECT seq, time_ms, principal, program, operation, arguments, decision, rule, prev_hash, hash FROM audit ORDER BY seq")
-            .map_err(err)?;
-        let rows = st
-            .query_map([], |r| {
-                Ok(AuditRecord {
-                    seq: r.get(0)?,
-                    time_ms: r.get(1)?,
-                    principal: r.get(2)?,
-                    program: r.get(3)?,
-                    operation: r.get(4)?,
-                    arguments: r.get(5)?,
-                    decision: r.get(6)?,
-                    rule: r.get(7)?,
-                    prev_hash: r.get(8)?,
-                    hash: r.get(9)?,
-                })
-            })
-            .map_err(err)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(err)
+        records(&self.conn).map_err(err)
     }
 
-    /// Check the audit chain: `Ok(n)` with the number of records, or the
-    /// first place where it is broken.
-    pub fn verify(&self) -> Result<usize, String> {
-        let records = self.records()?;
-        let mut prev = GENESIS.to_string();
-        for (i, r) in records.iter().enumerate() {
-            let want_seq = i64::try_from(i).unwrap_or(i64::MAX) + 1;
-            if r.seq != want_seq {
-                return Err(format!(
-                    "record {want_seq} is missing (the next record is {})",
-                    r.seq
-                ));
-            }
-            if r.prev_hash != prev {
-                return Err(format!(
-                    "record {} does not link to record {}: the log was changed there",
-                    r.seq,
-                    r.seq - 1
-                ));
-            }
-            if record_hash(r) != r.hash {
-                return Err(format!(
-                    "record {} does not match its hash: it was edited",
-                    r.seq
-                ));
-            }
-            prev = r.hash.clone();
-        }
-        Ok(records.len())
-    }
-
-    /// The cents `principal` paid on `day`, in every run.
+    /// The cents `principal` paid on `day`, in every run. Only a hint
+    /// (it may be stale by the time it is used): [`Store::pay`] reads the
+    /// total again under the write lock.
     pub fn paid_on(&self, principal: &str, day: &str) -> Result<i64, String> {
-        self.conn
-            .query_row(
-                "SELECT coalesce(sum(cents), 0) FROM ledger WHERE principal = ?1 AND day = ?2",
-                params![principal, day],
-                |r| r.get(0),
-            )
-            .map_err(err)
+        paid_on(&self.conn, principal, day).map_err(err)
     }
 
-    /// Record a payment and its audit record in one transaction; returns
-    /// the ledger id and the audit sequence number.
+    /// Make a payment if the day's total leaves room for it: in one write
+    /// transaction, read what `e.principal` paid on the payment's day and,
+    /// if the payment keeps it within `p.max_day_cents`, write its ledger
+    /// row and its audit record `e` (which commits to the row); if not,
+    /// write only a denial's audit record, whose rule is `over(today)`.
     pub fn pay(
         &mut self,
         e: &Entry<'_>,
-        payee: &str,
-        cents: i64,
-        currency: &str,
-        memo: &str,
-    ) -> Result<(i64, i64), String> {
-        let tx = self.conn.transaction().map_err(err)?;
-        let seq = append(&tx, e)?;
-        let now = now_ms();
-        tx.execute(
-            "INSERT INTO ledger (time_ms, day, principal, payee, cents, currency, memo, audit_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![now, day_of(now), e.principal, payee, cents, currency, memo, seq],
-        )
-        .map_err(err)?;
-        let id = tx.last_insert_rowid();
-        tx.commit().map_err(err)?;
-        Ok((id, seq))
+        p: &NewPayment<'_>,
+        over: &dyn Fn(i64) -> String,
+    ) -> Result<Paid, String> {
+        let day = day_of(p.time_ms);
+        self.write(|tx| {
+            let today = paid_on(tx, e.principal, &day)?;
+            if today.saturating_add(p.cents) > p.max_day_cents {
+                let rule = over(today);
+                let denied = Entry {
+                    decision: "denied",
+                    rule: &rule,
+                    ..e.clone()
+                };
+                let seq = append(tx, &denied, None)?;
+                return Ok(Paid::OverDayCap { today, seq });
+            }
+            let seq = next_seq(tx)?.0;
+            tx.execute(
+                "INSERT INTO ledger (time_ms, day, principal, payee, cents, currency, memo, audit_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![p.time_ms, day, e.principal, p.payee, p.cents, p.currency, p.memo, seq],
+            )?;
+            let row = LedgerRow {
+                id: tx.last_insert_rowid(),
+                time_ms: p.time_ms,
+                day: day.clone(),
+                principal: e.principal.to_string(),
+                payee: p.payee.to_string(),
+                cents: p.cents,
+                currency: p.currency.to_string(),
+                memo: p.memo.to_string(),
+                audit_seq: seq,
+            };
+            append(tx, e, Some(&row))?;
+            Ok(Paid::Made { id: row.id, seq })
+        })
     }
 
     /// Every payment, in order.
     pub fn ledger(&self) -> Result<Vec<Payment>, String> {
-        let mut st = self
-            .conn
-            .prepare("SELECT id, principal, payee, cents, currency, memo FROM ledger ORDER BY id")
-            .map_err(err)?;
-        let rows = st
-            .query_map([], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
-            .map_err(err)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(err)
+        Ok(ledger_rows(&self.conn)
+            .map_err(err)?
+            .into_iter()
+            .map(|r| (r.id, r.principal, r.payee, r.cents, r.currency, r.memo))
+            .collect())
     }
 
     /// An employee: name, manager, and fields (a JSON object of strings).
@@ -384,19 +529,97 @@ impl Store {
     }
 }
 
-fn append(tx: &Transaction<'_>, e: &Entry<'_>) -> Result<i64, String> {
+fn schema_version(conn: &Connection) -> Result<Option<String>, WriteError> {
+    let has_meta: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+        [],
+        |r| r.get(0),
+    )?;
+    if has_meta == 0 {
+        return Ok(None);
+    }
+    let version: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    Ok(Some(version.unwrap_or_else(|| "none".into())))
+}
+
+fn paid_on(conn: &Connection, principal: &str, day: &str) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT coalesce(sum(cents), 0) FROM ledger WHERE principal = ?1 AND day = ?2",
+        params![principal, day],
+        |r| r.get(0),
+    )
+}
+
+fn records(conn: &Connection) -> rusqlite::Result<Vec<AuditRecord>> {
+    let mut st = conn.prepare(
+        "SELECT seq, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, prev_hash, hash FROM audit ORDER BY seq",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(AuditRecord {
+            seq: r.get(0)?,
+            time_ms: r.get(1)?,
+            principal: r.get(2)?,
+            program: r.get(3)?,
+            operation: r.get(4)?,
+            arguments: r.get(5)?,
+            decision: r.get(6)?,
+            rule: r.get(7)?,
+            ledger_id: r.get(8)?,
+            ledger_hash: r.get(9)?,
+            prev_hash: r.get(10)?,
+            hash: r.get(11)?,
+        })
+    })?;
+    rows.collect()
+}
+
+fn ledger_rows(conn: &Connection) -> rusqlite::Result<Vec<LedgerRow>> {
+    let mut st = conn.prepare(
+        "SELECT id, time_ms, day, principal, payee, cents, currency, memo, audit_seq FROM ledger ORDER BY id",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(LedgerRow {
+            id: r.get(0)?,
+            time_ms: r.get(1)?,
+            day: r.get(2)?,
+            principal: r.get(3)?,
+            payee: r.get(4)?,
+            cents: r.get(5)?,
+            currency: r.get(6)?,
+            memo: r.get(7)?,
+            audit_seq: r.get(8)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The sequence number the next record takes, and the hash it links to.
+fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<(i64, String)> {
     let last: Option<(i64, String)> = tx
         .query_row(
             "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .optional()
-        .map_err(err)?;
-    let (seq, prev_hash) = match last {
-        Some((s, h)) => (s + 1, h),
+        .optional()?;
+    Ok(match last {
+        Some((s, h)) => (s.saturating_add(1), h),
         None => (1, GENESIS.to_string()),
-    };
+    })
+}
+
+/// Append the record of `e`, committing to `payment`'s ledger row if
+/// there is one; returns its sequence number.
+fn append(
+    tx: &Transaction<'_>,
+    e: &Entry<'_>,
+    payment: Option<&LedgerRow>,
+) -> Result<i64, WriteError> {
+    let (seq, prev_hash) = next_seq(tx)?;
     let mut r = AuditRecord {
         seq,
         time_ms: now_ms(),
@@ -406,92 +629,18 @@ fn append(tx: &Transaction<'_>, e: &Entry<'_>) -> Result<i64, String> {
         arguments: e.arguments.to_string(),
         decision: e.decision.to_string(),
         rule: e.rule.to_string(),
+        ledger_id: payment.map(|p| p.id),
+        ledger_hash: payment.map(LedgerRow::hash).unwrap_or_default(),
         prev_hash,
         hash: String::new(),
     };
     r.hash = record_hash(&r);
     tx.execute(
-        "INSERT INTO audit (seq, time_ms, principal, program, operation, arguments, decision, rule, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        params![r.seq, r.time_ms, r.principal, r.program, r.operation, r.arguments, r.decision, r.rule, r.prev_hash, r.hash],
-    )
-    .map_err(err)?;
+        "INSERT INTO audit (seq, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![r.seq, r.time_ms, r.principal, r.program, r.operation, r.arguments, r.decision, r.rule, r.ledger_id, r.ledger_hash, r.prev_hash, r.hash],
+    )?;
     Ok(seq)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(op: &str) -> Entry<'_> {
-        Entry {
-            principal: "e1",
-            program: "p",
-            operation: op,
-            arguments: "[]",
-            decision: "allowed",
-            rule: "granted",
-        }
-    }
-
-    #[test]
-    fn the_chain_verifies_and_detects_edits_and_deletions() {
-        let Ok(mut s) = Store::in_memory(None) else {
-            panic!("store")
-        };
-        for op in ["Log.info", "Pay.pay", "Records.read"] {
-            assert!(s.audit(&entry(op)).is_ok());
-        }
-        assert_eq!(s.verify(), Ok(3));
-        // Updates and deletes are refused by the store itself.
-        assert!(
-            s.execute_unchecked("UPDATE audit SET decision = 'denied' WHERE seq = 2")
-                .is_err()
-        );
-        assert!(
-            s.execute_unchecked("DELETE FROM audit WHERE seq = 2")
-                .is_err()
-        );
-        // Someone who drops the triggers can edit, and is found out.
-        assert!(
-            s.execute_unchecked("DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;")
-                .is_ok()
-        );
-        assert!(
-            s.execute_unchecked("UPDATE audit SET decision = 'denied' WHERE seq = 2")
-                .is_ok()
-        );
-        assert_eq!(
-            s.verify(),
-            Err("record 2 does not match its hash: it was edited".into())
-        );
-        assert!(
-            s.execute_unchecked("DELETE FROM audit WHERE seq = 2")
-                .is_ok()
-        );
-        assert_eq!(
-            s.verify(),
-            Err("record 2 is missing (the next record is 3)".into())
-        );
-    }
-
-    #[test]
-    fn days_are_utc_calendar_days() {
-        assert_eq!(day_of(0), "1970-01-01");
-        assert_eq!(day_of(951_782_400_000), "2000-02-29");
-        assert_eq!(day_of(1_796_083_200_000), "2026-12-01");
-    }
-
-    #[test]
-    fn reports_are_direct_and_indirect() {
-        let seed = "INSERT INTO employees (id, name, manager) VALUES
-          ('boss', 'B', NULL), ('m1', 'M', 'boss'), ('w1', 'W', 'm1'), ('w2', 'X', 'm1'), ('other', 'O', NULL);";
-        let Ok(s) = Store::in_memory(Some(seed)) else {
-            panic!("store")
-        };
-        assert_eq!(
-            s.reports("boss"),
-            Ok(vec!["m1".into(), "w1".into(), "w2".into()])
-        );
-        assert_eq!(s.reports("w1"), Ok(vec![]));
-    }
-}
+mod tests;

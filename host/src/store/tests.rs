@@ -1,0 +1,398 @@
+//! The store's own tests: the chain, the ledger chained into it, the
+//! head, the day cap under the lock, and a lock that cannot be had.
+
+use super::*;
+
+fn entry(op: &str) -> Entry<'_> {
+    Entry {
+        principal: "e1",
+        program: "p",
+        operation: op,
+        arguments: "[]",
+        decision: "allowed",
+        rule: "granted",
+    }
+}
+
+#[test]
+fn the_chain_verifies_and_detects_edits_and_deletions() {
+    let Ok(mut s) = Store::in_memory(None) else {
+        panic!("store")
+    };
+    for op in ["Log.info", "Pay.pay", "Records.read"] {
+        assert!(s.audit(&entry(op)).is_ok());
+    }
+    assert_eq!(s.verify(), Ok(3));
+    // Updates and deletes are refused by the store itself.
+    assert!(
+        s.execute_unchecked("UPDATE audit SET decision = 'denied' WHERE seq = 2")
+            .is_err()
+    );
+    assert!(
+        s.execute_unchecked("DELETE FROM audit WHERE seq = 2")
+            .is_err()
+    );
+    // Someone who drops the triggers can edit, and is found out.
+    assert!(
+        s.execute_unchecked("DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;")
+            .is_ok()
+    );
+    assert!(
+        s.execute_unchecked("UPDATE audit SET decision = 'denied' WHERE seq = 2")
+            .is_ok()
+    );
+    assert_eq!(
+        s.verify(),
+        Err("record 2 does not match its hash: it was edited".into())
+    );
+    assert!(
+        s.execute_unchecked("DELETE FROM audit WHERE seq = 2")
+            .is_ok()
+    );
+    assert_eq!(
+        s.verify(),
+        Err("record 2 is missing (the next record is 3)".into())
+    );
+}
+
+#[test]
+fn days_are_utc_calendar_days() {
+    assert_eq!(day_of(0), "1970-01-01");
+    assert_eq!(day_of(951_782_400_000), "2000-02-29");
+    assert_eq!(day_of(1_796_083_200_000), "2026-12-01");
+}
+
+#[test]
+fn reports_are_direct_and_indirect() {
+    let seed = "INSERT INTO employees (id, name, manager) VALUES
+      ('boss', 'B', NULL), ('m1', 'M', 'boss'), ('w1', 'W', 'm1'), ('w2', 'X', 'm1'), ('other', 'O', NULL);";
+    let Ok(s) = Store::in_memory(Some(seed)) else {
+        panic!("store")
+    };
+    assert_eq!(
+        s.reports("boss"),
+        Ok(vec!["m1".into(), "w1".into(), "w2".into()])
+    );
+    assert_eq!(s.reports("w1"), Ok(vec![]));
+}
+
+fn payment(payee: &str, cents: i64) -> NewPayment<'_> {
+    NewPayment {
+        payee,
+        cents,
+        currency: "USD",
+        memo: "m",
+        time_ms: 1_796_083_200_000,
+        max_day_cents: 1000,
+    }
+}
+
+fn over(today: i64) -> String {
+    format!("over, at {today}")
+}
+
+/// A store in memory holding a note, two payments (ids 1 and 2) and a
+/// note after them: records 1 to 4.
+fn with_payments() -> Store {
+    let Ok(mut s) = Store::in_memory(None) else {
+        panic!("store")
+    };
+    assert!(s.audit(&entry("Audit.note")).is_ok());
+    assert_eq!(
+        s.pay(&entry("Pay.pay"), &payment("a", 300), &over),
+        Ok(Paid::Made { id: 1, seq: 2 })
+    );
+    assert_eq!(
+        s.pay(&entry("Pay.pay"), &payment("b", 400), &over),
+        Ok(Paid::Made { id: 2, seq: 3 })
+    );
+    assert!(s.audit(&entry("Audit.note")).is_ok());
+    assert_eq!(s.verify(), Ok(4));
+    s
+}
+
+#[test]
+fn a_payment_over_the_day_cap_writes_only_its_denial() {
+    let mut s = with_payments();
+    // 700 paid that day: 300 more reaches the cap of 1000, 301 passes it.
+    assert_eq!(
+        s.pay(&entry("Pay.pay"), &payment("c", 301), &over),
+        Ok(Paid::OverDayCap { today: 700, seq: 5 })
+    );
+    let last = s.records().unwrap_or_default().pop();
+    assert_eq!(
+        last.map(|r| (r.decision, r.rule, r.ledger_id)),
+        Some(("denied".into(), "over, at 700".into(), None))
+    );
+    assert_eq!(
+        s.pay(&entry("Pay.pay"), &payment("c", 300), &over),
+        Ok(Paid::Made { id: 3, seq: 6 })
+    );
+    assert_eq!(s.paid_on("e1", "2026-12-01"), Ok(1000));
+    // The next day starts from nothing; another principal counts apart.
+    let tomorrow = NewPayment {
+        time_ms: 1_796_083_200_000 + 86_400_000,
+        ..payment("c", 1000)
+    };
+    assert!(matches!(
+        s.pay(&entry("Pay.pay"), &tomorrow, &over),
+        Ok(Paid::Made { .. })
+    ));
+    let other = Entry {
+        principal: "e2",
+        ..entry("Pay.pay")
+    };
+    assert!(matches!(
+        s.pay(&other, &payment("c", 1000), &over),
+        Ok(Paid::Made { .. })
+    ));
+    assert_eq!(s.verify(), Ok(8));
+}
+
+#[test]
+fn a_payment_record_commits_to_its_ledger_row() {
+    let s = with_payments();
+    let records = s.records().unwrap_or_default();
+    let paid: Vec<_> = records
+        .iter()
+        .map(|r| (r.seq, r.ledger_id, r.ledger_hash.len()))
+        .collect();
+    assert_eq!(
+        paid,
+        [
+            (1, None, 0),
+            (2, Some(1), 64),
+            (3, Some(2), 64),
+            (4, None, 0)
+        ]
+    );
+    // The ledger refuses edits and deletions by itself.
+    assert!(
+        s.execute_unchecked("DELETE FROM ledger WHERE id = 1")
+            .is_err()
+    );
+    assert!(
+        s.execute_unchecked("UPDATE ledger SET cents = 1 WHERE id = 1")
+            .is_err()
+    );
+}
+
+fn untriggered() -> Store {
+    let s = with_payments();
+    assert!(
+        s.execute_unchecked(
+            "DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete; DROP TRIGGER audit_no_delete;"
+        )
+        .is_ok()
+    );
+    s
+}
+
+#[test]
+fn verify_finds_a_ledger_row_deleted_edited_or_added() {
+    let s = untriggered();
+    assert!(
+        s.execute_unchecked("DELETE FROM ledger WHERE id = 1")
+            .is_ok()
+    );
+    assert_eq!(s.paid_on("e1", "2026-12-01"), Ok(400), "the total fell");
+    assert_eq!(
+        s.verify(),
+        Err(
+            "ledger row 1, the payment of audit record 2, is missing: it was deleted, and the day's total with it"
+                .into()
+        )
+    );
+
+    let s = untriggered();
+    assert!(
+        s.execute_unchecked("UPDATE ledger SET cents = 4 WHERE id = 2")
+            .is_ok()
+    );
+    assert_eq!(
+        s.verify(),
+        Err("ledger row 2 does not match the hash in its audit record 3: it was edited".into())
+    );
+
+    // A row naming a record that is not a payment's, or another row's.
+    for audit_seq in [4, 3, 99] {
+        let s = untriggered();
+        let added = format!(
+            "INSERT INTO ledger (time_ms, day, principal, payee, cents, currency, memo, audit_seq) VALUES (0, '2026-12-01', 'e1', 'x\u{1b}', 5, 'USD', '', {audit_seq})"
+        );
+        assert!(s.execute_unchecked(&added).is_ok());
+        assert_eq!(
+            s.verify(),
+            Err("ledger row 3 (5 cents to x\\u{1b}) has no audit record: it was added outside a run".into())
+        );
+    }
+}
+
+#[test]
+fn a_head_finds_a_removed_or_rewritten_tail() {
+    let s = with_payments();
+    let head = match s.head() {
+        Ok(h) => h,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(head.count, 4);
+    assert_eq!(Head::parse(&head.to_string()), Ok(head.clone()));
+    assert_eq!(s.verify_head(&head), Ok(4));
+    // An older head holds as the log grows.
+    let Ok(mut s) = Store::in_memory(None) else {
+        panic!("store")
+    };
+    let empty = s.head();
+    assert_eq!(
+        empty.as_ref().map(ToString::to_string),
+        Ok(format!("0:{GENESIS}"))
+    );
+    assert!(s.audit(&entry("Audit.note")).is_ok());
+    assert_eq!(empty.map(|h| s.verify_head(&h)), Ok(Ok(1)));
+
+    // The last record removed: the chain still holds, the head does not.
+    let s = untriggered();
+    assert!(
+        s.execute_unchecked("DELETE FROM audit WHERE seq = 4")
+            .is_ok()
+    );
+    assert_eq!(s.verify(), Ok(3));
+    assert_eq!(
+        s.verify_head(&head),
+        Err("the log ends at record 3, but the head you hold is record 4: record 4 was removed from its end".into())
+    );
+    // The last three: the payments' ledger rows are then without records.
+    let s = untriggered();
+    assert!(
+        s.execute_unchecked("DELETE FROM audit WHERE seq >= 2; DELETE FROM ledger;")
+            .is_ok()
+    );
+    assert_eq!(
+        s.verify_head(&head),
+        Err("the log ends at record 1, but the head you hold is record 4: records 2 to 4 were removed from its end".into())
+    );
+    // Removed and written again, hashes and all: the head's hash differs.
+    let Ok(mut s) = Store::in_memory(None) else {
+        panic!("store")
+    };
+    for _ in 0..4 {
+        assert!(s.audit(&entry("Log.info")).is_ok());
+    }
+    let Err(e) = s.verify_head(&head) else {
+        panic!("a rewritten log passed")
+    };
+    assert!(
+        e.starts_with("record 4 is not the head you hold (its hash starts ")
+            && e.ends_with("): the log was rewritten at or before it"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_head_is_read_as_count_colon_hash() {
+    let hash = "ab".repeat(32);
+    assert_eq!(
+        Head::parse(&format!(" 12:{} ", hash.to_uppercase())),
+        Ok(Head {
+            count: 12,
+            hash: hash.clone()
+        })
+    );
+    for bad in [
+        String::new(),
+        "12".into(),
+        format!("-1:{hash}"),
+        format!("+1:{hash}"),
+        format!("x:{hash}"),
+        "12:abc".into(),
+        format!("12:{}", "g".repeat(64)),
+        format!("12:{hash}0"),
+    ] {
+        let e = Head::parse(&bad).err().unwrap_or_default();
+        assert!(
+            e.starts_with("expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits), as `writ audit head` prints it; found `"),
+            "{bad}: {e}"
+        );
+    }
+}
+
+fn temp_store(name: &str) -> String {
+    let path = std::env::temp_dir().join(format!("writ-store-{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path.display().to_string()
+}
+
+#[test]
+fn a_write_that_cannot_get_the_lock_fails_whole_and_says_why() {
+    let path = temp_store("lock");
+    let (Ok(mut s), Ok(holder)) = (Store::open(&path, None), Store::open(&path, None)) else {
+        panic!("store")
+    };
+    assert!(s.set_lock_wait(Duration::from_millis(40)).is_ok());
+    assert!(holder.execute_unchecked("BEGIN IMMEDIATE").is_ok());
+    let want = "the store is busy: other runs held its write lock for over 40 ms (database is locked); nothing was written";
+    assert_eq!(
+        s.pay(&entry("Pay.pay"), &payment("a", 5), &over),
+        Err(want.into())
+    );
+    assert_eq!(s.audit(&entry("Log.info")), Err(want.into()));
+    // Released, the same writes go through, and nothing half-written
+    // is in the way.
+    assert!(holder.execute_unchecked("COMMIT").is_ok());
+    assert_eq!(
+        s.pay(&entry("Pay.pay"), &payment("a", 5), &over),
+        Ok(Paid::Made { id: 1, seq: 1 })
+    );
+    assert_eq!(s.verify(), Ok(1));
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn stores_of_other_schemas_are_refused_and_say_what_to_do() {
+    let path = temp_store("schema");
+    let Ok(s) = Store::open(&path, None) else {
+        panic!("store")
+    };
+    assert!(
+        s.execute_unchecked("UPDATE meta SET value = '1' WHERE key = 'schema'")
+            .is_ok()
+    );
+    drop(s);
+    assert_eq!(
+        Store::open(&path, None).err(),
+        Some("expected a store of schema version 2, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and let `writ db init` create a new store".into())
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn stores_opened_at_once_are_created_once() {
+    let path = temp_store("create");
+    let opened: Vec<Result<i64, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut s = Store::open(
+                        &path,
+                        Some("INSERT INTO employees (id, name) VALUES ('e1', 'A');"),
+                    )?;
+                    s.audit(&entry("Log.info"))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("panicked".into())))
+            .collect()
+    });
+    let mut seqs: Vec<i64> = opened.into_iter().filter_map(Result::ok).collect();
+    seqs.sort_unstable();
+    assert_eq!(seqs, (1..=8).collect::<Vec<_>>());
+    let s = Store::open(&path, None);
+    assert_eq!(
+        s.as_ref().map(Store::employee_ids),
+        Ok(Ok(vec!["e1".into()]))
+    );
+    assert_eq!(s.map(|s| s.verify()), Ok(Ok(8)));
+    let _ = std::fs::remove_file(&path);
+}
