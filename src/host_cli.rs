@@ -1,5 +1,5 @@
 //! The commands that run under a policy and look after the host's store:
-//! `writ run --policy`, `writ audit show|verify`, `writ db init`.
+//! `writ run --policy`, `writ audit show|verify|head`, `writ db init`.
 //!
 //! This is where files and the terminal are touched: the policy, the
 //! program, the store's path, and the person's confirmation (asked on the
@@ -11,15 +11,25 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use writ_host::engine::{DEFAULT_STORE, Engine, RunOptions};
-use writ_host::store::Store;
+use writ_host::store::{Head, Store};
 
 use writ::render;
 
-/// Write to standard output; a closed pipe (`| head`) is not an error.
+/// Write to standard output. Output that cannot be written (a closed
+/// pipe, `| head`; a full disk) is dropped: the command carries on, and
+/// its exit code says how it ended, as it would have.
 pub fn out(text: &str) {
     let mut o = std::io::stdout().lock();
     let _ = o.write_all(text.as_bytes());
     let _ = o.flush();
+}
+
+/// Write to standard error, as [`out`] writes to standard output: never
+/// a panic (as `eprintln!` would be) when it is closed.
+pub fn err(text: &str) {
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_all(text.as_bytes());
+    let _ = e.flush();
 }
 
 /// Print one `Log` line of a program. On a terminal, what could drive it
@@ -40,10 +50,10 @@ pub fn terminal_confirm(question: &str) -> bool {
     // escaped, it cannot rewrite itself on the terminal to ask another.
     let question = render::terminal_safe(question).replace('\n', "\\n");
     if !std::io::stdin().is_terminal() {
-        eprintln!("{question} [y/N] (no terminal to ask: refused)");
+        err_println!("{question} [y/N] (no terminal to ask: refused)");
         return false;
     }
-    eprint!("{question} [y/N] ");
+    err_print!("{question} [y/N] ");
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
     if std::io::stdin().lock().read_line(&mut answer).is_err() {
@@ -72,7 +82,7 @@ pub fn run_with_policy(
     let text = match crate::read_file(file) {
         Ok(t) => t,
         Err(d) => {
-            eprint!("{}", render::human(&[d], &path, "", color));
+            err_print!("{}", render::human(&[d], &path, "", color));
             return ExitCode::from(2);
         }
     };
@@ -80,8 +90,8 @@ pub fn run_with_policy(
     let program = match engine.check(&text, &policy) {
         Ok(p) => p,
         Err(diags) => {
-            eprint!("{}", render::human(&diags, &path, &text, color));
-            eprintln!("{path}: rejected: not run");
+            err_print!("{}", render::human(&diags, &path, &text, color));
+            err_println!("{path}: rejected: not run");
             return ExitCode::from(1);
         }
     };
@@ -92,7 +102,7 @@ pub fn run_with_policy(
     let outcome = match engine.run(&program, &policy, &options, &mut log) {
         Ok(o) => o,
         Err(e) => {
-            eprint!(
+            err_print!(
                 "{}",
                 render::human(&[e.to_diagnostic(&text)], &path, &text, color)
             );
@@ -114,10 +124,10 @@ pub fn run_with_policy(
         .collect();
     let shown = denied.len().saturating_sub(usize::from(stopped));
     for op in denied.iter().take(shown) {
-        eprintln!("denied: {}({}): {}", op.operation, op.arguments, op.rule);
+        err_println!("denied: {}({}): {}", op.operation, op.arguments, op.rule);
     }
     if outcome.recorded {
-        eprintln!("note: Http answers came from recorded responses, not the network");
+        err_println!("note: Http answers came from recorded responses, not the network");
     }
     crate::finish(outcome.result, &path, &text)
 }
@@ -125,11 +135,11 @@ pub fn run_with_policy(
 fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {
     let path = db.map_or(DEFAULT_STORE.to_string(), |d| d.display().to_string());
     if seed.is_none() && !Path::new(&path).is_file() {
-        eprintln!("error: there is no store at {path}; pass its path with `--db`");
+        err_println!("error: there is no store at {path}; pass its path with `--db`");
         return Err(ExitCode::from(2));
     }
     Store::open(&path, seed).map_err(|e| {
-        eprintln!("error: {e}");
+        err_println!("error: {e}");
         ExitCode::from(2)
     })
 }
@@ -143,7 +153,7 @@ pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
     let records = match store.records() {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            err_println!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -182,16 +192,31 @@ pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `writ audit verify [--db PATH]`: exit 0 when the chain holds, 1 when not.
-pub fn audit_verify(db: Option<&Path>) -> ExitCode {
+/// `writ audit verify [--db PATH] [--head COUNT:HASH]`: exit 0 when the
+/// chain, the ledger and the head hold, 1 when not, 2 for a malformed head.
+pub fn audit_verify(db: Option<&Path>, head: Option<&str>) -> ExitCode {
+    let head = match head.map(Head::parse).transpose() {
+        Ok(h) => h,
+        Err(e) => {
+            err_println!("error: in `--head`: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let store = match open(db, None) {
         Ok(s) => s,
         Err(c) => return c,
     };
-    match store.verify() {
+    let verified = match &head {
+        Some(h) => store.verify_head(h),
+        None => store.verify(),
+    };
+    match verified {
         Ok(n) => {
+            let held = head.map_or(String::new(), |h| {
+                format!("; it still holds the head you kept (record {})", h.count)
+            });
             out(&format!(
-                "the audit log holds: {n} records, each linked to the one before\n"
+                "the audit log holds: {n} records, each linked to the one before, and the ledger matches them{held}\n"
             ));
             ExitCode::SUCCESS
         }
@@ -202,18 +227,39 @@ pub fn audit_verify(db: Option<&Path>) -> ExitCode {
     }
 }
 
+/// `writ audit head [--db PATH]`: print `COUNT:HASH` (exit 0) once the log
+/// verifies; a log that does not is said so (exit 1), with no head.
+pub fn audit_head(db: Option<&Path>) -> ExitCode {
+    let store = match open(db, None) {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    match store.head() {
+        Ok(h) => {
+            out(&format!("{h}\n"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            out(&format!(
+                "the audit log was tampered with: {e}; no head is given for it\n"
+            ));
+            ExitCode::from(1)
+        }
+    }
+}
+
 /// `writ db init [--db PATH] [--seed FILE]`.
 pub fn db_init(db: Option<&Path>, seed: Option<&Path>) -> ExitCode {
     let path = db.map_or(DEFAULT_STORE.to_string(), |d| d.display().to_string());
     if Path::new(&path).exists() {
-        eprintln!("error: {path} exists already; `writ db init` creates a new store");
+        err_println!("error: {path} exists already; `writ db init` creates a new store");
         return ExitCode::from(2);
     }
     let seed_text = match seed {
         Some(s) => match std::fs::read_to_string(s) {
             Ok(t) => Some(t),
             Err(e) => {
-                eprintln!("error: cannot read the seed {}: {e}", s.display());
+                err_println!("error: cannot read the seed {}: {e}", s.display());
                 return ExitCode::from(2);
             }
         },
@@ -227,7 +273,7 @@ pub fn db_init(db: Option<&Path>, seed: Option<&Path>) -> ExitCode {
         Err(e) => {
             // The file did not exist before: leave nothing behind.
             let _ = std::fs::remove_file(&path);
-            eprintln!("error: {e}");
+            err_println!("error: {e}");
             ExitCode::from(2)
         }
     }

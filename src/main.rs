@@ -7,6 +7,21 @@
 //! could not be read (this wins over 1); 3 (`run`) a run-time error; 4
 //! (`run`) a limit was exhausted.
 
+/// `eprint!` for the CLI: written with [`host_cli::err`], so a closed
+/// standard error drops the text instead of panicking.
+macro_rules! err_print {
+    ($($arg:tt)*) => {
+        $crate::host_cli::err(&format!($($arg)*))
+    };
+}
+
+/// `eprintln!` for the CLI, as [`err_print!`].
+macro_rules! err_println {
+    ($($arg:tt)*) => {
+        $crate::host_cli::err(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod host_cli;
 mod repl;
 
@@ -32,8 +47,12 @@ struct Cli {
 enum AuditAction {
     /// List the records.
     Show,
-    /// Check the hash chain.
+    /// Check the hash chain and the ledger against it (and, with
+    /// `--head`, that the log still holds that head).
     Verify,
+    /// Print the log's head, `COUNT:HASH`, once the log verifies: keep
+    /// it, and `verify --head` finds records removed from the end.
+    Head,
 }
 
 /// What `writ db` does.
@@ -86,12 +105,17 @@ enum Command {
     },
     /// Read or check the audit log.
     Audit {
-        /// `show` lists the records; `verify` checks the hash chain.
+        /// `show` lists the records; `verify` checks the hash chain and
+        /// the ledger; `head` prints the head to keep.
         #[arg(value_enum)]
         action: AuditAction,
         /// The store (default `writ.db`).
         #[arg(long)]
         db: Option<std::path::PathBuf>,
+        /// For `verify`: a head `writ audit head` printed earlier
+        /// (`COUNT:HASH`); the log must still hold it.
+        #[arg(long)]
+        head: Option<String>,
         /// Output for people (`human`) or programs (`json`), for `show`.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -355,7 +379,7 @@ fn explain(code: &str) -> ExitCode {
             ExitCode::SUCCESS
         }
         None => {
-            eprintln!(
+            err_println!(
                 "error: `{code}` is not a Writ diagnostic code (codes look like `E0100`; see docs/errors.md)"
             );
             ExitCode::from(2)
@@ -368,11 +392,11 @@ fn explain(code: &str) -> ExitCode {
 fn apply_limits(limits: &mut writ::Limits, limit: &[String]) -> Result<(), ExitCode> {
     for l in limit {
         let Some((name, value)) = l.split_once('=') else {
-            eprintln!("error: expected `--limit name=value` (like `fuel=1000000`), found `{l}`");
+            err_println!("error: expected `--limit name=value` (like `fuel=1000000`), found `{l}`");
             return Err(ExitCode::from(2));
         };
         if let Err(e) = limits.set(name.trim(), value.trim()) {
-            eprintln!("error: in `--limit {l}`: {e}");
+            err_println!("error: in `--limit {l}`: {e}");
             return Err(ExitCode::from(2));
         }
     }
@@ -400,7 +424,7 @@ fn finish(result: Result<String, writ::RunError>, path: &str, text: &str) -> Exi
         }
         Err(e) => {
             let d = e.to_diagnostic(text);
-            eprint!("{}", render::human(&[d], path, text, color_err()));
+            err_print!("{}", render::human(&[d], path, text, color_err()));
             ExitCode::from(if e.is_limit() { 4 } else { 3 })
         }
     }
@@ -416,21 +440,21 @@ fn run(file: &Path, limit: &[String]) -> ExitCode {
     let text = match read_file(file) {
         Ok(t) => t,
         Err(d) => {
-            eprint!("{}", render::human(&[d], &path, "", color));
+            err_print!("{}", render::human(&[d], &path, "", color));
             return ExitCode::from(2);
         }
     };
     let mut log = |line: &str| host_cli::log_line(line);
     let ran = writ::run_source(&text, &limits, &mut log, None);
     if !ran.checked.diagnostics.is_empty() {
-        eprint!(
+        err_print!(
             "{}",
             render::human(&ran.checked.diagnostics, &path, &text, color)
         );
     }
     match ran.result {
         None => {
-            eprintln!("{path}: rejected: not run");
+            err_println!("{path}: rejected: not run");
             ExitCode::from(1)
         }
         Some(result) => finish(result, &path, &text),
@@ -488,7 +512,7 @@ fn main() -> ExitCode {
                     .find(|k| k.eq_ignore_ascii_case(bad))
                     .map(|k| format!(" (did you mean `{k}`?)"))
                     .unwrap_or_default();
-                eprintln!(
+                err_println!(
                     "error: `{bad}` is not a host capability{close}; the capabilities are {}",
                     known.join(", ")
                 );
@@ -509,11 +533,21 @@ fn main() -> ExitCode {
             Some(p) => host_cli::run_with_policy(&file, &p, db.as_deref(), &limit),
             None => run(&file, &limit),
         },
-        Command::Audit { action, db, format } => match action {
-            AuditAction::Show => {
+        Command::Audit {
+            action,
+            db,
+            head,
+            format,
+        } => match (action, head) {
+            (AuditAction::Verify, head) => host_cli::audit_verify(db.as_deref(), head.as_deref()),
+            (_, Some(_)) => {
+                err_println!("error: `--head` goes with `writ audit verify`");
+                ExitCode::from(2)
+            }
+            (AuditAction::Show, None) => {
                 host_cli::audit_show(db.as_deref(), matches!(format, Format::Json))
             }
-            AuditAction::Verify => host_cli::audit_verify(db.as_deref()),
+            (AuditAction::Head, None) => host_cli::audit_head(db.as_deref()),
         },
         Command::Db { action, db, seed } => match action {
             DbAction::Init => host_cli::db_init(db.as_deref(), seed.as_deref()),

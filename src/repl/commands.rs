@@ -71,14 +71,16 @@ impl Repl {
                 let guess = writ_lang::types::suggest_name(name, &names)
                     .map(|g| format!(" Did you mean `:{g}`?"))
                     .unwrap_or_default();
-                eprintln!("error: expected a command, found `:{name}`.{guess} `:help` lists them.");
+                err_println!(
+                    "error: expected a command, found `:{name}`.{guess} `:help` lists them."
+                );
             }
         }
     }
 
     fn usage(&mut self, text: &str) {
         self.failed = true;
-        eprintln!("error: {text}");
+        err_println!("error: {text}");
     }
 
     /// `:type EXPR` and `:effects EXPR`.
@@ -93,7 +95,7 @@ impl Repl {
         match self.session.typing(&format!("<{command}>"), arg) {
             Err((_, diags)) => {
                 self.failed = true;
-                eprint!("{}", show::diagnostics(&self.session, &diags, self.color));
+                err_print!("{}", show::diagnostics(&self.session, &diags, self.color));
             }
             Ok(t) => match &t.ty {
                 None => self.usage(&format!(
@@ -207,18 +209,18 @@ impl Repl {
             Ok(p) => p,
             Err(text) => {
                 self.failed = true;
-                eprint!("{text}");
-                eprintln!("(the policy in force is unchanged)");
+                err_print!("{text}");
+                err_println!("(the policy in force is unchanged)");
                 return;
             }
         };
         if let Err(e) = self.session.set_policy(Some(policy)) {
             self.failed = true;
-            eprint!(
+            err_print!(
                 "{}",
                 render::human(&[e.to_diagnostic("")], arg, "", self.color)
             );
-            eprintln!("(the policy in force is unchanged)");
+            err_println!("(the policy in force is unchanged)");
             return;
         }
         self.policy_path = Some(path);
@@ -243,7 +245,7 @@ impl Repl {
             Ok(text) => self.eval(arg, &text),
             Err(d) => {
                 self.failed = true;
-                eprint!("{}", render::human(&[d], arg, "", self.color));
+                err_print!("{}", render::human(&[d], arg, "", self.color));
             }
         }
     }

@@ -141,7 +141,7 @@ pub fn main(options: Options) -> ExitCode {
         Some(p) => match commands::read_policy(p, crate::color_err()) {
             Ok(p) => Some(p),
             Err(text) => {
-                eprint!("{text}");
+                err_print!("{text}");
                 return ExitCode::from(2);
             }
         },
@@ -158,7 +158,7 @@ pub fn main(options: Options) -> ExitCode {
                 .policy
                 .as_ref()
                 .map_or("<repl>".to_string(), |p| p.display().to_string());
-            eprint!(
+            err_print!(
                 "{}",
                 writ::render::human(&[e.to_diagnostic("")], &shown, "", crate::color_err())
             );
@@ -213,7 +213,7 @@ pub fn main(options: Options) -> ExitCode {
                 Reader::Terminal(Box::new(rl), file)
             }
             Err(e) => {
-                eprintln!("error: the terminal cannot be used ({e})");
+                err_println!("error: the terminal cannot be used ({e})");
                 return ExitCode::from(2);
             }
         }
@@ -344,7 +344,7 @@ impl Repl {
             .eval(name, text, &mut events, Some(cancel.as_ref()));
         self.running.store(false, Ordering::SeqCst);
         if !e.diagnostics.is_empty() {
-            eprint!(
+            err_print!(
                 "{}",
                 show::diagnostics(&self.session, &e.diagnostics, self.color)
             );
@@ -355,11 +355,11 @@ impl Repl {
         }
         if let Some(err) = &e.error {
             self.failed = true;
-            eprint!("{}", show::run_error(&self.session, err, self.color));
+            err_print!("{}", show::run_error(&self.session, err, self.color));
             if e.operations.is_empty() {
-                eprintln!("(the input defined nothing)");
+                err_println!("(the input defined nothing)");
             } else {
-                eprintln!(
+                err_println!(
                     "(the input defined nothing; the host operations it carried out stay done)"
                 );
             }

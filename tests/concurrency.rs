@@ -1,0 +1,137 @@
+//! Runs paying at once against one store: the caps hold (per payment,
+//! per run, per day), every run ends allowed or denied, never on a locked
+//! store, and the audit log and the ledger verify afterwards.
+//!
+//! Each round starts 16 `writ run` processes together; each tries five
+//! payments, whose caps let one run pay at most 12,000 cents and the day
+//! 100,000, against a demand of 16 × 12,000.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use writ_host::store::{Store, day_of, now_ms};
+
+const RUNS: usize = 16;
+const ROUNDS: usize = 3;
+const MAX_PAYMENT: i64 = 5000;
+const MAX_RUN: i64 = 12_000;
+const MAX_DAY: i64 = 100_000;
+
+const POLICY: &str = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Log]\n\n\
+[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"USD\"\nmax_payment_cents = 5000\n\
+max_run_cents = 12000\nmax_day_cents = 100000\non_deny = \"fail\"\n";
+
+/// Five payments, one over the per-payment cap; prints what was paid.
+const PROGRAM: &str = "fn pay(c: Int) -> Int / {Pay} {\n  handle Pay.pay(\"air-one.example\", c, \"seat\").cents with { Fail.fail(why) => 0 }\n}\n\
+let paid = list.map([5000, 4000, 6000, 3000, 2000], pay)\nLog.info(\"paid ${list.sum(paid)}\")\n";
+
+const ATTEMPTS: usize = 5;
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("writ-concurrency-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("policy.toml"), POLICY).expect("write");
+    std::fs::write(dir.join("pay.writ"), PROGRAM).expect("write");
+    dir
+}
+
+fn writ(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_writ"));
+    c.args(args).current_dir(dir).env("NO_COLOR", "1");
+    c
+}
+
+/// Start every run, then wait for them all.
+fn pay_at_once(dir: &Path, db: &str) -> Vec<Output> {
+    let children: Vec<_> = (0..RUNS)
+        .map(|_| {
+            writ(
+                dir,
+                &["run", "pay.writ", "--policy", "policy.toml", "--db", db],
+            )
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("writ starts")
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("writ ends"))
+        .collect()
+}
+
+#[test]
+fn runs_paying_at_once_stay_within_every_cap_and_the_log_verifies() {
+    let dir = scratch();
+    let start = now_ms();
+    for round in 0..ROUNDS {
+        let db = format!("round{round}.db");
+        let outputs = pay_at_once(&dir, &db);
+        let mut paid_by_runs = 0;
+        for o in &outputs {
+            let (out, err) = (
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr),
+            );
+            // Every run ends: allowed or denied, never on a busy store.
+            assert_eq!(o.status.code(), Some(0), "{out}{err}");
+            // What stderr holds is the denials the program handled.
+            assert!(
+                err.lines().all(|l| l.starts_with("denied: Pay.pay(")),
+                "{err}"
+            );
+            let paid: i64 = out
+                .strip_prefix("paid ")
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(-1);
+            assert!((0..=MAX_RUN).contains(&paid), "run cap: {out}");
+            paid_by_runs += paid;
+        }
+        let store = match Store::open(&dir.join(&db).display().to_string(), None) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        };
+        let ledger = store.ledger().unwrap_or_default();
+        assert!(
+            ledger.iter().all(|p| p.3 > 0 && p.3 <= MAX_PAYMENT),
+            "payment cap"
+        );
+        let total: i64 = ledger.iter().map(|p| p.3).sum();
+        assert_eq!(total, paid_by_runs, "the ledger holds what the runs paid");
+        // The day cap, on each day the round touched (one, but for a
+        // round across midnight UTC).
+        let mut days = vec![day_of(start), day_of(now_ms())];
+        days.dedup();
+        let per_day: Vec<i64> = days
+            .iter()
+            .map(|d| store.paid_on("ada", d).unwrap_or(i64::MAX))
+            .collect();
+        assert_eq!(per_day.iter().sum::<i64>(), total);
+        assert!(
+            per_day.iter().all(|t| *t <= MAX_DAY),
+            "day cap: {per_day:?}"
+        );
+        // The cap was reached: demand was 16 × 12,000.
+        let records = store.records().unwrap_or_default();
+        assert!(
+            records
+                .iter()
+                .any(|r| r.rule.contains("would bring today's payments to")),
+            "no run met the day cap"
+        );
+        // Every attempt has its record, and the log and ledger verify.
+        assert_eq!(records.len(), RUNS * ATTEMPTS);
+        assert_eq!(store.verify(), Ok(RUNS * ATTEMPTS));
+        let o = writ(&dir, &["audit", "verify", "--db", &db])
+            .output()
+            .expect("writ runs");
+        assert_eq!(o.status.code(), Some(0));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "the audit log holds: 80 records, each linked to the one before, and the ledger matches them\n"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
