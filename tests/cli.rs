@@ -372,7 +372,7 @@ fn db_init_audit_show_and_the_small_capabilities() {
     let o = writ(&["audit", "verify", "--db", "s.db"], &dir);
     assert_eq!(
         stdout(&o),
-        "the audit log holds: 2 records, each linked to the one before\n"
+        "the audit log holds: 2 records, each linked to the one before, and the ledger matches them\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -463,4 +463,158 @@ fn repl_refuses_to_start_with_a_policy_it_cannot_use() {
     assert_eq!(empty.status.code(), Some(0));
     assert_eq!(stdout(&empty), "");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A store in `dir/name` after three payments (records and ledger rows 1
+/// to 3) and a note (record 4).
+fn paid_store(dir: &std::path::Path, name: &str) {
+    std::fs::write(
+        dir.join("pay.toml"),
+        "[principal]\nid = \"ada\"\nrole = \"r\"\n\n[grants.Audit]\n\n[grants.Pay]\npayees = [\"x.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 1000\nmax_day_cents = 1000\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("pay.writ"),
+        "let a = Pay.pay(\"x.example\", 100, \"a\")\nlet b = Pay.pay(\"x.example\", 200, \"b\")\nlet c = Pay.pay(\"x.example\", 300, \"c\")\nAudit.note(\"paid\")\n",
+    )
+    .expect("write");
+    let o = writ(
+        &["run", "pay.writ", "--policy", "pay.toml", "--db", name],
+        dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+}
+
+/// Change the store with SQL, its triggers dropped first.
+fn tamper(dir: &std::path::Path, name: &str, sql: &str) {
+    let store = writ_host::store::Store::open(&dir.join(name).display().to_string(), None);
+    let done = store.and_then(|s| {
+        s.execute_unchecked(&format!(
+            "DROP TRIGGER audit_no_delete; DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete; {sql}"
+        ))
+    });
+    assert_eq!(done, Ok(()));
+}
+
+#[test]
+fn audit_head_anchors_the_log_and_verify_finds_ledger_and_tail_changes() {
+    let dir = scratch("head");
+    paid_store(&dir, "s.db");
+    let o = writ(&["audit", "head", "--db", "s.db"], &dir);
+    assert_eq!(o.status.code(), Some(0));
+    let head = stdout(&o).trim_end().to_string();
+    let (count, hash) = head.split_once(':').unwrap_or_default();
+    assert_eq!(count, "4");
+    assert!(
+        hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{head}"
+    );
+    let o = writ(&["audit", "verify", "--db", "s.db", "--head", &head], &dir);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        "the audit log holds: 4 records, each linked to the one before, and the ledger matches them; it still holds the head you kept (record 4)\n"
+    );
+
+    let verify = |db: &str, head: Option<&str>| {
+        let mut args = vec!["audit", "verify", "--db", db];
+        args.extend(head.map(|h| ["--head", h]).into_iter().flatten());
+        let o = writ(&args, &dir);
+        (o.status.code(), stdout(&o))
+    };
+    let cases = [
+        (
+            "DELETE FROM ledger WHERE id = 2;",
+            "the audit log was tampered with: ledger row 2, the payment of audit record 2, is missing: it was deleted, and the day's total with it\n",
+        ),
+        (
+            "UPDATE ledger SET cents = 1 WHERE id = 1;",
+            "the audit log was tampered with: ledger row 1 does not match the hash in its audit record 1: it was edited\n",
+        ),
+        (
+            "INSERT INTO ledger (time_ms, day, principal, payee, cents, currency, memo, audit_seq) VALUES (0, '2026-12-01', 'ada', 'x.example', 5, 'EUR', '', 4);",
+            "the audit log was tampered with: ledger row 4 (5 cents to x.example) has no audit record: it was added outside a run\n",
+        ),
+    ];
+    for (i, (sql, said)) in cases.iter().enumerate() {
+        let db = format!("t{i}.db");
+        std::fs::copy(dir.join("s.db"), dir.join(&db)).expect("copy");
+        tamper(&dir, &db, sql);
+        assert_eq!(verify(&db, None), (Some(1), said.to_string()), "{sql}");
+        // No head is given for a changed log.
+        let o = writ(&["audit", "head", "--db", &db], &dir);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            stdout(&o).ends_with("; no head is given for it\n"),
+            "{}",
+            stdout(&o)
+        );
+    }
+
+    // The tail removed, the last payment's ledger row with it: the day's
+    // total falls and the chain still holds; only the head finds it.
+    let tails = [
+        ("DELETE FROM audit WHERE seq = 4;", "record 4 was removed"),
+        (
+            "DELETE FROM audit WHERE seq >= 3; DELETE FROM ledger WHERE id = 3;",
+            "records 3 to 4 were removed",
+        ),
+    ];
+    for (i, (sql, removed)) in tails.iter().enumerate() {
+        let db = format!("tail{i}.db");
+        std::fs::copy(dir.join("s.db"), dir.join(&db)).expect("copy");
+        tamper(&dir, &db, sql);
+        assert_eq!(verify(&db, None).0, Some(0), "{sql}");
+        let (code, said) = verify(&db, Some(&head));
+        assert_eq!(code, Some(1));
+        let ends = if i == 0 { 3 } else { 2 };
+        assert_eq!(
+            said,
+            format!(
+                "the audit log was tampered with: the log ends at record {ends}, but the head you hold is record 4: {removed} from its end\n"
+            )
+        );
+    }
+    // A log rewritten whole, hashes and all, ends elsewhere.
+    let other = scratch("head-other");
+    paid_store(&other, "s.db");
+    std::fs::copy(other.join("s.db"), dir.join("rewritten.db")).expect("copy");
+    let (code, said) = verify("rewritten.db", Some(&head));
+    assert_eq!(code, Some(1));
+    assert!(
+        said.starts_with(
+            "the audit log was tampered with: record 4 is not the head you hold (its hash starts "
+        ),
+        "{said}"
+    );
+
+    // A head not written COUNT:HASH, or given to another action.
+    let o = writ(&["audit", "verify", "--db", "s.db", "--head", "4"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&o),
+        "error: in `--head`: expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits), as `writ audit head` prints it; found `4`\n"
+    );
+    let o = writ(&["audit", "show", "--db", "s.db", "--head", &head], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&o),
+        "error: `--head` goes with `writ audit verify`\n"
+    );
+
+    // A store written before the ledger was chained is refused, saying so.
+    std::fs::copy(dir.join("s.db"), dir.join("v1.db")).expect("copy");
+    tamper(
+        &dir,
+        "v1.db",
+        "UPDATE meta SET value = '1' WHERE key = 'schema';",
+    );
+    let o = writ(&["audit", "verify", "--db", "v1.db"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&o),
+        "error: expected a store of schema version 2, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and let `writ db init` create a new store\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&other);
 }
