@@ -5,7 +5,9 @@
 //! Exit codes: 0 every file accepted (and, for `run`, the program
 //! finished); 1 some program rejected; 2 a usage error, or a file that
 //! could not be read (this wins over 1); 3 (`run`) a run-time error; 4
-//! (`run`) a limit was exhausted.
+//! (`run`) a limit was exhausted. Output that cannot be written (a closed
+//! pipe) is dropped, never a panic, and changes no exit code: everything
+//! written goes through [`host_cli::out`] and [`host_cli::err`].
 
 /// `eprint!` for the CLI: written with [`host_cli::err`], so a closed
 /// standard error drops the text instead of panicking.
