@@ -5,6 +5,9 @@
 //! Each round starts 16 `writ run` processes together; each tries five
 //! payments, whose caps let one run pay at most 12,000 cents and the day
 //! 100,000, against a demand of 16 × 12,000.
+//!
+//! A write that cannot have the lock within the policy's `[store]
+//! lock_wait` stops the run with E4006 and writes nothing.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -131,6 +134,109 @@ fn runs_paying_at_once_stay_within_every_cap_and_the_log_verifies() {
         assert_eq!(
             String::from_utf8_lossy(&o.stdout),
             "the audit log holds: 80 records, each linked to the one before, and the ledger matches them\n"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A policy paying as [`POLICY`] does, waiting `wait` for the store's lock.
+fn waiting_policy(dir: &Path, wait: &str) {
+    let policy = POLICY.replace(
+        "[grants.Log]",
+        &format!("[store]\nlock_wait = \"{wait}\"\n\n[grants.Audit]\n\n[grants.Log]"),
+    );
+    std::fs::write(dir.join("waiting.toml"), policy).expect("write");
+}
+
+#[test]
+fn a_write_that_cannot_get_the_store_lock_stops_the_run_with_nothing_written() {
+    let dir = std::env::temp_dir().join(format!("writ-lock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    waiting_policy(&dir, "300ms");
+    std::fs::write(
+        dir.join("pay.writ"),
+        "Pay.pay(\"air-one.example\", 100, \"m\")\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("note.writ"), "Audit.note(\"hello\")\n").expect("write");
+    let db = dir.join("s.db").display().to_string();
+    let holder = match Store::open(&db, None) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(holder.execute_unchecked("BEGIN IMMEDIATE"), Ok(()));
+    let busy = "(the store is busy: other runs held its write lock for over 300 ms (database is locked); nothing was written)";
+    for (program, said) in [
+        (
+            "pay.writ",
+            format!("[E4006] Error: the payment could not be recorded {busy}; nothing was paid"),
+        ),
+        (
+            "note.writ",
+            format!(
+                "[E4006] Error: the audit record of Audit.note could not be written {busy}; the operation was denied"
+            ),
+        ),
+    ] {
+        let o = writ(
+            &dir,
+            &["run", program, "--policy", "waiting.toml", "--db", "s.db"],
+        )
+        .output()
+        .expect("writ runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert!(err.starts_with(&said), "{err}");
+    }
+    assert_eq!(holder.execute_unchecked("COMMIT"), Ok(()));
+    assert_eq!(
+        holder.records().map(|r| r.len()),
+        Ok(0),
+        "nothing was written"
+    );
+    assert_eq!(holder.ledger().map(|l| l.len()), Ok(0), "nothing was paid");
+    // Released, the same run pays, and waits are bounded by the policy.
+    let o = writ(
+        &dir,
+        &[
+            "run",
+            "pay.writ",
+            "--policy",
+            "waiting.toml",
+            "--db",
+            "s.db",
+        ],
+    )
+    .output()
+    .expect("writ runs");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(holder.verify(), Ok(1));
+    for wait in ["61s", "2h", "soon"] {
+        waiting_policy(&dir, wait);
+        let o = writ(
+            &dir,
+            &[
+                "run",
+                "pay.writ",
+                "--policy",
+                "waiting.toml",
+                "--db",
+                "s.db",
+            ],
+        )
+        .output()
+        .expect("writ runs");
+        assert_eq!(o.status.code(), Some(2));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.starts_with(&format!("[E6003] Error: expected `lock_wait` in [store] to be a time of at most 60s, found `{wait}`")),
+            "{out}"
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -261,7 +261,10 @@ pub(crate) fn open_for(
         ),
         None => None,
     };
-    let store = Store::open(&path, seed.as_deref()).map_err(unavailable)?;
+    let mut store = Store::open(&path, seed.as_deref()).map_err(unavailable)?;
+    if let Some(wait) = policy.store.lock_wait {
+        store.set_lock_wait(wait).map_err(unavailable)?;
+    }
     let recorded = match policy.grants.get("Http").map(|g| &g.scope) {
         Some(Scope::Http(h)) => match &h.recorded {
             Some(file) => Some(load_recorded(&policy.resolve(file))?),

@@ -72,7 +72,13 @@ pub struct Store {
     pub path: Option<String>,
     /// A file of SQL run once, when the store is created.
     pub seed: Option<String>,
+    /// How long a write waits for the store's write lock, in all (at
+    /// most [`MAX_LOCK_WAIT`]); the store's default when absent.
+    pub lock_wait: Option<std::time::Duration>,
 }
+
+/// The longest `[store] lock_wait` a policy may set.
+pub const MAX_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// What happens to a program whose operation is denied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -262,9 +268,21 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
     }
     let mut store = Store::default();
     if let Some((t, _)) = r.table(top, "store", "the policy") {
-        r.known_keys(t, "[store]", &["path", "seed"]);
+        r.known_keys(t, "[store]", &["path", "seed", "lock_wait"]);
         store.path = r.str(t, "path", "[store]").map(|(s, _)| s);
         store.seed = r.str(t, "seed", "[store]").map(|(s, _)| s);
+        if let Some((text, span)) = r.str(t, "lock_wait", "[store]") {
+            // Read as the `time` limit is: `500ms`, `2s`, `1m`.
+            let mut scratch = Limits::default();
+            match scratch.set("time", &text) {
+                Ok(()) if scratch.time <= MAX_LOCK_WAIT => store.lock_wait = Some(scratch.time),
+                _ => r.invalid(
+                    span,
+                    format!("expected `lock_wait` in [store] to be a time of at most 60s, found `{text}`"),
+                    "write a time in ms, s or m, like `lock_wait = \"10s\"`",
+                ),
+            }
+        }
     }
     let mut grants = BTreeMap::new();
     if let Some((t, _)) = r.table(top, "grants", "the policy") {
