@@ -6,15 +6,17 @@
 //! audit log, not the person's authority, so no policy can make them
 //! unbounded. An argument over its maximum is measured without being
 //! copied, escaped or stored, and the operation is denied; its audit
-//! record holds its start (at most [`SHOWN_IN_FULL`] bytes), its length and
-//! its SHA-256, so the record costs a bounded amount whatever the argument.
+//! record holds its start (at most [`SHOWN_IN_FULL`] bytes) and its length.
+//! It is not hashed: a hash is a pass over the whole argument, work the
+//! program would choose the size of (an accepted argument longer than
+//! [`SHOWN_IN_FULL`] is recorded with its SHA-256, a pass over at most its
+//! maximum).
 //!
 //! Invariants: [`text`] and [`measure`] read an argument without copying
 //! it and stop measuring at the bound (a list of a million elements costs
-//! a walk of at most a bound's worth of them); everything the host then
-//! does with an accepted argument (escape, record, show, send) costs a
-//! bounded multiple of its maximum. The one pass over an oversized string
-//! is its hash, over bytes the program was charged for when it made them.
+//! a walk of at most a bound's worth of them); everything the host does
+//! for one operation (gate, escape, record, show, send) costs a bounded
+//! multiple of its arguments' maxima, whatever the arguments' sizes.
 
 use writ_runtime::{Module, Value};
 
@@ -71,9 +73,19 @@ pub(crate) fn text<'v>(
         return Ok(s);
     }
     Err(Oversized {
-        shown: recorded(s),
+        shown: refused(s),
         rule: over(what, &format!("{} bytes", s.len()), max),
     })
+}
+
+/// Text over its maximum as an audit record holds it: its quoted start
+/// and its length (never a pass over all of it).
+fn refused(s: &str) -> String {
+    format!(
+        "{:?}… ({} bytes, over the limit: only its start is recorded)",
+        start(s, SHOWN_IN_FULL),
+        s.len()
+    )
 }
 
 fn over(what: &str, size: &str, max: usize) -> String {
@@ -113,13 +125,14 @@ pub enum Exceeded {
     Depth,
 }
 
-/// The size of `v` as the gate counts it (8 bytes for each value, plus
-/// the bytes of each string), if it is at most `max` bytes and nests at
+/// The size of `v` as the gate counts it (the bytes of each string it
+/// holds, and 8 for each value inside it; a string alone is its length),
+/// if it is at most `max` bytes and nests at
 /// most `depth` deep. Iterative, and it stops at the bound: each value is
 /// counted when it is reached, before its own parts are, so the work is at
 /// most about `max / 8` values whatever `v` holds.
 pub fn measure(v: &Value, max: usize, depth: usize) -> Result<usize, Exceeded> {
-    let mut total = 8usize;
+    let mut total = 0usize;
     let mut work: Vec<(&Value, usize)> = vec![(v, 0)];
     while let Some((v, d)) = work.pop() {
         if d > depth {
@@ -182,7 +195,7 @@ pub fn measure(v: &Value, max: usize, depth: usize) -> Result<usize, Exceeded> {
 /// else the (bounded) record of them and why they were refused.
 pub(crate) fn capability(args: &[Value], module: &Module) -> Result<String, Oversized> {
     let mut shown = Vec::new();
-    let mut refused = None;
+    let mut why_refused = None;
     for (i, a) in args.iter().enumerate() {
         match measure(a, MAX_CAPABILITY_ARGUMENT, MAX_CAPABILITY_DEPTH) {
             Ok(_) => shown.push(writ_runtime::display::to_string(a, module, false, 4096)),
@@ -190,36 +203,38 @@ pub(crate) fn capability(args: &[Value], module: &Module) -> Result<String, Over
                 let what = format!("argument {}", i + 1);
                 let (form, rule) = match (a, why) {
                     (Value::Str(s), _) => (
-                        recorded(&s.text),
+                        refused(&s.text),
                         over(
                             &what,
                             &format!("{} bytes", s.text.len()),
                             MAX_CAPABILITY_ARGUMENT,
                         ),
                     ),
-                    (_, Exceeded::Size) => (
-                        format!("<{} over {MAX_CAPABILITY_ARGUMENT} bytes>", kind(a)),
-                        over(
-                            &what,
-                            &format!("{} of more bytes", kind(a)),
-                            MAX_CAPABILITY_ARGUMENT,
-                        ),
-                    ),
-                    (_, Exceeded::Depth) => (
-                        format!("<{} nested over {MAX_CAPABILITY_DEPTH} deep>", kind(a)),
-                        format!(
-                            "{what} is {} nested more than {MAX_CAPABILITY_DEPTH} deep, over the host's limit; nothing was carried out",
-                            kind(a)
-                        ),
-                    ),
+                    (_, why) => {
+                        let size = match why {
+                            Exceeded::Size => {
+                                format!("of more than {MAX_CAPABILITY_ARGUMENT} bytes")
+                            }
+                            Exceeded::Depth => {
+                                format!("nested more than {MAX_CAPABILITY_DEPTH} deep")
+                            }
+                        };
+                        (
+                            format!("<{} {size}>", kind(a)),
+                            format!(
+                                "{what} is {} {size}, over the host's limit; nothing was carried out",
+                                kind(a)
+                            ),
+                        )
+                    }
                 };
                 shown.push(form);
-                refused.get_or_insert(rule);
+                why_refused.get_or_insert(rule);
             }
         }
     }
     let shown = shown.join(", ");
-    match refused {
+    match why_refused {
         None => Ok(shown),
         Some(rule) => Err(Oversized { shown, rule }),
     }
@@ -287,15 +302,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn text_within_its_bound_is_lent_and_over_it_is_recorded_by_start_length_and_hash() {
+    fn text_within_its_bound_is_lent_and_over_it_is_recorded_by_start_and_length() {
         let args = [Value::str("x".repeat(10)), Value::str("y".repeat(2000))];
         assert_eq!(text(&args, 0, "the id", 10).ok(), Some("xxxxxxxxxx"));
         let Err(o) = text(&args, 1, "the memo", 512) else {
             panic!("expected a refusal");
         };
-        let hash = store::sha256_hex("y".repeat(2000).as_bytes());
         assert_eq!(
             o.shown,
+            format!(
+                "{:?}… (2000 bytes, over the limit: only its start is recorded)",
+                "y".repeat(1024)
+            )
+        );
+        // Accepted text is recorded in full, or past 1 KiB by its start,
+        // length and hash.
+        assert_eq!(recorded("a\"b"), "\"a\\\"b\"");
+        let hash = store::sha256_hex("y".repeat(2000).as_bytes());
+        assert_eq!(
+            recorded(&"y".repeat(2000)),
             format!("{:?}… (2000 bytes, sha256 {hash})", "y".repeat(1024))
         );
         assert_eq!(
@@ -309,8 +334,9 @@ mod tests {
     #[test]
     fn measuring_stops_at_the_bound() {
         let small = Value::list(imbl::Vector::from(vec![Value::str("ab"), Value::Int(1)]));
-        assert_eq!(measure(&small, 100, 4), Ok(8 + 8 + 2 + 8));
-        assert_eq!(measure(&small, 25, 4), Err(Exceeded::Size));
+        assert_eq!(measure(&small, 100, 4), Ok(8 + 2 + 8));
+        assert_eq!(measure(&small, 17, 4), Err(Exceeded::Size));
+        assert_eq!(measure(&Value::str("abc"), 3, 0), Ok(3));
         let long = Value::list((0..100_000).map(Value::Int).collect());
         assert_eq!(measure(&long, 1000, 4), Err(Exceeded::Size));
         let mut deep = Value::Int(0);
