@@ -419,6 +419,11 @@ impl PolicyHost<'_> {
         };
         let me = self.policy.principal.id.clone();
         let operation = format!("Records.{op}");
+        // The id passes its gate before the store is read.
+        let id = match arguments::text(args, 0, "the id", arguments::MAX_ID) {
+            Ok(id) => id,
+            Err(o) => return Err(self.deny_oversized(grant, &operation, o)),
+        };
         let readable = match scope.subjects {
             Subjects::Own => Ok(vec![me.clone()]),
             Subjects::Reports => self.store.reports(&me),
@@ -439,10 +444,7 @@ impl PolicyHost<'_> {
             self.allow(grant, &operation, "", "the ids the scope allows")?;
             return Ok(Value::list(readable.into_iter().map(Value::str).collect()));
         }
-        let id = match arguments::text(args, 0, "the id", arguments::MAX_ID) {
-            Ok(id) => id.to_string(),
-            Err(o) => return Err(self.deny_oversized(grant, &operation, o)),
-        };
+        let id = id.to_string();
         let shown = quoted(&id);
         if !readable.contains(&id) {
             let rule = match scope.subjects {
