@@ -40,7 +40,7 @@ pub(crate) fn load_recorded(path: &str) -> Result<HashMap<String, String>, RunEr
 /// Why a request gave no body.
 pub(crate) enum Failure<E> {
     /// The request to this URL (the target or a redirect hop) failed.
-    At(Url, String),
+    At(Box<Url>, String),
     /// The caller refused a redirect hop.
     Refused(E),
 }
@@ -63,13 +63,13 @@ pub(crate) fn fetch<E>(
     let mut url = target.clone();
     let too_many = |url: &Url| {
         Failure::At(
-            url.clone(),
+            Box::new(url.clone()),
             format!("{target} redirected more than 5 times"),
         )
     };
     for followed in 0..=5 {
         let text = url.to_string();
-        let failed = |why: String| Failure::At(url.clone(), why);
+        let failed = |why: String| Failure::At(Box::new(url.clone()), why);
         let response = match body {
             Some(b) => agent.post(&text).send(b),
             None => agent.get(&text).call(),

@@ -260,7 +260,7 @@ impl PolicyHost<'_> {
             Ok(text) => Ok(Value::str(text)),
             Err(Failure::Refused(e)) => Err(e),
             Err(Failure::At(at, why)) => {
-                let at_shown = if at == target {
+                let at_shown = if *at == target {
                     shown
                 } else {
                     quoted(&at.to_string())
