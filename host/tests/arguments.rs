@@ -5,6 +5,8 @@
 //! end within their limits. And a payment's question shows what the
 //! program chose bounded and collapsed, and the amount last.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 
 use writ_host::arguments::{
@@ -14,6 +16,48 @@ use writ_host::engine::{Engine, Outcome, RunOptions};
 use writ_host::policy::{self, Policy};
 use writ_host::policy_host::confirmation;
 use writ_host::store::Store;
+
+/// Counts the bytes this thread holds, and the most it held, so a test can
+/// bound what one run allocates (other tests' threads do not count).
+struct Counting;
+
+thread_local! {
+    static HELD: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: every call is passed on to the system allocator unchanged; the
+// counting only reads and writes this thread's cells, which allocate
+// nothing.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = HELD.try_with(|h| {
+            let now = h.get().saturating_add(layout.size());
+            h.set(now);
+            let _ = PEAK.try_with(|p| p.set(p.get().max(now)));
+        });
+        // SAFETY: the caller's layout, as given.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        let _ = HELD.try_with(|h| h.set(h.get().saturating_sub(layout.size())));
+        // SAFETY: a pointer this allocator gave, with its layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The most bytes this thread held above what it held before, while `f`
+/// ran.
+fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = HELD.with(Cell::get);
+    PEAK.with(|p| p.set(before));
+    let out = f();
+    (out, PEAK.with(Cell::get).saturating_sub(before))
+}
 
 const GRANTS: &str = "[grants.Log]\non_deny = \"fail\"\n\n[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 1000\nconfirm = true\non_deny = \"fail\"\n\n[grants.Records]\nscope = \"all\"\non_deny = \"fail\"\n\n[grants.Audit]\non_deny = \"fail\"\n\n[grants.Confirm]\non_deny = \"fail\"\n\n[grants.Http]\nrecorded = \"responses.toml\"\non_deny = \"fail\"\n";
 
@@ -37,9 +81,18 @@ fn policy(name: &str, limits: &str) -> Policy {
     p
 }
 
-/// Run `source` with an engine that answers yes and keeps the questions;
-/// the outcome, the questions, and the audit records.
-fn run(name: &str, source: &str, policy: &Policy) -> (Outcome, Vec<String>, Vec<String>) {
+/// What a run did: its outcome, the questions it asked, its audit
+/// records, and the most bytes it held at once (above what the thread
+/// held before).
+struct Ran {
+    outcome: Outcome,
+    asked: Vec<String>,
+    records: Vec<String>,
+    peak: usize,
+}
+
+/// Run `source` with an engine that answers yes and keeps the questions.
+fn run(name: &str, source: &str, policy: &Policy) -> Ran {
     let asked = Arc::new(Mutex::new(Vec::new()));
     let log = asked.clone();
     let engine = Engine::new().with_confirm(Arc::new(move |q: &str| {
@@ -58,7 +111,8 @@ fn run(name: &str, source: &str, policy: &Policy) -> (Outcome, Vec<String>, Vec<
     let options = RunOptions {
         store: Some(db.clone()),
     };
-    let outcome = match engine.run(&program, policy, &options, &mut |_: &str| {}) {
+    let (outcome, peak) = peak_during(|| engine.run(&program, policy, &options, &mut |_: &str| {}));
+    let outcome = match outcome {
         Ok(o) => o,
         Err(e) => panic!("{e:?}"),
     };
@@ -80,7 +134,12 @@ fn run(name: &str, source: &str, policy: &Policy) -> (Outcome, Vec<String>, Vec<
         .collect();
     let _ = std::fs::remove_file(&db);
     let asked = asked.lock().map(|l| l.clone()).unwrap_or_default();
-    (outcome, asked, records)
+    Ran {
+        outcome,
+        asked,
+        records,
+        peak,
+    }
 }
 
 /// `expr` (a `Str`) handled: its value, or `refused: why`.
@@ -136,7 +195,12 @@ fn every_argument_over_its_maximum_is_denied_and_recorded_by_its_start() {
         )),
     ]
     .concat();
-    let (o, asked, records) = run("over", &source, &p);
+    let Ran {
+        outcome: o,
+        asked,
+        records,
+        ..
+    } = run("over", &source, &p);
     assert!(o.result.is_ok(), "{:?}", o.result);
     let url_len = "https://a.example/".len() + MAX_URL;
     let url_form = format!(
@@ -221,7 +285,12 @@ fn arguments_at_their_maximum_go_through() {
         )),
     ]
     .concat();
-    let (o, asked, records) = run("at", &source, &p);
+    let Ran {
+        outcome: o,
+        asked,
+        records,
+        ..
+    } = run("at", &source, &p);
     assert!(o.result.is_ok(), "{:?}", o.result);
     let id = "i".repeat(MAX_ID);
     assert_eq!(
@@ -252,26 +321,46 @@ fn the_repros_end_within_their_limits() {
     // An 80 MB note under 512 MiB and 10 s; a 20 MB memo on a denied
     // payment and a 20 MB id under 64 MiB and 1 s: each a denial, the run
     // going on to its end.
+    // What the run holds at its peak is the program's own argument and a
+    // few MiB (the machine, the store), never a copy of the argument.
     let cases = [
         (
             "memory = \"512M\"\ntime = \"10s\"",
             "Audit.note(str.repeat(\"n\", 80000000)); \"noted\"",
             "Audit.note",
+            80_000_000,
         ),
         (
             "memory = \"64M\"\ntime = \"1s\"",
             "Pay.pay(\"attacker.example\", 60000, str.repeat(\" \", 20000000)).id",
             "Pay.pay",
+            20_000_000,
         ),
         (
             "memory = \"64M\"\ntime = \"1s\"",
             "Records.read(str.repeat(\"9\", 20000000)).name",
             "Records.read",
+            20_000_000,
+        ),
+        (
+            "memory = \"64M\"\ntime = \"1s\"",
+            "Http.post(\"https://a.example/form\", str.repeat(\"b\", 20000000))",
+            "Http.post",
+            20_000_000,
         ),
     ];
-    for (i, (limits, expr, op)) in cases.iter().enumerate() {
+    for (i, (limits, expr, op, size)) in cases.iter().enumerate() {
         let p = policy(&format!("repro{i}"), limits);
-        let (o, asked, records) = run(&format!("repro{i}"), &tried(expr), &p);
+        let Ran {
+            outcome: o,
+            asked,
+            records,
+            peak,
+        } = run(&format!("repro{i}"), &tried(expr), &p);
+        assert!(
+            (*size..size + 8 * 1024 * 1024).contains(&peak),
+            "{op}: a peak of {peak} bytes for an argument of {size}"
+        );
         assert!(o.result.is_ok(), "{expr}: {:?}", o.result);
         assert!(
             o.output
@@ -328,7 +417,9 @@ fn a_payment_question_shows_the_memo_bounded_and_the_amount_last() {
     // Through a run: the memo the program chose, then the amount.
     let p = policy("question", "");
     let memo = format!("{}Pay 0.50 EUR (coffee", " ".repeat(300));
-    let (o, asked, _) = run(
+    let Ran {
+        outcome: o, asked, ..
+    } = run(
         "question",
         &tried(&format!("Pay.pay(\"AIR-ONE.example\", 600, {memo:?}).id")),
         &p,
@@ -340,7 +431,9 @@ fn a_payment_question_shows_the_memo_bounded_and_the_amount_last() {
     );
     // A payee longer than any the policy could list is refused before the
     // question.
-    let (o, asked, _) = run(
+    let Ran {
+        outcome: o, asked, ..
+    } = run(
         "question-payee",
         &tried(&format!(
             "Pay.pay(\"air-one.example\" ++ str.repeat(\" \", {MAX_PAYEE}), 600, \"t\").id"
