@@ -158,6 +158,18 @@ impl PolicyHost<'_> {
         self.deny(grant, operation, &o.shown, &o.rule)
     }
 
+    /// Text argument `i` (`what`, at most `max` bytes) of `operation`, or
+    /// the operation's denial.
+    fn gate<'v>(
+        &mut self,
+        grant: &Grant,
+        operation: &str,
+        args: &'v [Value],
+        (i, what, max): (usize, &str, usize),
+    ) -> Result<&'v str, HostError> {
+        arguments::text(args, i, what, max).map_err(|o| self.deny_oversized(grant, operation, o))
+    }
+
     fn http(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
         let Scope::Http(scope) = &grant.scope else {
             return Err(HostError::Stop(RunError::internal(
@@ -165,10 +177,7 @@ impl PolicyHost<'_> {
             )));
         };
         let operation = format!("Http.{op}");
-        let raw = match arguments::text(args, 0, "the URL", arguments::MAX_URL) {
-            Ok(r) => r,
-            Err(o) => return Err(self.deny_oversized(grant, &operation, o)),
-        };
+        let raw = self.gate(grant, &operation, args, (0, "the URL", arguments::MAX_URL))?;
         let mut shown = quoted(raw);
         let body = if op == "post" {
             // What is sent is part of the record: in full when short, else
@@ -420,10 +429,7 @@ impl PolicyHost<'_> {
         let me = self.policy.principal.id.clone();
         let operation = format!("Records.{op}");
         // The id passes its gate before the store is read.
-        let id = match arguments::text(args, 0, "the id", arguments::MAX_ID) {
-            Ok(id) => id,
-            Err(o) => return Err(self.deny_oversized(grant, &operation, o)),
-        };
+        let id = self.gate(grant, &operation, args, (0, "the id", arguments::MAX_ID))?;
         let readable = match scope.subjects {
             Subjects::Own => Ok(vec![me.clone()]),
             Subjects::Reports => self.store.reports(&me),
@@ -616,10 +622,8 @@ impl Host for PolicyHost<'_> {
         };
         match (effect, op) {
             ("Log", "info") => {
-                let line = match arguments::text(args, 0, "the line", arguments::MAX_LOG_LINE) {
-                    Ok(l) => l,
-                    Err(o) => return Err(self.deny_oversized(grant, "Log.info", o)),
-                };
+                let line = (0, "the line", arguments::MAX_LOG_LINE);
+                let line = self.gate(grant, "Log.info", args, line)?;
                 self.allow(grant, "Log.info", &arguments::recorded(line), "granted")?;
                 (self.log)(line);
                 self.output.push(line.to_string());
@@ -630,18 +634,14 @@ impl Host for PolicyHost<'_> {
                 Ok(Value::Int((self.clock)()))
             }
             ("Confirm", "ask") => {
-                let q = match arguments::text(args, 0, "the question", arguments::MAX_QUESTION) {
-                    Ok(q) => q,
-                    Err(o) => return Err(self.deny_oversized(grant, "Confirm.ask", o)),
-                };
+                let q = (0, "the question", arguments::MAX_QUESTION);
+                let q = self.gate(grant, "Confirm.ask", args, q)?;
                 self.allow(grant, "Confirm.ask", &quoted(q), "granted")?;
                 Ok(Value::Bool((self.confirm)(q)))
             }
             ("Audit", "note") => {
-                let m = match arguments::text(args, 0, "the note", arguments::MAX_NOTE) {
-                    Ok(m) => arguments::recorded(m),
-                    Err(o) => return Err(self.deny_oversized(grant, "Audit.note", o)),
-                };
+                let m = (0, "the note", arguments::MAX_NOTE);
+                let m = arguments::recorded(self.gate(grant, "Audit.note", args, m)?);
                 // A note is the audit log's content: always written (a
                 // long one as its start, length and hash).
                 let seq = self.audit("Audit.note", recorded(grant, &m), "allowed", "granted")?;
