@@ -5,8 +5,9 @@
 //! program that could perform an effect nobody granted is rejected before
 //! its first step) and compiles it once; [`Engine::run`] runs a checked
 //! [`Program`] under a policy, with a [`PolicyHost`] that carries out each
-//! host operation only after checking its arguments against the grant's
-//! scope, writing the audit record first.
+//! host operation only after checking its arguments' sizes
+//! ([`crate::arguments`]) and then against the grant's scope, writing the
+//! audit record first.
 //!
 //! Invariants (fail closed): an operation whose check cannot be made
 //! (store unavailable, audit record not committed, malformed URL) is

@@ -1,6 +1,7 @@
 //! The `Http` capability's I/O: real requests (ureq) with redirects
-//! followed by hand and re-checked, size and time limits; and the file of
-//! recorded responses served instead of the network.
+//! followed by hand, each hop handed to the caller (which checks and
+//! audits it) before it is requested; size and time limits; and the file
+//! of recorded responses served instead of the network.
 
 use std::collections::HashMap;
 
@@ -36,14 +37,23 @@ pub(crate) fn load_recorded(path: &str) -> Result<HashMap<String, String>, RunEr
     Ok(out)
 }
 
-/// A real request: redirects are followed by hand, each hop checked
-/// against the allow-list; the body is read up to the grant's limit.
-pub(crate) fn fetch(
+/// Why a request gave no body.
+pub(crate) enum Failure<E> {
+    /// The request to this URL (the target or a redirect hop) failed.
+    At(Box<Url>, String),
+    /// The caller refused a redirect hop.
+    Refused(E),
+}
+
+/// A real request: redirects are followed by hand, at most 5, and each
+/// hop is handed to `hop(from, to)` before it is requested (an error there
+/// ends the request); the body is read up to the grant's limit.
+pub(crate) fn fetch<E>(
     target: &Url,
     body: Option<&str>,
     scope: &crate::policy::HttpScope,
-    allowed: &dyn Fn(&Url) -> bool,
-) -> Result<String, String> {
+    hop: &mut dyn FnMut(&Url, &Url) -> Result<(), E>,
+) -> Result<String, Failure<E>> {
     let config = ureq::Agent::config_builder()
         .max_redirects(0)
         .http_status_as_error(false)
@@ -51,20 +61,28 @@ pub(crate) fn fetch(
         .build();
     let agent: ureq::Agent = config.into();
     let mut url = target.clone();
-    for _ in 0..5 {
+    let too_many = |url: &Url| {
+        Failure::At(
+            Box::new(url.clone()),
+            format!("{target} redirected more than 5 times"),
+        )
+    };
+    for followed in 0..=5 {
         let text = url.to_string();
+        let failed = |why: String| Failure::At(Box::new(url.clone()), why);
         let response = match body {
             Some(b) => agent.post(&text).send(b),
             None => agent.get(&text).call(),
         };
-        let mut response = response.map_err(|e| format!("the request to {text} failed: {e}"))?;
+        let mut response =
+            response.map_err(|e| failed(format!("the request to {text} failed: {e}")))?;
         let status = response.status().as_u16();
         if (300..400).contains(&status) {
             let location = response
                 .headers()
                 .get("location")
                 .and_then(|v| v.to_str().ok())
-                .ok_or_else(|| format!("{text} redirected without a location"))?
+                .ok_or_else(|| failed(format!("{text} redirected without a location")))?
                 .to_string();
             let next = if location.starts_with('/') {
                 url::parse(&format!(
@@ -74,17 +92,16 @@ pub(crate) fn fetch(
             } else {
                 url::parse(&location)
             }
-            .map_err(|e| format!("{text} redirected to a malformed URL: {e}"))?;
-            if !allowed(&next) {
-                return Err(format!(
-                    "{text} redirected to {next}, which is not in the allow-list"
-                ));
+            .map_err(|e| failed(format!("{text} redirected to a malformed URL: {e}")))?;
+            if followed == 5 {
+                return Err(too_many(&url));
             }
+            hop(&url, &next).map_err(Failure::Refused)?;
             url = next;
             continue;
         }
         if !(200..300).contains(&status) {
-            return Err(format!("{text} answered with status {status}"));
+            return Err(failed(format!("{text} answered with status {status}")));
         }
         let limit = scope.max_response_bytes;
         let bytes = response
@@ -93,18 +110,18 @@ pub(crate) fn fetch(
             .limit(limit.saturating_add(1))
             .read_to_vec()
             .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => {
-                    format!("the response of {text} is larger than {limit} bytes")
-                }
-                e => format!("the response of {text} could not be read: {e}"),
+                ureq::Error::BodyExceedsLimit(_) => failed(format!(
+                    "the response of {text} is larger than {limit} bytes"
+                )),
+                e => failed(format!("the response of {text} could not be read: {e}")),
             })?;
         if bytes.len() as u64 > limit {
-            return Err(format!(
+            return Err(failed(format!(
                 "the response of {text} is larger than {limit} bytes"
-            ));
+            )));
         }
         return String::from_utf8(bytes)
-            .map_err(|_| format!("the response of {text} is not UTF-8 text"));
+            .map_err(|_| failed(format!("the response of {text} is not UTF-8 text")));
     }
-    Err(format!("{target} redirected more than 5 times"))
+    Err(too_many(&url))
 }

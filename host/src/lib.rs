@@ -7,6 +7,7 @@
 //! the network (`Http`), each only as a policy allows. The policy's own
 //! text is given to it by the embedder.
 
+pub mod arguments;
 pub mod capability;
 pub mod engine;
 mod http;

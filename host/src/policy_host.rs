@@ -4,8 +4,11 @@
 //!
 //! Invariants: an operation is checked at the moment it is performed;
 //! its audit record (when the grant audits, and always for a denial) is
-//! committed before its result returns, or it is denied; what the program
-//! chose is escaped before it is stored or shown ([`clean`]); a denial
+//! committed before its result returns, or it is denied; every argument
+//! passes its size gate ([`crate::arguments`]) before anything is done with
+//! it, and one over its bound is a denial; what the program chose is
+//! escaped before it is stored or shown ([`clean`]); each redirect hop of
+//! a request is checked and audited before it is requested; a denial
 //! carries out nothing and becomes `Fail` or the end of the run, as the
 //! grant's `on_deny` says.
 
@@ -16,9 +19,10 @@ use writ_lang::Code;
 use writ_runtime::value::{Key, MapObj};
 use writ_runtime::{Host, HostError, Module, RunError, Value};
 
+use crate::arguments::{self, Oversized};
 use crate::capability::{Args, Capability};
 use crate::engine::{Confirmer, Operation, unavailable};
-use crate::http::fetch;
+use crate::http::{Failure, fetch};
 use crate::policy::{Grant, OnDeny, Policy, Scope, Subjects};
 use crate::store::{self, Entry, NewPayment, Paid, Store};
 use crate::url::{self, Url};
@@ -42,16 +46,6 @@ pub struct PolicyHost<'a> {
     pub(crate) recorded: Option<&'a HashMap<String, String>>,
     pub(crate) used_recorded: bool,
 }
-
-fn text_arg(args: &[Value], i: usize) -> String {
-    args.get(i)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// The most of an `Http.post` body an audit record holds as text.
-const MAX_SHOWN_BODY: usize = 1024;
 
 /// Text from a program made safe to store and show, on one line (see
 /// [`writ_runtime::display::safe_text`]): an audit line cannot be made to
@@ -169,6 +163,23 @@ impl PolicyHost<'_> {
         }
     }
 
+    /// Deny an operation whose argument is over its bound.
+    fn deny_oversized(&mut self, grant: &Grant, operation: &str, o: Oversized) -> HostError {
+        self.deny(grant, operation, &o.shown, &o.rule)
+    }
+
+    /// Text argument `i` (`what`, at most `max` bytes) of `operation`, or
+    /// the operation's denial.
+    fn gate<'v>(
+        &mut self,
+        grant: &Grant,
+        operation: &str,
+        args: &'v [Value],
+        (i, what, max): (usize, &str, usize),
+    ) -> Result<&'v str, HostError> {
+        arguments::text(args, i, what, max).map_err(|o| self.deny_oversized(grant, operation, o))
+    }
+
     fn http(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
         let Scope::Http(scope) = &grant.scope else {
             return Err(HostError::Stop(RunError::internal(
@@ -176,28 +187,28 @@ impl PolicyHost<'_> {
             )));
         };
         let operation = format!("Http.{op}");
-        let raw = text_arg(args, 0);
-        let mut shown = quoted(&raw);
-        if op == "post" {
+        let raw = self.gate(grant, &operation, args, (0, "the URL", arguments::MAX_URL))?;
+        let mut shown = quoted(raw);
+        let body = if op == "post" {
             // What is sent is part of the record: in full when short, else
             // its start, length and hash (which identify it exactly).
-            let body = text_arg(args, 1);
-            if body.len() <= MAX_SHOWN_BODY {
-                shown = format!("{shown}, {}", quoted(&body));
-            } else {
-                let mut cut = MAX_SHOWN_BODY;
-                while !body.is_char_boundary(cut) {
-                    cut -= 1;
+            match arguments::text(args, 1, "the body", arguments::MAX_POST_BODY) {
+                Ok(b) => {
+                    shown = format!("{shown}, {}", arguments::recorded(b));
+                    Some(b)
                 }
-                shown = format!(
-                    "{shown}, {}… ({} bytes, sha256 {})",
-                    quoted(body.get(..cut).unwrap_or_default()),
-                    body.len(),
-                    store::sha256_hex(body.as_bytes())
-                );
+                Err(o) => {
+                    let o = Oversized {
+                        shown: format!("{shown}, {}", o.shown),
+                        rule: o.rule,
+                    };
+                    return Err(self.deny_oversized(grant, &operation, o));
+                }
             }
-        }
-        let target = match url::parse(&raw) {
+        } else {
+            None
+        };
+        let target = match url::parse(raw) {
             Ok(u) => u,
             Err(e) => {
                 return Err(self.deny(
@@ -243,18 +254,38 @@ impl PolicyHost<'_> {
                 )),
             };
         }
-        // Write-ahead: the record of the request precedes it.
+        // Write-ahead: the record of the request precedes it, and each
+        // redirect hop's record precedes the hop (a hop off the list is a
+        // denial of its own, with its URL).
         self.allow(grant, &operation, &shown, &rule_text)?;
-        let body = if op == "post" {
-            Some(text_arg(args, 1))
-        } else {
-            None
+        let mut hop = |from: &Url, to: &Url| -> Result<(), HostError> {
+            let hop_shown = quoted(&to.to_string());
+            match scope.allow.iter().find(|r| r.allows(to)) {
+                Some(rule) => self.allow(
+                    grant,
+                    &operation,
+                    &hop_shown,
+                    &format!("a redirect from {from}, allowed by {}", rule.url),
+                ),
+                None => Err(self.deny(
+                    grant,
+                    &operation,
+                    &hop_shown,
+                    &format!("{from} redirected to {to}, which is not in the allow-list"),
+                )),
+            }
         };
-        match fetch(&target, body.as_deref(), scope, &|u: &Url| {
-            scope.allow.iter().any(|r| r.allows(u))
-        }) {
+        match fetch(&target, body, scope, &mut hop) {
             Ok(text) => Ok(Value::str(text)),
-            Err(why) => Err(self.deny(grant, &operation, &shown, &why)),
+            Err(Failure::Refused(e)) => Err(e),
+            Err(Failure::At(at, why)) => {
+                let at_shown = if *at == target {
+                    shown
+                } else {
+                    quoted(&at.to_string())
+                };
+                Err(self.deny(grant, &operation, &at_shown, &why))
+            }
         }
     }
 
@@ -264,14 +295,29 @@ impl PolicyHost<'_> {
                 "Pay grant without a Pay scope",
             )));
         };
-        let payee = text_arg(args, 0).to_ascii_lowercase();
+        let op = "Pay.pay";
         let cents = match args.get(1) {
             Some(Value::Int(n)) => *n,
             _ => 0,
         };
-        let memo = text_arg(args, 2);
-        let shown = format!("{}, {cents}, {}", quoted(&payee), quoted(&memo));
-        let op = "Pay.pay";
+        // Both texts pass their gates before either is copied.
+        let gated = (
+            arguments::text(args, 0, "the payee", arguments::MAX_PAYEE),
+            arguments::text(args, 2, "the memo", arguments::MAX_MEMO),
+        );
+        let (payee, memo) = match gated {
+            (Ok(p), Ok(m)) => (p.to_ascii_lowercase(), m),
+            (p, m) => {
+                let form = |r: &Result<&str, Oversized>| match r {
+                    Ok(t) => quoted(t),
+                    Err(o) => o.shown.clone(),
+                };
+                let shown = format!("{}, {cents}, {}", form(&p), form(&m));
+                let rule = p.err().or(m.err()).map(|o| o.rule).unwrap_or_default();
+                return Err(self.deny_oversized(grant, op, Oversized { shown, rule }));
+            }
+        };
+        let shown = format!("{}, {cents}, {}", quoted(&payee), quoted(memo));
         if !scope.payees.contains(&payee) {
             return Err(self.deny(
                 grant,
@@ -342,11 +388,7 @@ impl PolicyHost<'_> {
             return Err(self.deny(grant, op, &shown, &over_day(today)));
         }
         if scope.confirm {
-            let question = format!(
-                "Pay {} {} to {payee} ({memo})?",
-                money(cents),
-                scope.currency
-            );
+            let question = confirmation(memo, &payee, cents, &scope.currency);
             if !(self.confirm)(&question) {
                 return Err(self.deny(grant, op, &shown, "the person did not confirm the payment"));
             }
@@ -371,7 +413,7 @@ impl PolicyHost<'_> {
             payee: &payee,
             cents,
             currency: &scope.currency,
-            memo: &memo,
+            memo,
             // After the confirmation, which may have taken a while.
             time_ms: (self.clock)(),
             max_day_cents: scope.max_day_cents,
@@ -413,6 +455,8 @@ impl PolicyHost<'_> {
         };
         let me = self.policy.principal.id.clone();
         let operation = format!("Records.{op}");
+        // The id passes its gate before the store is read.
+        let id = self.gate(grant, &operation, args, (0, "the id", arguments::MAX_ID))?;
         let readable = match scope.subjects {
             Subjects::Own => Ok(vec![me.clone()]),
             Subjects::Reports => self.store.reports(&me),
@@ -433,7 +477,7 @@ impl PolicyHost<'_> {
             self.allow(grant, &operation, "", "the ids the scope allows")?;
             return Ok(Value::list(readable.into_iter().map(Value::str).collect()));
         }
-        let id = text_arg(args, 0);
+        let id = id.to_string();
         let shown = quoted(&id);
         if !readable.contains(&id) {
             let rule = match scope.subjects {
@@ -513,11 +557,13 @@ impl PolicyHost<'_> {
         args: &[Value],
     ) -> Result<Value, HostError> {
         let operation = format!("{effect}.{op}");
-        let shown: Vec<String> = args
-            .iter()
-            .map(|a| writ_runtime::display::to_string(a, self.module, false, 4096))
-            .collect();
-        let shown = shown.join(", ");
+        // The arguments pass the same gate as the built-in capabilities'
+        // (each bounded in size and depth) before they are shown or the
+        // handler sees them.
+        let shown = match arguments::capability(args, self.module) {
+            Ok(s) => s,
+            Err(o) => return Err(self.deny_oversized(grant, &operation, o)),
+        };
         let Some(handler) = self
             .capabilities
             .iter()
@@ -548,6 +594,28 @@ fn recorded<'s>(grant: &Grant, arguments: &'s str) -> &'s str {
     }
 }
 
+/// The question a payment with `confirm = true` asks: what the program
+/// chose (the memo) first, bounded and shown shortened
+/// ([`arguments::for_question`]), then what the host knows (amount,
+/// currency, and the payee as the policy lists it) last, where the
+/// person's answer goes: `memo "…" — Pay 6.00 EUR to air-one.example?`.
+pub fn confirmation(memo: &str, payee: &str, cents: i64, currency: &str) -> String {
+    let memo = if memo.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "memo {} — ",
+            arguments::for_question(memo, arguments::CONFIRM_SHOWN)
+        )
+    };
+    format!(
+        "{memo}Pay {} {} to {}?",
+        money(cents),
+        clean(currency),
+        clean(payee)
+    )
+}
+
 /// Cents as an amount with two decimals.
 fn money(cents: i64) -> String {
     format!("{}.{:02}", cents / 100, (cents % 100).abs())
@@ -559,11 +627,8 @@ impl Host for PolicyHost<'_> {
         let Some(grant) = policy.grants.get(effect) else {
             // The checker rejects such programs; refuse all the same, and
             // keep a record of the attempt.
-            let shown: Vec<String> = args
-                .iter()
-                .map(|a| writ_runtime::display::to_string(a, self.module, false, 4096))
-                .collect();
-            let (operation, shown) = (format!("{effect}.{op}"), shown.join(", "));
+            let shown = arguments::capability(args, self.module).unwrap_or_else(|o| o.shown);
+            let operation = format!("{effect}.{op}");
             let rule = "not granted by the policy";
             let audited = self.audit(&operation, &shown, "denied", rule);
             self.note(
@@ -584,10 +649,11 @@ impl Host for PolicyHost<'_> {
         };
         match (effect, op) {
             ("Log", "info") => {
-                let line = text_arg(args, 0);
-                self.allow(grant, "Log.info", &quoted(&line), "granted")?;
-                (self.log)(&line);
-                self.output.push(line);
+                let line = (0, "the line", arguments::MAX_LOG_LINE);
+                let line = self.gate(grant, "Log.info", args, line)?;
+                self.allow(grant, "Log.info", &arguments::recorded(line), "granted")?;
+                (self.log)(line);
+                self.output.push(line.to_string());
                 Ok(Value::Unit)
             }
             ("Clock", "now") => {
@@ -595,20 +661,18 @@ impl Host for PolicyHost<'_> {
                 Ok(Value::Int((self.clock)()))
             }
             ("Confirm", "ask") => {
-                let q = text_arg(args, 0);
-                self.allow(grant, "Confirm.ask", &quoted(&q), "granted")?;
-                Ok(Value::Bool((self.confirm)(&q)))
+                let q = (0, "the question", arguments::MAX_QUESTION);
+                let q = self.gate(grant, "Confirm.ask", args, q)?;
+                self.allow(grant, "Confirm.ask", &quoted(q), "granted")?;
+                Ok(Value::Bool((self.confirm)(q)))
             }
             ("Audit", "note") => {
-                let m = text_arg(args, 0);
-                // A note is the audit log's content: always written.
-                let seq = self.audit(
-                    "Audit.note",
-                    recorded(grant, &quoted(&m)),
-                    "allowed",
-                    "granted",
-                )?;
-                self.note("Audit.note", &quoted(&m), "allowed", "granted", Some(seq));
+                let m = (0, "the note", arguments::MAX_NOTE);
+                let m = arguments::recorded(self.gate(grant, "Audit.note", args, m)?);
+                // A note is the audit log's content: always written (a
+                // long one as its start, length and hash).
+                let seq = self.audit("Audit.note", recorded(grant, &m), "allowed", "granted")?;
+                self.note("Audit.note", &m, "allowed", "granted", Some(seq));
                 Ok(Value::Unit)
             }
             ("Http", "get" | "post") => self.http(grant, op, args),

@@ -10,6 +10,13 @@
 //! percent-encoded unreserved characters, `.` and `..` segments, and
 //! backslashes. Matching is then a comparison of parts, never of text.
 //!
+//! A path is refused, not normalised, when a server could read it as
+//! another path than this module does: an encoded separator or dot
+//! (`%2F`, `%5C`, `%2E`, in any case), an encoded `%` (`%25`, which a
+//! server that decodes twice turns into one of those), or a `;` (a path
+//! parameter, which some servers drop: `/q/..;/admin` is `/admin` to
+//! them). So `/q/..%2Fadmin` never passes a rule for `/q`.
+//!
 //! Invariant: two URLs that reach the same resource by these rules
 //! normalise to the same [`Url`]; anything this module cannot normalise is
 //! an error, so the allow-list fails closed.
@@ -144,8 +151,15 @@ fn normalise_host(host: &str) -> Result<String, String> {
 }
 
 /// Decode percent-encoded unreserved characters, upper-case the hex of the
-/// others, and resolve `.` and `..` segments.
+/// others, and resolve `.` and `..` segments; refuse what a server could
+/// read as another path (see the module's documentation).
 fn normalise_path(path: &str) -> Result<String, String> {
+    if path.contains(';') {
+        return Err(
+            "a URL path may not contain `;` (a path parameter, which servers read differently)"
+                .into(),
+        );
+    }
     let mut decoded = String::new();
     let mut chars = path.chars();
     while let Some(c) = chars.next() {
@@ -159,6 +173,11 @@ fn normalise_path(path: &str) -> Result<String, String> {
             .filter(|_| hex.len() == 2)
             .ok_or_else(|| format!("expected two hexadecimal digits after `%`, found `%{hex}`"))?;
         let ch = char::from(byte);
+        if matches!(ch, '/' | '\\' | '.' | '%') {
+            return Err(format!(
+                "a URL path may not contain an encoded `{ch}` (`%{hex}`), which servers read differently"
+            ));
+        }
         if ch.is_ascii_alphanumeric() || matches!(ch, '-' | '.' | '_' | '~') {
             decoded.push(ch);
         } else {
@@ -263,6 +282,53 @@ mod tests {
             rule,
             "https://air-one.example\\@attacker.example/offers"
         ));
+    }
+
+    #[test]
+    fn encoded_separators_dots_and_path_parameters_are_refused() {
+        let rule = "https://a.example/q";
+        // Other encoded characters still pass, kept encoded.
+        assert!(allowed(rule, "https://a.example/q/a%20b%3f"));
+        assert_eq!(
+            parse("https://a.example/q/a%20b%3f").map(|u| u.path),
+            Ok("/q/a%20b%3F".to_string())
+        );
+        for (bad, why) in [
+            ("https://a.example/q/..%2Fadmin", "an encoded `/` (`%2F`)"),
+            ("https://a.example/q/..%2fadmin", "an encoded `/` (`%2f`)"),
+            ("https://a.example/q/..%5Cadmin", "an encoded `\\` (`%5C`)"),
+            ("https://a.example/q/..%5cadmin", "an encoded `\\` (`%5c`)"),
+            ("https://a.example/q/%2E%2E/admin", "an encoded `.` (`%2E`)"),
+            ("https://a.example/q/.%2e/admin", "an encoded `.` (`%2e`)"),
+            ("https://a.example/q/..%252Fadmin", "an encoded `%` (`%25`)"),
+        ] {
+            assert_eq!(
+                parse(bad).map(|u| u.to_string()),
+                Err(format!(
+                    "a URL path may not contain {why}, which servers read differently"
+                )),
+                "{bad}"
+            );
+            assert!(!allowed(rule, bad), "{bad}");
+        }
+        for bad in [
+            "https://a.example/q/..;/admin",
+            "https://a.example/q;x=1",
+            "https://a.example/q/a;b",
+        ] {
+            assert_eq!(
+                parse(bad).map(|u| u.to_string()),
+                Err(
+                    "a URL path may not contain `;` (a path parameter, which servers read differently)"
+                        .to_string()
+                ),
+                "{bad}"
+            );
+        }
+        // In the query, where no path is read, both are the server's affair.
+        assert!(allowed(rule, "https://a.example/q?next=..%2Fadmin;x"));
+        // A policy's own rule is held to the same form.
+        assert!(Rule::parse("https://a.example/q%2Fr").is_err());
     }
 
     #[test]

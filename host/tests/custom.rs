@@ -1,8 +1,9 @@
 //! A capability an embedder writes in Rust: its interface declared in Writ,
-//! a handler with typed arguments, and the same grants, audit and denials
-//! as the built-in capabilities.
+//! a handler with typed arguments, and the same grants, audit, denials and
+//! argument gate as the built-in capabilities.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use writ_host::engine::{Engine, IntoValue, RunOptions};
 
@@ -114,4 +115,80 @@ fn without_its_grant_a_custom_capability_is_rejected_and_cannot_be_redeclared() 
         plain.first().map(|d| d.code.to_string()).as_deref(),
         Some("E6004")
     );
+}
+
+#[test]
+fn a_custom_capabilitys_arguments_pass_the_same_gate() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let deep_type = format!("{}Int{}", "List[".repeat(34), "]".repeat(34));
+    let interface = format!(
+        "/// Takes what it is given.\neffect Sink {{\n  /// Keep `text` and `items`.\n  fn put(text: Str, items: List[Str]) -> Int\n  /// Keep a nested list.\n  fn deep(x: {deep_type}) -> Int\n}}\n"
+    );
+    let engine = Engine::new().with_capability(
+        "Sink",
+        &interface,
+        Arc::new(move |_, _| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(1i64.into_value())
+        }),
+    );
+    let policy = match engine.parse_policy(
+        "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Log]\n\n[grants.Sink]\non_deny = \"fail\"\n",
+    ) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let deep_value = format!("{}1{}", "[".repeat(34), "]".repeat(34));
+    let src = format!(
+        "fn put(t: Str, xs: List[Str]) -> Str / {{Sink}} {{\n  handle \"${{Sink.put(t, xs)}}\" with {{ Fail.fail(why) => why }}\n}}\n\
+fn tens(n: Int) -> List[Str] {{ list.map(list.range(0, n), fn(i) {{ \"xxxxxxxxxx\" }}) }}\n\
+Log.info(put(\"a\", [\"b\"]))\n\
+Log.info(put(str.repeat(\"t\", 65536), []))\n\
+Log.info(put(str.repeat(\"t\", 65537), []))\n\
+Log.info(put(\"a\", tens(1000)))\n\
+Log.info(put(\"a\", tens(10000)))\n\
+Log.info(handle \"${{Sink.deep({deep_value})}}\" with {{ Fail.fail(why) => why }})\n"
+    );
+    let program = match engine.check(&src, &policy) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let db = std::env::temp_dir().join(format!("writ-custom-gate-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let options = RunOptions {
+        store: Some(db.display().to_string()),
+    };
+    let outcome = match engine.run(&program, &policy, &options, &mut |_: &str| {}) {
+        Ok(o) => o,
+        Err(e) => panic!("{e:?}"),
+    };
+    let start = format!("{:?}", "t".repeat(1024));
+    assert_eq!(
+        outcome.output,
+        [
+            "1".to_string(),
+            "1".to_string(),
+            format!("Sink.put({start}… (65537 bytes, over the limit: only its start is recorded), []) was denied: argument 1 is 65537 bytes, over the host's limit of 65536 bytes; nothing was carried out"),
+            "1".to_string(),
+            "Sink.put(\"a\", <a list of more than 65536 bytes>) was denied: argument 2 is a list of more than 65536 bytes, over the host's limit; nothing was carried out".to_string(),
+            "Sink.deep(<a list nested more than 32 deep>) was denied: argument 1 is a list nested more than 32 deep, over the host's limit; nothing was carried out".to_string(),
+        ]
+    );
+    // The handler saw only the arguments within the gate; a refused
+    // operation has its denial and no record of being allowed.
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    let decisions: Vec<&str> = outcome
+        .operations
+        .iter()
+        .filter(|o| o.operation.starts_with("Sink."))
+        .map(|o| o.decision.as_str())
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            "allowed", "allowed", "denied", "allowed", "denied", "denied"
+        ]
+    );
+    let _ = std::fs::remove_file(&db);
 }

@@ -124,8 +124,8 @@ fn confirmation_is_asked_and_a_no_is_a_denial() {
     assert_eq!(
         questions,
         [
-            "Pay 1.00 EUR to air-one.example (t)?",
-            "Pay 2.00 EUR to air-one.example (t)?"
+            "memo \"t\" — Pay 1.00 EUR to air-one.example?",
+            "memo \"t\" — Pay 2.00 EUR to air-one.example?"
         ]
     );
     // With nobody to ask (the default engine), every payment is refused.

@@ -1,22 +1,30 @@
 //! The real `Http` client against a test server on loopback: an allowed
 //! request, a host outside the allow-list, a redirect inside and one to a
-//! host outside it, an oversized body and a slow response. Every denial
-//! carries out nothing further and is audited.
+//! host outside it, an oversized body and a slow response; encoded
+//! traversal refused before any request; each redirect hop audited. Every
+//! denial carries out nothing further and is audited.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use writ_host::engine::{Engine, RunOptions};
 use writ_host::policy;
 use writ_host::store::Store;
 
-/// Serve `n` connections on a fresh loopback port, answering by path.
-fn serve(n: usize) -> u16 {
+/// How the test server answers a path: status line, extra headers, body.
+type Answer = (&'static str, String, String);
+
+/// Serve `n` connections on a fresh loopback port, answering each path
+/// with `route`; the paths requested, in order.
+fn serve_with(n: usize, route: fn(&str) -> Answer) -> (u16, Arc<Mutex<Vec<String>>>) {
     let Ok(listener) = TcpListener::bind("127.0.0.1:0") else {
         panic!("cannot bind loopback");
     };
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming().take(n) {
             let Ok(mut stream) = stream else { continue };
@@ -34,21 +42,10 @@ fn serve(n: usize) -> u16 {
                 }
             }
             let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
-            let (status, extra, body) = match path.as_str() {
-                "/ok" => ("200 OK", String::new(), "hello from loopback".to_string()),
-                "/in" => ("302 Found", "Location: /ok\r\n".to_string(), String::new()),
-                "/out" => (
-                    "302 Found",
-                    "Location: http://evil.example/steal\r\n".to_string(),
-                    String::new(),
-                ),
-                "/big" => ("200 OK", String::new(), "x".repeat(5000)),
-                "/slow" => {
-                    std::thread::sleep(Duration::from_millis(1500));
-                    ("200 OK", String::new(), "late".to_string())
-                }
-                _ => ("404 Not Found", String::new(), "no".to_string()),
-            };
+            if let Ok(mut l) = log.lock() {
+                l.push(path.clone());
+            }
+            let (status, extra, body) = route(&path);
             let _ = write!(
                 stream,
                 "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -56,7 +53,83 @@ fn serve(n: usize) -> u16 {
             );
         }
     });
-    port
+    (port, seen)
+}
+
+/// Serve `n` connections on a fresh loopback port, answering by path.
+fn serve(n: usize) -> u16 {
+    serve_with(n, |path| match path {
+        "/ok" => ("200 OK", String::new(), "hello from loopback".to_string()),
+        "/in" => ("302 Found", "Location: /ok\r\n".to_string(), String::new()),
+        "/out" => (
+            "302 Found",
+            "Location: http://evil.example/steal\r\n".to_string(),
+            String::new(),
+        ),
+        "/big" => ("200 OK", String::new(), "x".repeat(5000)),
+        "/slow" => {
+            std::thread::sleep(Duration::from_millis(1500));
+            ("200 OK", String::new(), "late".to_string())
+        }
+        _ => ("404 Not Found", String::new(), "no".to_string()),
+    })
+    .0
+}
+
+/// A policy granting `Log` and `Http` for `allow` (`on_deny = "fail"`).
+fn http_policy(allow: &str) -> policy::Policy {
+    let text = format!(
+        "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Log]\n\n[grants.Http]\nallow = [\"{allow}\"]\ntimeout = \"2s\"\non_deny = \"fail\"\n"
+    );
+    match policy::parse(&text) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    }
+}
+
+/// Run a program that logs `Http.get` of each URL (or why it was denied)
+/// under `policy`; its `Log` lines and its store's audit records, as
+/// `operation(arguments) decision: rule`.
+fn get_each(name: &str, policy: &policy::Policy, urls: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut program = String::from(
+        "fn get(url: Str) -> Str / {Http} {\n  handle Http.get(url) with { Fail.fail(why) => \"denied: ${why}\" }\n}\n",
+    );
+    for u in urls {
+        program.push_str(&format!("Log.info(get(\"{u}\"))\n"));
+    }
+    let engine = Engine::new();
+    let checked = match engine.check(&program, policy) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let db = std::env::temp_dir().join(format!("writ-http-{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let options = RunOptions {
+        store: Some(db.display().to_string()),
+    };
+    let outcome = match engine.run(&checked, policy, &options, &mut |_: &str| {}) {
+        Ok(o) => o,
+        Err(e) => panic!("{e:?}"),
+    };
+    assert!(outcome.result.is_ok(), "{:?}", outcome.result);
+    let store = match Store::open(&db.display().to_string(), None) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    assert!(store.verify().is_ok());
+    let records = store
+        .records()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| {
+            format!(
+                "{}({}) {}: {}",
+                r.operation, r.arguments, r.decision, r.rule
+            )
+        })
+        .collect();
+    let _ = std::fs::remove_file(&db);
+    (outcome.output, records)
 }
 
 #[test]
@@ -146,10 +219,126 @@ Log.info(get(\"http://ada@127.0.0.1:{port}/ok\"))\n"
     assert_eq!(
         decisions,
         [
-            "allowed", "denied", "allowed", "allowed", "denied", "allowed", "denied", "allowed",
-            "denied", "denied"
+            "allowed", "denied", "allowed", "allowed", "allowed", "denied", "allowed", "denied",
+            "allowed", "denied", "denied"
         ]
     );
-    assert_eq!(store.verify(), Ok(10));
+    assert_eq!(store.verify(), Ok(11));
     let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn encoded_traversal_is_refused_before_any_request() {
+    let (port, seen) = serve_with(10, |path| match path {
+        "/q/ok" => ("200 OK", String::new(), "fine".to_string()),
+        _ => ("200 OK", String::new(), "ADMIN".to_string()),
+    });
+    let base = format!("http://127.0.0.1:{port}");
+    let policy = http_policy(&format!("{base}/q"));
+    let tricks = [
+        "/q/..%2Fadmin",
+        "/q/..%2fadmin",
+        "/q/..;/admin",
+        "/q;/../admin",
+        "/q/%2e%2e/admin",
+        "/q/.%2E/admin",
+        "/q/..%5Cadmin",
+        "/q/..%252Fadmin",
+    ];
+    let mut urls: Vec<String> = tricks.iter().map(|t| format!("{base}{t}")).collect();
+    urls.push(format!("{base}/q/ok"));
+    let (lines, records) = get_each("traversal", &policy, &urls);
+    let expected_why = |t: &str| {
+        if t.contains(';') {
+            "a URL path may not contain `;` (a path parameter, which servers read differently)"
+                .to_string()
+        } else {
+            let at = t.find('%').unwrap_or(0);
+            let code = t.get(at + 1..at + 3).unwrap_or("");
+            let ch = match code.to_ascii_uppercase().as_str() {
+                "2F" => "/",
+                "5C" => "\\",
+                "2E" => ".",
+                _ => "%",
+            };
+            format!(
+                "a URL path may not contain an encoded `{ch}` (`%{code}`), which servers read differently"
+            )
+        }
+    };
+    for (i, t) in tricks.iter().enumerate() {
+        let why = expected_why(t);
+        assert_eq!(
+            lines.get(i).map(String::as_str),
+            Some(
+                format!("denied: Http.get(\"{base}{t}\") was denied: the URL is malformed: {why}")
+                    .as_str()
+            )
+        );
+        assert_eq!(
+            records.get(i).map(String::as_str),
+            Some(format!("Http.get(\"{base}{t}\") denied: the URL is malformed: {why}").as_str())
+        );
+    }
+    assert_eq!(lines.last().map(String::as_str), Some("fine"));
+    // Only the plain request reached the server.
+    let seen = seen.lock().map(|l| l.clone()).unwrap_or_default();
+    assert_eq!(seen, ["/q/ok"]);
+}
+
+#[test]
+fn each_redirect_hop_is_checked_and_audited() {
+    let (port, seen) = serve_with(8, |path| {
+        let to = |p: &str| ("302 Found", format!("Location: {p}\r\n"), String::new());
+        match path {
+            "/q/a" => to("/q/b"),
+            "/q/b" => ("200 OK", String::new(), "b".to_string()),
+            "/q/c" => to("/q/d"),
+            "/q/d" => to("/admin"),
+            "/q/e" => to("/q/missing"),
+            "/admin" => ("200 OK", String::new(), "ADMIN".to_string()),
+            _ => ("404 Not Found", String::new(), "no".to_string()),
+        }
+    });
+    let base = format!("http://127.0.0.1:{port}");
+    let policy = http_policy(&format!("{base}/q"));
+    let urls: Vec<String> = ["/q/a", "/q/c", "/q/e"]
+        .iter()
+        .map(|p| format!("{base}{p}"))
+        .collect();
+    let (lines, records) = get_each("hops", &policy, &urls);
+    assert_eq!(
+        lines,
+        [
+            "b".to_string(),
+            format!(
+                "denied: Http.get(\"{base}/admin\") was denied: {base}/q/d redirected to {base}/admin, which is not in the allow-list"
+            ),
+            format!(
+                "denied: Http.get(\"{base}/q/missing\") was denied: {base}/q/missing answered with status 404"
+            ),
+        ]
+    );
+    let rule = format!("allowed by {base}/q");
+    let hop = |from: &str| format!("a redirect from {base}{from}, allowed by {base}/q");
+    assert_eq!(
+        records,
+        [
+            format!("Http.get(\"{base}/q/a\") allowed: {rule}"),
+            format!("Http.get(\"{base}/q/b\") allowed: {}", hop("/q/a")),
+            format!("Http.get(\"{base}/q/c\") allowed: {rule}"),
+            format!("Http.get(\"{base}/q/d\") allowed: {}", hop("/q/c")),
+            format!(
+                "Http.get(\"{base}/admin\") denied: {base}/q/d redirected to {base}/admin, which is not in the allow-list"
+            ),
+            format!("Http.get(\"{base}/q/e\") allowed: {rule}"),
+            format!("Http.get(\"{base}/q/missing\") allowed: {}", hop("/q/e")),
+            format!(
+                "Http.get(\"{base}/q/missing\") denied: {base}/q/missing answered with status 404"
+            ),
+        ]
+    );
+    // The denied hop was never requested.
+    let seen = seen.lock().map(|l| l.clone()).unwrap_or_default();
+    assert_eq!(seen, ["/q/a", "/q/b", "/q/c", "/q/d", "/q/e", "/q/missing"]);
 }

@@ -1,10 +1,12 @@
 //! Hostile input never panics the policy reader or the URL parser: random
 //! text, and valid policies with random damage, give a policy or
 //! diagnostics; random URLs parse or are refused, and a refused URL is
-//! never allowed.
+//! never allowed; a parsed URL's path holds no encoded separator, dot or
+//! `%` and no `;`; what a payment question shows of a memo is one bounded
+//! line.
 
 use proptest::prelude::*;
-use writ_host::{policy, url};
+use writ_host::{arguments, policy, url};
 
 const VALID: &str = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[limits]\ntime = \"5s\"\n\n[grants.Log]\n\n[grants.Http]\nallow = [\"https://air-one.example/offers\"]\ntimeout = \"2s\"\n\n[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n\n[grants.Records]\nscope = \"self\"\nredact = [\"ssn\"]\n";
 
@@ -42,5 +44,29 @@ proptest! {
             // A parsed URL prints back to a URL that parses to itself.
             prop_assert_eq!(url::parse(&parsed.to_string()), Ok(parsed));
         }
+    }
+
+    #[test]
+    fn parsed_paths_hold_nothing_a_server_reads_another_way(
+        path in "(/([a-zA-Z.;]|%[0-9a-fA-F]{2}){0,6}){1,4}"
+    ) {
+        if let Ok(u) = url::parse(&format!("https://a.example{path}")) {
+            let upper = u.path.to_ascii_uppercase();
+            for bad in ["%2F", "%5C", "%2E", "%25", ";"] {
+                prop_assert!(!upper.contains(bad), "{} from {}", u.path, path);
+            }
+            prop_assert!(!u.path.split('/').any(|seg| seg == "." || seg == ".."), "{}", u.path);
+        }
+    }
+
+    #[test]
+    fn a_memo_in_a_question_is_one_bounded_line(memo in "(\\PC|[ \t\n\r\u{a0}\u{202e}\u{200b}]){0,200}") {
+        let q = writ_host::policy_host::confirmation(&memo, "air-one.example", 600, "EUR");
+        prop_assert!(q.ends_with(" — Pay 6.00 EUR to air-one.example?") || q == "Pay 6.00 EUR to air-one.example?", "{}", q);
+        prop_assert!(!q.chars().any(|c| c.is_control() || c == '\u{202e}' || c == '\u{200b}'), "{}", q);
+        prop_assert!(!q.contains("  "), "{}", q);
+        // At most CONFIRM_SHOWN characters of the memo, each at most a
+        // `\u{...}` escape or a collapsed run.
+        prop_assert!(q.len() <= arguments::CONFIRM_SHOWN * 16 + 120, "{}", q.len());
     }
 }
