@@ -48,6 +48,7 @@
 //! parsed without errors.
 
 pub mod aliases;
+pub mod budget;
 mod calls;
 mod control;
 pub mod declare;
@@ -140,6 +141,10 @@ pub struct Typed {
     /// The spans of the uses of `list.sum` on lists of `Float` (the run
     /// time needs to know which zero an empty list sums to).
     pub float_sums: Vec<Span>,
+    /// The units of work the check spent (see [`budget`]): at most
+    /// [`budget::WORK_LIMIT`] and a little over when the budget ran out,
+    /// which the diagnostics then say (`E2013`).
+    pub work: u64,
 }
 
 /// Type-check a parsed program against the standard library, without a
