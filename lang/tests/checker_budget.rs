@@ -333,3 +333,27 @@ fn shipped_programs_use_a_small_part_of_the_budget() {
     println!("most work: {} units ({})", most.0, most.1);
     assert!(most.0 < WORK_LIMIT / 50, "{} units for {}", most.0, most.1);
 }
+
+/// "Did you mean" compares a misspelt name with every name in scope: with
+/// many names and many misspellings that was quadratic. Suggestions are
+/// worked out only for the diagnostics that are shown, and charged.
+#[test]
+fn many_unknown_names_among_many_names_end_within_the_budget() {
+    let mut src = String::new();
+    for i in 0..5_000 {
+        src.push_str(&format!("let total_amount_{i} = {i}\n"));
+    }
+    for i in 0..5_000 {
+        src.push_str(&format!("total_amont_{i}\n"));
+    }
+    let parsed = parse(&src);
+    let typed = types::check(&parsed.program);
+    let codes: Vec<Code> = typed.diagnostics.iter().map(|d| d.code).collect();
+    assert!(codes.iter().all(|c| *c == Code::UnknownName), "{codes:?}");
+    // The diagnostics shown still make their suggestion.
+    let first = typed.diagnostics.first().map(|d| format!("{d:?}"));
+    assert!(first.is_some_and(|d| d.contains("total_amount_0")));
+    // Comparing 5,000 names with each of the 100 shown is charged.
+    assert!(typed.work > 100 * 5_000, "{}", typed.work);
+    assert!(typed.work < WORK_LIMIT / 4, "{}", typed.work);
+}

@@ -248,7 +248,7 @@ impl Checker {
             ),
         )
         .with_primary(op.span, format!("`{}` has no such operation", info.name));
-        let d = match suggest::closest(&op.name, names.iter().copied()) {
+        let d = match self.closest(&op.name, names.iter().copied()) {
             Some(s) => d.with_help(format!("did you mean `{}.{s}`?", info.name)),
             None => d.with_note(format!("its operations are {}", suggest::quoted(&names))),
         };

@@ -301,6 +301,30 @@ impl Checker {
         }
     }
 
+    /// Whether a diagnostic reported now would be dropped (over the
+    /// limit): what it would say need not be worked out.
+    pub fn diagnostics_full(&self) -> bool {
+        self.diagnostics.len() >= MAX_DIAGNOSTICS
+    }
+
+    /// The closest of `candidates` to a misspelt `name` (see
+    /// [`suggest::closest`]), charging the comparisons to the work budget:
+    /// none when the diagnostic would be dropped or the budget is spent.
+    pub fn closest<'a>(
+        &self,
+        name: &str,
+        candidates: impl Iterator<Item = &'a str>,
+    ) -> Option<String> {
+        if self.diagnostics_full() {
+            return None;
+        }
+        let n = name.len() as u64;
+        let affordable: Vec<&str> = candidates
+            .take_while(|c| self.charge(1 + n.saturating_mul(c.len() as u64) / 16))
+            .collect();
+        suggest::closest(name, affordable.into_iter())
+    }
+
     /// How many errors (not warnings) have been found so far; a later
     /// count tells whether something in between was wrong.
     pub fn error_count(&self) -> usize {
@@ -812,8 +836,11 @@ pub fn block_value_span(b: &Block) -> Span {
 
 /// Suggestions for an unknown value name.
 pub fn suggest_value(c: &Checker, name: &str) -> Option<String> {
+    if c.diagnostics_full() {
+        return None;
+    }
     let names = c.names_in_scope();
-    suggest::closest(name, names.iter().map(String::as_str))
+    c.closest(name, names.iter().map(String::as_str))
 }
 
 impl Checker {
