@@ -274,7 +274,7 @@ fn worst_generated_inputs_timing() {
         let (_, work) = check(&src);
         worst.push((work, start.elapsed(), src));
     }
-    worst.sort_by(|a, b| b.1.cmp(&a.1));
+    worst.sort_by_key(|w| std::cmp::Reverse(w.1));
     for (work, time, src) in worst.iter().take(5) {
         println!("{time:?}\t{work} units\t{} bytes", src.len());
     }
