@@ -357,3 +357,33 @@ fn many_unknown_names_among_many_names_end_within_the_budget() {
     assert!(typed.work > 100 * 5_000, "{}", typed.work);
     assert!(typed.work < WORK_LIMIT / 4, "{}", typed.work);
 }
+
+/// In a session (the REPL) each input has its own budget, and values kept
+/// from earlier inputs are walked once however they share parts.
+#[test]
+fn each_session_input_has_its_own_budget() {
+    use writ_lang::types::session::Session;
+    let input = |session: &Session, src: &str| {
+        let parsed = parse(src);
+        assert!(!parsed.has_errors());
+        session.check(&parsed.program, None)
+    };
+    let mut session = Session::new(&[]);
+    // Values below the limit, kept by the session.
+    let chain = program(&[Step::Tuple; 13], Use::Eq, false);
+    let first = input(&session, &chain);
+    assert!(first.accepted(), "{:?}", first.typed.diagnostics);
+    session = first.commit().expect("accepted");
+    // Doubling them past the limit in a later input is refused there.
+    let later = input(&session, "let big = (v13, (v13, (v13, v13)))\nbig == big\n");
+    let codes: Vec<Code> = later.typed.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::TooComplex]);
+    // An input that spends the whole budget is refused, and the next
+    // input starts afresh.
+    let heavy = input(&session, &many_wide_matches(140));
+    let codes: Vec<Code> = heavy.typed.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::CheckBudget]);
+    let next = input(&session, "v13 == v13");
+    assert!(next.accepted(), "{:?}", next.typed.diagnostics);
+    assert!(next.typed.work < GENERATED_CEILING);
+}
