@@ -45,7 +45,10 @@
 //! expressions and types grows the stack on demand. A name or type that is
 //! wrong has the type `Error`, which unifies with everything, so each
 //! mistake is reported once. The type checker runs only on programs that
-//! parsed without errors.
+//! parsed without errors. Every walk over expressions, types and match
+//! rows charges one work budget per check ([`budget`]); a check that spends
+//! it stops at once and rejects the program with `E2013`, so no input can
+//! keep the checker busy for long.
 
 pub mod aliases;
 pub mod budget;

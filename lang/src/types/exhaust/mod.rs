@@ -73,8 +73,9 @@
 //! of booleans can encode SAT), so an adversarial match could keep the
 //! checker busy for ever. Work is counted in units, about one per row
 //! visited or built (plus one per 16 columns of a row built), and after
-//! 1,000,000 units the check stops with [`Report::gave_up`] set: the caller
-//! then reports an error (fail closed). Such a report keeps the witnesses
+//! 1,000,000 units (or fewer: what is left of the whole program's budget,
+//! see [`check_within`]) the check stops with [`Report::gave_up`] set: the
+//! caller then reports an error (fail closed). Such a report keeps the witnesses
 //! already found (they are genuine) and claims no arm unreachable.
 //! Ordinary matches use a few units per arm; the limit takes well under a
 //! second even in a debug build.
