@@ -316,8 +316,43 @@ fn prepare(example: &Example, dir: &Path) -> Result<(), String> {
             big.push_str("]\n");
             write("main.writ", big.as_bytes())
         }
+        // A program that spends the checker's budget is long: the example
+        // shows its first function and a line naming the copies that follow.
+        "E2013" => write("main.writ", expand_copies(&text)?.as_bytes()),
         _ => write("main.writ", text.as_bytes()),
     }
+}
+
+/// The E2013 example with its marker line `// decide1 to decideN: the same
+/// function again, renamed` replaced by N renamed copies of `decide0` (from
+/// its `fn` line to the first line that is `}`).
+fn expand_copies(text: &str) -> Result<String, String> {
+    let marker = text
+        .lines()
+        .find(|l| l.starts_with("// decide1 to decide"))
+        .ok_or("no `// decide1 to decideN` line")?;
+    let count: usize = marker
+        .trim_start_matches("// decide1 to decide")
+        .split(':')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .ok_or("no count in the marker line")?;
+    let function: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("fn decide0("))
+        .take_while(|l| *l != "}")
+        .collect();
+    if function.is_empty() {
+        return Err("no `fn decide0(`".into());
+    }
+    let mut copies = Vec::new();
+    for i in 1..=count {
+        let mut lines = function.clone();
+        let head = lines[0].replace("decide0", &format!("decide{i}"));
+        lines[0] = &head;
+        copies.push(format!("{}\n}}", lines.join("\n")));
+    }
+    Ok(text.replace(marker, &copies.join("\n\n")))
 }
 
 /// The exit code the documented output implies (see "Exit codes of `writ

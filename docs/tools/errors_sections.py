@@ -323,6 +323,34 @@ def _e2010(split):
     return "\n".join(out) + "\n"
 
 
+# The E2013 example: many functions, each with a match on 12 checks that is
+# accepted on its own (E2010's limit is per match) but costs a few hundred
+# thousand units of work; together they spend the program's budget. The
+# document shows the first function and a marker line, which
+# `tests/errors_doc.rs` expands back into the program that is run.
+_E2013_COPIES = 120
+
+
+def _e2013(shown):
+    checks = _CHECKS[:12]
+    fn = ["fn decide0(c: Checks) -> Str {", "  match c {"]
+    fn += [f'    {{ {c}: false, strict: true, .. }} => "rejected: {c}",' for c in checks]
+    fn += [f'    {{ {c}: true, strict: false, .. }} => "accepted: {c}",' for c in checks]
+    fn += ['    { strict: true, .. } => "accepted",', '    _ => "rejected",', "  }", "}"]
+    out = ["type Checks = {",
+           "  " + ", ".join(f"{c}: Bool" for c in checks[:6]) + ",",
+           "  " + ", ".join(f"{c}: Bool" for c in checks[6:]) + ",",
+           "  strict: Bool,",
+           "}",
+           ""] + fn
+    if shown:
+        out += ["", f"// decide1 to decide{_E2013_COPIES}: the same function again, renamed"]
+    else:
+        for i in range(1, _E2013_COPIES + 1):
+            out += [""] + [fn[0].replace("decide0", f"decide{i}")] + fn[1:]
+    return "\n".join(out) + "\n"
+
+
 SECTIONS = [
 dict(code="E0001",
 meaning=r'''
@@ -1546,10 +1574,14 @@ fields, makes the checker consider every combination of them. The
 checker stops after a fixed amount of work (independent of the machine) and
 reports this error rather than accepting a match it could not verify. The
 label covers the whole match. (The same code reports a type too large to
-build: a use of a generic name or declared type that would need more than
-50,000 type nodes, as when a function returning `(x, x)` is applied to its
-own result again and again; the label is on the expression that needed it,
-and the fix is to give the values smaller types.) Most matches stay far below the limit; it
+check: a `let` value or a call result whose type, counted as a tree (a part
+used twice counted twice), has more than 50,000 parts, as when a value is
+paired with itself again and again (`let v1 = (v0, v0)`, `let v2 = (v1,
+v1)`, ...) or a function returning `(x, x)` is applied to its own result;
+or a use of a generic name or declared type that would need more than
+50,000 type nodes. The label is on that value or use, it is reported once
+(values built from it are not reported again), and the fix is to give the
+values smaller types.) Most matches stay far below the limit; it
 can be reached by a match with many fields and many arms, like this one,
 where every arm tests one of 14 checks together with the `strict` field:
 ''',
@@ -1611,6 +1643,57 @@ fix=r'''
 fix_code='''\
 effect Notify {
   fn send(to: Str, message: Str) -> Unit
+}
+''',
+),
+
+dict(code="E2013",
+meaning=r'''
+The program needs more work to check than the checker allows one program
+(or one REPL input). Every step of checking is counted (an expression
+inferred, a part of a type visited, a row of a match considered) against a
+fixed budget of 40,000,000 units, independent of the machine, and a program
+that spends it is rejected rather than checked for as long as it takes;
+nothing after that point is reported. Ordinary programs use a small part
+of the budget (every program shipped with Writ uses less than a fiftieth
+of it). It is reached by programs built to be expensive to
+check, or by very many expensive parts together, like this one: each of
+its functions has a `match` on 12 checks that is verified within its own
+limit (`E2010`), but checking each costs a few hundred thousand units, and
+the program has 121 of them. The label is on the expression being
+checked when the budget ran out.
+''',
+source=_e2013(shown=False),
+show=_e2013(shown=True),
+fix=r'''
+**Fix**: make each part cheaper to check: here, decide on `strict` first,
+so that each match tests one field per arm (as in `E2010`'s fix); these
+matches cost a few thousand units each. Splitting a large program into
+several programs also works.
+''',
+fix_code='''\
+type Checks = {
+  address: Bool, age: Bool, bank: Bool, credit: Bool, device: Bool, email: Bool,
+  fraud: Bool, identity: Bool, income: Bool, location: Bool, name: Bool, phone: Bool,
+  strict: Bool,
+}
+
+fn decide0(c: Checks) -> Str {
+  if c.strict {
+    match c {
+      { address: false, .. } => "rejected: address",
+      { age: false, .. } => "rejected: age",
+      { bank: false, .. } => "rejected: bank",
+      { credit: false, .. } => "rejected: credit",
+      _ => "accepted",
+    }
+  } else {
+    match c {
+      { address: true, .. } => "accepted: address",
+      { age: true, .. } => "accepted: age",
+      _ => "rejected",
+    }
+  }
 }
 ''',
 ),

@@ -136,6 +136,9 @@ codes! {
     UnknownBound = "E2011", "unknown bound";
     /// An operation parameter without a type.
     MissingAnnotation = "E2012", "missing type annotation";
+    /// A program whose checking needs more work than the checker's
+    /// budget allows (types that share parts, walked once per path).
+    CheckBudget = "E2013", "program too complex to check";
     /// A `match` that does not cover every value.
     NonExhaustive = "E2101", "non-exhaustive match";
     /// A `let`, parameter or clause pattern that may not match.

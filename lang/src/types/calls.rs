@@ -248,7 +248,7 @@ impl Checker {
             ),
         )
         .with_primary(op.span, format!("`{}` has no such operation", info.name));
-        let d = match suggest::closest(&op.name, names.iter().copied()) {
+        let d = match self.closest(&op.name, names.iter().copied()) {
             Some(s) => d.with_help(format!("did you mean `{}.{s}`?", info.name)),
             None => d.with_note(format!("its operations are {}", suggest::quoted(&names))),
         };
@@ -481,6 +481,11 @@ impl Checker {
 
     /// The type of a `let`'s value, checked against its annotation.
     pub fn let_value(&mut self, l: &Let) -> TyId {
+        let t = self.let_value_unchecked(l);
+        self.limit_tree_size(t, l.value.span)
+    }
+
+    fn let_value_unchecked(&mut self, l: &Let) -> TyId {
         match &l.ty {
             Some(te) => {
                 let mut vars = std::mem::take(&mut self.tyvars);

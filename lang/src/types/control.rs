@@ -86,7 +86,7 @@ impl Checker {
                 guarded: a.guard.is_some(),
             })
             .collect();
-        let report = exhaust::check(&simplified);
+        let report = self.exhaustive(&simplified);
         if report.gave_up {
             self.too_complex(span);
             return;

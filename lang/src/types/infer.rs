@@ -211,6 +211,15 @@ pub struct Checker {
     pub session: HashMap<String, Binding>,
     /// The type of each top-level expression statement, by item position.
     pub expr_types: Vec<(usize, TyId)>,
+    /// Whether running out of the work budget has been reported (see
+    /// [`crate::types::budget`]).
+    pub work_reported: bool,
+    /// Pairs (type, classes) already required in the current
+    /// [`Checker::require`] (a shared part is checked once).
+    pub required: std::collections::HashSet<(TyId, u8)>,
+    /// The `Error` types standing for values reported as too large (a
+    /// type containing one is too large too, but not reported again).
+    pub oversized: std::collections::HashSet<TyId>,
 }
 
 impl Default for Checker {
@@ -265,11 +274,20 @@ impl Checker {
             decl_name: None,
             session: HashMap::new(),
             expr_types: Vec::new(),
+            work_reported: false,
+            required: std::collections::HashSet::new(),
+            oversized: std::collections::HashSet::new(),
         }
     }
 
     /// Record a diagnostic (up to the limit).
     pub fn report(&mut self, d: Diagnostic) {
+        // Once the budget is spent, walks give neutral answers: what is
+        // found after that is not trustworthy, and the budget's own error
+        // rejects the program.
+        if self.out_of_work() && d.code != Code::CheckBudget {
+            return;
+        }
         if d.is_error() {
             self.errors += 1;
         }
@@ -281,6 +299,30 @@ impl Checker {
         for v in std::mem::take(&mut self.poisoned) {
             self.arena.set(v, Node::Error);
         }
+    }
+
+    /// Whether a diagnostic reported now would be dropped (over the
+    /// limit): what it would say need not be worked out.
+    pub fn diagnostics_full(&self) -> bool {
+        self.diagnostics.len() >= MAX_DIAGNOSTICS
+    }
+
+    /// The closest of `candidates` to a misspelt `name` (see
+    /// [`suggest::closest`]), charging the comparisons to the work budget:
+    /// none when the diagnostic would be dropped or the budget is spent.
+    pub fn closest<'a>(
+        &self,
+        name: &str,
+        candidates: impl Iterator<Item = &'a str>,
+    ) -> Option<String> {
+        if self.diagnostics_full() {
+            return None;
+        }
+        let n = name.len() as u64;
+        let affordable: Vec<&str> = candidates
+            .take_while(|c| self.charge(1 + n.saturating_mul(c.len() as u64) / 16))
+            .collect();
+        suggest::closest(name, affordable.into_iter())
     }
 
     /// How many errors (not warnings) have been found so far; a later
@@ -412,7 +454,8 @@ impl Checker {
     pub fn check(&mut self, e: &Expr, expected: TyId, origin: Option<Origin>) {
         stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
             self.check_inner(e, expected, origin)
-        })
+        });
+        self.report_out_of_work(e.span);
     }
 
     fn check_inner(&mut self, e: &Expr, expected: TyId, origin: Option<Origin>) {
@@ -485,8 +528,24 @@ impl Checker {
 
     /// The type of `e`.
     pub fn infer(&mut self, e: &Expr) -> TyId {
-        let t = stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || self.infer_inner(e));
+        if !self.charge(1) {
+            self.report_out_of_work(e.span);
+            return self.error_ty();
+        }
+        let mut t = stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || self.infer_inner(e));
         self.report_too_large(e.span);
+        if matches!(e.kind, ExprKind::Call { .. })
+            || matches!(
+                e.kind,
+                ExprKind::Binary {
+                    op: BinOp::Pipe,
+                    ..
+                }
+            )
+        {
+            t = self.limit_tree_size(t, e.span);
+        }
+        self.report_out_of_work(e.span);
         t
     }
 
@@ -777,8 +836,11 @@ pub fn block_value_span(b: &Block) -> Span {
 
 /// Suggestions for an unknown value name.
 pub fn suggest_value(c: &Checker, name: &str) -> Option<String> {
+    if c.diagnostics_full() {
+        return None;
+    }
     let names = c.names_in_scope();
-    suggest::closest(name, names.iter().map(String::as_str))
+    c.closest(name, names.iter().map(String::as_str))
 }
 
 impl Checker {

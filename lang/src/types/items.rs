@@ -64,11 +64,22 @@ impl Checker {
         program: &Program,
         grants: Option<crate::types::Grants<'_>>,
     ) -> Typed {
+        self.arena.work.restart(crate::types::budget::WORK_LIMIT);
+        self.work_reported = false;
         self.declare(program);
         self.check_top_level(program);
         self.settle_row_waits(0);
         self.default_numbers();
         let manifest = self.manifest(grants);
+        // Spent in declarations or in closing the program: the whole
+        // program is where.
+        let whole = program
+            .items
+            .iter()
+            .map(item_span)
+            .reduce(Span::join)
+            .unwrap_or_default();
+        self.report_out_of_work(whole);
         let rejected = self.diagnostics.iter().any(Diagnostic::is_error);
         let (signatures, manifest) = if rejected {
             (Vec::new(), Vec::new())
@@ -90,6 +101,7 @@ impl Checker {
             signatures,
             manifest,
             float_sums: self.float_sums(),
+            work: self.arena.work.used(),
         }
     }
 }
@@ -295,6 +307,11 @@ impl Checker {
                     *slot = need;
                 }
             }
+            if self.out_of_work() {
+                // Nothing after the budget ran out is checked (or
+                // reported): the program is rejected already.
+                break;
+            }
             if has_stmt {
                 let pos = comp.first().copied().unwrap_or(0);
                 self.check_order(program, pos, &edges, &needs);
@@ -303,6 +320,11 @@ impl Checker {
                 }
             } else {
                 self.fn_group(program, &comp);
+            }
+            // The budget ran out in this item outside any expression (a
+            // signature, generalisation): the item is where.
+            if let Some(item) = comp.first().and_then(|p| program.items.get(*p)) {
+                self.report_out_of_work(item_span(item));
             }
         }
     }

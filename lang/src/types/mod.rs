@@ -45,9 +45,13 @@
 //! expressions and types grows the stack on demand. A name or type that is
 //! wrong has the type `Error`, which unifies with everything, so each
 //! mistake is reported once. The type checker runs only on programs that
-//! parsed without errors.
+//! parsed without errors. Every walk over expressions, types and match
+//! rows charges one work budget per check ([`budget`]); a check that spends
+//! it stops at once and rejects the program with `E2013`, so no input can
+//! keep the checker busy for long.
 
 pub mod aliases;
+pub mod budget;
 mod calls;
 mod control;
 pub mod declare;
@@ -140,6 +144,10 @@ pub struct Typed {
     /// The spans of the uses of `list.sum` on lists of `Float` (the run
     /// time needs to know which zero an empty list sums to).
     pub float_sums: Vec<Span>,
+    /// The units of work the check spent (see [`budget`]): at most
+    /// [`budget::WORK_LIMIT`] and a little over when the budget ran out,
+    /// which the diagnostics then say (`E2013`).
+    pub work: u64,
 }
 
 /// Type-check a parsed program against the standard library, without a

@@ -144,7 +144,7 @@ impl Checker {
             ));
         } else if let Some(h) = suggest::ctor_alias(&name.name) {
             d = d.with_help(h);
-        } else if let Some(s) = suggest::closest(&name.name, ctors.iter().copied()) {
+        } else if let Some(s) = self.closest(&name.name, ctors.iter().copied()) {
             d = d.with_help(format!("did you mean `{s}`?"));
         } else if is_record == Some(false) {
             d = d.with_help(format!(
@@ -328,7 +328,7 @@ impl Checker {
                 .iter()
                 .map(|(l, _)| self.syms.name(*l).to_string())
                 .collect();
-            if let Some(s) = suggest::closest(&name.name, names.iter().map(String::as_str)) {
+            if let Some(s) = self.closest(&name.name, names.iter().map(String::as_str)) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             } else if !names.is_empty() {
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -374,7 +374,8 @@ impl Checker {
         }
         let mut keys: Vec<&str> = members.keys().map(String::as_str).collect();
         keys.sort();
-        suggest::closest(name, keys.iter().copied()).map(|name| Guess { name, hint: None })
+        self.closest(name, keys.iter().copied())
+            .map(|name| Guess { name, hint: None })
     }
 
     /// The help for `alias.member`, where `alias` is another language's name

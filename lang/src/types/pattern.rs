@@ -275,7 +275,7 @@ impl Checker {
             return;
         }
         let pat = self.simplify(p, info);
-        let report = exhaust::check(&[exhaust::Arm {
+        let report = self.exhaustive(&[exhaust::Arm {
             pat,
             guarded: false,
         }]);

@@ -236,7 +236,7 @@ impl Checker {
     }
 
     fn write_inner(&mut self, t: TyId, namer: &mut Namer, out: &mut String) {
-        if out.len() > MAX_TYPE_TEXT {
+        if out.len() > MAX_TYPE_TEXT || !self.charge(1) {
             return;
         }
         let t = self.arena.resolve(t);
@@ -364,7 +364,7 @@ impl Checker {
     }
 
     fn count_rows_inner(&self, t: TyId, uses: &mut HashMap<TyId, usize>, budget: &mut usize) {
-        if *budget == 0 {
+        if *budget == 0 || !self.charge(1) {
             return;
         }
         *budget -= 1;
@@ -460,7 +460,7 @@ impl Checker {
         binds: &mut HashMap<TyId, TyId>,
         depth: usize,
     ) -> bool {
-        if depth > 64 {
+        if depth > 64 || !self.charge(1) {
             return false;
         }
         let a = self.arena.resolve(template);

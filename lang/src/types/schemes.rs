@@ -58,7 +58,7 @@ impl Checker {
             if let Some(done) = map.get(&t) {
                 return *done;
             }
-            if self.copy_budget == 0 {
+            if self.copy_budget == 0 || !self.charge(1) {
                 self.too_large = true;
                 return self.arena.add(Node::Error);
             }

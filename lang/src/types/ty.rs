@@ -154,6 +154,11 @@ pub struct Arena {
     /// Visit marks for traversals, parallel to `nodes`.
     marks: Vec<u32>,
     epoch: u32,
+    /// The tree size of nodes whose size can no longer change (no
+    /// variable below them), parallel to `nodes`; 0 when not known.
+    sizes: Vec<u32>,
+    /// The check's work budget, charged by every walk over types.
+    pub work: crate::types::budget::Work,
 }
 
 impl Arena {
@@ -162,6 +167,7 @@ impl Arena {
         let id = self.nodes.len() as TyId;
         self.nodes.push(node);
         self.marks.push(0);
+        self.sizes.push(0);
         id
     }
 
@@ -230,6 +236,21 @@ impl Arena {
         }
     }
 
+    /// The tree size of `id`, if it is known and can no longer change.
+    pub fn known_size(&self, id: TyId) -> Option<usize> {
+        match self.sizes.get(id as usize) {
+            Some(0) | None => None,
+            Some(n) => Some(*n as usize),
+        }
+    }
+
+    /// Remember the tree size of `id`, which has no variable below it.
+    pub fn remember_size(&mut self, id: TyId, size: usize) {
+        if let (Some(slot), Ok(n)) = (self.sizes.get_mut(id as usize), u32::try_from(size)) {
+            *slot = n;
+        }
+    }
+
     /// The number of nodes made so far.
     pub fn len(&self) -> usize {
         self.nodes.len()
@@ -243,7 +264,8 @@ impl Arena {
     /// Every node reachable from `root` (links followed), each once, in
     /// depth-first order, without recursion (a type can be deeper than the
     /// host stack allows). `descend(arena, id)` says whether to look below
-    /// `id`; `id` itself is listed either way.
+    /// `id`; `id` itself is listed either way. Each node charges the work
+    /// budget; once it is spent the list stops short.
     pub fn reachable(&mut self, root: TyId, descend: impl Fn(&Arena, TyId) -> bool) -> Vec<TyId> {
         self.new_epoch();
         let mut out = Vec::new();
@@ -252,6 +274,9 @@ impl Arena {
             let t = self.resolve(t);
             if !self.visit(t) {
                 continue;
+            }
+            if !self.work.charge(1) {
+                break;
             }
             out.push(t);
             if descend(self, t) {

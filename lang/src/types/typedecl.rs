@@ -317,7 +317,7 @@ impl Checker {
             let candidates: Vec<&str> = self.types.by_name.keys().map(String::as_str).collect();
             if let Some(s) = suggest::type_alias(&name.name)
                 .map(str::to_string)
-                .or_else(|| suggest::closest(&name.name, candidates.iter().copied()))
+                .or_else(|| self.closest(&name.name, candidates.iter().copied()))
             {
                 d = d.with_help(format!("did you mean `{s}`?"));
             } else if self.types.ctor_by_name.contains_key(&name.name) {
@@ -577,7 +577,7 @@ impl Checker {
             format!("expected an effect, found the unknown name `{}`", name.name),
         )
         .with_primary(name.span, "no effect has this name");
-        if let Some(s) = suggest::closest(&name.name, candidates.iter().map(String::as_str)) {
+        if let Some(s) = self.closest(&name.name, candidates.iter().map(String::as_str)) {
             d = d.with_help(format!("did you mean `{s}`?"));
         } else {
             d = d.with_help(format!(

@@ -13,6 +13,8 @@
 //! where it is not in scope; every traversal is guarded against deep types
 //! by growing the stack, and visits each node of a shared type once.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::types::infer::Checker;
 use crate::types::ty::{Classes, Kind, Label, Node, TyId};
 use crate::types::{STACK_CHUNK, STACK_RED_ZONE, TypeCon};
@@ -56,6 +58,11 @@ impl Checker {
     }
 
     fn unify_inner(&mut self, expected: TyId, found: TyId) -> Result<(), Mismatch> {
+        // Out of budget: a neutral answer (the budget's error rejects the
+        // program).
+        if !self.charge(1) {
+            return Ok(());
+        }
         let a = self.arena.resolve(expected);
         let b = self.arena.resolve(found);
         if a == b {
@@ -116,16 +123,26 @@ impl Checker {
     fn unify_rows(&mut self, r1: TyId, r2: TyId) -> Result<(), Mismatch> {
         let (f1, t1) = self.arena.row_fields(r1);
         let (f2, t2) = self.arena.row_fields(r2);
+        if !self.charge((f1.len() + f2.len()) as u64) {
+            return Ok(());
+        }
+        // Labels looked up by hashing: two wide records unify in linear
+        // time. (A row may hold a label twice; the first one counts.)
+        let mut by_label2: HashMap<Label, TyId> = HashMap::with_capacity(f2.len());
+        for (l, t) in f2.iter().rev() {
+            by_label2.insert(*l, *t);
+        }
+        let labels1: HashSet<Label> = f1.iter().map(|(l, _)| *l).collect();
         let mut only1 = Vec::new();
         for (l, t) in &f1 {
-            match f2.iter().find(|(l2, _)| l2 == l) {
-                Some((_, u)) => self.unify_rec(*t, *u)?,
+            match by_label2.get(l) {
+                Some(u) => self.unify_rec(*t, *u)?,
                 None => only1.push((*l, *t)),
             }
         }
         let only2: Vec<(Label, TyId)> = f2
             .iter()
-            .filter(|(l, _)| !f1.iter().any(|(l1, _)| l1 == l))
+            .filter(|(l, _)| !labels1.contains(l))
             .copied()
             .collect();
         let t1 = self.arena.resolve(t1);
@@ -247,6 +264,9 @@ impl Checker {
             if t == var {
                 return Err(Mismatch::Occurs(var, var));
             }
+            if !self.charge(1) {
+                return Ok(());
+            }
             if !self.arena.visit(t) {
                 return Ok(());
             }
@@ -279,6 +299,13 @@ impl Checker {
 
     /// Require `ty` to belong to `classes`.
     pub fn require(&mut self, ty: TyId, classes: Classes) -> Result<(), Mismatch> {
+        // A shared part is checked once per call (`(v, v)` needs `v`
+        // checked once, not twice).
+        self.required.clear();
+        self.require_rec(ty, classes)
+    }
+
+    fn require_rec(&mut self, ty: TyId, classes: Classes) -> Result<(), Mismatch> {
         stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
             self.require_inner(ty, classes)
         })
@@ -289,6 +316,9 @@ impl Checker {
             return Ok(());
         }
         let t = self.arena.resolve(ty);
+        if !self.required.insert((t, classes.0)) || !self.charge(1) {
+            return Ok(());
+        }
         let structural = Classes(classes.0 & (Classes::EQ.0 | 2 | Classes::SHOW.0));
         match self.arena.node(t).clone() {
             Node::Error | Node::Link(_) => Ok(()),
@@ -335,7 +365,7 @@ impl Checker {
                     return Ok(());
                 }
                 for a in args {
-                    self.require(a, inner)?;
+                    self.require_rec(a, inner)?;
                 }
                 Ok(())
             }
@@ -344,7 +374,7 @@ impl Checker {
                     return Err(Mismatch::Class(classes, t));
                 }
                 for i in items {
-                    self.require(i, classes)?;
+                    self.require_rec(i, classes)?;
                 }
                 Ok(())
             }
@@ -352,11 +382,11 @@ impl Checker {
                 if !Classes::EQ.union(Classes::SHOW).contains(classes) {
                     return Err(Mismatch::Class(classes, t));
                 }
-                self.require(row, classes)
+                self.require_rec(row, classes)
             }
             Node::RowExt(_, field, rest) => {
-                self.require(field, classes)?;
-                self.require(rest, classes)
+                self.require_rec(field, classes)?;
+                self.require_rec(rest, classes)
             }
             Node::RowEmpty => Ok(()),
             Node::Fn(..) => Err(Mismatch::Class(classes, t)),

@@ -73,8 +73,9 @@
 //! of booleans can encode SAT), so an adversarial match could keep the
 //! checker busy for ever. Work is counted in units, about one per row
 //! visited or built (plus one per 16 columns of a row built), and after
-//! 1,000,000 units the check stops with [`Report::gave_up`] set: the caller
-//! then reports an error (fail closed). Such a report keeps the witnesses
+//! 1,000,000 units (or fewer: what is left of the whole program's budget,
+//! see [`check_within`]) the check stops with [`Report::gave_up`] set: the
+//! caller then reports an error (fail closed). Such a report keeps the witnesses
 //! already found (they are genuine) and claims no arm unreachable.
 //! Ordinary matches use a few units per arm; the limit takes well under a
 //! second even in a debug build.
@@ -215,17 +216,25 @@ pub struct Report {
     /// caller then reports an error: fail closed). When true, `missing` may
     /// be incomplete and `unreachable` is empty.
     pub gave_up: bool,
+    /// The work units the check spent.
+    pub used: usize,
 }
 
 /// Check `arms` (in order) of a match whose scrutinee's family is known only
 /// through the patterns themselves. See the [module docs](self).
 pub fn check(arms: &[Arm]) -> Report {
+    check_within(arms, BUDGET)
+}
+
+/// As [`check`], with at most `budget` units of work (the smaller of
+/// [`BUDGET`] and what is left of the whole program's budget).
+pub fn check_within(arms: &[Arm], budget: usize) -> Report {
     let wild = Pat::Wild;
     let mut checker = Checker {
         arms,
         wild: &wild,
         reachable: vec![false; arms.len()],
-        budget: BUDGET,
+        budget,
         gave_up: false,
     };
     let rows = arms
@@ -256,11 +265,12 @@ pub fn check(arms: &[Arm]) -> Report {
         missing,
         unreachable,
         gave_up: checker.gave_up,
+        used: budget.saturating_sub(checker.budget),
     }
 }
 
 /// Work units allowed for one [`check`].
-const BUDGET: usize = 1_000_000;
+pub const BUDGET: usize = 1_000_000;
 /// How many missing values are reported at most.
 const MAX_WITNESSES: usize = 6;
 /// Grow the stack when less than this is left...
