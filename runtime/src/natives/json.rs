@@ -4,12 +4,23 @@
 //! an `Err` naming the position, not a crash); writing is iterative, so a
 //! `Json` value the program built a million deep is written without
 //! recursion, within the memory limit.
+//!
+//! Metering: parsing charges one unit per value made and one per
+//! [`meter::BYTES_PER_UNIT`] bytes of text read (polled every [`CHUNK`]
+//! bytes); writing one unit per piece written and one per
+//! [`meter::BYTES_PER_UNIT`] bytes of string escaped. Input cut short by
+//! the meter reads as its end; the caller reports the limit instead.
 
+use std::cell::Cell;
 use std::fmt::Write as _;
 
 use super::{Cx, text, wrong_args};
 use crate::error::RunError;
+use crate::meter;
 use crate::value::{Key, MapObj, SLOT, Value};
+
+/// Bytes read or written between two charges: one poll's worth.
+const CHUNK: usize = meter::POLL_EVERY as usize * meter::BYTES_PER_UNIT;
 
 type R = Result<Value, RunError>;
 
@@ -26,6 +37,7 @@ pub(super) fn parse(cx: &Cx, a: &[Value]) -> R {
         src: src.as_bytes(),
         text: src,
         pos: 0,
+        poll_at: Cell::new(0),
         cx,
     };
     let result = p.ws().and_then(|()| p.value(0)).and_then(|v| {
@@ -77,11 +89,16 @@ struct Parser<'s, 'c, 'm, 'a> {
     src: &'s [u8],
     text: &'s str,
     pos: usize,
+    /// The position at which to charge the next chunk read.
+    poll_at: Cell<usize>,
     cx: &'c Cx<'m, 'a>,
 }
 
 impl Parser<'_, '_, '_, '_> {
     fn error(&self, what: &str) -> Problem {
+        self.cx
+            .meter()
+            .charge(meter::bytes(self.pos).saturating_mul(2));
         let before = self.text.get(..self.pos.min(self.text.len())).unwrap_or("");
         let line = before.matches('\n').count() + 1;
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -97,8 +114,23 @@ impl Parser<'_, '_, '_, '_> {
         self.error(what)
     }
 
+    /// The byte at the position; `None` at the end, or once the meter
+    /// has tripped.
     fn peek(&self) -> Option<u8> {
+        if !self.read() {
+            return None;
+        }
         self.src.get(self.pos).copied()
+    }
+
+    /// Charge for the text read so far, a chunk at a time; `false` once
+    /// the meter has tripped.
+    fn read(&self) -> bool {
+        if self.pos < self.poll_at.get() {
+            return true;
+        }
+        self.poll_at.set(self.pos.saturating_add(CHUNK));
+        self.cx.meter().charge(meter::bytes(CHUNK))
     }
 
     fn ws(&mut self) -> Result<(), Problem> {
@@ -118,6 +150,7 @@ impl Parser<'_, '_, '_, '_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Value, Problem> {
+        self.cx.tick(1).map_err(Problem::Run)?;
         let pre = self.cx.module().prelude;
         match self.peek() {
             Some(b'n') => self.literal("null", Value::Tag(pre.null)),
@@ -259,7 +292,7 @@ impl Parser<'_, '_, '_, '_> {
         let mut out = String::new();
         loop {
             let rest = self.text.get(self.pos..).unwrap_or("");
-            let Some(c) = rest.chars().next() else {
+            let Some(c) = rest.chars().next().filter(|_| self.read()) else {
                 return Err(self.error("expected a closing `\"`"));
             };
             match c {
@@ -370,9 +403,14 @@ fn number_text(x: f64, out: &mut String) {
     }
 }
 
-fn string_text(s: &str, out: &mut String) {
+fn string_text(cx: &Cx, s: &str, out: &mut String) -> Result<(), RunError> {
     out.push('"');
-    for c in s.chars() {
+    let mut next = 0;
+    for (i, c) in s.char_indices() {
+        if i >= next {
+            cx.tick(meter::bytes(CHUNK.min(s.len() - i)))?;
+            next = i + CHUNK;
+        }
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -386,6 +424,7 @@ fn string_text(s: &str, out: &mut String) {
         }
     }
     out.push('"');
+    Ok(())
 }
 
 fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
@@ -397,13 +436,15 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
         if out.len() > budget {
             cx.reserve(out.len())?;
         }
+        cx.tick(1)?;
         match p {
             Piece::Text(t) => out.push_str(t),
             Piece::Key(k) => {
-                string_text(k, &mut out);
+                string_text(cx, k, &mut out)?;
                 out.push_str(if pretty { ": " } else { ":" });
             }
             Piece::Indent(n) => {
+                cx.tick(meter::bytes(2 * n))?;
                 out.push('\n');
                 for _ in 0..n {
                     out.push_str("  ");
@@ -418,12 +459,13 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                     (_, c) if c == pre.null => out.push_str("null"),
                     (Some(Value::Bool(b)), _) => out.push_str(if *b { "true" } else { "false" }),
                     (Some(Value::Float(x)), _) => number_text(*x, &mut out),
-                    (Some(Value::Str(s)), _) => string_text(&s.text, &mut out),
+                    (Some(Value::Str(s)), _) => string_text(cx, &s.text, &mut out)?,
                     (Some(Value::List(l)), _) => {
                         if l.is_empty() {
                             out.push_str("[]");
                             continue;
                         }
+                        cx.tick(l.len() as u64)?;
                         out.push('[');
                         work.push(Piece::Text("]"));
                         if pretty {
@@ -444,6 +486,7 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                             out.push_str("{}");
                             continue;
                         }
+                        cx.tick(m.entries.len() as u64)?;
                         out.push('{');
                         work.push(Piece::Text("}"));
                         if pretty {
