@@ -12,9 +12,10 @@
 //! recursion), lazy (a list's elements are visited as they are printed,
 //! never queued ahead) and bounded (printing stops after `max` bytes,
 //! ending in `…`), so printing can neither overflow the stack nor exhaust
-//! memory. It is metered: one unit per piece printed and one per
-//! [`crate::meter::BYTES_PER_UNIT`] bytes of text, and it stops early
-//! (with a cut-short text the caller discards) once the meter trips.
+//! memory. The program's own displays ([`display_in`]) are metered: one
+//! unit per piece printed and one per [`crate::meter::BYTES_PER_UNIT`]
+//! bytes of text, stopping early (with a cut-short text the caller
+//! discards) once the meter trips.
 
 use std::fmt::Write as _;
 
@@ -43,13 +44,15 @@ enum Piece<'a> {
 }
 
 /// Append the display form of `v` to `out`, at most `max` bytes more. A
-/// string at the top is written as its text when `raw_str` is set.
-/// Metered on the thread's meter without a cancellation flag.
+/// string at the top is written as its text when `raw_str` is set. Not
+/// metered (the host's displays are bounded by `max`, and the work by it:
+/// every piece printed is at least a byte); never cut short.
 pub fn display(v: &Value, module: &Module, raw_str: bool, out: &mut String, max: usize) {
-    display_in(v, module, raw_str, out, max, Meter::AMBIENT);
+    display_in(v, module, raw_str, out, max, Meter::OFF);
 }
 
-/// [`display`], charging `meter`.
+/// [`display`], charging `meter` (what the program's own displays use:
+/// interpolation, `str.from`, `list.join`).
 pub fn display_in(
     v: &Value,
     module: &Module,

@@ -185,23 +185,39 @@ fn trip(limit: Limit) -> bool {
 #[derive(Clone, Copy, Default)]
 pub struct Meter<'c> {
     cancel: Option<&'c AtomicBool>,
+    off: bool,
 }
 
 impl<'c> Meter<'c> {
     /// A handle that polls fuel and time but no cancellation flag (for
     /// comparisons made where the flag cannot be reached, such as map keys
     /// inside the persistent map; the caller polls it between them).
-    pub const AMBIENT: Meter<'static> = Meter { cancel: None };
+    pub const AMBIENT: Meter<'static> = Meter {
+        cancel: None,
+        off: false,
+    };
+
+    /// A handle that charges nothing and never stops: for work the host
+    /// does on a program's values that is bounded by other means (display
+    /// of an operation's arguments, at most so many bytes), which must
+    /// never come out cut short.
+    pub const OFF: Meter<'static> = Meter {
+        cancel: None,
+        off: true,
+    };
 
     /// A handle that also polls `cancel`.
     pub(crate) fn new(cancel: Option<&'c AtomicBool>) -> Meter<'c> {
-        Meter { cancel }
+        Meter { cancel, off: false }
     }
 
     /// Charge `units`; `false` once a limit is exhausted (now or before),
     /// when the caller should stop and leave the error to [`tripped`].
     #[inline]
     pub fn charge(self, units: u64) -> bool {
+        if self.off {
+            return true;
+        }
         let used = USED.with(|u| {
             let n = u.get().saturating_add(units);
             u.set(n);

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::{exec, limits, stopped_by};
-use writ_runtime::Limit;
+use writ_runtime::{Limit, Limits};
 
 /// Run `f` on a thread with a small stack (256 KiB), as a host might.
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
