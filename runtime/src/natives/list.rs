@@ -9,6 +9,9 @@ use crate::value::{self, Value};
 
 type R = Result<Value, RunError>;
 
+/// Elements made between two charges where making one is cheap.
+const BLOCK: i64 = 4096;
+
 /// A new list of `f` applied to each of `xs`, one unit per element.
 fn mapped<T>(
     cx: &Cx,
@@ -213,10 +216,14 @@ pub(super) fn range(cx: &Cx, a: &[Value]) -> R {
     let (s, e) = (int(start, "list.range")?, int(end, "list.range")?);
     let n = usize::try_from(e.saturating_sub(s).max(0)).unwrap_or(usize::MAX);
     reserve_list(cx, n)?;
+    // Charged a block at a time: making an integer is cheap.
     let mut out = imbl::Vector::new();
-    for i in s..e {
-        cx.tick(1)?;
-        out.push_back(Value::Int(i));
+    let mut from = s;
+    while from < e {
+        let to = from.saturating_add(BLOCK).min(e);
+        cx.tick((to - from) as u64)?;
+        out.extend((from..to).map(Value::Int));
+        from = to;
     }
     list(cx, out)
 }

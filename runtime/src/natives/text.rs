@@ -42,11 +42,15 @@ fn find(s: &str, t: &str, m: Meter) -> Option<usize> {
     }
     let mut start = 0;
     while start < s.len() {
+        // A window is searched whole before it is charged (for the bytes
+        // up to the match only): it is at most two chunks.
         let end = boundary(s, start + CHUNK + t.len());
-        if !m.charge(meter::bytes(end - start)) {
+        let found = s.get(start..end).and_then(|w| w.find(t));
+        let scanned = found.map_or(end - start, |i| i + t.len());
+        if !m.charge(meter::bytes(scanned)) {
             return None;
         }
-        if let Some(i) = s.get(start..end).and_then(|w| w.find(t)) {
+        if let Some(i) = found {
             return Some(start + i);
         }
         if end >= s.len() {
