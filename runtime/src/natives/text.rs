@@ -256,9 +256,11 @@ pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
 
 pub(super) fn trim(cx: &Cx, a: &[Value]) -> R {
     let s = one(a, "str.trim")?;
-    // Trimming looks only at the ends; a text of blanks is scanned whole.
-    cx.tick(meter::bytes(s.len() - s.trim_start().len()))?;
-    copied(cx, s.trim())
+    // Trimming reads only the blanks it removes (and the first other
+    // character at each end).
+    let kept = s.trim();
+    cx.tick(meter::bytes(s.len() - kept.len()))?;
+    copied(cx, kept)
 }
 
 pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
