@@ -31,7 +31,7 @@ LIMITS = "fuel=100000000000,time=600s,memory=4G,depth=100000000"
 
 # The effect benchmarks, at inputs that take ~0.05-0.3 s natively.
 EFFECTS = [
-    ("countdown", 2000000),
+    ("countdown", 1000000),
     ("fibonacci_recursive", 24),
     ("product_early", 2000),
     ("iterator", 400000),

@@ -6,8 +6,9 @@
 //! recursion, within the memory limit.
 //!
 //! Metering: parsing charges one unit per value made and one per
-//! [`meter::BYTES_PER_UNIT`] bytes of text read (polled every [`CHUNK`]
-//! bytes); writing one unit per piece written and one per
+//! [`meter::BYTES_PER_UNIT`] bytes of text read, a [`READ_CHUNK`] of text
+//! at a time (each value, run of blanks or digits and stretch of a string
+//! checks whether a chunk has been read); writing one unit per piece written and one per
 //! [`meter::BYTES_PER_UNIT`] bytes of string escaped. Input cut short by
 //! the meter reads as its end; the caller reports the limit instead.
 
@@ -19,8 +20,12 @@ use crate::error::RunError;
 use crate::meter;
 use crate::value::{Key, MapObj, SLOT, Value};
 
-/// Bytes read or written between two charges: one poll's worth.
+/// Bytes written between two charges: one poll's worth.
 const CHUNK: usize = meter::POLL_EVERY as usize * meter::BYTES_PER_UNIT;
+
+/// Bytes read between two charges (parsing does more per byte than
+/// copying, so a smaller chunk keeps the polls as frequent).
+const READ_CHUNK: usize = 8 * 1024;
 
 type R = Result<Value, RunError>;
 
@@ -38,6 +43,7 @@ pub(super) fn parse(cx: &Cx, a: &[Value]) -> R {
         text: src,
         pos: 0,
         poll_at: Cell::new(0),
+        values: Cell::new(0),
         cx,
     };
     let result = p.ws().and_then(|()| p.value(0)).and_then(|v| {
@@ -85,12 +91,21 @@ enum Problem {
     Run(RunError),
 }
 
+/// The parse stopped because the meter tripped: the caller reports the
+/// limit instead, so the message is never shown (and the text is not
+/// scanned for a line and column).
+fn stopped() -> Problem {
+    Problem::Invalid(String::new())
+}
+
 struct Parser<'s, 'c, 'm, 'a> {
     src: &'s [u8],
     text: &'s str,
     pos: usize,
     /// The position at which to charge the next chunk read.
     poll_at: Cell<usize>,
+    /// Values made since the last charge.
+    values: Cell<u64>,
     cx: &'c Cx<'m, 'a>,
 }
 
@@ -114,28 +129,36 @@ impl Parser<'_, '_, '_, '_> {
         self.error(what)
     }
 
-    /// The byte at the position; `None` at the end, or once the meter
-    /// has tripped.
     fn peek(&self) -> Option<u8> {
-        if !self.read() {
-            return None;
-        }
         self.src.get(self.pos).copied()
     }
 
-    /// Charge for the text read so far, a chunk at a time; `false` once
-    /// the meter has tripped.
+    /// Charge for the text read and the values made so far, once a chunk
+    /// has been read; `false` once the meter has tripped (the parse then
+    /// stops with an error that the caller replaces with the limit's).
+    #[inline(always)]
     fn read(&self) -> bool {
         if self.pos < self.poll_at.get() {
             return true;
         }
-        self.poll_at.set(self.pos.saturating_add(CHUNK));
-        self.cx.meter().charge(meter::bytes(CHUNK))
+        self.charge_chunk()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn charge_chunk(&self) -> bool {
+        self.poll_at.set(self.pos.saturating_add(READ_CHUNK));
+        let units = meter::bytes(READ_CHUNK) + self.values.replace(0);
+        self.cx.meter().charge(units)
     }
 
     fn ws(&mut self) -> Result<(), Problem> {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.pos += 1;
+            // A tripped meter ends the blanks early; the next value stops.
+            if !self.read() {
+                break;
+            }
         }
         Ok(())
     }
@@ -150,7 +173,10 @@ impl Parser<'_, '_, '_, '_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Value, Problem> {
-        self.cx.tick(1).map_err(Problem::Run)?;
+        self.values.set(self.values.get() + 1);
+        if !self.read() {
+            return Err(stopped());
+        }
         let pre = self.cx.module().prelude;
         match self.peek() {
             Some(b'n') => self.literal("null", Value::Tag(pre.null)),
@@ -234,6 +260,9 @@ impl Parser<'_, '_, '_, '_> {
         let start = self.pos;
         while matches!(self.peek(), Some(b'0'..=b'9')) {
             self.pos += 1;
+            if !self.read() {
+                break;
+            }
         }
         self.pos - start
     }
@@ -292,7 +321,7 @@ impl Parser<'_, '_, '_, '_> {
         let mut out = String::new();
         loop {
             let rest = self.text.get(self.pos..).unwrap_or("");
-            let Some(c) = rest.chars().next().filter(|_| self.read()) else {
+            let Some(c) = rest.chars().next() else {
                 return Err(self.error("expected a closing `\"`"));
             };
             match c {
@@ -360,8 +389,25 @@ impl Parser<'_, '_, '_, '_> {
                     return Err(self.error("expected a control character to be escaped"));
                 }
                 c => {
-                    out.push(c);
-                    self.pos += c.len_utf8();
+                    // A stretch that needs no escape, copied at once (at
+                    // most a chunk: its end is an ASCII byte or is moved
+                    // back to a character boundary).
+                    let bytes = rest.as_bytes();
+                    let most = bytes.len().min(READ_CHUNK);
+                    let mut end = bytes
+                        .iter()
+                        .take(most)
+                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                        .unwrap_or(most);
+                    while end > 0 && !rest.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    let end = end.max(c.len_utf8());
+                    out.push_str(rest.get(..end).unwrap_or(""));
+                    self.pos += end;
+                    if !self.read() {
+                        return Err(stopped());
+                    }
                 }
             }
         }
