@@ -9,25 +9,62 @@
 //! structure; a string on its own interpolates as its text.
 //!
 //! Invariants: iterative (a value nested a million deep prints without
-//! recursion) and bounded (printing stops after `max` bytes, ending in
-//! `…`), so printing can neither overflow the stack nor exhaust memory.
+//! recursion), lazy (a list's elements are visited as they are printed,
+//! never queued ahead) and bounded (printing stops after `max` bytes,
+//! ending in `…`), so printing can neither overflow the stack nor exhaust
+//! memory. The program's own displays ([`display_in`]) are metered: one
+//! unit per piece printed and one per [`crate::meter::BYTES_PER_UNIT`]
+//! bytes of text, stopping early (with a cut-short text the caller
+//! discards) once the meter trips.
 
 use std::fmt::Write as _;
 
 use crate::code::Module;
-use crate::value::Value;
+use crate::meter::{self, Meter};
+use crate::value::{Key, Value};
+
+type Entries<'a> = Box<dyn Iterator<Item = (&'a Key, &'a Value)> + 'a>;
 
 enum Piece<'a> {
     Value(&'a Value),
     Text(&'static str),
     Owned(String),
+    /// The elements of a tuple, list or variant not yet printed, and the
+    /// closing bracket.
+    Items {
+        items: Box<dyn Iterator<Item = &'a Value> + 'a>,
+        close: &'static str,
+        first: bool,
+    },
+    /// The entries of a map not yet printed.
+    Entries {
+        entries: Entries<'a>,
+        first: bool,
+    },
 }
 
 /// Append the display form of `v` to `out`, at most `max` bytes more. A
-/// string at the top is written as its text when `raw_str` is set.
+/// string at the top is written as its text when `raw_str` is set. Not
+/// metered (the host's displays are bounded by `max`, and the work by it:
+/// every piece printed is at least a byte); never cut short.
 pub fn display(v: &Value, module: &Module, raw_str: bool, out: &mut String, max: usize) {
+    display_in(v, module, raw_str, out, max, Meter::OFF);
+}
+
+/// [`display`], charging `meter` (what the program's own displays use:
+/// interpolation, `str.from`, `list.join`).
+pub fn display_in(
+    v: &Value,
+    module: &Module,
+    raw_str: bool,
+    out: &mut String,
+    max: usize,
+    meter: Meter,
+) {
     if raw_str && let Value::Str(s) = v {
-        push_bounded(out, &s.text, max);
+        if meter::push_str(out, prefix(&s.text, max), meter) && s.text.len() > max {
+            out.push('…');
+        }
         return;
     }
     let limit = out.len().saturating_add(max);
@@ -38,10 +75,51 @@ pub fn display(v: &Value, module: &Module, raw_str: bool, out: &mut String, max:
             out.push('…');
             return;
         }
+        if !meter.charge(1) {
+            return;
+        }
         match piece {
             Piece::Text(t) => out.push_str(t),
             Piece::Owned(t) => out.push_str(&t),
-            Piece::Value(v) => scalar_or_push(v, module, out, &mut work),
+            Piece::Value(v) => {
+                let left = limit.saturating_sub(out.len());
+                scalar_or_push(v, module, out, &mut work, left, meter);
+            }
+            Piece::Items {
+                mut items,
+                close,
+                first,
+            } => match items.next() {
+                Some(v) => {
+                    work.push(Piece::Items {
+                        items,
+                        close,
+                        first: false,
+                    });
+                    work.push(Piece::Value(v));
+                    if !first {
+                        work.push(Piece::Text(", "));
+                    }
+                }
+                None => out.push_str(close),
+            },
+            Piece::Entries { mut entries, first } => match entries.next() {
+                Some((k, v)) => {
+                    work.push(Piece::Entries {
+                        entries,
+                        first: false,
+                    });
+                    work.push(Piece::Text(")"));
+                    work.push(Piece::Value(v));
+                    work.push(Piece::Text(", "));
+                    work.push(Piece::Value(&k.0));
+                    work.push(Piece::Text("("));
+                    if !first {
+                        work.push(Piece::Text(", "));
+                    }
+                }
+                None => out.push_str("])"),
+            },
         }
     }
     if out.len() > limit {
@@ -57,17 +135,13 @@ pub fn to_string(v: &Value, module: &Module, raw_str: bool, max: usize) -> Strin
     s
 }
 
-fn push_bounded(out: &mut String, text: &str, max: usize) {
-    if text.len() <= max {
-        out.push_str(text);
-    } else {
-        let mut end = max;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        out.push_str(text.get(..end).unwrap_or(""));
-        out.push('…');
+/// The longest start of `text` of at most `max` bytes.
+fn prefix(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
     }
+    text.get(..end).unwrap_or("")
 }
 
 fn truncate_to(out: &mut String, limit: usize) {
@@ -132,7 +206,14 @@ pub fn quoted(s: &str, out: &mut String) {
     out.push('"');
 }
 
-fn scalar_or_push<'a>(v: &'a Value, module: &Module, out: &mut String, work: &mut Vec<Piece<'a>>) {
+fn scalar_or_push<'a>(
+    v: &'a Value,
+    module: &Module,
+    out: &mut String,
+    work: &mut Vec<Piece<'a>>,
+    left: usize,
+    meter: Meter,
+) {
     match v {
         Value::Unit => out.push_str("()"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -140,20 +221,26 @@ fn scalar_or_push<'a>(v: &'a Value, module: &Module, out: &mut String, work: &mu
             let _ = write!(out, "{n}");
         }
         Value::Float(x) => out.push_str(&float_text(*x)),
-        Value::Str(s) => quoted(&s.text, out),
+        Value::Str(s) => {
+            // At most what fits: the rest would be cut anyway.
+            let shown = prefix(&s.text, left);
+            if meter.charge(meter::bytes(shown.len())) {
+                quoted(shown, out);
+            }
+        }
         Value::Tuple(t) => {
             out.push('(');
-            push_items(work, t.items.iter().collect(), ")");
+            push_items(work, Box::new(t.items.iter()), ")");
         }
         Value::List(l) => {
             out.push('[');
-            push_items(work, l.iter().collect(), "]");
+            push_items(work, Box::new(l.iter()), "]");
         }
         Value::Tag(c) => out.push_str(ctor_name(module, *c)),
         Value::Variant(var) => {
             out.push_str(ctor_name(module, var.ctor));
             out.push('(');
-            push_items(work, var.fields.iter().collect(), ")");
+            push_items(work, Box::new(var.fields.iter()), ")");
         }
         Value::Record(r) => {
             if r.values.is_empty() {
@@ -176,18 +263,10 @@ fn scalar_or_push<'a>(v: &'a Value, module: &Module, out: &mut String, work: &mu
         }
         Value::Map(m) => {
             out.push_str("map.from_list([");
-            work.push(Piece::Text("])"));
-            let entries: Vec<_> = m.entries.iter().collect();
-            for (i, (k, val)) in entries.into_iter().enumerate().rev() {
-                work.push(Piece::Text(")"));
-                work.push(Piece::Value(val));
-                work.push(Piece::Text(", "));
-                work.push(Piece::Value(&k.0));
-                work.push(Piece::Text("("));
-                if i > 0 {
-                    work.push(Piece::Text(", "));
-                }
-            }
+            work.push(Piece::Entries {
+                entries: Box::new(m.entries.iter()),
+                first: true,
+            });
         }
         Value::Func(f) => {
             let name = module
@@ -214,15 +293,17 @@ fn scalar_or_push<'a>(v: &'a Value, module: &Module, out: &mut String, work: &mu
     }
 }
 
-/// Push `a, b, c close` (the opener is already written).
-fn push_items<'a>(work: &mut Vec<Piece<'a>>, items: Vec<&'a Value>, close: &'static str) {
-    work.push(Piece::Text(close));
-    for (i, v) in items.into_iter().enumerate().rev() {
-        work.push(Piece::Value(v));
-        if i > 0 {
-            work.push(Piece::Text(", "));
-        }
-    }
+/// Queue `a, b, c close` (the opener is already written).
+fn push_items<'a>(
+    work: &mut Vec<Piece<'a>>,
+    items: Box<dyn Iterator<Item = &'a Value> + 'a>,
+    close: &'static str,
+) {
+    work.push(Piece::Items {
+        items,
+        close,
+        first: true,
+    });
 }
 
 fn ctor_name(module: &Module, c: u32) -> &str {

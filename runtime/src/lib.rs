@@ -21,7 +21,9 @@ pub mod host;
 pub mod limits;
 mod lower;
 pub mod machine;
+pub mod meter;
 mod natives;
+mod order;
 pub mod session;
 pub mod value;
 

@@ -2,54 +2,13 @@
 //! promises about the host: no Writ program overflows the host stack,
 //! however deep it recurses or whatever value it builds.
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use writ_runtime::{Limit, Limits, LogHost, RunError, run};
-
-/// Check, compile and run `src`; the display of its value and its `Log`
-/// lines, or the error that stopped it.
-fn exec(
-    src: &str,
-    limits: &Limits,
-    cancel: Option<&AtomicBool>,
-) -> (Result<String, RunError>, Vec<String>) {
-    let parsed = writ_lang::parse(src);
-    assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-    let typed = writ_lang::types::check(&parsed.program);
-    assert!(
-        !typed.diagnostics.iter().any(|d| d.is_error()),
-        "{:#?}",
-        typed.diagnostics
-    );
-    let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
-    let mut lines = Vec::new();
-    let result = {
-        let mut host = LogHost::new(|l: &str| lines.push(l.to_string()));
-        run(&module, limits, &mut host, cancel)
-            .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
-    };
-    (result, lines)
-}
-
-fn limits(set: &[(&str, &str)]) -> Limits {
-    let mut l = Limits::default();
-    for (k, v) in set {
-        l.set(k, v).expect("a valid limit");
-    }
-    l
-}
-
-fn stopped_by(r: &Result<String, RunError>, limit: Limit) -> &RunError {
-    match r {
-        Err(e) => {
-            assert_eq!(e.limit, Some(limit), "{e:#?}");
-            assert_eq!(e.code, limit.code());
-            e
-        }
-        Ok(v) => panic!("expected the {} limit, got the value {v}", limit.name()),
-    }
-}
+use common::{exec, limits, stopped_by};
+use writ_runtime::{Limit, Limits};
 
 /// Run `f` on a thread with a small stack (256 KiB), as a host might.
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {

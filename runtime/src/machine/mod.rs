@@ -39,6 +39,7 @@ use crate::code::{Arith, CaptureFrom, Literal, Module, Op, Operand};
 use crate::error::{RunError, TraceEntry};
 use crate::host::Host;
 use crate::limits::{CHECK_EVERY, Limit, Limits};
+use crate::meter::{self, Meter};
 use crate::value::{self, ClosureObj, Value};
 
 pub use handlers::Resumption;
@@ -109,6 +110,8 @@ pub struct Machine<'a> {
     started: Instant,
     memory_base: usize,
     output: usize,
+    /// The work meter of this run (restored when the machine is dropped).
+    _meter: meter::Scope,
 }
 
 /// Run a module's top level to its value.
@@ -136,6 +139,8 @@ pub fn run_function(
     cancel: Option<&AtomicBool>,
 ) -> Result<Value, RunError> {
     let memory_base = value::live_bytes();
+    let started = Instant::now();
+    let meter = meter::Scope::start(limits.fuel, started.checked_add(limits.time));
     let mut kept = std::mem::take(globals);
     kept.resize(module.globals as usize, Value::Unit);
     let mut m = Machine {
@@ -156,9 +161,10 @@ pub fn run_function(
         steps: 0,
         window: 0,
         countdown: 0,
-        started: Instant::now(),
+        started,
         memory_base,
         output: 0,
+        _meter: meter,
     };
     m.literals = module
         .literals
@@ -223,42 +229,71 @@ impl<'a> Machine<'a> {
     }
 
     fn open_window(&mut self) {
-        self.window = CHECK_EVERY
-            .min(self.limits.fuel.saturating_sub(self.steps))
-            .max(1);
+        let left = self
+            .limits
+            .fuel
+            .saturating_sub(self.steps)
+            .saturating_sub(meter::used());
+        self.window = CHECK_EVERY.min(left).max(1);
         self.countdown = self.window;
+        meter::set_budget(self.limits.fuel.saturating_sub(self.steps));
     }
 
-    /// The periodic check: fuel, time, cancellation, memory.
+    /// The periodic check: fuel (steps and metered work together), time,
+    /// cancellation, memory.
     fn check(&mut self) -> Result<(), RunError> {
         self.steps += self.window;
-        if self.steps >= self.limits.fuel {
-            return Err(limit_error(
-                Limit::Fuel,
-                format!(
-                    "expected the program to finish within {} steps, but it took more",
-                    self.limits.fuel
-                ),
-            ));
-        }
-        if self.started.elapsed() > self.limits.time {
-            return Err(limit_error(
-                Limit::Time,
-                format!(
-                    "expected the program to finish within {} ms, but it ran longer",
-                    self.limits.time.as_millis()
-                ),
-            ));
-        }
-        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(limit_error(
-                Limit::Cancelled,
-                "the host cancelled the run".to_string(),
-            ));
+        let limit = if let Some(l) = meter::tripped() {
+            Some(l)
+        } else if self.steps.saturating_add(meter::used()) >= self.limits.fuel {
+            Some(Limit::Fuel)
+        } else if self.started.elapsed() > self.limits.time {
+            Some(Limit::Time)
+        } else if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            Some(Limit::Cancelled)
+        } else {
+            None
+        };
+        if let Some(l) = limit {
+            return Err(self.exhausted(l));
         }
         self.check_memory(0)?;
         self.open_window();
         Ok(())
+    }
+
+    /// The error of an exhausted fuel, time or cancellation limit.
+    pub(crate) fn exhausted(&self, limit: Limit) -> RunError {
+        let message = match limit {
+            Limit::Fuel => format!(
+                "expected the program to finish within {} steps, but it took more",
+                self.limits.fuel
+            ),
+            Limit::Time => format!(
+                "expected the program to finish within {} ms, but it ran longer",
+                self.limits.time.as_millis()
+            ),
+            Limit::Cancelled => "the host cancelled the run".to_string(),
+            Limit::Memory | Limit::Depth | Limit::Output => {
+                return RunError::internal("the work meter tripped on a limit it does not meter");
+            }
+        };
+        limit_error(limit, message)
+    }
+
+    /// A handle on this run's work meter (polling its cancellation flag).
+    pub(crate) fn meter(&self) -> Meter<'a> {
+        Meter::new(self.cancel)
+    }
+
+    /// `Err` with the exhausted limit if metered work tripped the meter:
+    /// called after every metered operation, so that the limit, not the
+    /// operation's cut-short result, is what the program sees.
+    pub(crate) fn metered(&self) -> Result<(), RunError> {
+        match meter::tripped() {
+            Some(l) => Err(self.exhausted(l)),
+            None => Ok(()),
+        }
     }
 
     /// Bytes in use: live values made during this run, plus the stacks.
@@ -872,6 +907,7 @@ impl<'a> Machine<'a> {
             Value::Native(n) => {
                 let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
                 let v = crate::natives::call(self, n, start)?;
+                self.metered()?;
                 self.stack.truncate(start);
                 self.stack.push(v);
                 Ok(())

@@ -16,6 +16,7 @@ use super::{Machine, bad_index};
 use crate::code::{Arith, Op};
 use crate::display;
 use crate::error::RunError;
+use crate::meter;
 use crate::value::{self, ListObj, Parts, RecordObj, Value, VariantObj};
 
 fn overflow(x: i64, op: &str, y: i64) -> RunError {
@@ -36,6 +37,9 @@ impl<'a> Machine<'a> {
     /// list (charged for the new elements only), otherwise onto a copy of
     /// the persistent vector's edge; two long lists are joined.
     fn concat_lists(&mut self, mut a: Rc<ListObj>, mut b: Rc<ListObj>) -> Result<Value, RunError> {
+        // At most 64 elements are copied; joining two trees is logarithmic.
+        self.meter().charge(1 + a.len().min(b.len()).min(64) as u64);
+        self.metered()?;
         if b.len() <= 64 {
             self.check_memory(b.len() * value::SLOT)?;
             if ListObj::extend_unique(&mut a, &b, false) {
@@ -105,18 +109,28 @@ impl<'a> Machine<'a> {
             (Ge, Value::Float(a), Value::Float(b)) => Value::Bool(a >= b),
             (Eq, Value::Int(a), Value::Int(b)) => Value::Bool(a == b),
             (Ne, Value::Int(a), Value::Int(b)) => Value::Bool(a != b),
-            (Eq, _, _) => Value::Bool(value::equal(&x, &y)),
-            (Ne, _, _) => Value::Bool(!value::equal(&x, &y)),
-            (Lt, _, _) => Value::Bool(value::compare(&x, &y) == Ordering::Less),
-            (Le, _, _) => Value::Bool(value::compare(&x, &y) != Ordering::Greater),
-            (Gt, _, _) => Value::Bool(value::compare(&x, &y) == Ordering::Greater),
-            (Ge, _, _) => Value::Bool(value::compare(&x, &y) != Ordering::Less),
+            (Eq | Ne, _, _) => {
+                let same = value::equal_in(&x, &y, self.meter());
+                self.metered()?;
+                Value::Bool(same == (op == Eq))
+            }
+            (Lt | Le | Gt | Ge, _, _) => {
+                let o = value::compare_in(&x, &y, self.meter());
+                self.metered()?;
+                Value::Bool(match op {
+                    Lt => o == Ordering::Less,
+                    Le => o != Ordering::Greater,
+                    Gt => o == Ordering::Greater,
+                    _ => o != Ordering::Less,
+                })
+            }
             (Concat, Value::Str(a), Value::Str(b)) => {
                 let n = a.text.len() + b.text.len();
                 self.check_memory(n + value::HEADER)?;
                 let mut s = String::with_capacity(n);
-                s.push_str(&a.text);
-                s.push_str(&b.text);
+                let m = self.meter();
+                let _ = meter::push_str(&mut s, &a.text, m) && meter::push_str(&mut s, &b.text, m);
+                self.metered()?;
                 Value::str(s)
             }
             _ => {
@@ -207,8 +221,9 @@ impl<'a> Machine<'a> {
                 let budget = self.memory_left();
                 for p in &parts {
                     let left = budget.saturating_sub(s.len());
-                    display::display(p, self.module, true, &mut s, left);
+                    display::display_in(p, self.module, true, &mut s, left, self.meter());
                 }
+                self.metered()?;
                 self.check_memory(s.len() + value::HEADER)?;
                 self.stack.push(Value::str(s));
             }
@@ -221,7 +236,9 @@ impl<'a> Machine<'a> {
             Op::TestEq(target) => {
                 let y = pop(self)?;
                 let x = pop(self)?;
-                if !value::equal(&x, &y) {
+                let same = value::equal_in(&x, &y, self.meter());
+                self.metered()?;
+                if !same {
                     return Ok(Some(target));
                 }
             }

@@ -4,12 +4,28 @@
 //! an `Err` naming the position, not a crash); writing is iterative, so a
 //! `Json` value the program built a million deep is written without
 //! recursion, within the memory limit.
+//!
+//! Metering: parsing charges one unit per value made and one per
+//! [`meter::BYTES_PER_UNIT`] bytes of text read, a [`READ_CHUNK`] of text
+//! at a time (each value, run of blanks or digits and stretch of a string
+//! checks whether a chunk has been read); writing one unit per piece written and one per
+//! [`meter::BYTES_PER_UNIT`] bytes of string escaped. Input cut short by
+//! the meter reads as its end; the caller reports the limit instead.
 
+use std::cell::Cell;
 use std::fmt::Write as _;
 
 use super::{Cx, text, wrong_args};
 use crate::error::RunError;
+use crate::meter;
 use crate::value::{Key, MapObj, SLOT, Value};
+
+/// Bytes written between two charges: one poll's worth.
+const CHUNK: usize = meter::POLL_EVERY as usize * meter::BYTES_PER_UNIT;
+
+/// Bytes read between two charges (parsing does more per byte than
+/// copying, so a smaller chunk keeps the polls as frequent).
+const READ_CHUNK: usize = 8 * 1024;
 
 type R = Result<Value, RunError>;
 
@@ -26,6 +42,8 @@ pub(super) fn parse(cx: &Cx, a: &[Value]) -> R {
         src: src.as_bytes(),
         text: src,
         pos: 0,
+        poll_at: Cell::new(0),
+        values: Cell::new(0),
         cx,
     };
     let result = p.ws().and_then(|()| p.value(0)).and_then(|v| {
@@ -73,15 +91,29 @@ enum Problem {
     Run(RunError),
 }
 
+/// The parse stopped because the meter tripped: the caller reports the
+/// limit instead, so the message is never shown (and the text is not
+/// scanned for a line and column).
+fn stopped() -> Problem {
+    Problem::Invalid(String::new())
+}
+
 struct Parser<'s, 'c, 'm, 'a> {
     src: &'s [u8],
     text: &'s str,
     pos: usize,
+    /// The position at which to charge the next chunk read.
+    poll_at: Cell<usize>,
+    /// Values made since the last charge.
+    values: Cell<u64>,
     cx: &'c Cx<'m, 'a>,
 }
 
 impl Parser<'_, '_, '_, '_> {
     fn error(&self, what: &str) -> Problem {
+        self.cx
+            .meter()
+            .charge(meter::bytes(self.pos).saturating_mul(2));
         let before = self.text.get(..self.pos.min(self.text.len())).unwrap_or("");
         let line = before.matches('\n').count() + 1;
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -101,9 +133,32 @@ impl Parser<'_, '_, '_, '_> {
         self.src.get(self.pos).copied()
     }
 
+    /// Charge for the text read and the values made so far, once a chunk
+    /// has been read; `false` once the meter has tripped (the parse then
+    /// stops with an error that the caller replaces with the limit's).
+    #[inline(always)]
+    fn read(&self) -> bool {
+        if self.pos < self.poll_at.get() {
+            return true;
+        }
+        self.charge_chunk()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn charge_chunk(&self) -> bool {
+        self.poll_at.set(self.pos.saturating_add(READ_CHUNK));
+        let units = meter::bytes(READ_CHUNK) + self.values.replace(0);
+        self.cx.meter().charge(units)
+    }
+
     fn ws(&mut self) -> Result<(), Problem> {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.pos += 1;
+            // A tripped meter ends the blanks early; the next value stops.
+            if !self.read() {
+                break;
+            }
         }
         Ok(())
     }
@@ -118,6 +173,10 @@ impl Parser<'_, '_, '_, '_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Value, Problem> {
+        self.values.set(self.values.get() + 1);
+        if !self.read() {
+            return Err(stopped());
+        }
         let pre = self.cx.module().prelude;
         match self.peek() {
             Some(b'n') => self.literal("null", Value::Tag(pre.null)),
@@ -201,6 +260,9 @@ impl Parser<'_, '_, '_, '_> {
         let start = self.pos;
         while matches!(self.peek(), Some(b'0'..=b'9')) {
             self.pos += 1;
+            if !self.read() {
+                break;
+            }
         }
         self.pos - start
     }
@@ -327,8 +389,25 @@ impl Parser<'_, '_, '_, '_> {
                     return Err(self.error("expected a control character to be escaped"));
                 }
                 c => {
-                    out.push(c);
-                    self.pos += c.len_utf8();
+                    // A stretch that needs no escape, copied at once (at
+                    // most a chunk: its end is an ASCII byte or is moved
+                    // back to a character boundary).
+                    let bytes = rest.as_bytes();
+                    let most = bytes.len().min(READ_CHUNK);
+                    let mut end = bytes
+                        .iter()
+                        .take(most)
+                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                        .unwrap_or(most);
+                    while end > 0 && !rest.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    let end = end.max(c.len_utf8());
+                    out.push_str(rest.get(..end).unwrap_or(""));
+                    self.pos += end;
+                    if !self.read() {
+                        return Err(stopped());
+                    }
                 }
             }
         }
@@ -370,9 +449,14 @@ fn number_text(x: f64, out: &mut String) {
     }
 }
 
-fn string_text(s: &str, out: &mut String) {
+fn string_text(cx: &Cx, s: &str, out: &mut String) -> Result<(), RunError> {
     out.push('"');
-    for c in s.chars() {
+    let mut next = 0;
+    for (i, c) in s.char_indices() {
+        if i >= next {
+            cx.tick(meter::bytes(CHUNK.min(s.len() - i)))?;
+            next = i + CHUNK;
+        }
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -386,6 +470,7 @@ fn string_text(s: &str, out: &mut String) {
         }
     }
     out.push('"');
+    Ok(())
 }
 
 fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
@@ -397,13 +482,15 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
         if out.len() > budget {
             cx.reserve(out.len())?;
         }
+        cx.tick(1)?;
         match p {
             Piece::Text(t) => out.push_str(t),
             Piece::Key(k) => {
-                string_text(k, &mut out);
+                string_text(cx, k, &mut out)?;
                 out.push_str(if pretty { ": " } else { ":" });
             }
             Piece::Indent(n) => {
+                cx.tick(meter::bytes(2 * n))?;
                 out.push('\n');
                 for _ in 0..n {
                     out.push_str("  ");
@@ -418,12 +505,13 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                     (_, c) if c == pre.null => out.push_str("null"),
                     (Some(Value::Bool(b)), _) => out.push_str(if *b { "true" } else { "false" }),
                     (Some(Value::Float(x)), _) => number_text(*x, &mut out),
-                    (Some(Value::Str(s)), _) => string_text(&s.text, &mut out),
+                    (Some(Value::Str(s)), _) => string_text(cx, &s.text, &mut out)?,
                     (Some(Value::List(l)), _) => {
                         if l.is_empty() {
                             out.push_str("[]");
                             continue;
                         }
+                        cx.tick(l.len() as u64)?;
                         out.push('[');
                         work.push(Piece::Text("]"));
                         if pretty {
@@ -444,6 +532,7 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                             out.push_str("{}");
                             continue;
                         }
+                        cx.tick(m.entries.len() as u64)?;
                         out.push('{');
                         work.push(Piece::Text("}"));
                         if pretty {

@@ -2,12 +2,29 @@
 
 use std::cmp::Ordering;
 
-use super::{Cx, int, items, new_str, reserve_list, wrong_args};
+use super::{Cx, int, items, new_str, reserve_list, sort, wrong_args};
 use crate::display;
 use crate::error::RunError;
 use crate::value::{self, Value};
 
 type R = Result<Value, RunError>;
+
+/// Elements made between two charges where making one is cheap.
+const BLOCK: i64 = 4096;
+
+/// A new list of `f` applied to each of `xs`, one unit per element.
+fn mapped<T>(
+    cx: &Cx,
+    xs: impl Iterator<Item = T>,
+    f: impl Fn(usize, T) -> Value,
+) -> Result<imbl::Vector<Value>, RunError> {
+    let mut out = imbl::Vector::new();
+    for (i, x) in xs.enumerate() {
+        cx.tick(1)?;
+        out.push_back(f(i, x));
+    }
+    Ok(out)
+}
 
 fn list(cx: &Cx, v: imbl::Vector<Value>) -> R {
     reserve_list(cx, v.len())?;
@@ -33,7 +50,7 @@ pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
     Ok(Value::Bool(items(xs, "list.is_empty")?.is_empty()))
 }
 
-pub(super) fn sum(_: &Cx, a: &[Value]) -> R {
+pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.sum"));
     };
@@ -44,6 +61,7 @@ pub(super) fn sum(_: &Cx, a: &[Value]) -> R {
     };
     let mut acc = first.clone();
     for x in it {
+        cx.tick(1)?;
         acc = match (&acc, x) {
             (Value::Int(a), Value::Int(b)) => Value::Int(
                 a.checked_add(*b)
@@ -69,9 +87,11 @@ fn extreme(cx: &Cx, a: &[Value], name: &str, want: Ordering) -> R {
     };
     let xs = items(xs, name)?;
     let mut best: Option<&Value> = None;
+    let meter = cx.meter();
     for x in xs.iter() {
+        cx.tick(1)?;
         best = match best {
-            Some(b) if value::compare(x, b) != want => Some(b),
+            Some(b) if value::compare_in(x, b, meter) != want => Some(b),
             _ => Some(x),
         };
     }
@@ -90,31 +110,38 @@ pub(super) fn sort(cx: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.sort"));
     };
-    let mut v: Vec<Value> = items(xs, "list.sort")?.iter().cloned().collect();
-    v.sort_by(value::compare);
-    list(cx, v.into_iter().collect())
+    let xs = items(xs, "list.sort")?;
+    let keys: Vec<&Value> = xs.iter().collect();
+    let order = sort::sorted_order(cx, &keys)?;
+    in_order(cx, &keys, &order)
+}
+
+/// The list of `values` in `order` (indices into it), one unit per element.
+fn in_order(cx: &Cx, values: &[&Value], order: &[usize]) -> R {
+    let picked = order.iter().filter_map(|&i| values.get(i).copied());
+    list(cx, mapped(cx, picked, |_, v| v.clone())?)
 }
 
 pub(super) fn sort_pairs(cx: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.sort_pairs"));
     };
-    let mut v: Vec<Value> = items(xs, "list.sort_pairs")?.iter().cloned().collect();
-    v.sort_by(|x, y| match (x.parts().first(), y.parts().first()) {
-        (Some(a), Some(b)) => value::compare(a, b),
-        _ => Ordering::Equal,
-    });
-    list(cx, v.into_iter().collect())
+    let xs = items(xs, "list.sort_pairs")?;
+    let pairs: Vec<&Value> = xs.iter().collect();
+    let keys: Vec<&Value> = pairs
+        .iter()
+        .map(|p| p.parts().first().unwrap_or(&Value::Unit))
+        .collect();
+    let order = sort::sorted_order(cx, &keys)?;
+    in_order(cx, &pairs, &order)
 }
 
 pub(super) fn reverse(cx: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.reverse"));
     };
-    list(
-        cx,
-        items(xs, "list.reverse")?.iter().rev().cloned().collect(),
-    )
+    let xs = items(xs, "list.reverse")?;
+    list(cx, mapped(cx, xs.iter().rev(), |_, x| x.clone())?)
 }
 
 pub(super) fn take(cx: &Cx, a: &[Value]) -> R {
@@ -142,13 +169,10 @@ pub(super) fn zip(cx: &Cx, a: &[Value]) -> R {
     let xs = items(xs, "list.zip")?;
     let ys = items(ys, "list.zip")?;
     reserve_list(cx, xs.len().min(ys.len()) * 3)?;
-    list(
-        cx,
-        xs.iter()
-            .zip(ys.iter())
-            .map(|(x, y)| Value::tuple(vec![x.clone(), y.clone()]))
-            .collect(),
-    )
+    let out = mapped(cx, xs.iter().zip(ys.iter()), |_, (x, y)| {
+        Value::tuple(vec![x.clone(), y.clone()])
+    })?;
+    list(cx, out)
 }
 
 pub(super) fn unzip(cx: &Cx, a: &[Value]) -> R {
@@ -160,6 +184,7 @@ pub(super) fn unzip(cx: &Cx, a: &[Value]) -> R {
     let mut firsts = imbl::Vector::new();
     let mut seconds = imbl::Vector::new();
     for p in pairs.iter() {
+        cx.tick(1)?;
         let [x, y] = p.parts() else {
             return Err(wrong_args("list.unzip"));
         };
@@ -178,13 +203,10 @@ pub(super) fn enumerate(cx: &Cx, a: &[Value]) -> R {
     };
     let xs = items(xs, "list.enumerate")?;
     reserve_list(cx, xs.len() * 3)?;
-    list(
-        cx,
-        xs.iter()
-            .enumerate()
-            .map(|(i, x)| Value::tuple(vec![Value::Int(i as i64), x.clone()]))
-            .collect(),
-    )
+    let out = mapped(cx, xs.iter(), |i, x| {
+        Value::tuple(vec![Value::Int(i as i64), x.clone()])
+    })?;
+    list(cx, out)
 }
 
 pub(super) fn range(cx: &Cx, a: &[Value]) -> R {
@@ -194,18 +216,30 @@ pub(super) fn range(cx: &Cx, a: &[Value]) -> R {
     let (s, e) = (int(start, "list.range")?, int(end, "list.range")?);
     let n = usize::try_from(e.saturating_sub(s).max(0)).unwrap_or(usize::MAX);
     reserve_list(cx, n)?;
-    list(cx, (s..e).map(Value::Int).collect())
+    // Charged a block at a time: making an integer is cheap.
+    let mut out = imbl::Vector::new();
+    let mut from = s;
+    while from < e {
+        let to = from.saturating_add(BLOCK).min(e);
+        cx.tick((to - from) as u64)?;
+        out.extend((from..to).map(Value::Int));
+        from = to;
+    }
+    list(cx, out)
 }
 
-pub(super) fn contains(_: &Cx, a: &[Value]) -> R {
+pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
     let [xs, x] = a else {
         return Err(wrong_args("list.contains"));
     };
-    Ok(Value::Bool(
-        items(xs, "list.contains")?
-            .iter()
-            .any(|y| value::equal(x, y)),
-    ))
+    let meter = cx.meter();
+    for y in items(xs, "list.contains")?.iter() {
+        cx.tick(1)?;
+        if value::equal_in(x, y, meter) {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
 }
 
 pub(super) fn first(cx: &Cx, a: &[Value]) -> R {
@@ -238,12 +272,14 @@ pub(super) fn concat(cx: &Cx, a: &[Value]) -> R {
     let xss = items(xss, "list.concat")?;
     let mut total = 0usize;
     for xs in xss.iter() {
+        cx.tick(1)?;
         total = total.saturating_add(items(xs, "list.concat")?.len());
     }
     reserve_list(cx, total)?;
     let mut out = imbl::Vector::new();
     for xs in xss.iter() {
         let xs = items(xs, "list.concat")?;
+        cx.tick(1 + xs.len().min(64) as u64)?;
         // Appending a tree costs more than pushing a few elements.
         if xs.len() < 64 {
             out.extend(xs.iter().cloned());
@@ -258,14 +294,11 @@ pub(super) fn unique(cx: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.unique"));
     };
-    let mut seen = std::collections::BTreeSet::new();
-    let mut out = imbl::Vector::new();
-    for x in items(xs, "list.unique")?.iter() {
-        if seen.insert(value::Key(x.clone())) {
-            out.push_back(x.clone());
-        }
-    }
-    list(cx, out)
+    let xs = items(xs, "list.unique")?;
+    let keys: Vec<&Value> = xs.iter().collect();
+    let keep = sort::firsts(cx, &keys)?;
+    let kept = keys.iter().zip(keep).filter_map(|(x, k)| k.then_some(*x));
+    list(cx, mapped(cx, kept, |_, x| x.clone())?)
 }
 
 pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
@@ -276,10 +309,12 @@ pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
     let mut s = String::new();
     for (i, x) in items(xs, "list.join")?.iter().enumerate() {
         if i > 0 {
+            cx.tick(crate::meter::bytes(sep.len()))?;
             s.push_str(sep);
         }
         let left = cx.machine.memory_left().saturating_sub(s.len());
-        display::display(x, cx.module(), true, &mut s, left);
+        display::display_in(x, cx.module(), true, &mut s, left, cx.meter());
+        cx.tick(1)?;
         cx.reserve(s.len())?;
     }
     new_str(cx, s)

@@ -1,5 +1,10 @@
 //! Native `map` functions. Keys are ordered by Writ's total order on
 //! values, so keys, values and entries come out in ascending key order.
+//!
+//! Metering: one unit per entry visited, inserted or made, plus the key
+//! comparisons inside the persistent map, which charge the meter
+//! themselves (without its cancellation flag, which each native polls
+//! between map operations).
 
 use super::{Cx, items, reserve_list, wrong_args};
 use crate::error::RunError;
@@ -32,6 +37,7 @@ pub(super) fn from_list(cx: &Cx, a: &[Value]) -> R {
     };
     let mut m = imbl::OrdMap::new();
     for p in items(pairs, "map.from_list")?.iter() {
+        cx.tick(1)?;
         let [k, v] = p.parts() else {
             return Err(wrong_args("map.from_list"));
         };
@@ -44,6 +50,7 @@ pub(super) fn insert(cx: &Cx, a: &[Value]) -> R {
     let [m, k, v] = a else {
         return Err(wrong_args("map.insert"));
     };
+    cx.tick(1)?;
     let mut m = entries(m, "map.insert")?.clone();
     m.insert(Key(k.clone()), v.clone());
     new_map(cx, m)
@@ -53,6 +60,7 @@ pub(super) fn get(cx: &Cx, a: &[Value]) -> R {
     let [m, k] = a else {
         return Err(wrong_args("map.get"));
     };
+    cx.tick(1)?;
     Ok(cx.option(entries(m, "map.get")?.get(&Key(k.clone())).cloned()))
 }
 
@@ -60,15 +68,17 @@ pub(super) fn remove(cx: &Cx, a: &[Value]) -> R {
     let [m, k] = a else {
         return Err(wrong_args("map.remove"));
     };
+    cx.tick(1)?;
     let mut m = entries(m, "map.remove")?.clone();
     m.remove(&Key(k.clone()));
     new_map(cx, m)
 }
 
-pub(super) fn contains(_: &Cx, a: &[Value]) -> R {
+pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
     let [m, k] = a else {
         return Err(wrong_args("map.contains"));
     };
+    cx.tick(1)?;
     Ok(Value::Bool(
         entries(m, "map.contains")?.contains_key(&Key(k.clone())),
     ))
@@ -80,7 +90,7 @@ pub(super) fn keys(cx: &Cx, a: &[Value]) -> R {
     };
     let m = entries(m, "map.keys")?;
     reserve_list(cx, m.len())?;
-    Ok(Value::list(m.keys().map(|k| k.0.clone()).collect()))
+    listed(cx, m.keys().map(|k| k.0.clone()))
 }
 
 pub(super) fn values(cx: &Cx, a: &[Value]) -> R {
@@ -89,7 +99,7 @@ pub(super) fn values(cx: &Cx, a: &[Value]) -> R {
     };
     let m = entries(m, "map.values")?;
     reserve_list(cx, m.len())?;
-    Ok(Value::list(m.values().cloned().collect()))
+    listed(cx, m.values().cloned())
 }
 
 pub(super) fn to_list(cx: &Cx, a: &[Value]) -> R {
@@ -98,11 +108,11 @@ pub(super) fn to_list(cx: &Cx, a: &[Value]) -> R {
     };
     let m = entries(m, "map.to_list")?;
     reserve_list(cx, m.len() * 3)?;
-    Ok(Value::list(
+    listed(
+        cx,
         m.iter()
-            .map(|(k, v)| Value::tuple(vec![k.0.clone(), v.clone()]))
-            .collect(),
-    ))
+            .map(|(k, v)| Value::tuple(vec![k.0.clone(), v.clone()])),
+    )
 }
 
 pub(super) fn size(_: &Cx, a: &[Value]) -> R {
@@ -123,7 +133,35 @@ pub(super) fn merge(cx: &Cx, a: &[Value]) -> R {
     let [m, other] = a else {
         return Err(wrong_args("map.merge"));
     };
-    let m = entries(m, "map.merge")?.clone();
-    let other = entries(other, "map.merge")?.clone();
-    new_map(cx, other.union(m))
+    let m = entries(m, "map.merge")?;
+    let other = entries(other, "map.merge")?;
+    // `other`'s value wins where both have a key; walk the smaller map.
+    let merged = if other.len() >= m.len() {
+        let mut out = other.clone();
+        for (k, v) in m.iter() {
+            cx.tick(1)?;
+            if !out.contains_key(k) {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+        out
+    } else {
+        let mut out = m.clone();
+        for (k, v) in other.iter() {
+            cx.tick(1)?;
+            out.insert(k.clone(), v.clone());
+        }
+        out
+    };
+    new_map(cx, merged)
+}
+
+/// A list of `values`, one unit per element.
+fn listed(cx: &Cx, values: impl Iterator<Item = Value>) -> R {
+    let mut out = imbl::Vector::new();
+    for v in values {
+        cx.tick(1)?;
+        out.push_back(v);
+    }
+    Ok(Value::list(out))
 }

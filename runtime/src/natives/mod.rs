@@ -9,18 +9,24 @@
 //!
 //! Invariants: a native never panics and never performs an effect; it
 //! checks the memory limit before any allocation whose size depends on
-//! its arguments; argument kinds were guaranteed by the type checker, and
-//! a wrong kind is an internal error, not a crash.
+//! its arguments; it charges the run's work meter ([`crate::meter`]) as it
+//! goes, in proportion to the work it does (one unit per element visited
+//! or made, one per [`crate::meter::BYTES_PER_UNIT`] bytes of text), so
+//! fuel, time and cancellation stop it mid-call; argument kinds were
+//! guaranteed by the type checker, and a wrong kind is an internal error,
+//! not a crash.
 
 mod json;
 mod list;
 mod map;
 mod math;
+mod sort;
 mod text;
 
 use crate::code::Module;
 use crate::error::RunError;
 use crate::machine::Machine;
+use crate::meter::Meter;
 use crate::value::{self, Value};
 
 /// The context a native runs in: the machine (for the module and the
@@ -38,6 +44,21 @@ impl Cx<'_, '_> {
     /// Fail unless `bytes` more fit under the memory limit.
     pub(crate) fn reserve(&self, bytes: usize) -> Result<(), RunError> {
         self.machine.check_memory(bytes)
+    }
+
+    /// The run's work meter.
+    pub(crate) fn meter(&self) -> Meter<'_> {
+        self.machine.meter()
+    }
+
+    /// Charge `units` of work; `Err` with the exhausted limit once one is.
+    #[inline]
+    pub(crate) fn tick(&self, units: u64) -> Result<(), RunError> {
+        if self.meter().charge(units) {
+            Ok(())
+        } else {
+            self.machine.metered()
+        }
     }
 
     /// `Some(v)`.
@@ -159,7 +180,8 @@ pub fn lookup(name: &str) -> Option<u32> {
 }
 
 /// Call native `n` of the module with the arguments from `start` on the
-/// machine's stack.
+/// machine's stack. (The caller reports a limit the call exhausted on the
+/// meter, in place of the call's cut-short result.)
 pub(crate) fn call(m: &Machine, n: u32, start: usize) -> Result<Value, RunError> {
     let info = m
         .module()

@@ -1,12 +1,177 @@
 //! Native `str` functions. Lengths, positions and slices count characters
 //! (Unicode scalar values), not bytes.
+//!
+//! Metering: text is scanned, searched and copied a chunk of
+//! [`CHUNK`] bytes at a time, one unit per
+//! [`meter::BYTES_PER_UNIT`] bytes, plus one unit per piece made, so a
+//! call on a long text polls the limits like any other work. A search or
+//! copy cut short by the meter returns a partial result that the caller
+//! discards.
 
 use super::{Cx, int, items, new_str, reserve_list, text, wrong_args};
 use crate::display;
 use crate::error::RunError;
+use crate::meter::{self, Meter};
 use crate::value::{self, Value};
 
 type R = Result<Value, RunError>;
+
+/// Bytes of text handled between two charges: one poll's worth.
+const CHUNK: usize = meter::POLL_EVERY as usize * meter::BYTES_PER_UNIT;
+
+/// The first char boundary of `s` at or after `i` (or its length).
+fn boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The byte position of the first `t` in `s`, searching a chunk at a
+/// time (windows overlapping by `t`'s length, so no match is missed);
+/// `None` also when the meter trips.
+fn find(s: &str, t: &str, m: Meter) -> Option<usize> {
+    if t.len() > CHUNK {
+        // The standard search is linear in both; charge it whole.
+        return if m.charge(meter::bytes(s.len() + t.len())) {
+            s.find(t)
+        } else {
+            None
+        };
+    }
+    let mut start = 0;
+    while start < s.len() {
+        // A window is searched whole before it is charged (for the bytes
+        // up to the match only): it is at most two chunks.
+        let end = boundary(s, start + CHUNK + t.len());
+        let found = s.get(start..end).and_then(|w| w.find(t));
+        let scanned = found.map_or(end - start, |i| i + t.len());
+        if !m.charge(meter::bytes(scanned)) {
+            return None;
+        }
+        if let Some(i) = found {
+            return Some(start + i);
+        }
+        if end >= s.len() {
+            return None;
+        }
+        start = boundary(s, start + CHUNK);
+    }
+    // Only the empty text is left: it holds only the empty pattern.
+    t.is_empty().then_some(start)
+}
+
+/// The number of characters in `s`, counted a chunk at a time.
+fn char_count(s: &str, m: Meter) -> usize {
+    let mut n = 0;
+    for chunk in s.as_bytes().chunks(CHUNK) {
+        if !m.charge(meter::bytes(chunk.len())) {
+            return n;
+        }
+        n += chunk.iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+    }
+    n
+}
+
+/// The byte position of character `n` of `s` (its length if it has
+/// fewer), found a chunk at a time.
+fn char_offset(s: &str, n: usize, m: Meter) -> usize {
+    let mut seen = 0;
+    for (c, chunk) in s.as_bytes().chunks(CHUNK).enumerate() {
+        if !m.charge(meter::bytes(chunk.len())) {
+            return s.len();
+        }
+        for (i, &b) in chunk.iter().enumerate() {
+            if (b & 0xC0) != 0x80 {
+                if seen == n {
+                    return c * CHUNK + i;
+                }
+                seen += 1;
+            }
+        }
+    }
+    s.len()
+}
+
+/// The pieces of `s` between occurrences of `sep` (not empty), found with
+/// [`find`].
+fn split_on<'s>(s: &'s str, sep: &'s str, m: Meter) -> impl Iterator<Item = &'s str> + Clone {
+    let mut rest = Some(s);
+    let next = move || {
+        let r = rest?;
+        match find(r, sep, m) {
+            Some(i) => {
+                rest = r.get(i + sep.len()..);
+                r.get(..i)
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    };
+    Pieces(next)
+}
+
+/// The lines of `s`, as `str::lines` splits them (at `\n`, a `\r` before
+/// it dropped, no last line after a final `\n`), found with [`find`].
+fn lines_of<'s>(s: &'s str, m: Meter) -> impl Iterator<Item = &'s str> + Clone {
+    let mut pieces = split_on(s, "\n", m).peekable();
+    Pieces(move || {
+        let line = pieces.next()?;
+        if pieces.peek().is_none() {
+            // The last piece: nothing after a final `\n`.
+            (!line.is_empty()).then_some(line)
+        } else {
+            Some(line.strip_suffix('\r').unwrap_or(line))
+        }
+    })
+}
+
+/// An iterator from a cloneable closure (so that [`strings`] can measure
+/// the pieces before making them).
+#[derive(Clone)]
+struct Pieces<F>(F);
+
+impl<'s, F: FnMut() -> Option<&'s str>> Iterator for Pieces<F> {
+    type Item = &'s str;
+    fn next(&mut self) -> Option<&'s str> {
+        (self.0)()
+    }
+}
+
+/// `text` repeated `n` times appended to `out`, a chunk at a time; `false`
+/// once the meter trips.
+fn repeat_into(out: &mut String, text: &str, n: usize, m: Meter) -> bool {
+    if text.is_empty() || n == 0 {
+        return true;
+    }
+    // A block of whole copies about a chunk long, copied as a whole.
+    let per_block = (CHUNK / text.len()).clamp(1, n);
+    let block = text.repeat(per_block);
+    let mut left = n;
+    while left >= per_block {
+        if !meter::push_str(out, &block, m) {
+            return false;
+        }
+        left -= per_block;
+    }
+    for _ in 0..left {
+        if !meter::push_str(out, text, m) {
+            return false;
+        }
+    }
+    true
+}
+
+/// A copy of `s`, made a chunk at a time.
+fn copied(cx: &Cx, s: &str) -> R {
+    cx.reserve(s.len())?;
+    let mut out = String::with_capacity(s.len());
+    meter::push_str(&mut out, s, cx.meter());
+    new_str(cx, out)
+}
 
 fn one<'v>(a: &'v [Value], name: &str) -> Result<&'v str, RunError> {
     match a {
@@ -25,14 +190,20 @@ fn two<'v>(a: &'v [Value], name: &str) -> Result<(&'v str, &'v str), RunError> {
 /// A list of the pieces `parts` yields, charged to the memory limit before
 /// anything is allocated (the pieces are counted and measured first).
 fn strings<'s>(cx: &Cx, parts: impl Iterator<Item = &'s str> + Clone) -> R {
-    let (n, bytes) = parts
-        .clone()
-        .fold((0usize, 0usize), |(n, b), p| (n + 1, b + p.len()));
+    let (mut n, mut bytes) = (0usize, 0usize);
+    for p in parts.clone() {
+        cx.tick(1)?;
+        n += 1;
+        bytes += p.len();
+    }
     reserve_list(cx, n)?;
     cx.reserve(bytes.saturating_add(n.saturating_mul(value::HEADER)))?;
-    Ok(Value::list(
-        parts.map(|p| Value::str(p.to_string())).collect(),
-    ))
+    let mut out = imbl::Vector::new();
+    for p in parts {
+        cx.tick(meter::bytes(p.len()))?;
+        out.push_back(Value::str(p));
+    }
+    Ok(Value::list(out))
 }
 
 /// Each character of `s` as its own piece of `s`.
@@ -40,8 +211,10 @@ fn pieces(s: &str) -> impl Iterator<Item = &str> + Clone {
     s.split_inclusive(|_: char| true)
 }
 
-pub(super) fn length(_: &Cx, a: &[Value]) -> R {
-    Ok(Value::Int(one(a, "str.length")?.chars().count() as i64))
+pub(super) fn length(cx: &Cx, a: &[Value]) -> R {
+    Ok(Value::Int(
+        char_count(one(a, "str.length")?, cx.meter()) as i64
+    ))
 }
 
 pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
@@ -53,7 +226,7 @@ pub(super) fn split(cx: &Cx, a: &[Value]) -> R {
     if sep.is_empty() {
         strings(cx, pieces(s))
     } else {
-        strings(cx, s.split(sep))
+        strings(cx, split_on(s, sep, cx.meter()))
     }
 }
 
@@ -70,31 +243,40 @@ pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
         .fold(sep.len().saturating_mul(xs.len()), usize::saturating_add);
     cx.reserve(total)?;
     let mut s = String::with_capacity(total);
+    let m = cx.meter();
     for (i, x) in xs.iter().enumerate() {
+        cx.tick(1)?;
         if i > 0 {
-            s.push_str(sep);
+            meter::push_str(&mut s, sep, m);
         }
-        s.push_str(text(x, "str.join")?);
+        meter::push_str(&mut s, text(x, "str.join")?, m);
     }
     new_str(cx, s)
 }
 
 pub(super) fn trim(cx: &Cx, a: &[Value]) -> R {
-    new_str(cx, one(a, "str.trim")?.trim().to_string())
+    let s = one(a, "str.trim")?;
+    // Trimming reads only the blanks it removes (and the first other
+    // character at each end).
+    let kept = s.trim();
+    cx.tick(meter::bytes(s.len() - kept.len()))?;
+    copied(cx, kept)
 }
 
-pub(super) fn contains(_: &Cx, a: &[Value]) -> R {
+pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.contains")?;
-    Ok(Value::Bool(s.contains(t)))
+    Ok(Value::Bool(find(s, t, cx.meter()).is_some()))
 }
 
-pub(super) fn starts_with(_: &Cx, a: &[Value]) -> R {
+pub(super) fn starts_with(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.starts_with")?;
+    cx.tick(meter::bytes(t.len().min(s.len())))?;
     Ok(Value::Bool(s.starts_with(t)))
 }
 
-pub(super) fn ends_with(_: &Cx, a: &[Value]) -> R {
+pub(super) fn ends_with(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.ends_with")?;
+    cx.tick(meter::bytes(t.len().min(s.len())))?;
     Ok(Value::Bool(s.ends_with(t)))
 }
 
@@ -108,19 +290,54 @@ pub(super) fn replace(cx: &Cx, a: &[Value]) -> R {
         text(rep, "str.replace")?,
     );
     if pat.is_empty() {
-        return new_str(cx, s.to_string());
+        return copied(cx, s);
     }
-    let n = s.matches(pat).count();
+    let m = cx.meter();
+    let n = split_on(s, pat, m).count().saturating_sub(1);
+    cx.tick(1)?;
     cx.reserve(s.len() + n.saturating_mul(rep.len()))?;
-    new_str(cx, s.replace(pat, rep))
+    let mut out = String::new();
+    for (i, piece) in split_on(s, pat, m).enumerate() {
+        cx.tick(1)?;
+        if i > 0 {
+            meter::push_str(&mut out, rep, m);
+        }
+        meter::push_str(&mut out, piece, m);
+    }
+    new_str(cx, out)
+}
+
+/// `s` with each chunk mapped by `f`; chunks end after an ASCII blank, so
+/// that a case mapping that looks at neighbouring letters (a final sigma)
+/// sees the same neighbours as on the whole text.
+fn case_mapped(cx: &Cx, s: &str, f: fn(&str) -> String) -> R {
+    cx.reserve(s.len())?;
+    let mut out = String::new();
+    let mut rest = s;
+    while !rest.is_empty() {
+        let end = match rest.get(..CHUNK.min(rest.len())) {
+            Some(head) if head.len() < rest.len() => head
+                .rfind(|c: char| c.is_ascii_whitespace())
+                .map_or(rest.len(), |i| i + 1),
+            _ => rest.len(),
+        };
+        let end = boundary(rest, end);
+        let (chunk, after) = rest.split_at(end);
+        cx.tick(meter::bytes(chunk.len()))?;
+        let mapped = f(chunk);
+        cx.reserve(out.len() + mapped.len())?;
+        out.push_str(&mapped);
+        rest = after;
+    }
+    new_str(cx, out)
 }
 
 pub(super) fn to_upper(cx: &Cx, a: &[Value]) -> R {
-    new_str(cx, one(a, "str.to_upper")?.to_uppercase())
+    case_mapped(cx, one(a, "str.to_upper")?, str::to_uppercase)
 }
 
 pub(super) fn to_lower(cx: &Cx, a: &[Value]) -> R {
-    new_str(cx, one(a, "str.to_lower")?.to_lowercase())
+    case_mapped(cx, one(a, "str.to_lower")?, str::to_lowercase)
 }
 
 /// Clamp a character index into `0..=len`.
@@ -133,10 +350,12 @@ pub(super) fn slice(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("str.slice"));
     };
     let s = text(s, "str.slice")?;
-    let len = s.chars().count();
+    let m = cx.meter();
+    let len = char_count(s, m);
     let start = clamp(int(start, "str.slice")?, len);
     let end = clamp(int(end, "str.slice")?, len).max(start);
-    new_str(cx, s.chars().skip(start).take(end - start).collect())
+    let (from, to) = (char_offset(s, start, m), char_offset(s, end, m));
+    copied(cx, s.get(from..to.max(from)).unwrap_or(""))
 }
 
 pub(super) fn chars(cx: &Cx, a: &[Value]) -> R {
@@ -145,11 +364,13 @@ pub(super) fn chars(cx: &Cx, a: &[Value]) -> R {
 
 pub(super) fn parse_int(cx: &Cx, a: &[Value]) -> R {
     let s = one(a, "str.parse_int")?;
+    cx.tick(meter::bytes(s.len()))?;
     Ok(cx.option(s.parse::<i64>().ok().map(Value::Int)))
 }
 
 pub(super) fn parse_float(cx: &Cx, a: &[Value]) -> R {
     let s = one(a, "str.parse_float")?;
+    cx.tick(meter::bytes(s.len()).saturating_mul(2))?;
     let ok = !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'));
@@ -168,7 +389,9 @@ pub(super) fn repeat(cx: &Cx, a: &[Value]) -> R {
     let s = text(s, "str.repeat")?;
     let n = usize::try_from(int(n, "str.repeat")?.max(0)).unwrap_or(usize::MAX);
     cx.reserve(s.len().saturating_mul(n))?;
-    new_str(cx, s.repeat(n))
+    let mut out = String::with_capacity(s.len().saturating_mul(n));
+    repeat_into(&mut out, s, n, cx.meter());
+    new_str(cx, out)
 }
 
 fn pad(cx: &Cx, a: &[Value], name: &str, left: bool) -> R {
@@ -177,22 +400,30 @@ fn pad(cx: &Cx, a: &[Value], name: &str, left: bool) -> R {
     };
     let s = text(s, name)?;
     let fill = text(fill, name)?;
-    let len = s.chars().count();
+    let m = cx.meter();
+    let len = char_count(s, m);
     let width = usize::try_from(int(width, name)?.max(0)).unwrap_or(usize::MAX);
     if width <= len || fill.is_empty() {
         return new_str(cx, s.to_string());
     }
     let missing = width - len;
     cx.reserve(missing.saturating_mul(fill.len()).saturating_add(s.len()))?;
-    let padding: String = fill.chars().cycle().take(missing).collect();
-    new_str(
-        cx,
-        if left {
-            padding + s
-        } else {
-            s.to_string() + &padding
-        },
-    )
+    // Whole copies of the fill, then the start of one more.
+    let fill_len = char_count(fill, m).max(1);
+    let mut padding = String::new();
+    repeat_into(&mut padding, fill, missing / fill_len, m);
+    let part = fill
+        .get(..char_offset(fill, missing % fill_len, m))
+        .unwrap_or("");
+    padding.push_str(part);
+    let mut out = String::new();
+    let (first, second) = if left {
+        (&padding[..], s)
+    } else {
+        (s, &padding[..])
+    };
+    let _ = meter::push_str(&mut out, first, m) && meter::push_str(&mut out, second, m);
+    new_str(cx, out)
 }
 
 pub(super) fn pad_left(cx: &Cx, a: &[Value]) -> R {
@@ -205,21 +436,24 @@ pub(super) fn pad_right(cx: &Cx, a: &[Value]) -> R {
 
 pub(super) fn index_of(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.index_of")?;
+    let m = cx.meter();
     Ok(cx.option(
-        s.find(t)
-            .map(|b| Value::Int(s.get(..b).map_or(0, |p| p.chars().count()) as i64)),
+        find(s, t, m).map(|b| Value::Int(s.get(..b).map_or(0, |p| char_count(p, m)) as i64)),
     ))
 }
 
 pub(super) fn lines(cx: &Cx, a: &[Value]) -> R {
-    strings(cx, one(a, "str.lines")?.lines())
+    let s = one(a, "str.lines")?;
+    strings(cx, lines_of(s, cx.meter()))
 }
 
 pub(super) fn from(cx: &Cx, a: &[Value]) -> R {
     let [v] = a else {
         return Err(wrong_args("str.from"));
     };
-    let s = display::to_string(v, cx.module(), true, cx.machine.memory_left());
+    let mut s = String::new();
+    let left = cx.machine.memory_left();
+    display::display_in(v, cx.module(), true, &mut s, left, cx.meter());
     new_str(cx, s)
 }
 
@@ -230,4 +464,43 @@ pub(super) fn fixed(cx: &Cx, a: &[Value]) -> R {
     let x = super::float(x, "str.fixed")?;
     let d = usize::try_from(int(d, "str.fixed")?.clamp(0, 1000)).unwrap_or(0);
     new_str(cx, format!("{x:.d$}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metered_lines_and_search_agree_with_the_standard_library() {
+        let long = format!("{}needle{}", "a\r\n".repeat(CHUNK), "é".repeat(CHUNK));
+        let texts = [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\r\n",
+            "a\r",
+            "a\n\nb",
+            "foo\nbar\n\r\nbaz\r",
+            "\r\n\r\n",
+            &long,
+        ];
+        for t in texts {
+            let ours: Vec<&str> = lines_of(t, Meter::AMBIENT).collect();
+            assert_eq!(ours, t.lines().collect::<Vec<_>>(), "{t:?}");
+            for pat in ["needle", "\n", "é", "aé", "x"] {
+                assert_eq!(
+                    find(t, pat, Meter::AMBIENT),
+                    t.find(pat),
+                    "{pat:?} in {t:?}"
+                );
+            }
+            assert_eq!(char_count(t, Meter::AMBIENT), t.chars().count());
+            let n = t.chars().count() / 2;
+            assert_eq!(
+                char_offset(t, n, Meter::AMBIENT),
+                t.char_indices().nth(n).map_or(t.len(), |(i, _)| i)
+            );
+        }
+    }
 }

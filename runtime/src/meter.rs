@@ -1,0 +1,296 @@
+//! The work meter: fuel, time and cancellation for work that is not a
+//! machine step.
+//!
+//! The machine charges one unit of fuel per instruction. Everything else a
+//! program can make the runtime do in proportion to its data — a library
+//! call (`list.sort`, `str.replace`, `json.stringify`, ...), structural
+//! equality and ordering (`==`, `<` on two large lists), display and
+//! interpolation (`"${big}"`), joining strings and lists (`++`), map keys
+//! compared inside a map operation — charges **units** here as it goes:
+//!
+//! - one unit per value visited, compared, copied or made (a list element,
+//!   a pair of nodes compared, a map entry, a piece of a display);
+//! - one unit per [`BYTES_PER_UNIT`] bytes of text read, searched, copied
+//!   or written.
+//!
+//! A unit is about the cost of a machine step, and units are the same fuel
+//! as steps: a run's fuel is spent by its steps plus its units.
+//!
+//! Invariants:
+//! - **Polled often.** Every [`POLL_EVERY`] units (well under a
+//!   millisecond of work) the meter checks the fuel, the clock and (when
+//!   the caller passed one) the cancellation flag, so no single operation
+//!   runs past a limit by more than that.
+//! - **Tripped is sticky.** Once a limit is exhausted, [`Meter::charge`]
+//!   returns `false` for the rest of the run and every metered operation
+//!   stops early with an arbitrary but harmless result; the machine or the
+//!   native that started the operation reports the limit ([`tripped`])
+//!   instead of that result, at the call. Nothing metered panics when it
+//!   stops early.
+//! - **Per run, per thread.** The counters are thread-local (values are
+//!   single-threaded), set up by the machine for one run with a [`Scope`]
+//!   that restores what was there before, so a run nested inside a host
+//!   call does not disturb the outer run's limits. Outside a run nothing
+//!   trips.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::limits::Limit;
+
+/// Units between two polls of the fuel, the clock and the cancellation
+/// flag.
+pub const POLL_EVERY: u64 = 4096;
+
+/// Bytes of text per unit.
+pub const BYTES_PER_UNIT: usize = 16;
+
+/// The units for handling `bytes` bytes of text (at least one).
+#[inline]
+pub fn bytes(bytes: usize) -> u64 {
+    (bytes / BYTES_PER_UNIT) as u64 + 1
+}
+
+/// Bytes of text copied between two charges by [`push_str`]: one poll's
+/// worth.
+const CHUNK: usize = POLL_EVERY as usize * BYTES_PER_UNIT;
+
+/// Append `text` to `out`, charging `meter` as it goes (a chunk at a time,
+/// so that copying a long text polls like any other work); `false`, with
+/// only part of `text` appended, once the meter trips.
+pub(crate) fn push_str(out: &mut String, text: &str, meter: Meter) -> bool {
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = CHUNK.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (chunk, after) = rest.split_at(end);
+        if !meter.charge(bytes(chunk.len())) {
+            return false;
+        }
+        out.push_str(chunk);
+        rest = after;
+    }
+    true
+}
+
+/// The limits of the running run, as the meter sees them.
+#[derive(Clone, Copy)]
+struct Run {
+    /// Units the run may still spend: its fuel less the machine's steps
+    /// when the machine last looked.
+    budget: u64,
+    /// When the run's time is up (`None`: never).
+    deadline: Option<Instant>,
+}
+
+/// Everything the meter keeps for one run.
+#[derive(Clone, Copy)]
+struct Saved {
+    used: u64,
+    poll_at: u64,
+    tripped: Option<Limit>,
+    run: Option<Run>,
+}
+
+thread_local! {
+    /// Units charged in this run.
+    static USED: Cell<u64> = const { Cell::new(0) };
+    /// The value of `USED` at which to poll next (0 once tripped, so that
+    /// every charge polls and fails at once).
+    static POLL_AT: Cell<u64> = const { Cell::new(u64::MAX) };
+    /// The limit that was exhausted, if one was.
+    static TRIPPED: Cell<Option<Limit>> = const { Cell::new(None) };
+    /// The run's limits (`None` outside a run).
+    static RUN: Cell<Option<Run>> = const { Cell::new(None) };
+}
+
+fn save() -> Saved {
+    Saved {
+        used: USED.with(Cell::get),
+        poll_at: POLL_AT.with(Cell::get),
+        tripped: TRIPPED.with(Cell::get),
+        run: RUN.with(Cell::get),
+    }
+}
+
+fn restore(s: Saved) {
+    USED.with(|c| c.set(s.used));
+    POLL_AT.with(|c| c.set(s.poll_at));
+    TRIPPED.with(|c| c.set(s.tripped));
+    RUN.with(|c| c.set(s.run));
+}
+
+/// The meter set up for one run on this thread; dropping it restores
+/// what was there before.
+pub(crate) struct Scope {
+    before: Saved,
+}
+
+impl Scope {
+    /// Start metering a run with `fuel` units (steps and units together)
+    /// and a deadline.
+    pub(crate) fn start(fuel: u64, deadline: Option<Instant>) -> Scope {
+        let before = save();
+        restore(Saved {
+            used: 0,
+            poll_at: POLL_EVERY,
+            tripped: None,
+            run: Some(Run {
+                budget: fuel,
+                deadline,
+            }),
+        });
+        Scope { before }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        restore(self.before);
+    }
+}
+
+/// Units charged in the running run.
+pub(crate) fn used() -> u64 {
+    USED.with(Cell::get)
+}
+
+/// Tell the meter how much fuel the machine's own steps have left (the
+/// machine calls this at each of its periodic checks).
+pub(crate) fn set_budget(budget: u64) {
+    RUN.with(|r| {
+        if let Some(mut run) = r.get() {
+            run.budget = budget;
+            r.set(Some(run));
+        }
+    });
+}
+
+/// The limit exhausted by metered work, if one was.
+pub(crate) fn tripped() -> Option<Limit> {
+    TRIPPED.with(Cell::get)
+}
+
+fn trip(limit: Limit) -> bool {
+    TRIPPED.with(|t| t.set(Some(limit)));
+    POLL_AT.with(|p| p.set(0));
+    false
+}
+
+/// A handle to charge work with: the thread's meter, and the run's
+/// cancellation flag when the caller has it.
+#[derive(Clone, Copy, Default)]
+pub struct Meter<'c> {
+    cancel: Option<&'c AtomicBool>,
+    off: bool,
+}
+
+impl<'c> Meter<'c> {
+    /// A handle that polls fuel and time but no cancellation flag (for
+    /// comparisons made where the flag cannot be reached, such as map keys
+    /// inside the persistent map; the caller polls it between them).
+    pub const AMBIENT: Meter<'static> = Meter {
+        cancel: None,
+        off: false,
+    };
+
+    /// A handle that charges nothing and never stops: for work the host
+    /// does on a program's values that is bounded by other means (display
+    /// of an operation's arguments, at most so many bytes), which must
+    /// never come out cut short.
+    pub const OFF: Meter<'static> = Meter {
+        cancel: None,
+        off: true,
+    };
+
+    /// A handle that also polls `cancel`.
+    pub(crate) fn new(cancel: Option<&'c AtomicBool>) -> Meter<'c> {
+        Meter { cancel, off: false }
+    }
+
+    /// Charge `units`; `false` once a limit is exhausted (now or before),
+    /// when the caller should stop and leave the error to [`tripped`].
+    #[inline]
+    pub fn charge(self, units: u64) -> bool {
+        if self.off {
+            return true;
+        }
+        let used = USED.with(|u| {
+            let n = u.get().saturating_add(units);
+            u.set(n);
+            n
+        });
+        if used < POLL_AT.with(Cell::get) {
+            return true;
+        }
+        self.poll(used)
+    }
+
+    /// The periodic check.
+    #[cold]
+    fn poll(self, used: u64) -> bool {
+        if TRIPPED.with(Cell::get).is_some() {
+            return false;
+        }
+        let Some(run) = RUN.with(Cell::get) else {
+            // Outside a run: nothing to check.
+            POLL_AT.with(|p| p.set(used.saturating_add(POLL_EVERY)));
+            return true;
+        };
+        if used >= run.budget {
+            return trip(Limit::Fuel);
+        }
+        if run.deadline.is_some_and(|d| Instant::now() > d) {
+            return trip(Limit::Time);
+        }
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return trip(Limit::Cancelled);
+        }
+        POLL_AT.with(|p| p.set(used.saturating_add(POLL_EVERY)));
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scope_trips_on_fuel_stays_tripped_and_restores_what_was_before() {
+        let outer = Meter::AMBIENT;
+        assert!(outer.charge(10));
+        {
+            let _scope = Scope::start(10_000, None);
+            assert_eq!(used(), 0);
+            assert!(Meter::AMBIENT.charge(5_000));
+            assert_eq!(tripped(), None);
+            assert!(!Meter::AMBIENT.charge(POLL_EVERY * 2));
+            assert_eq!(tripped(), Some(Limit::Fuel));
+            assert!(!Meter::AMBIENT.charge(1));
+        }
+        assert_eq!(tripped(), None);
+        assert!(outer.charge(1));
+    }
+
+    #[test]
+    fn a_raised_flag_or_a_passed_deadline_trips_at_the_next_poll() {
+        let flag = AtomicBool::new(false);
+        {
+            let _scope = Scope::start(u64::MAX, None);
+            let m = Meter::new(Some(&flag));
+            assert!(m.charge(POLL_EVERY));
+            flag.store(true, Ordering::Relaxed);
+            assert!(!m.charge(POLL_EVERY));
+            assert_eq!(tripped(), Some(Limit::Cancelled));
+        }
+        {
+            let _scope = Scope::start(u64::MAX, Some(Instant::now()));
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            assert!(!Meter::AMBIENT.charge(POLL_EVERY));
+            assert_eq!(tripped(), Some(Limit::Time));
+        }
+    }
+}

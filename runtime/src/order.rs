@@ -1,0 +1,256 @@
+//! Structural ordering and equality of values, metered.
+//!
+//! Both walk the two values side by side, lazily: a list of a million
+//! elements is visited one pair at a time, so the first difference ends
+//! the walk and nothing is queued ahead of it. Each pair of nodes visited
+//! costs one unit on the [`Meter`], and a pair of strings one more unit per
+//! [`crate::meter::BYTES_PER_UNIT`] bytes of the shorter.
+//!
+//! Invariants: iterative (no recursion on a value's depth); once the meter
+//! trips, the walk stops at once and answers "equal" — the caller reports
+//! the exhausted limit instead of using that answer.
+
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use crate::meter::{self, Meter};
+use crate::value::Value;
+
+/// The rank of a value's kind, ordering values of different kinds (which
+/// the type checker never compares; the order only has to be total).
+fn rank(v: &Value) -> u8 {
+    match v {
+        Value::Unit => 0,
+        Value::Bool(_) => 1,
+        Value::Int(_) => 2,
+        Value::Float(_) => 3,
+        Value::Str(_) => 4,
+        Value::Tuple(_) => 5,
+        Value::Record(_) => 6,
+        Value::Tag(_) | Value::Variant(_) => 7,
+        Value::List(_) => 8,
+        Value::Map(_) => 9,
+        Value::Func(_) | Value::Native(_) | Value::Closure(_) | Value::Resume(_) => 10,
+    }
+}
+
+/// The total order on floats that sorting and map keys use: IEEE 754's
+/// `totalOrder` (so `-0.0` before `0.0`), except that every NaN, whatever
+/// its sign and payload, is one value after every number (`0.0 / 0.0` is a
+/// NaN with its sign bit set on common hardware, which `totalOrder` alone
+/// would put first).
+pub fn float_order(x: f64, y: f64) -> Ordering {
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => x.total_cmp(&y),
+    }
+}
+
+/// A total order on values: numbers by value (floats by [`float_order`]),
+/// strings by bytes, `false < true`, tuples and lists lexicographically,
+/// variants by constructor then fields, maps by their entries. Equal under
+/// this order is what `==` means, except that `==` on floats follows IEEE
+/// (see [`equal`]). Metered on the thread's meter without a cancellation
+/// flag ([`Meter::AMBIENT`]).
+pub fn compare(a: &Value, b: &Value) -> Ordering {
+    walk(a, b, Meter::AMBIENT, false)
+}
+
+/// [`compare`], charging `meter`.
+pub fn compare_in(a: &Value, b: &Value, meter: Meter) -> Ordering {
+    walk(a, b, meter, false)
+}
+
+/// `==` on values: structural, with IEEE equality on floats (`NaN` is not
+/// equal to itself). Metered like [`compare`].
+pub fn equal(a: &Value, b: &Value) -> bool {
+    walk(a, b, Meter::AMBIENT, true) == Ordering::Equal
+}
+
+/// [`equal`], charging `meter`.
+pub fn equal_in(a: &Value, b: &Value, meter: Meter) -> bool {
+    walk(a, b, meter, true) == Ordering::Equal
+}
+
+/// The children of a node still to visit.
+enum Items<'a> {
+    Slice(std::slice::Iter<'a, Value>),
+    Dyn(Box<dyn Iterator<Item = &'a Value> + 'a>),
+}
+
+impl<'a> Items<'a> {
+    fn next(&mut self) -> Option<&'a Value> {
+        match self {
+            Items::Slice(s) => s.next(),
+            Items::Dyn(d) => d.next(),
+        }
+    }
+}
+
+/// Two sequences being compared pair by pair, and what decides when one
+/// runs out first.
+struct Seq<'a> {
+    xs: Items<'a>,
+    ys: Items<'a>,
+    lengths: Ordering,
+}
+
+/// What one pair of nodes says: an answer (`Equal`: go on), or children
+/// to compare.
+enum Step<'a> {
+    Done(Ordering),
+    Into(Seq<'a>),
+}
+
+fn slices<'a>(xs: &'a [Value], ys: &'a [Value], lengths: Ordering) -> Step<'a> {
+    Step::Into(Seq {
+        xs: Items::Slice(xs.iter()),
+        ys: Items::Slice(ys.iter()),
+        lengths,
+    })
+}
+
+/// Compare one pair of nodes. With `ieee`, answer for `==`: floats by
+/// IEEE equality, shared lists equal at once, and sequences of different
+/// lengths unequal before their elements are looked at (any answer other
+/// than `Equal` then only means "not equal").
+fn node<'a>(a: &'a Value, b: &'a Value, ieee: bool, meter: Meter) -> Step<'a> {
+    let done = Step::Done;
+    let unequal_lengths = |x: usize, y: usize| ieee && x != y;
+    match (a, b) {
+        (Value::Unit, Value::Unit) => done(Ordering::Equal),
+        (Value::Bool(x), Value::Bool(y)) => done(x.cmp(y)),
+        (Value::Int(x), Value::Int(y)) => done(x.cmp(y)),
+        (Value::Float(x), Value::Float(y)) if ieee => done(if x == y {
+            Ordering::Equal
+        } else {
+            Ordering::Less
+        }),
+        (Value::Float(x), Value::Float(y)) => done(float_order(*x, *y)),
+        (Value::Str(x), Value::Str(y)) => {
+            meter.charge(meter::bytes(x.text.len().min(y.text.len())));
+            done(x.text.cmp(&y.text))
+        }
+        (Value::Tuple(x), Value::Tuple(y)) => {
+            if unequal_lengths(x.items.len(), y.items.len()) {
+                return done(Ordering::Less);
+            }
+            slices(&x.items, &y.items, x.items.len().cmp(&y.items.len()))
+        }
+        (Value::Record(x), Value::Record(y)) => match x.shape.cmp(&y.shape) {
+            Ordering::Equal => slices(&x.values, &y.values, Ordering::Equal),
+            o => done(o),
+        },
+        (Value::Tag(_) | Value::Variant(_), Value::Tag(_) | Value::Variant(_)) => {
+            let (xs, ys) = (a.parts(), b.parts());
+            match a.ctor().cmp(&b.ctor()) {
+                Ordering::Equal if unequal_lengths(xs.len(), ys.len()) => done(Ordering::Less),
+                Ordering::Equal => slices(xs, ys, xs.len().cmp(&ys.len())),
+                o => done(o),
+            }
+        }
+        (Value::List(x), Value::List(y)) => {
+            if ieee && Rc::ptr_eq(x, y) {
+                return done(Ordering::Equal);
+            }
+            if unequal_lengths(x.len(), y.len()) {
+                return done(Ordering::Less);
+            }
+            Step::Into(Seq {
+                xs: Items::Dyn(Box::new(x.iter())),
+                ys: Items::Dyn(Box::new(y.iter())),
+                lengths: x.len().cmp(&y.len()),
+            })
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            if unequal_lengths(x.entries.len(), y.entries.len()) {
+                return done(Ordering::Less);
+            }
+            Step::Into(Seq {
+                xs: Items::Dyn(Box::new(x.entries.iter().flat_map(|(k, v)| [&k.0, v]))),
+                ys: Items::Dyn(Box::new(y.entries.iter().flat_map(|(k, v)| [&k.0, v]))),
+                lengths: x.entries.len().cmp(&y.entries.len()),
+            })
+        }
+        _ => done(rank(a).cmp(&rank(b))),
+    }
+}
+
+/// Walk `a` and `b` side by side until a pair differs or both end.
+fn walk<'a>(a: &'a Value, b: &'a Value, meter: Meter, ieee: bool) -> Ordering {
+    // The commonest pairs (sort and map keys) answered at once: their
+    // answer is complete, so a tripped meter changes nothing.
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => {
+            meter.charge(1);
+            return x.cmp(y);
+        }
+        (Value::Str(x), Value::Str(y)) => {
+            meter.charge(meter::bytes(x.text.len().min(y.text.len())));
+            return x.text.cmp(&y.text);
+        }
+        _ => {}
+    }
+    let mut work: Vec<Seq<'a>> = Vec::new();
+    let (mut a, mut b) = (a, b);
+    loop {
+        if !meter.charge(1) {
+            return Ordering::Equal;
+        }
+        match node(a, b, ieee, meter) {
+            Step::Done(Ordering::Equal) => {}
+            Step::Done(o) => return o,
+            Step::Into(seq) => work.push(seq),
+        }
+        // The next pair: the next children of the innermost sequence not
+        // yet finished.
+        loop {
+            let Some(top) = work.last_mut() else {
+                return Ordering::Equal;
+            };
+            match (top.xs.next(), top.ys.next()) {
+                (Some(x), Some(y)) => {
+                    (a, b) = (x, y);
+                    break;
+                }
+                _ => {
+                    let lengths = top.lengths;
+                    work.pop();
+                    if lengths != Ordering::Equal {
+                        return lengths;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether `v` is a scalar (or a short string): comparing it with another
+/// such value costs at most a few units, so a sort may compare such
+/// values without polling the meter in between.
+pub(crate) fn is_cheap(v: &Value) -> bool {
+    match v {
+        Value::Unit | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Tag(_) => true,
+        Value::Str(s) => s.text.len() <= CHEAP_TEXT,
+        _ => false,
+    }
+}
+
+/// The longest string [`is_cheap`] accepts, in bytes.
+pub(crate) const CHEAP_TEXT: usize = 64;
+
+/// [`compare`] on two values [`is_cheap`] accepts, without the meter (the
+/// caller charges for it).
+pub(crate) fn compare_cheap(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Unit, Value::Unit) => Ordering::Equal,
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (Value::Float(x), Value::Float(y)) => float_order(*x, *y),
+        (Value::Str(x), Value::Str(y)) => x.text.cmp(&y.text),
+        (Value::Tag(x), Value::Tag(y)) => x.cmp(y),
+        _ => rank(a).cmp(&rank(b)),
+    }
+}

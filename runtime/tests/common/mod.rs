@@ -1,0 +1,52 @@
+//! What the limit tests share: running a program under limits and
+//! reading which limit stopped it.
+
+#![allow(dead_code)]
+
+use std::sync::atomic::AtomicBool;
+
+use writ_runtime::{Limit, Limits, LogHost, RunError, run};
+
+/// Check, compile and run `src`; the display of its value and its `Log`
+/// lines, or the error that stopped it.
+pub fn exec(
+    src: &str,
+    limits: &Limits,
+    cancel: Option<&AtomicBool>,
+) -> (Result<String, RunError>, Vec<String>) {
+    let parsed = writ_lang::parse(src);
+    assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
+    let typed = writ_lang::types::check(&parsed.program);
+    assert!(
+        !typed.diagnostics.iter().any(|d| d.is_error()),
+        "{:#?}",
+        typed.diagnostics
+    );
+    let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
+    let mut lines = Vec::new();
+    let result = {
+        let mut host = LogHost::new(|l: &str| lines.push(l.to_string()));
+        run(&module, limits, &mut host, cancel)
+            .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
+    };
+    (result, lines)
+}
+
+pub fn limits(set: &[(&str, &str)]) -> Limits {
+    let mut l = Limits::default();
+    for (k, v) in set {
+        l.set(k, v).expect("a valid limit");
+    }
+    l
+}
+
+pub fn stopped_by(r: &Result<String, RunError>, limit: Limit) -> &RunError {
+    match r {
+        Err(e) => {
+            assert_eq!(e.limit, Some(limit), "{e:#?}");
+            assert_eq!(e.code, limit.code());
+            e
+        }
+        Ok(v) => panic!("expected the {} limit, got the value {v}", limit.name()),
+    }
+}

@@ -1,0 +1,227 @@
+//! Work that is not a machine step — library calls, structural equality
+//! and ordering, display and interpolation, JSON, string building — is
+//! charged to the fuel and stops at the time limit and on cancellation,
+//! in the middle of the call (finding 1 of issue 15).
+//!
+//! Each program below would run for minutes unmetered. Under a small time
+//! limit (fuel unlimited) it ends with `E5005`; under a small fuel limit
+//! (time unlimited) with `E5001`, while the same program without the
+//! costly call finishes under that fuel (so the call is what was charged).
+//! Nothing here measures time: only which limit stopped the run.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use common::{exec, limits, stopped_by};
+use writ_runtime::Limit;
+
+/// The memory limit: high, because the memory accounting charges shared
+/// structure once per value holding it (a thousand lists sharing `big`
+/// are charged a thousand times its size), and these tests are about the
+/// other limits.
+const MEMORY: (&str, &str) = ("memory", "4096G");
+
+/// A million-element list, and lists of it.
+macro_rules! big {
+    ($rest:literal) => {
+        concat!("let big = list.range(0, 1000000)\n", $rest)
+    };
+}
+
+/// Run `setup` then `costly` under a time limit (and no fuel limit): the
+/// run ends with `E5005`.
+fn times_out(setup: &str, costly: &str, time: &str) {
+    let src = format!("{setup}\n{costly}\n");
+    let (r, _) = exec(
+        &src,
+        &limits(&[("fuel", "1e15"), ("time", time), MEMORY]),
+        None,
+    );
+    stopped_by(&r, Limit::Time);
+}
+
+/// Run `setup` then `costly` under `fuel` (and no time limit): the run
+/// ends with `E5001`; `setup` alone (then `0`) finishes under it.
+fn runs_out_of_fuel(setup: &str, costly: &str, fuel: &str) {
+    let lim = limits(&[("fuel", fuel), ("time", "10m"), MEMORY]);
+    let (r, _) = exec(&format!("{setup}\n0\n"), &lim, None);
+    assert_eq!(r.as_deref().ok(), Some("0"), "the setup alone: {r:?}");
+    let (r, _) = exec(&format!("{setup}\n{costly}\n"), &lim, None);
+    stopped_by(&r, Limit::Fuel);
+}
+
+/// 2,000 references to one million-element list (the issue's repro).
+const SHARED: &str = big!("let xs = list.map(list.range(0, 2000), fn(i) { big })");
+/// 300 distinct lists equal to `big` but for their last element.
+const DISTINCT: &str = big!("let xs = list.map(list.range(0, 300), fn(i) { big ++ [i] })");
+/// Two lists, each of 1,000 distinct copies of `big` (a billion elements
+/// by sharing, in little memory), equal all through.
+const TWINS: &str = big!(
+    "let a = list.map(list.range(0, 1000), fn(i) { big ++ [0] })\n\
+     let b = list.map(list.range(0, 1000), fn(i) { big ++ [0] })"
+);
+
+#[test]
+fn the_repro_sort_of_two_thousand_shared_lists_stops_at_the_time_limit() {
+    times_out(SHARED, "list.length(list.sort(xs))", "2s");
+    runs_out_of_fuel(SHARED, "list.length(list.sort(xs))", "1e8");
+}
+
+#[test]
+fn sort_unique_and_contains_of_distinct_large_lists_stop() {
+    for costly in [
+        "list.length(list.sort(xs))",
+        "list.length(list.unique(xs))",
+        "list.contains(xs, big ++ [-1])",
+        "list.max(xs)",
+        "list.length(list.sort_by(xs, fn(x) { x }))",
+    ] {
+        times_out(DISTINCT, costly, "1s");
+        runs_out_of_fuel(DISTINCT, costly, "1e7");
+    }
+}
+
+#[test]
+fn equality_and_ordering_of_two_huge_values_stop_inside_one_operation() {
+    for costly in ["a == b", "a < b", "(1, a) >= (1, b)", "Some(a) != Some(b)"] {
+        times_out(TWINS, costly, "1s");
+        runs_out_of_fuel(TWINS, costly, "1e7");
+    }
+}
+
+#[test]
+fn maps_with_huge_keys_stop() {
+    let setup = big!("let keys = list.map(list.range(0, 300), fn(i) { (big ++ [i], i) })");
+    times_out(setup, "map.size(map.from_list(keys))", "1s");
+    runs_out_of_fuel(setup, "map.size(map.from_list(keys))", "1e7");
+    // One lookup comparing two keys of a billion elements.
+    let setup = format!("{TWINS}\nlet m = map.from_list([(a, 1)])");
+    times_out(&setup, "map.get(m, b)", "1s");
+    runs_out_of_fuel(&setup, "map.contains(m, b)", "1e7");
+}
+
+#[test]
+fn interpolating_or_printing_a_huge_value_stops() {
+    times_out(TWINS, "str.length(\"${a}\")", "200ms");
+    runs_out_of_fuel(TWINS, "str.length(\"${a}\")", "1e7");
+    runs_out_of_fuel(TWINS, "str.length(str.from(a))", "1e7");
+    runs_out_of_fuel(TWINS, "str.length(list.join(a, \",\"))", "1e7");
+}
+
+#[test]
+fn writing_huge_json_stops() {
+    let setup = big!(
+        "let j = Array(list.map(list.range(0, 100000), fn(x) { Number(math.to_float(x)) }))\n\
+                 let many = Array(list.map(list.range(0, 1000), fn(i) { j }))"
+    );
+    times_out(setup, "str.length(json.stringify(many))", "300ms");
+    runs_out_of_fuel(setup, "str.length(json.stringify(many))", "1e7");
+    runs_out_of_fuel(setup, "str.length(json.pretty(many))", "1e7");
+}
+
+#[test]
+fn building_and_searching_long_strings_is_charged() {
+    let s = "let s = str.repeat(\"a,\", 10000000)";
+    for costly in [
+        "str.length(s ++ s)",
+        "str.length(str.replace(s, \",\", \";;\"))",
+        "list.length(str.split(s, \",\"))",
+        "list.length(str.chars(s))",
+        "str.length(str.to_upper(s))",
+        "str.contains(s, \"b\")",
+        "str.index_of(s, \"b\")",
+        "str.length(str.pad_left(s, 30000000, \"-\"))",
+        "str.length(str.join([s, s, s], s))",
+        "list.length(str.lines(str.replace(s, \",\", \"\\n\")))",
+        "str.length(str.slice(s, 1, 9000000))",
+    ] {
+        runs_out_of_fuel(s, costly, "2000000");
+    }
+    // The repetition itself, and under time.
+    runs_out_of_fuel("", "str.length(str.repeat(\"ab\", 100000000))", "1e6");
+    times_out("", "str.length(str.repeat(\"ab\", 100000000))", "2ms");
+}
+
+#[test]
+fn parsing_a_long_json_text_is_charged() {
+    let setup = "let text = \"[\" ++ str.repeat(\"1,\", 3000000) ++ \"1]\"";
+    runs_out_of_fuel(setup, "json.parse(text) == Ok(Null)", "3e6");
+}
+
+#[test]
+fn a_host_can_cancel_a_long_library_call() {
+    let cancel = AtomicBool::new(false);
+    let src = format!("{SHARED}\nlist.length(list.sort(xs))\n");
+    let lim = limits(&[("fuel", "1e15"), ("time", "10m"), MEMORY]);
+    let r = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            cancel.store(true, Ordering::Relaxed);
+        });
+        exec(&src, &lim, Some(&cancel)).0
+    });
+    stopped_by(&r, Limit::Cancelled);
+}
+
+#[test]
+fn a_host_can_cancel_a_long_comparison() {
+    let cancel = AtomicBool::new(false);
+    let src = format!("{TWINS}\na < b\n");
+    let lim = limits(&[("fuel", "1e15"), ("time", "10m"), MEMORY]);
+    let r = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            cancel.store(true, Ordering::Relaxed);
+        });
+        exec(&src, &lim, Some(&cancel)).0
+    });
+    stopped_by(&r, Limit::Cancelled);
+}
+
+#[test]
+fn metered_library_calls_give_the_same_results_as_before() {
+    let src = r#"
+let words = ["pear", "fig", "apple", "fig", "kiwi", "apple"]
+let pairs = [(2, "b"), (1, "a"), (2, "a"), (1, "b")]
+let m = map.merge(map.from_list([("a", 1), ("b", 2)]), map.from_list([("b", 20), ("c", 30)]))
+let nested = [[3, 1], [2], [3, 0, 9], [], [2]]
+let j = json.parse("{\"k\": [1, 2.5, \"x\\ny\"], \"a\": null}")
+let checks = [
+  list.sort([5, 3, 9, 1, 3, -2]) == [-2, 1, 3, 3, 5, 9],
+  list.sort(words) == ["apple", "apple", "fig", "fig", "kiwi", "pear"],
+  list.sort(nested) == [[], [2], [2], [3, 0, 9], [3, 1]],
+  list.unique(words) == ["pear", "fig", "apple", "kiwi"],
+  list.unique(nested) == [[3, 1], [2], [3, 0, 9], []],
+  list.sort_by(pairs, fn(p) { match p { (k, _) => k } }) == [(1, "a"), (1, "b"), (2, "b"), (2, "a")],
+  list.sort_by(list.range(0, 5000), fn(x) { 0 - x }) == list.reverse(list.range(0, 5000)),
+  list.sort(list.map(list.range(0, 9000), fn(x) { (x * 7919) % 9000 })) == list.range(0, 9000),
+  list.contains(nested, [3, 0, 9]),
+  !list.contains(nested, [3, 0]),
+  list.max(nested) == Some([3, 1]),
+  map.to_list(m) == [("a", 1), ("b", 20), ("c", 30)],
+  map.get(m, "b") == Some(20),
+  str.replace("a-b--c", "-", "+") == "a+b++c",
+  str.split("a,b,,c", ",") == ["a", "b", "", "c"],
+  str.lines("x\r\ny\n\nz\n") == ["x", "y", "", "z"],
+  str.index_of("héllo wörld", "wö") == Some(6),
+  str.slice("héllo", 1, 4) == "éll",
+  str.pad_left("7", 4, "ab") == "aba7",
+  str.pad_right("7", 4, "0") == "7000",
+  str.to_lower("ΟΔΟΣ ΣΑΣ") == "οδος σας",
+  str.to_upper("straße") == "STRASSE",
+  str.repeat("ab", 3) == "ababab",
+  str.trim("  x y  ") == "x y",
+  str.length("héllo") == 5,
+  "${nested} ${m}" == "[[3, 1], [2], [3, 0, 9], [], [2]] map.from_list([(\"a\", 1), (\"b\", 20), (\"c\", 30)])",
+  list.join([1, 2, 3], "-") == "1-2-3",
+  (nested, 1) < (nested, 2),
+  [1.0, 0.0 / 0.0] != [1.0, 0.0 / 0.0],
+  json.stringify(match j { Ok(v) => v, Err(_) => Null }) == "{\"a\":null,\"k\":[1,2.5,\"x\\ny\"]}",
+]
+list.length(list.filter(checks, fn(c) { !c }))
+"#;
+    let (r, _) = exec(src, &limits(&[("fuel", "1e8"), ("time", "60s")]), None);
+    assert_eq!(r.as_deref().ok(), Some("0"), "{r:?}");
+}
