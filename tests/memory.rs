@@ -153,8 +153,10 @@ fn checking_the_same_program_keeps_memory_flat() {
 #[test]
 fn running_many_programs_keeps_memory_flat() {
     let texts = corpus();
-    let mut limits = writ::Limits::default();
-    limits.fuel = 200_000;
+    let limits = writ::Limits {
+        fuel: 200_000,
+        ..Default::default()
+    };
     let n = texts.len();
     assert_flat("run_source", n, 2 * n, |i| {
         let ran = writ::run_source(&texts[i % n], &limits, &mut |_: &str| {}, None);
