@@ -541,10 +541,19 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
 }
 
 /// Wires the recursive expression and block parsers together.
+///
+/// Only `recursive` is used, never `Recursive::declare`: a parser built by
+/// `recursive` refers to itself weakly, whereas a declared parser holds its
+/// clones strongly, so two declared parsers defined in terms of each other
+/// form a reference cycle that is never freed (a leak of the whole grammar
+/// on every parse). The block parser owns its own expression parser; the
+/// expression parser returned owns the block parser; neither owns the
+/// other back.
 pub(crate) fn expr_and_block<'t>() -> (impl P<'t, Expr>, impl P<'t, Block>) {
-    let mut e = Recursive::declare();
-    let mut b = Recursive::declare();
-    e.define(expr(e.clone(), b.clone()));
-    b.define(block(e.clone(), b.clone()));
+    let b = recursive(|b| {
+        let e = recursive(|e| expr(e, b.clone()));
+        block(e, b)
+    });
+    let e = recursive(|e| expr(e, b.clone()));
     (e, b)
 }

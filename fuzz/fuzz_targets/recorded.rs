@@ -1,0 +1,62 @@
+//! A file of recorded responses (`[[response]]` tables of `url` and
+//! `body`): any text, loaded by a run under a policy that names it, with
+//! the store in memory. The run fetches one URL and parses it as JSON.
+#![no_main]
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use libfuzzer_sys::fuzz_target;
+use writ_host::engine::{Engine, Program, RunOptions};
+use writ_host::policy::{self, Policy};
+
+struct Fixture {
+    engine: Engine,
+    policy: Policy,
+    program: Program,
+    file: PathBuf,
+}
+
+thread_local! {
+    static FIXTURE: RefCell<Option<Fixture>> = const { RefCell::new(None) };
+}
+
+fn fixture() -> Fixture {
+    let dir = std::env::temp_dir().join(format!("writ-fuzz-recorded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("responses.toml");
+    let text = format!(
+        "[principal]\nid = \"fuzz\"\nrole = \"employee\"\n\n[limits]\nfuel = 200000\ntime = \"1s\"\nmemory = \"8M\"\n\n[grants.Log]\n\n[grants.Http]\nrecorded = {:?}\n",
+        file.display().to_string()
+    );
+    let policy = policy::parse(&text).expect("the fuzz policy is valid");
+    let engine = Engine::new();
+    let program = engine
+        .check(
+            "match json.parse(Http.get(\"https://a.example/offers\")) {\n  Ok(j) => json.stringify(j),\n  Err(e) => e,\n}\n",
+            &policy,
+        )
+        .expect("the fuzz program is accepted");
+    Fixture {
+        engine,
+        policy,
+        program,
+        file,
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    FIXTURE.with(|f| {
+        let mut slot = f.borrow_mut();
+        let fx = slot.get_or_insert_with(fixture);
+        if std::fs::write(&fx.file, data).is_err() {
+            return;
+        }
+        let options = RunOptions {
+            store: Some(":memory:".to_string()),
+        };
+        let _ = fx
+            .engine
+            .run(&fx.program, &fx.policy, &options, &mut |_: &str| {});
+    });
+});

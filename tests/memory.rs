@@ -1,0 +1,218 @@
+//! Memory stays flat over many checks and runs in one process: the REPL,
+//! an embedding server and the Python package live for hours, so whatever
+//! one check or run allocates must be freed when it ends.
+//!
+//! A counting global allocator keeps the number of live bytes (allocated
+//! and not yet freed). Each test warms up (thread-local pools and the
+//! like reach their size), takes the count, does many more checks or runs,
+//! and asserts the count has not grown beyond a small tolerance. The tests
+//! take a lock so that only one of them allocates at a time; the harness's
+//! own threads allocate little and nothing that lasts.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+/// The system allocator, counting live bytes.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the
+// counter is only bookkeeping.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_add(
+                new_size as isize - layout.size() as isize,
+                Ordering::Relaxed,
+            );
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// One test allocates at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// How much the live bytes may grow over a whole measured phase (noise
+/// from the harness's threads; a leak of even 100 bytes a round over
+/// hundreds of rounds is far above it).
+const TOLERANCE: isize = 32 * 1024;
+
+/// Runs `round(i)` `warm` times, then `rounds` more times, and asserts the
+/// live bytes after the second phase are within [`TOLERANCE`] of those
+/// after the first.
+fn assert_flat(what: &str, warm: usize, rounds: usize, mut round: impl FnMut(usize)) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for i in 0..warm {
+        round(i);
+    }
+    let before = LIVE.load(Ordering::SeqCst);
+    for i in warm..warm + rounds {
+        round(i);
+    }
+    let after = LIVE.load(Ordering::SeqCst);
+    let grown = after - before;
+    assert!(
+        grown <= TOLERANCE,
+        "{what}: live bytes grew by {grown} over {rounds} rounds ({} a round)",
+        grown / rounds as isize
+    );
+}
+
+/// Programs of a few kinds; `i` makes names and literals differ from one
+/// round to the next, so a cache keyed by them would show as growth.
+fn program(i: usize) -> String {
+    match i % 4 {
+        0 => format!("let x{i} = {i} + 1\nx{i} * 2\n"),
+        1 => format!(
+            "fn f{i}(n: Int) -> Int {{ if n <= 0 {{ 0 }} else {{ n + f{i}(n - 1) }} }}\n\
+             Log.info(\"sum ${{f{i}(10)}}\")\nlist.map([1, 2, 3], fn(x) {{ x + {i} }})\n"
+        ),
+        2 => format!(
+            "type T{i} = A{i}(Int) | B{i}\n\
+             let v = match A{i}({i}) {{ A{i}(n) => n, B{i} => 0 }}\n\
+             str.length(\"v${{v}}\")\n"
+        ),
+        _ => format!("let bad = {i} +\n"),
+    }
+}
+
+/// Programs from `examples/` and `tests/run/`, read once.
+fn corpus() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = Vec::new();
+    let dirs = [
+        root.join("examples"),
+        root.join("tests/run/basics"),
+        root.join("tests/run/handlers"),
+        root.join("tests/run/stdlib"),
+    ];
+    for dir in dirs {
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        files.sort();
+        for f in files {
+            if f.extension().is_some_and(|x| x == "writ")
+                && let Ok(text) = std::fs::read_to_string(&f)
+            {
+                texts.push(text);
+            }
+        }
+    }
+    assert!(texts.len() >= 20, "expected the example programs");
+    texts
+}
+
+#[test]
+fn checking_many_programs_keeps_memory_flat() {
+    assert_flat("check_source", 20, 300, |i| {
+        let checked = writ::check_source(&program(i));
+        assert_eq!(checked.accepted(), i % 4 != 3, "{:?}", checked.diagnostics);
+    });
+}
+
+#[test]
+fn checking_the_same_program_keeps_memory_flat() {
+    assert_flat("check_source(\"1 + 1\")", 10, 200, |_| {
+        assert!(writ::check_source("1 + 1").accepted());
+    });
+}
+
+#[test]
+fn running_many_programs_keeps_memory_flat() {
+    let texts = corpus();
+    let limits = writ::Limits {
+        fuel: 200_000,
+        ..Default::default()
+    };
+    let n = texts.len();
+    assert_flat("run_source", n, 2 * n, |i| {
+        let ran = writ::run_source(&texts[i % n], &limits, &mut |_: &str| {}, None);
+        assert!(ran.result.is_some() || !ran.checked.accepted());
+    });
+    assert_flat("run_source (generated)", 20, 200, |i| {
+        let ran = writ::run_source(&program(i), &limits, &mut |_: &str| {}, None);
+        assert_eq!(ran.result.is_some(), i % 4 != 3);
+    });
+}
+
+#[test]
+fn running_under_a_policy_keeps_memory_flat() {
+    use writ::host::{Engine, RunOptions, policy};
+    let policy = policy::parse(
+        "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Log]\n\n[grants.Audit]\n",
+    )
+    .expect("a valid policy");
+    let dir = std::env::temp_dir().join(format!("writ-memory-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let store = dir.join("store.db");
+    let options = RunOptions {
+        store: Some(store.display().to_string()),
+    };
+    let engine = Engine::new();
+    assert_flat("Engine::check + run", 10, 100, |i| {
+        let source = format!("Audit.note(\"round {i}\")\nLog.info(\"x\")\nlist.sum([{i}, 2])\n");
+        let program = engine.check(&source, &policy).expect("accepted");
+        let outcome = engine
+            .run(&program, &policy, &options, &mut |_: &str| {})
+            .expect("ran");
+        assert_eq!(outcome.result.ok(), Some((i + 2).to_string()));
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn repl_sessions_keep_memory_flat() {
+    use writ::host::{Engine, RunOptions, Session};
+    let mut quiet = |_: writ::host::Event<'_>| {};
+    // A session keeps every input it is given (its text, its definitions),
+    // so each round is a whole session of a few inputs, dropped at the end.
+    assert_flat("Session", 5, 40, |i| {
+        let mut session =
+            Session::new(Engine::new(), None, RunOptions::default()).expect("a session");
+        let inputs = [
+            format!("let x = {i}"),
+            "fn g(n) { n * x }".to_string(),
+            "effect Ask { fn ask() -> Int }".to_string(),
+            "handle g(Ask.ask()) with { Ask.ask() => resume(2), return(v) => v }".to_string(),
+            format!("g({i}) +"),
+        ];
+        for (k, text) in inputs.iter().enumerate() {
+            let e = session.eval("<input>", text, &mut quiet, None);
+            assert_eq!(e.accepted, k != 4, "{text}: {:?}", e.diagnostics);
+        }
+        session.reset().expect("reset");
+    });
+}
