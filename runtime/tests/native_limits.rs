@@ -11,10 +11,11 @@
 
 mod common;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{exec, limits, stopped_by};
+use common::{exec, exec_logging, limits, stopped_by};
 use writ_runtime::Limit;
 
 /// The memory limit: high, because the memory accounting charges shared
@@ -152,7 +153,7 @@ fn parsing_a_long_json_text_is_charged() {
 
 #[test]
 fn a_host_can_cancel_a_long_library_call() {
-    let cancel = AtomicBool::new(false);
+    let cancel = Arc::new(AtomicBool::new(false));
     let src = format!("{SHARED}\nlist.length(list.sort(xs))\n");
     let lim = limits(&[("fuel", "1e15"), ("time", "10m"), MEMORY]);
     let r = std::thread::scope(|scope| {
@@ -165,9 +166,44 @@ fn a_host_can_cancel_a_long_library_call() {
     stopped_by(&r, Limit::Cancelled);
 }
 
+/// Run `setup`, log a line, then `costly` as the last thing the program
+/// does; the host raises the cancellation flag 100 ms after the line. The
+/// run ends with `E5006` (under a time limit of 10 s, which the costly
+/// operation would reach if the flag were not seen inside it).
+fn cancelled_inside(setup: &str, costly: &str) {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let src = format!("{setup}\nLog.info(\"ready\")\n{costly}\n");
+    let lim = limits(&[("fuel", "1e15"), ("time", "10s"), MEMORY]);
+    let (ready, logged) = std::sync::mpsc::channel();
+    let canceller = std::thread::spawn({
+        let cancel = cancel.clone();
+        move || {
+            if logged.recv().is_ok() {
+                std::thread::sleep(Duration::from_millis(100));
+                cancel.store(true, Ordering::Relaxed);
+            }
+        }
+    });
+    let r = exec_logging(&src, &lim, Some(&cancel), |_| {
+        let _ = ready.send(());
+    });
+    canceller.join().expect("joins");
+    stopped_by(&r, Limit::Cancelled);
+}
+
+#[test]
+fn a_host_can_cancel_one_map_operation_on_huge_keys() {
+    // Each operation compares two keys of a billion elements, inside the
+    // persistent map, where only the thread's meter can see the flag.
+    let setup = format!("{TWINS}\nlet m = map.from_list([(a, 1)])");
+    cancelled_inside(&setup, "map.size(map.insert(m, b, 2))");
+    cancelled_inside(&setup, "map.get(m, b) == None");
+    cancelled_inside(&setup, "map.size(map.remove(m, b))");
+}
+
 #[test]
 fn a_host_can_cancel_a_long_comparison() {
-    let cancel = AtomicBool::new(false);
+    let cancel = Arc::new(AtomicBool::new(false));
     let src = format!("{TWINS}\na < b\n");
     let lim = limits(&[("fuel", "1e15"), ("time", "10m"), MEMORY]);
     let r = std::thread::scope(|scope| {

@@ -16,8 +16,6 @@
 //!   allocate in proportion to its operands ([`Machine::check_memory`]
 //!   with what it is about to allocate).
 
-use std::sync::atomic::Ordering;
-
 use crate::error::RunError;
 use crate::limits::{CHECK_EVERY, Limit};
 use crate::meter::{self, Meter};
@@ -47,7 +45,7 @@ impl<'a> Machine<'a> {
             Some(Limit::Fuel)
         } else if self.started.elapsed() > self.limits.time {
             Some(Limit::Time)
-        } else if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        } else if meter::cancelled() {
             Some(Limit::Cancelled)
         } else {
             None
@@ -79,9 +77,10 @@ impl<'a> Machine<'a> {
         limit_error(limit, message)
     }
 
-    /// A handle on this run's work meter (polling its cancellation flag).
-    pub(crate) fn meter(&self) -> Meter<'a> {
-        Meter::new(self.cancel)
+    /// A handle on this run's work meter (polling its fuel, clock and
+    /// cancellation flag).
+    pub(crate) fn meter(&self) -> Meter {
+        Meter::AMBIENT
     }
 
     /// `Err` with the exhausted limit if metered work tripped the meter:

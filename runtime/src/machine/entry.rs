@@ -13,6 +13,7 @@
 //!   front to back, one value at a time.
 
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -31,7 +32,7 @@ pub fn run(
     module: &Module,
     limits: &Limits,
     host: &mut dyn Host,
-    cancel: Option<&AtomicBool>,
+    cancel: Option<&Arc<AtomicBool>>,
 ) -> Result<Value, RunError> {
     let mut globals = Vec::new();
     let result = run_function(module, module.main, &mut globals, limits, host, cancel);
@@ -48,18 +49,21 @@ pub fn run_function(
     globals: &mut Vec<Value>,
     limits: &Limits,
     host: &mut dyn Host,
-    cancel: Option<&AtomicBool>,
+    cancel: Option<&Arc<AtomicBool>>,
 ) -> Result<Value, RunError> {
     let memory_base = value::live_bytes();
     let started = Instant::now();
-    let meter = meter::Scope::start(limits.fuel, started.checked_add(limits.time));
+    let meter = meter::Scope::start(
+        limits.fuel,
+        started.checked_add(limits.time),
+        cancel.cloned(),
+    );
     let mut kept = std::mem::take(globals);
     kept.resize(module.globals as usize, Value::Unit);
     let mut m = Machine {
         module,
         host,
         limits: limits.clone(),
-        cancel,
         literals: Vec::new(),
         shapes: module
             .shapes

@@ -43,7 +43,6 @@ mod ops;
 mod step;
 
 use std::rc::Rc;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use crate::code::Module;
@@ -107,7 +106,6 @@ pub struct Machine<'a> {
     module: &'a Module,
     host: &'a mut dyn Host,
     limits: Limits,
-    cancel: Option<&'a AtomicBool>,
     literals: Vec<Value>,
     shapes: Vec<Rc<[u32]>>,
     globals: Vec<Value>,
