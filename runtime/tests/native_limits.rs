@@ -164,21 +164,6 @@ fn parsing_a_long_json_text_is_charged() {
     runs_out_of_fuel(setup, "json.parse(text) == Ok(Null)", "3e6");
 }
 
-#[test]
-fn a_host_can_cancel_a_long_library_call() {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let src = format!("{SHARED}\nlist.length(list.sort(xs))\n");
-    let lim = limits(&[("fuel", "1e15"), ("time", "10m"), MEMORY]);
-    let r = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            std::thread::sleep(Duration::from_millis(300));
-            cancel.store(true, Ordering::Relaxed);
-        });
-        exec(&src, &lim, Some(&cancel)).0
-    });
-    stopped_by(&r, Limit::Cancelled);
-}
-
 /// Run `setup`, log a line, then `costly` as the last thing the program
 /// does; the host raises the cancellation flag 100 ms after the line. The
 /// run ends with `E5006` (under a time limit of 10 s, which the costly
@@ -215,18 +200,13 @@ fn a_host_can_cancel_one_map_operation_on_huge_keys() {
 }
 
 #[test]
+fn a_host_can_cancel_a_long_library_call() {
+    cancelled_inside(SHARED, "list.length(list.sort(xs))");
+}
+
+#[test]
 fn a_host_can_cancel_a_long_comparison() {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let src = format!("{TWINS}\na < b\n");
-    let lim = limits(&[("fuel", "1e15"), ("time", "10m"), MEMORY]);
-    let r = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            std::thread::sleep(Duration::from_millis(300));
-            cancel.store(true, Ordering::Relaxed);
-        });
-        exec(&src, &lim, Some(&cancel)).0
-    });
-    stopped_by(&r, Limit::Cancelled);
+    cancelled_inside(TWINS, "a < b");
 }
 
 #[test]
