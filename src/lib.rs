@@ -61,6 +61,7 @@ pub mod host {
     pub use writ_host::store::{self, Store};
 }
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// The largest source file Writ accepts, in bytes (4 MiB).
@@ -168,7 +169,7 @@ pub fn run_source(
     text: &str,
     limits: &Limits,
     log: &mut dyn FnMut(&str),
-    cancel: Option<&AtomicBool>,
+    cancel: Option<&Arc<AtomicBool>>,
 ) -> Ran {
     let names: Vec<String> = RUN_GRANTS.iter().map(|g| g.to_string()).collect();
     let grants = Grants {

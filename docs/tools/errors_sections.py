@@ -2280,7 +2280,10 @@ what `Fail` is for: a program that cannot go on says why, and the host (for
 the note lists the calls that led to it. Whatever the program logged
 before it is still printed. The checker lists `Fail` among the effects of
 an accepted program (`effect Fail: Fail.fail at ...`), so `writ check`
-shows every place a run can fail this way.
+shows every place a run can fail this way. The message is shown with
+control, bidirectional and invisible characters escaped (`\u{1b}`), and
+at most its first KiB (cut at a character boundary): a longer one is
+followed by `…` and its length, `(30000000 bytes, shown shortened)`.
 ''',
 before=r'''
 Here a quantity typed by a user is not a number:
@@ -2635,7 +2638,7 @@ not_run=True,
 cmd="run",
 meaning=r'''
 The host running the program cancelled the run before it ended. A program
-that embeds Writ (through `writ::run_source`, giving it an `AtomicBool`)
+that embeds Writ (through `writ::run_source`, giving it an `Arc<AtomicBool>`)
 can stop a run from another thread, for example because the person who
 started it pressed Stop, or the request it served was abandoned. The
 machine sees the cancellation every few thousand steps and ends the run

@@ -16,6 +16,7 @@
 //! one run as far as the policy is concerned.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use writ_lang::types::session::{Defined, DefinedKind, Session as CheckSession};
@@ -339,7 +340,7 @@ impl Session {
         name: &str,
         text: &str,
         events: &mut dyn FnMut(Event<'_>),
-        cancel: Option<&AtomicBool>,
+        cancel: Option<&Arc<AtomicBool>>,
     ) -> Evaluation {
         let events = std::cell::RefCell::new(events);
         let source = self.add_source(name, text);

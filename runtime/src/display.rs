@@ -186,6 +186,26 @@ pub fn safe_text(s: &str, keep_lines: bool) -> String {
     out
 }
 
+/// [`safe_text`] of the start of `s`: at most its first `max` bytes (cut
+/// at a character boundary), then, when `s` is longer, `…` and its full
+/// length in bytes. The work is bounded by `max`, whatever the length of
+/// `s`.
+pub fn safe_start(s: &str, max: usize, keep_lines: bool) -> String {
+    if s.len() <= max {
+        return safe_text(s, keep_lines);
+    }
+    let mut cut = max;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let start = s.get(..cut).unwrap_or_default();
+    format!(
+        "{}… ({} bytes, shown shortened)",
+        safe_text(start, keep_lines),
+        s.len()
+    )
+}
+
 /// Write a string literal with quotes and escapes.
 pub fn quoted(s: &str, out: &mut String) {
     out.push('"');
@@ -315,7 +335,7 @@ fn ctor_name(module: &Module, c: u32) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::safe_text;
+    use super::{safe_start, safe_text};
 
     #[test]
     fn safe_text_escapes_what_could_rewrite_a_terminal_or_a_line() {
@@ -328,6 +348,16 @@ mod tests {
         assert!(!shown.chars().any(char::is_control));
         // Lines and tabs stay in program output, not in a record's field.
         assert_eq!(safe_text("a\n\tb é", true), "a\n\tb é");
+        assert_eq!(safe_start("a\n\tb é", 7, true), "a\n\tb é");
+        // Cut at a character boundary: `é` is two bytes.
+        assert_eq!(
+            safe_start("abé\u{1b}[2J", 3, false),
+            "ab… (8 bytes, shown shortened)"
+        );
+        assert_eq!(
+            safe_start("\u{1b}xyz", 2, false),
+            "\\u{1b}x… (4 bytes, shown shortened)"
+        );
         assert_eq!(safe_text("a\n\tb é", false), "a\\u{a}\\u{9}b é");
     }
 }

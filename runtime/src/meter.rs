@@ -18,9 +18,11 @@
 //!
 //! Invariants:
 //! - **Polled often.** Every [`POLL_EVERY`] units (well under a
-//!   millisecond of work) the meter checks the fuel, the clock and (when
-//!   the caller passed one) the cancellation flag, so no single operation
-//!   runs past a limit by more than that.
+//!   millisecond of work) the meter checks the fuel, the clock and the
+//!   run's cancellation flag, so no single operation runs past a limit by
+//!   more than that. The flag is a clone of the host's, held by the meter
+//!   for the run, so work that cannot be handed the machine (comparisons
+//!   of map keys inside the persistent map) sees it too.
 //! - **Tripped is sticky.** Once a limit is exhausted, [`Meter::charge`]
 //!   returns `false` for the rest of the run and every metered operation
 //!   stops early with an arbitrary but harmless result; the machine or the
@@ -34,6 +36,7 @@
 //!   trips.
 
 use std::cell::Cell;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -105,6 +108,9 @@ thread_local! {
     static TRIPPED: Cell<Option<Limit>> = const { Cell::new(None) };
     /// The run's limits (`None` outside a run).
     static RUN: Cell<Option<Run>> = const { Cell::new(None) };
+    /// The run's cancellation flag (`None`: the host gave none, or outside
+    /// a run).
+    static CANCEL: Cell<Option<Arc<AtomicBool>>> = const { Cell::new(None) };
 }
 
 fn save() -> Saved {
@@ -127,13 +133,19 @@ fn restore(s: Saved) {
 /// what was there before.
 pub(crate) struct Scope {
     before: Saved,
+    cancel_before: Option<Arc<AtomicBool>>,
 }
 
 impl Scope {
-    /// Start metering a run with `fuel` units (steps and units together)
-    /// and a deadline.
-    pub(crate) fn start(fuel: u64, deadline: Option<Instant>) -> Scope {
+    /// Start metering a run with `fuel` units (steps and units together),
+    /// a deadline, and the host's cancellation flag.
+    pub(crate) fn start(
+        fuel: u64,
+        deadline: Option<Instant>,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Scope {
         let before = save();
+        let cancel_before = CANCEL.with(|c| c.replace(cancel));
         restore(Saved {
             used: 0,
             poll_at: POLL_EVERY,
@@ -143,14 +155,29 @@ impl Scope {
                 deadline,
             }),
         });
-        Scope { before }
+        Scope {
+            before,
+            cancel_before,
+        }
     }
 }
 
 impl Drop for Scope {
     fn drop(&mut self) {
         restore(self.before);
+        let before = self.cancel_before.take();
+        CANCEL.with(|c| c.set(before));
     }
+}
+
+/// Whether the host has cancelled the running run.
+pub(crate) fn cancelled() -> bool {
+    CANCEL.with(|c| {
+        let flag = c.take();
+        let raised = flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        c.set(flag);
+        raised
+    })
 }
 
 /// Units charged in the running run.
@@ -180,36 +207,23 @@ fn trip(limit: Limit) -> bool {
     false
 }
 
-/// A handle to charge work with: the thread's meter, and the run's
-/// cancellation flag when the caller has it.
+/// A handle to charge work with: the thread's meter (and through it the
+/// running run's fuel, deadline and cancellation flag), or none.
 #[derive(Clone, Copy, Default)]
-pub struct Meter<'c> {
-    cancel: Option<&'c AtomicBool>,
+pub struct Meter {
     off: bool,
 }
 
-impl<'c> Meter<'c> {
-    /// A handle that polls fuel and time but no cancellation flag (for
-    /// comparisons made where the flag cannot be reached, such as map keys
-    /// inside the persistent map; the caller polls it between them).
-    pub const AMBIENT: Meter<'static> = Meter {
-        cancel: None,
-        off: false,
-    };
+impl Meter {
+    /// The running run's meter: polls its fuel, its clock and its
+    /// cancellation flag. Outside a run it charges nothing that can trip.
+    pub const AMBIENT: Meter = Meter { off: false };
 
     /// A handle that charges nothing and never stops: for work the host
     /// does on a program's values that is bounded by other means (display
     /// of an operation's arguments, at most so many bytes), which must
     /// never come out cut short.
-    pub const OFF: Meter<'static> = Meter {
-        cancel: None,
-        off: true,
-    };
-
-    /// A handle that also polls `cancel`.
-    pub(crate) fn new(cancel: Option<&'c AtomicBool>) -> Meter<'c> {
-        Meter { cancel, off: false }
-    }
+    pub const OFF: Meter = Meter { off: true };
 
     /// Charge `units`; `false` once a limit is exhausted (now or before),
     /// when the caller should stop and leave the error to [`tripped`].
@@ -246,7 +260,7 @@ impl<'c> Meter<'c> {
         if run.deadline.is_some_and(|d| Instant::now() > d) {
             return trip(Limit::Time);
         }
-        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        if cancelled() {
             return trip(Limit::Cancelled);
         }
         POLL_AT.with(|p| p.set(used.saturating_add(POLL_EVERY)));
@@ -263,7 +277,7 @@ mod tests {
         let outer = Meter::AMBIENT;
         assert!(outer.charge(10));
         {
-            let _scope = Scope::start(10_000, None);
+            let _scope = Scope::start(10_000, None, None);
             assert_eq!(used(), 0);
             assert!(Meter::AMBIENT.charge(5_000));
             assert_eq!(tripped(), None);
@@ -277,17 +291,18 @@ mod tests {
 
     #[test]
     fn a_raised_flag_or_a_passed_deadline_trips_at_the_next_poll() {
-        let flag = AtomicBool::new(false);
+        let flag = Arc::new(AtomicBool::new(false));
         {
-            let _scope = Scope::start(u64::MAX, None);
-            let m = Meter::new(Some(&flag));
+            let _scope = Scope::start(u64::MAX, None, Some(flag.clone()));
+            let m = Meter::AMBIENT;
             assert!(m.charge(POLL_EVERY));
             flag.store(true, Ordering::Relaxed);
             assert!(!m.charge(POLL_EVERY));
             assert_eq!(tripped(), Some(Limit::Cancelled));
         }
+        assert!(!cancelled(), "the flag goes with the scope");
         {
-            let _scope = Scope::start(u64::MAX, Some(Instant::now()));
+            let _scope = Scope::start(u64::MAX, Some(Instant::now()), None);
             std::thread::sleep(std::time::Duration::from_millis(2));
             assert!(!Meter::AMBIENT.charge(POLL_EVERY));
             assert_eq!(tripped(), Some(Limit::Time));

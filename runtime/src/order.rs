@@ -52,8 +52,8 @@ pub fn float_order(x: f64, y: f64) -> Ordering {
 /// strings by bytes, `false < true`, tuples and lists lexicographically,
 /// variants by constructor then fields, maps by their entries. Equal under
 /// this order is what `==` means, except that `==` on floats follows IEEE
-/// (see [`equal`]). Metered on the thread's meter without a cancellation
-/// flag ([`Meter::AMBIENT`]).
+/// (see [`equal`]). Metered on the running run's meter ([`Meter::AMBIENT`]:
+/// its fuel, clock and cancellation flag).
 pub fn compare(a: &Value, b: &Value) -> Ordering {
     walk(a, b, Meter::AMBIENT, false)
 }

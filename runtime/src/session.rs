@@ -16,6 +16,7 @@
 //! are dropped, and without a commit the input's code and names are
 //! forgotten, so a failed input defines nothing.
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use writ_lang::ast::Program;
@@ -82,7 +83,7 @@ impl Session {
         input: &Prepared,
         limits: &Limits,
         host: &mut dyn Host,
-        cancel: Option<&AtomicBool>,
+        cancel: Option<&Arc<AtomicBool>>,
     ) -> Result<Value, RunError> {
         let result = crate::machine::run_function(
             input.module(),

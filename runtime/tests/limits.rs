@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -126,15 +127,18 @@ fn time_stops_a_long_run() {
 
 #[test]
 fn a_host_can_cancel_a_run_from_another_thread() {
-    static CANCEL: AtomicBool = AtomicBool::new(false);
-    let canceller = std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_millis(50));
-        CANCEL.store(true, Ordering::Relaxed);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let canceller = std::thread::spawn({
+        let cancel = cancel.clone();
+        move || {
+            std::thread::sleep(Duration::from_millis(50));
+            cancel.store(true, Ordering::Relaxed);
+        }
     });
     let (r, _) = exec(
         "fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n",
         &limits(&[("fuel", "1000000000000"), ("time", "60s")]),
-        Some(&CANCEL),
+        Some(&cancel),
     );
     canceller.join().expect("joins");
     stopped_by(&r, Limit::Cancelled);
@@ -176,4 +180,38 @@ fn nest(n: Int) -> Int / {Count} {\n  if n == 0 { Count.tick() } else {\n    han
 handle nest(1000) with {\n  Count.tick() => resume(0),\n}\n";
     let (r, _) = exec(src, &Limits::default(), None);
     assert_eq!(r.unwrap(), "1000");
+}
+
+#[test]
+fn a_fail_message_reaches_the_top_level_whole_up_to_a_kib_and_shortened_past_it() {
+    let lim = limits(&[("time", "60s")]);
+    let failed = |src: &str| match exec(src, &lim, None).0 {
+        Err(e) => {
+            assert_eq!(e.code, writ_lang::Code::ProgramFailed, "{e:#?}");
+            e.message
+        }
+        Ok(v) => panic!("expected the run to fail, got {v}"),
+    };
+    // At the bound: whole.
+    let whole = failed("Fail.fail(str.repeat(\"ab\", 512))\n");
+    assert_eq!(whole, format!("the program failed: {}", "ab".repeat(512)));
+    // Past it (a 30 MB message): its first KiB, escaped, and its length.
+    let long = failed("Fail.fail(str.repeat(\"a\\tb\", 10000000))\n");
+    assert_eq!(
+        long,
+        format!(
+            "the program failed: {}a… (30000000 bytes, shown shortened)",
+            "a\\u{9}b".repeat(341)
+        )
+    );
+    // Cut at a character boundary (`é` is two bytes; the first KiB ends
+    // inside the 512th).
+    let accented = failed("Fail.fail(\"x\" ++ str.repeat(\"é\", 600))\n");
+    assert_eq!(
+        accented,
+        format!(
+            "the program failed: x{}… (1201 bytes, shown shortened)",
+            "é".repeat(511)
+        )
+    );
 }

@@ -339,9 +339,7 @@ impl Repl {
                 }
             }
         };
-        let e = self
-            .session
-            .eval(name, text, &mut events, Some(cancel.as_ref()));
+        let e = self.session.eval(name, text, &mut events, Some(&cancel));
         self.running.store(false, Ordering::SeqCst);
         if !e.diagnostics.is_empty() {
             err_print!(

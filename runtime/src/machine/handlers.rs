@@ -266,10 +266,11 @@ impl<'a> Machine<'a> {
                 .unwrap_or_default();
             return Err(RunError::new(
                 Code::ProgramFailed,
-                // The program's own text, escaped: it reaches terminals.
+                // The program's own text, escaped (it reaches terminals)
+                // and bounded (it can be as long as memory allows).
                 format!(
                     "the program failed: {}",
-                    crate::display::safe_text(message, false)
+                    crate::display::safe_start(message, FAIL_SHOWN, false)
                 ),
             )
             .with_help("`Fail.fail` was performed with no handler of `Fail` around it; handle `Fail` to recover instead"));
@@ -390,3 +391,7 @@ impl<'a> Machine<'a> {
         self.ret(v)
     }
 }
+
+/// The most bytes of a `Fail.fail` message that reach the top level's
+/// error; a longer message is shown by its start and its length.
+pub(crate) const FAIL_SHOWN: usize = 1024;

@@ -2,9 +2,9 @@
 //! values, so keys, values and entries come out in ascending key order.
 //!
 //! Metering: one unit per entry visited, inserted or made, plus the key
-//! comparisons inside the persistent map, which charge the meter
-//! themselves (without its cancellation flag, which each native polls
-//! between map operations).
+//! comparisons inside the persistent map, which charge the run's meter
+//! themselves ([`crate::meter::Meter::AMBIENT`]), so fuel, time and
+//! cancellation stop even one insert or lookup on enormous keys.
 
 use super::{Cx, items, reserve_list, wrong_args};
 use crate::error::RunError;

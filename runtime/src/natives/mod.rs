@@ -47,7 +47,7 @@ impl Cx<'_, '_> {
     }
 
     /// The run's work meter.
-    pub(crate) fn meter(&self) -> Meter<'_> {
+    pub(crate) fn meter(&self) -> Meter {
         self.machine.meter()
     }
 

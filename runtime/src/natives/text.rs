@@ -116,7 +116,7 @@ fn split_on<'s>(s: &'s str, sep: &'s str, m: Meter) -> impl Iterator<Item = &'s 
 
 /// The lines of `s`, as `str::lines` splits them (at `\n`, a `\r` before
 /// it dropped, no last line after a final `\n`), found with [`find`].
-fn lines_of<'s>(s: &'s str, m: Meter) -> impl Iterator<Item = &'s str> + Clone {
+fn lines_of(s: &str, m: Meter) -> impl Iterator<Item = &str> + Clone {
     let mut pieces = split_on(s, "\n", m).peekable();
     Pieces(move || {
         let line = pieces.next()?;

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use writ_runtime::{Limit, Limits, LogHost, RunError, run};
@@ -12,8 +13,20 @@ use writ_runtime::{Limit, Limits, LogHost, RunError, run};
 pub fn exec(
     src: &str,
     limits: &Limits,
-    cancel: Option<&AtomicBool>,
+    cancel: Option<&Arc<AtomicBool>>,
 ) -> (Result<String, RunError>, Vec<String>) {
+    let mut lines = Vec::new();
+    let result = exec_logging(src, limits, cancel, |l| lines.push(l.to_string()));
+    (result, lines)
+}
+
+/// [`exec`], telling `on_log` of each `Log` line as it is written.
+pub fn exec_logging(
+    src: &str,
+    limits: &Limits,
+    cancel: Option<&Arc<AtomicBool>>,
+    on_log: impl FnMut(&str),
+) -> Result<String, RunError> {
     let parsed = writ_lang::parse(src);
     assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
     let typed = writ_lang::types::check(&parsed.program);
@@ -23,13 +36,9 @@ pub fn exec(
         typed.diagnostics
     );
     let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
-    let mut lines = Vec::new();
-    let result = {
-        let mut host = LogHost::new(|l: &str| lines.push(l.to_string()));
-        run(&module, limits, &mut host, cancel)
-            .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
-    };
-    (result, lines)
+    let mut host = LogHost::new(on_log);
+    run(&module, limits, &mut host, cancel)
+        .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
 }
 
 pub fn limits(set: &[(&str, &str)]) -> Limits {

@@ -1,0 +1,160 @@
+//! Limits and accounting: fuel, time, cancellation, memory and output.
+//!
+//! The machine counts steps in **windows** of at most
+//! [`CHECK_EVERY`] steps: the run loop counts a window down and, when it
+//! runs out, calls [`Machine::check`], which adds the window to the steps
+//! taken, checks fuel (steps plus the work meter's units), time,
+//! cancellation and memory, and opens the next window.
+//!
+//! Invariants:
+//! - **Steps and metered units are one fuel.** A window is never longer
+//!   than the fuel left after both, and the meter is told, at each check,
+//!   how much the steps have left ([`meter::set_budget`]).
+//! - **A limit ends the run with its own code** (`E5001`..`E5006`, see
+//!   [`limit_error`]) and a message naming the limit.
+//! - **Memory is checked before it is used** where an operation can
+//!   allocate in proportion to its operands ([`Machine::check_memory`]
+//!   with what it is about to allocate).
+
+use crate::error::RunError;
+use crate::limits::{CHECK_EVERY, Limit};
+use crate::meter::{self, Meter};
+use crate::value;
+
+use super::{Entry, Frame, Machine};
+
+impl<'a> Machine<'a> {
+    pub(super) fn open_window(&mut self) {
+        let left = self
+            .limits
+            .fuel
+            .saturating_sub(self.steps)
+            .saturating_sub(meter::used());
+        self.window = CHECK_EVERY.min(left).max(1);
+        self.countdown = self.window;
+        meter::set_budget(self.limits.fuel.saturating_sub(self.steps));
+    }
+
+    /// The periodic check: fuel (steps and metered work together), time,
+    /// cancellation, memory.
+    pub(super) fn check(&mut self) -> Result<(), RunError> {
+        self.steps += self.window;
+        let limit = if let Some(l) = meter::tripped() {
+            Some(l)
+        } else if self.steps.saturating_add(meter::used()) >= self.limits.fuel {
+            Some(Limit::Fuel)
+        } else if self.started.elapsed() > self.limits.time {
+            Some(Limit::Time)
+        } else if meter::cancelled() {
+            Some(Limit::Cancelled)
+        } else {
+            None
+        };
+        if let Some(l) = limit {
+            return Err(self.exhausted(l));
+        }
+        self.check_memory(0)?;
+        self.open_window();
+        Ok(())
+    }
+
+    /// The error of an exhausted fuel, time or cancellation limit.
+    pub(crate) fn exhausted(&self, limit: Limit) -> RunError {
+        let message = match limit {
+            Limit::Fuel => format!(
+                "expected the program to finish within {} steps, but it took more",
+                self.limits.fuel
+            ),
+            Limit::Time => format!(
+                "expected the program to finish within {} ms, but it ran longer",
+                self.limits.time.as_millis()
+            ),
+            Limit::Cancelled => "the host cancelled the run".to_string(),
+            Limit::Memory | Limit::Depth | Limit::Output => {
+                return RunError::internal("the work meter tripped on a limit it does not meter");
+            }
+        };
+        limit_error(limit, message)
+    }
+
+    /// A handle on this run's work meter (polling its fuel, clock and
+    /// cancellation flag).
+    pub(crate) fn meter(&self) -> Meter {
+        Meter::AMBIENT
+    }
+
+    /// `Err` with the exhausted limit if metered work tripped the meter:
+    /// called after every metered operation, so that the limit, not the
+    /// operation's cut-short result, is what the program sees.
+    pub(crate) fn metered(&self) -> Result<(), RunError> {
+        match meter::tripped() {
+            Some(l) => Err(self.exhausted(l)),
+            None => Ok(()),
+        }
+    }
+
+    /// Bytes in use: live values made during this run, plus the stacks.
+    pub(super) fn memory_used(&self) -> usize {
+        value::live_bytes().saturating_sub(self.memory_base)
+            + self.stack.len() * value::SLOT
+            + self.frames.len() * std::mem::size_of::<Frame>()
+            + self.handlers.len() * std::mem::size_of::<Entry>()
+    }
+
+    /// Fail if `more` bytes on top of what is in use would pass the limit.
+    pub(crate) fn check_memory(&self, more: usize) -> Result<(), RunError> {
+        let used = self.memory_used().saturating_add(more);
+        if used > self.limits.memory {
+            return Err(limit_error(
+                Limit::Memory,
+                format!(
+                    "expected the program to use at most {}, but it needed more",
+                    bytes_text(self.limits.memory)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Count `bytes` of output against the output limit.
+    pub(crate) fn count_output(&mut self, bytes: usize) -> Result<(), RunError> {
+        self.output = self.output.saturating_add(bytes);
+        if self.output > self.limits.output {
+            return Err(limit_error(
+                Limit::Output,
+                format!(
+                    "expected at most {} of output, but the program tried to write more (the line that would pass the limit was not written)",
+                    bytes_text(self.limits.output)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// An exhausted limit.
+pub(crate) fn limit_error(limit: Limit, message: String) -> RunError {
+    let mut e = RunError::new(limit.code(), message);
+    e.limit = Some(limit);
+    e.help = Some(match limit {
+        Limit::Cancelled => "the run was stopped from outside the program".to_string(),
+        l => format!(
+            "raise it with `--limit {}=...` if the program needs more",
+            l.name()
+        ),
+    });
+    e
+}
+
+/// A byte count for people: `512 MiB`, `4 KiB`, `100 bytes`.
+fn bytes_text(n: usize) -> String {
+    const KIB: usize = 1024;
+    const MIB: usize = 1024 * 1024;
+    const GIB: usize = 1024 * 1024 * 1024;
+    match n {
+        n if n >= GIB && n % GIB == 0 => format!("{} GiB", n / GIB),
+        n if n >= MIB && n % MIB == 0 => format!("{} MiB", n / MIB),
+        n if n >= KIB && n % KIB == 0 => format!("{} KiB", n / KIB),
+        n => format!("{n} bytes"),
+    }
+}

@@ -1,0 +1,162 @@
+//! Calls and frames: entering a function (or reusing the frame for a tail
+//! call), calling closures, natives and resumptions, making closures, and
+//! returning.
+//!
+//! Invariants:
+//! - **Calls push frames, never Rust stack.** A call is a [`super::Frame`]
+//!   on the machine's frame vector; its depth is bounded by the depth limit
+//!   (`E5003`), checked before the frame is pushed.
+//! - **Tail calls reuse the running frame**: the arguments replace its
+//!   locals, so tail recursion runs in constant space.
+//! - **A native's metered work is reported at the call**: after a native
+//!   returns, a tripped meter becomes the limit's error
+//!   ([`Machine::metered`]), not the native's cut-short result.
+
+use std::rc::Rc;
+
+use crate::code::{CaptureFrom, Module};
+use crate::error::RunError;
+use crate::limits::Limit;
+use crate::value::{ClosureObj, Value};
+
+use super::accounting::limit_error;
+use super::{Entry, Frame, Kind, Machine, bad_index};
+
+impl<'a> Machine<'a> {
+    /// The running function as a value (for a local function naming
+    /// itself).
+    pub(super) fn current_fn(&self) -> Result<Value, RunError> {
+        let f = self.frames.last().ok_or_else(bad_index)?;
+        Ok(match &f.closure {
+            Some(c) => Value::Closure(c.clone()),
+            None => Value::Func(f.func),
+        })
+    }
+
+    pub(super) fn make_closure(&mut self, f: u32, base: usize) -> Result<Value, RunError> {
+        let func = self
+            .module
+            .functions
+            .get(f as usize)
+            .ok_or_else(bad_index)?;
+        let mut captures = Vec::with_capacity(func.captures.len());
+        for c in &func.captures {
+            let v = match c {
+                CaptureFrom::Local(s) => self.stack.get(base + *s as usize).cloned(),
+                CaptureFrom::Capture(i) => self
+                    .frames
+                    .last()
+                    .and_then(|fr| fr.closure.as_ref())
+                    .and_then(|cl| cl.captures.get(*i as usize))
+                    .cloned(),
+                CaptureFrom::SelfFn => self.current_fn().ok(),
+            };
+            captures.push(v.ok_or_else(bad_index)?);
+        }
+        Ok(Value::Closure(ClosureObj::new(f, captures)))
+    }
+
+    /// Call a function value with the `argc` arguments on top of the stack.
+    pub(super) fn call(&mut self, callee: Value, argc: usize, tail: bool) -> Result<(), RunError> {
+        match callee {
+            Value::Func(f) => self.enter(f, None, argc, tail),
+            Value::Closure(c) => {
+                let f = c.func;
+                self.enter(f, Some(c), argc, tail)
+            }
+            Value::Native(n) => {
+                let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
+                let v = crate::natives::call(self, n, start)?;
+                self.metered()?;
+                self.stack.truncate(start);
+                self.stack.push(v);
+                Ok(())
+            }
+            Value::Resume(k) => self.resume(k, argc),
+            _ => Err(RunError::internal("called a value that is not a function")),
+        }
+    }
+
+    /// Push a frame for function `f` (or reuse the running one for a tail
+    /// call).
+    pub(super) fn enter(
+        &mut self,
+        f: u32,
+        closure: Option<Rc<ClosureObj>>,
+        argc: usize,
+        tail: bool,
+    ) -> Result<(), RunError> {
+        let func = self
+            .module
+            .functions
+            .get(f as usize)
+            .ok_or_else(bad_index)?;
+        if func.arity as usize != argc {
+            return Err(RunError::internal(format!(
+                "called `{}` with {argc} arguments instead of {}",
+                func.name, func.arity
+            )));
+        }
+        let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
+        let base = if tail {
+            let top = self.frames.last_mut().ok_or_else(bad_index)?;
+            let base = top.base as usize;
+            top.func = f;
+            top.pc = 0;
+            top.closure = closure;
+            if start > base {
+                self.stack.drain(base..start);
+            }
+            base
+        } else {
+            if self.frames.len() >= self.limits.depth {
+                return Err(limit_error(
+                    Limit::Depth,
+                    format!(
+                        "expected calls nested at most {} deep, but `{}` went deeper",
+                        self.limits.depth, func.name
+                    ),
+                )
+                .with_help("a loop written as a tail call (the call is the last thing the function does) runs in constant depth; or raise the limit with `--limit depth=...`"));
+            }
+            self.frames.push(Frame {
+                func: f,
+                pc: 0,
+                base: start as u32,
+                kind: Kind::Normal,
+                closure,
+            });
+            start
+        };
+        self.stack.resize(base + func.locals as usize, Value::Unit);
+        Ok(())
+    }
+
+    /// Return `v` from the running frame; `Some` when the run is over.
+    pub(super) fn ret(&mut self, v: Value) -> Result<Option<Value>, RunError> {
+        let frame = self.frames.pop().ok_or_else(bad_index)?;
+        self.stack.truncate(frame.base as usize);
+        match frame.kind {
+            Kind::Top => return Ok(Some(v)),
+            Kind::Normal => self.stack.push(v),
+            Kind::Clause => {
+                if !matches!(self.handlers.pop(), Some(Entry::Skip(_))) {
+                    return Err(RunError::internal("a clause returned past its handler"));
+                }
+                self.stack.push(v);
+            }
+            Kind::Body => self.body_returned(v)?,
+        }
+        Ok(None)
+    }
+
+    /// The module being run.
+    pub(crate) fn module(&self) -> &'a Module {
+        self.module
+    }
+
+    /// The arguments of a native call, starting at `start`.
+    pub(crate) fn args(&self, start: usize) -> &[Value] {
+        self.stack.get(start..).unwrap_or(&[])
+    }
+}

@@ -1,0 +1,177 @@
+//! Entry points of the machine: setting up a run, starting its top level,
+//! and taking it apart at the end.
+//!
+//! Invariants:
+//! - **One meter per run.** [`run_function`] starts the thread's work
+//!   meter ([`crate::meter::Scope`]) before the first step and the machine
+//!   holds it until it is dropped, so metered work in the run is charged
+//!   to this run's limits and nothing else's.
+//! - **Errors are placed.** An error leaving the run gets the span of the
+//!   innermost program code and a bounded stack trace ([`TRACE_ENTRIES`]
+//!   entries at most) before the stacks are taken apart.
+//! - **Teardown does not recurse.** The stacks and globals are dropped
+//!   front to back, one value at a time.
+
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::Machine;
+use crate::code::{Literal, Module};
+use crate::error::{RunError, TraceEntry};
+use crate::host::Host;
+use crate::limits::Limits;
+use crate::meter;
+use crate::value::{self, Value};
+
+use super::{Frame, Kind};
+
+/// Run a module's top level to its value.
+pub fn run(
+    module: &Module,
+    limits: &Limits,
+    host: &mut dyn Host,
+    cancel: Option<&Arc<AtomicBool>>,
+) -> Result<Value, RunError> {
+    let mut globals = Vec::new();
+    let result = run_function(module, module.main, &mut globals, limits, host, cancel);
+    while globals.pop().is_some() {}
+    result
+}
+
+/// Run the function `main` of `module` (one input of a session) as a top
+/// level, with `globals` as the program's global slots: they are grown to
+/// the module's count first, and keep what the run stored in them.
+pub fn run_function(
+    module: &Module,
+    main: u32,
+    globals: &mut Vec<Value>,
+    limits: &Limits,
+    host: &mut dyn Host,
+    cancel: Option<&Arc<AtomicBool>>,
+) -> Result<Value, RunError> {
+    let memory_base = value::live_bytes();
+    let started = Instant::now();
+    let meter = meter::Scope::start(
+        limits.fuel,
+        started.checked_add(limits.time),
+        cancel.cloned(),
+    );
+    let mut kept = std::mem::take(globals);
+    kept.resize(module.globals as usize, Value::Unit);
+    let mut m = Machine {
+        module,
+        host,
+        limits: limits.clone(),
+        literals: Vec::new(),
+        shapes: module
+            .shapes
+            .iter()
+            .map(|s| Rc::from(s.as_slice()))
+            .collect(),
+        globals: kept,
+        stack: Vec::new(),
+        frames: Vec::new(),
+        handlers: Vec::new(),
+        steps: 0,
+        window: 0,
+        countdown: 0,
+        started,
+        memory_base,
+        output: 0,
+        _meter: meter,
+    };
+    m.literals = module
+        .literals
+        .iter()
+        .map(|l| match l {
+            Literal::Int(n) => Value::Int(*n),
+            Literal::Float(x) => Value::Float(*x),
+            Literal::Str(s) => Value::str(s.as_str()),
+        })
+        .collect();
+    m.open_window();
+    let result = m.start(main).and_then(|()| m.execute());
+    let result = result.map_err(|mut e| {
+        m.locate(&mut e);
+        e
+    });
+    m.unwind();
+    *globals = std::mem::take(&mut m.globals);
+    result
+}
+
+impl<'a> Machine<'a> {
+    pub(super) fn start(&mut self, main: u32) -> Result<(), RunError> {
+        let locals = self
+            .module
+            .functions
+            .get(main as usize)
+            .ok_or_else(|| RunError::internal("no top level"))?
+            .locals;
+        self.frames.push(Frame {
+            func: main,
+            pc: 0,
+            base: 0,
+            kind: Kind::Top,
+            closure: None,
+        });
+        self.stack.resize(locals as usize, Value::Unit);
+        Ok(())
+    }
+
+    /// Drop the machine's stacks front to back, so that dropping them does
+    /// not recurse through long chains.
+    pub(super) fn unwind(&mut self) {
+        while self.frames.pop().is_some() {}
+        while self.handlers.pop().is_some() {}
+        while self.stack.pop().is_some() {}
+    }
+
+    /// Place an error: its span (the innermost program code) and trace
+    /// (consecutive frames of the same call merged, at most
+    /// [`TRACE_ENTRIES`] entries).
+    pub(super) fn locate(&self, e: &mut RunError) {
+        let mut trace: Vec<TraceEntry> = Vec::new();
+        let mut program_span = None;
+        let mut omitted = 0usize;
+        for f in self.frames.iter().rev() {
+            let Some(func) = self.module.functions.get(f.func as usize) else {
+                continue;
+            };
+            let span = if func.library {
+                None
+            } else {
+                func.spans.get((f.pc as usize).saturating_sub(1)).copied()
+            };
+            if program_span.is_none() {
+                program_span = span;
+            }
+            let full = trace.len() >= TRACE_ENTRIES;
+            match trace.last_mut() {
+                Some(last) if last.function == func.name && last.span == span => last.times += 1,
+                _ if full => omitted += 1,
+                _ => trace.push(TraceEntry {
+                    function: func.name.clone(),
+                    span,
+                    times: 1,
+                }),
+            }
+        }
+        if omitted > 0 {
+            trace.push(TraceEntry {
+                function: format!("... {omitted} more calls"),
+                span: None,
+                times: 1,
+            });
+        }
+        if e.span.is_none() {
+            e.span = program_span;
+        }
+        e.trace = trace;
+    }
+}
+
+/// The most entries a stack trace shows.
+const TRACE_ENTRIES: usize = 12;

@@ -1,0 +1,585 @@
+//! The run loop: fetch an instruction, count it, do it.
+//!
+//! [`Machine::execute`] keeps the running frame's code, program counter
+//! and base in locals and handles the commonest instructions inline
+//! (locals, `Int` arithmetic and branches, calls of known functions, tail
+//! calls, returns, simple and tail-resumptive handler clauses); everything
+//! else goes to [`super::calls`], [`super::handlers`] and [`super::ops`],
+//! after which the loop reloads the running frame.
+//!
+//! Invariants:
+//! - **Every instruction costs one step**; every
+//!   [`crate::limits::CHECK_EVERY`] steps the loop calls the periodic
+//!   check ([`super::accounting`]).
+//! - **The frame's program counter is written back** (`sync!`) before
+//!   anything that may fail, call, or look at the frames, so errors are
+//!   placed at the instruction that caused them.
+//! - **No index is trusted**: every local, literal, global and jump target
+//!   is checked, and a bad one stops the run with `E4004`.
+
+use crate::code::{Arith, Module, Op, Operand};
+use crate::error::RunError;
+use crate::value::Value;
+
+use super::{Entry, Frame, Kind, Machine, bad_index};
+
+impl<'a> Machine<'a> {
+    /// The code, program counter and base of the running frame.
+    #[inline(always)]
+    pub(super) fn load(&self) -> Result<(&'a [Op], usize, usize), RunError> {
+        let module: &'a Module = self.module;
+        let f = self
+            .frames
+            .last()
+            .ok_or_else(|| RunError::internal("no frame to run"))?;
+        let func = module
+            .functions
+            .get(f.func as usize)
+            .ok_or_else(|| RunError::internal("a frame of an unknown function"))?;
+        Ok((&func.ops, f.pc as usize, f.base as usize))
+    }
+
+    /// Run until the top level returns.
+    pub(super) fn execute(&mut self) -> Result<Value, RunError> {
+        let functions: &'a [crate::code::Function] = &self.module.functions;
+        let (mut code, mut pc, mut base) = self.load()?;
+        macro_rules! sync {
+            () => {
+                if let Some(f) = self.frames.last_mut() {
+                    f.pc = pc as u32;
+                }
+            };
+        }
+        macro_rules! tri {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => {
+                        sync!();
+                        return Err(e);
+                    }
+                }
+            };
+        }
+        macro_rules! pop {
+            () => {
+                match self.stack.pop() {
+                    Some(v) => v,
+                    None => {
+                        sync!();
+                        return Err(RunError::internal("operand stack underflow"));
+                    }
+                }
+            };
+        }
+        macro_rules! reload {
+            () => {
+                let (c, p, b) = self.load()?;
+                code = c;
+                pc = p;
+                base = b;
+            };
+        }
+        loop {
+            let Some(&op) = code.get(pc) else {
+                sync!();
+                return Err(RunError::internal("ran past the end of a function"));
+            };
+            pc += 1;
+            self.countdown -= 1;
+            if self.countdown == 0 {
+                sync!();
+                tri!(self.check());
+            }
+            match op {
+                Op::Unit => self.stack.push(Value::Unit),
+                Op::Bool(b) => self.stack.push(Value::Bool(b)),
+                Op::Int(n) => self.stack.push(Value::Int(n)),
+                Op::Literal(i) => {
+                    let v = tri!(self.literals.get(i as usize).cloned().ok_or_else(bad_index));
+                    self.stack.push(v);
+                }
+                Op::Local(i) => {
+                    let v = tri!(
+                        self.stack
+                            .get(base + i as usize)
+                            .cloned()
+                            .ok_or_else(bad_index)
+                    );
+                    self.stack.push(v);
+                }
+                Op::MoveLocal(i) => {
+                    let v = tri!(
+                        self.stack
+                            .get_mut(base + i as usize)
+                            .map(|slot| std::mem::replace(slot, Value::Unit))
+                            .ok_or_else(bad_index)
+                    );
+                    self.stack.push(v);
+                }
+                Op::SetLocal(i) => {
+                    let v = pop!();
+                    match self.stack.get_mut(base + i as usize) {
+                        Some(slot) => *slot = v,
+                        None => {
+                            sync!();
+                            return Err(bad_index());
+                        }
+                    }
+                }
+                Op::Capture(i) => {
+                    let v = self
+                        .frames
+                        .last()
+                        .and_then(|f| f.closure.as_ref())
+                        .and_then(|c| c.captures.get(i as usize))
+                        .cloned();
+                    let v = tri!(v.ok_or_else(bad_index));
+                    self.stack.push(v);
+                }
+                Op::SelfFn => {
+                    let v = tri!(self.current_fn());
+                    self.stack.push(v);
+                }
+                Op::Global(g) => {
+                    let v = tri!(self.globals.get(g as usize).cloned().ok_or_else(bad_index));
+                    self.stack.push(v);
+                }
+                Op::SetGlobal(g) => {
+                    let v = pop!();
+                    match self.globals.get_mut(g as usize) {
+                        Some(slot) => *slot = v,
+                        None => {
+                            sync!();
+                            return Err(bad_index());
+                        }
+                    }
+                }
+                Op::Func(f) => self.stack.push(Value::Func(f)),
+                Op::Native(n) => self.stack.push(Value::Native(n)),
+                Op::Closure(f) => {
+                    let v = tri!(self.make_closure(f, base));
+                    self.stack.push(v);
+                }
+                Op::Pop => {
+                    pop!();
+                }
+                Op::Arith(a) => {
+                    let y = pop!();
+                    let x = pop!();
+                    // The common case inline: Int with Int.
+                    let fast = match (&x, &y) {
+                        (Value::Int(p), Value::Int(q)) => int_fast(a, *p, *q),
+                        _ => None,
+                    };
+                    let v = match fast {
+                        Some(v) => v,
+                        None => tri!(self.arith(a, x, y)),
+                    };
+                    self.stack.push(v);
+                }
+                Op::LocalIntArith(slot, k, a) => {
+                    let x = self.stack.get(base + slot as usize);
+                    let k = i64::from(k);
+                    let fast = match x {
+                        Some(Value::Int(p)) => int_fast(a, *p, k),
+                        _ => None,
+                    };
+                    let v = match fast {
+                        Some(v) => v,
+                        None => {
+                            let x = tri!(x.cloned().ok_or_else(bad_index));
+                            tri!(self.arith(a, x, Value::Int(k)))
+                        }
+                    };
+                    self.stack.push(v);
+                }
+                Op::LocalLocalArith(p, q, a) => {
+                    let x = self.stack.get(base + p as usize);
+                    let y = self.stack.get(base + q as usize);
+                    let fast = match (x, y) {
+                        (Some(Value::Int(p)), Some(Value::Int(q))) => int_fast(a, *p, *q),
+                        _ => None,
+                    };
+                    let v = match fast {
+                        Some(v) => v,
+                        None => {
+                            let x = tri!(x.cloned().ok_or_else(bad_index));
+                            let y = tri!(y.cloned().ok_or_else(bad_index));
+                            tri!(self.arith(a, x, y))
+                        }
+                    };
+                    self.stack.push(v);
+                }
+                Op::BranchLocalInt(slot, cmp, k, t) => {
+                    let holds = match self.stack.get(base + slot as usize) {
+                        Some(Value::Int(x)) => int_cmp(cmp, *x, i64::from(k)),
+                        other => {
+                            let x = tri!(other.cloned().ok_or_else(bad_index));
+                            match tri!(self.arith(cmp, x, Value::Int(i64::from(k)))) {
+                                Value::Bool(b) => b,
+                                _ => false,
+                            }
+                        }
+                    };
+                    if !holds {
+                        pc = t as usize;
+                    }
+                }
+                Op::BranchLocalLocal(p, q, cmp, t) => {
+                    let x = self.stack.get(base + p as usize);
+                    let y = self.stack.get(base + q as usize);
+                    let holds = match (x, y) {
+                        (Some(Value::Int(x)), Some(Value::Int(y))) => int_cmp(cmp, *x, *y),
+                        _ => {
+                            let x = tri!(x.cloned().ok_or_else(bad_index));
+                            let y = tri!(y.cloned().ok_or_else(bad_index));
+                            match tri!(self.arith(cmp, x, y)) {
+                                Value::Bool(b) => b,
+                                _ => false,
+                            }
+                        }
+                    };
+                    if !holds {
+                        pc = t as usize;
+                    }
+                }
+                Op::Neg => {
+                    let v = match pop!() {
+                        Value::Int(n) => tri!(
+                            n.checked_neg()
+                                .map(Value::Int)
+                                .ok_or_else(|| RunError::overflow(&format!("-({n})")))
+                        ),
+                        Value::Float(x) => Value::Float(-x),
+                        _ => tri!(Err(RunError::internal(
+                            "negated a value that is not a number"
+                        ))),
+                    };
+                    self.stack.push(v);
+                }
+                Op::Not => {
+                    let v = match pop!() {
+                        Value::Bool(b) => Value::Bool(!b),
+                        _ => tri!(Err(RunError::internal("`!` of a value that is not a Bool"))),
+                    };
+                    self.stack.push(v);
+                }
+                Op::Jump(t) => pc = t as usize,
+                Op::JumpIfFalse(t) => match pop!() {
+                    Value::Bool(b) => {
+                        if !b {
+                            pc = t as usize;
+                        }
+                    }
+                    _ => {
+                        sync!();
+                        return Err(RunError::internal("a condition that is not a Bool"));
+                    }
+                },
+                Op::Call(n) | Op::TailCall(n) => {
+                    sync!();
+                    let at = tri!(
+                        self.stack
+                            .len()
+                            .checked_sub(n as usize + 1)
+                            .ok_or_else(bad_index)
+                    );
+                    let callee = self.stack.remove(at);
+                    tri!(self.call(callee, n as usize, matches!(op, Op::TailCall(_))));
+                    reload!();
+                }
+                Op::CallFunc(f, n) => {
+                    sync!();
+                    // The common case inline: a known function, not too deep.
+                    let n = n as usize;
+                    match functions.get(f as usize) {
+                        Some(func)
+                            if func.arity as usize == n
+                                && self.frames.len() < self.limits.depth
+                                && self.stack.len() >= n =>
+                        {
+                            base = self.stack.len() - n;
+                            self.frames.push(Frame {
+                                func: f,
+                                pc: 0,
+                                base: base as u32,
+                                kind: Kind::Normal,
+                                closure: None,
+                            });
+                            for _ in func.arity..func.locals {
+                                self.stack.push(Value::Unit);
+                            }
+                            code = &func.ops;
+                            pc = 0;
+                        }
+                        _ => {
+                            tri!(self.enter(f, None, n, false));
+                            reload!();
+                        }
+                    }
+                }
+                Op::TailCallFunc(f, n) => {
+                    // The common case inline: the arguments replace the
+                    // frame's locals.
+                    let n = n as usize;
+                    let start = self.stack.len().saturating_sub(n);
+                    match functions.get(f as usize) {
+                        Some(func) if func.arity as usize == n && start >= base => {
+                            for i in 0..n {
+                                self.stack.swap(base + i, start + i);
+                            }
+                            self.stack.truncate(base + n);
+                            for _ in func.arity..func.locals {
+                                self.stack.push(Value::Unit);
+                            }
+                            if let Some(top) = self.frames.last_mut() {
+                                top.func = f;
+                                top.pc = 0;
+                                top.closure = None;
+                            }
+                            code = &func.ops;
+                            pc = 0;
+                        }
+                        _ => {
+                            sync!();
+                            tri!(self.enter(f, None, n, true));
+                            reload!();
+                        }
+                    }
+                }
+                Op::Return => {
+                    let v = pop!();
+                    // The common case inline: an ordinary call returns to a
+                    // caller.
+                    if self.frames.len() > 1
+                        && let Some(top) = self.frames.last()
+                        && top.kind == Kind::Normal
+                    {
+                        let done = self.frames.pop();
+                        if let Some(done) = done {
+                            self.stack.truncate(done.base as usize);
+                        }
+                        self.stack.push(v);
+                        reload!();
+                        continue;
+                    }
+                    sync!();
+                    if let Some(done) = tri!(self.ret(v)) {
+                        return Ok(done);
+                    }
+                    reload!();
+                }
+                Op::ResumeTail | Op::ResumeTailWith => {
+                    // The common case inline: return to the performer,
+                    // updating the handler's parameter.
+                    let state = if op == Op::ResumeTailWith {
+                        Some(pop!())
+                    } else {
+                        None
+                    };
+                    let v = pop!();
+                    if let (Some(&Entry::Skip(t)), Some(top)) =
+                        (self.handlers.last(), self.frames.last())
+                        && top.kind == Kind::Clause
+                        && self.frames.len() > 1
+                    {
+                        if let Some(s) = state {
+                            match self.handlers.get_mut(t as usize) {
+                                Some(Entry::Handler { state, .. }) => *state = s,
+                                _ => {
+                                    sync!();
+                                    return Err(bad_index());
+                                }
+                            }
+                        }
+                        self.handlers.pop();
+                        if let Some(done) = self.frames.pop() {
+                            self.stack.truncate(done.base as usize);
+                        }
+                        self.stack.push(v);
+                        reload!();
+                        continue;
+                    }
+                    sync!();
+                    if let Some(done) = tri!(self.resume_tail(v, state)) {
+                        return Ok(done);
+                    }
+                    reload!();
+                }
+                Op::Perform(e, o, n) => {
+                    sync!();
+                    // The commonest case: a clause that only resumes with
+                    // its arguments or parameter needs no frame at all.
+                    if let Some(v) = self.simple_clause(e, o, n as usize) {
+                        self.stack.push(v);
+                        continue;
+                    }
+                    // The common case inline: a tail-resumptive clause that
+                    // captures nothing runs in place, in a new frame.
+                    if let Some((i, f, state)) = self.tail_clause(e, o)
+                        && let Some(func) = functions.get(f as usize)
+                        && func.arity as usize == n as usize + usize::from(state.is_some())
+                        && self.frames.len() < self.limits.depth
+                    {
+                        self.handlers.push(Entry::Skip(i as u32));
+                        if let Some(s) = state {
+                            self.stack.push(s);
+                        }
+                        base = self.stack.len() - func.arity as usize;
+                        self.frames.push(Frame {
+                            func: f,
+                            pc: 0,
+                            base: base as u32,
+                            kind: Kind::Clause,
+                            closure: None,
+                        });
+                        for _ in func.arity..func.locals {
+                            self.stack.push(Value::Unit);
+                        }
+                        code = &func.ops;
+                        pc = 0;
+                        continue;
+                    }
+                    tri!(self.perform(e, o, n as usize));
+                    reload!();
+                }
+                Op::Handle(h) => {
+                    sync!();
+                    tri!(self.handle(h));
+                    reload!();
+                }
+                Op::NoMatch => {
+                    sync!();
+                    return Err(RunError::internal("no pattern matched a checked match"));
+                }
+                other => {
+                    let jump = tri!(self.data_op(other));
+                    if let Some(t) = jump {
+                        pc = t as usize;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Run the nearest clause of `effect.op` if it is simple (see
+    /// [`crate::code::SimpleClause`]): pop the `argc` arguments, update the
+    /// handler's parameter, and return the operation's result.
+    #[inline(always)]
+    pub(super) fn simple_clause(&mut self, effect: u32, op: u32, argc: usize) -> Option<Value> {
+        let module: &'a Module = self.module;
+        let mut i = self.handlers.len();
+        let (at, simple) = loop {
+            i = i.checked_sub(1)?;
+            match self.handlers.get(i)? {
+                Entry::Skip(t) => i = *t as usize,
+                Entry::Handler { info, .. } => {
+                    let info = module.handlers.get(*info as usize)?;
+                    if let Some(c) = info
+                        .clauses
+                        .iter()
+                        .find(|c| c.effect == effect && c.op == op)
+                    {
+                        break (i, c.simple?);
+                    }
+                }
+            }
+        };
+        let start = self.stack.len().checked_sub(argc)?;
+        let in_range =
+            |o: Option<Operand>| !matches!(o, Some(Operand::Arg(k)) if k as usize >= argc);
+        if !in_range(Some(simple.result)) || !in_range(simple.next) {
+            return None;
+        }
+        let Some(Entry::Handler { state, .. }) = self.handlers.get_mut(at) else {
+            return None;
+        };
+        let args = self.stack.get(start..).unwrap_or(&[]);
+        let result = operand(simple.result, args, state);
+        if let Some(next) = simple.next {
+            *state = operand(next, args, state);
+        }
+        self.stack.truncate(start);
+        Some(result)
+    }
+
+    /// The nearest handler of `effect.op`, if its clause is tail-resumptive
+    /// and a function that captures nothing: the handler's index, the
+    /// clause's function, and the handler's parameter (if it has one).
+    #[inline(always)]
+    pub(super) fn tail_clause(&self, effect: u32, op: u32) -> Option<(usize, u32, Option<Value>)> {
+        let mut i = self.handlers.len();
+        loop {
+            i = i.checked_sub(1)?;
+            match self.handlers.get(i)? {
+                Entry::Skip(t) => i = *t as usize,
+                Entry::Handler {
+                    info,
+                    closures,
+                    state,
+                    ..
+                } => {
+                    let info = self.module.handlers.get(*info as usize)?;
+                    let Some(c) = info
+                        .clauses
+                        .iter()
+                        .find(|c| c.effect == effect && c.op == op)
+                    else {
+                        continue;
+                    };
+                    if !c.tail_resumptive {
+                        return None;
+                    }
+                    let Some(Value::Func(f)) = closures.get(c.clause as usize) else {
+                        return None;
+                    };
+                    return Some((i, *f, info.has_state.then(|| state.clone())));
+                }
+            }
+        }
+    }
+}
+
+/// The value of a simple clause's operand (its index was checked).
+#[inline(always)]
+fn operand(o: Operand, args: &[Value], state: &Value) -> Value {
+    match o {
+        Operand::Arg(k) => match args.get(k as usize) {
+            Some(v) => v.clone(),
+            None => Value::Unit,
+        },
+        Operand::State => state.clone(),
+        Operand::Unit => Value::Unit,
+        Operand::Int(n) => Value::Int(n),
+        Operand::Bool(b) => Value::Bool(b),
+    }
+}
+
+/// The step loop's fast path for `Int op Int`: comparisons, `+` and `-`
+/// that fit. `None` sends everything else (overflow included, so that it
+/// is reported) to [`Machine::arith`].
+#[inline(always)]
+fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
+    match op {
+        Arith::Lt | Arith::Le | Arith::Gt | Arith::Ge | Arith::Eq | Arith::Ne => {
+            Some(Value::Bool(int_cmp(op, x, y)))
+        }
+        Arith::Add => x.checked_add(y).map(Value::Int),
+        Arith::Sub => x.checked_sub(y).map(Value::Int),
+        _ => None,
+    }
+}
+
+/// An integer comparison.
+#[inline(always)]
+fn int_cmp(cmp: Arith, x: i64, y: i64) -> bool {
+    match cmp {
+        Arith::Lt => x < y,
+        Arith::Le => x <= y,
+        Arith::Gt => x > y,
+        Arith::Ge => x >= y,
+        Arith::Eq => x == y,
+        _ => x != y,
+    }
+}
