@@ -3,7 +3,9 @@
 //!
 //! Invariants: rendering never panics, whatever spans a diagnostic holds
 //! (they are clamped to the source); the human form contains colour codes
-//! only when asked to; the JSON form is stable: fields are only ever added.
+//! only when asked to; the JSON form is stable: fields are only ever added;
+//! drawing a diagnostic costs at most a bounded amount per line it shows,
+//! however long the line (lines past 2,048 bytes are shown shortened).
 
 use std::fmt::Write as _;
 
@@ -44,11 +46,11 @@ fn clamp(text: &str, span: Span) -> std::ops::Range<usize> {
 /// Render diagnostics about the file `path` (whose text is `text`) for a
 /// person.
 ///
-/// A diagnostic whose labels touch a line longer than
-/// [`excerpt::LONG_LINE`] bytes is drawn from an excerpt of the text in
-/// which such lines are cut down to the parts around the labels (see
-/// [`excerpt`]), so that drawing it costs the same whatever the length of
-/// the line; every other diagnostic is drawn from the text itself.
+/// A diagnostic whose labels touch a line longer than 2,048 bytes is drawn
+/// from an excerpt of the text in which such lines are cut down to the
+/// parts around the labels (`src/render/excerpt.rs`), so that drawing it
+/// costs the same whatever the length of the line; every other diagnostic
+/// is drawn from the text itself.
 pub fn human(diagnostics: &[Diagnostic], path: &str, text: &str, color: bool) -> String {
     let mut out = String::new();
     // Built once per file: ariadne indexes the lines of the source.
