@@ -169,3 +169,31 @@ fn ceil(text: &str, mut at: usize) -> usize {
     }
     at
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_lines_make_no_excerpt() {
+        let text = format!("a\n{}\nb", "x".repeat(LONG_LINE));
+        let lines = LineIndex::new(&text);
+        assert!(Excerpt::of(&text, &lines, &[2..5]).is_none());
+    }
+
+    #[test]
+    fn a_long_line_keeps_the_label_and_its_context() {
+        let text = format!("first\n{}NAME{}\nlast", "é".repeat(2000), "x".repeat(3000));
+        let lines = LineIndex::new(&text);
+        let at = text.find("NAME").unwrap_or(0);
+        let ex = Excerpt::of(&text, &lines, &[at..at + 4]).expect("an excerpt");
+        let (from, to) = (ex.map(at), ex.map(at + 4));
+        assert_eq!(&ex.text[from..to], "NAME");
+        // Same line number: one blank line stands for `first`.
+        assert!(ex.text.starts_with("\n"));
+        assert_eq!(ex.text.lines().count(), 2);
+        assert!(ex.text.len() < 6 * CONTEXT + 20, "{} bytes", ex.text.len());
+        assert_eq!(ex.text.matches(GAP).count(), 2);
+        assert!(ex.note().contains(&format!("{} bytes", 4000 + 4 + 3000)));
+    }
+}
