@@ -178,7 +178,8 @@ mod tests {
     fn short_lines_make_no_excerpt() {
         let text = format!("a\n{}\nb", "x".repeat(LONG_LINE));
         let lines = LineIndex::new(&text);
-        assert!(Excerpt::of(&text, &lines, &[2..5]).is_none());
+        let labels = vec![2..5];
+        assert!(Excerpt::of(&text, &lines, &labels).is_none());
     }
 
     #[test]
@@ -186,7 +187,8 @@ mod tests {
         let text = format!("first\n{}NAME{}\nlast", "é".repeat(2000), "x".repeat(3000));
         let lines = LineIndex::new(&text);
         let at = text.find("NAME").unwrap_or(0);
-        let ex = Excerpt::of(&text, &lines, &[at..at + 4]).expect("an excerpt");
+        let labels = vec![at..at + 4];
+        let ex = Excerpt::of(&text, &lines, &labels).expect("an excerpt");
         let (from, to) = (ex.map(at), ex.map(at + 4));
         assert_eq!(&ex.text[from..to], "NAME");
         // Same line number: one blank line stands for `first`.
