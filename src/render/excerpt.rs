@@ -178,8 +178,8 @@ mod tests {
     fn short_lines_make_no_excerpt() {
         let text = format!("a\n{}\nb", "x".repeat(LONG_LINE));
         let lines = LineIndex::new(&text);
-        let labels = vec![2..5];
-        assert!(Excerpt::of(&text, &lines, &labels).is_none());
+        let label = 2..5;
+        assert!(Excerpt::of(&text, &lines, std::slice::from_ref(&label)).is_none());
     }
 
     #[test]
@@ -187,8 +187,8 @@ mod tests {
         let text = format!("first\n{}NAME{}\nlast", "é".repeat(2000), "x".repeat(3000));
         let lines = LineIndex::new(&text);
         let at = text.find("NAME").unwrap_or(0);
-        let labels = vec![at..at + 4];
-        let ex = Excerpt::of(&text, &lines, &labels).expect("an excerpt");
+        let label = at..at + 4;
+        let ex = Excerpt::of(&text, &lines, std::slice::from_ref(&label)).expect("an excerpt");
         let (from, to) = (ex.map(at), ex.map(at + 4));
         assert_eq!(&ex.text[from..to], "NAME");
         // Same line number: one blank line stands for `first`.
