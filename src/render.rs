@@ -3,13 +3,17 @@
 //!
 //! Invariants: rendering never panics, whatever spans a diagnostic holds
 //! (they are clamped to the source); the human form contains colour codes
-//! only when asked to; the JSON form is stable: fields are only ever added.
+//! only when asked to; the JSON form is stable: fields are only ever added;
+//! drawing a diagnostic costs at most a bounded amount per line it shows,
+//! however long the line (lines past 2,048 bytes are shown shortened).
 
 use std::fmt::Write as _;
 
 use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
 use serde_json::{Value, json};
 use writ_lang::{Diagnostic, LineIndex, Severity, Span};
+
+mod excerpt;
 
 /// Whether human output should be coloured: only on a terminal, and never
 /// when `NO_COLOR` is set to a non-empty value.
@@ -41,14 +45,62 @@ fn clamp(text: &str, span: Span) -> std::ops::Range<usize> {
 
 /// Render diagnostics about the file `path` (whose text is `text`) for a
 /// person.
+///
+/// A diagnostic whose labels touch a line longer than 2,048 bytes is drawn
+/// from an excerpt of the text in which such lines are cut down to the
+/// parts around the labels (`src/render/excerpt.rs`), so that drawing it
+/// costs the same whatever the length of the line; every other diagnostic
+/// is drawn from the text itself.
 pub fn human(diagnostics: &[Diagnostic], path: &str, text: &str, color: bool) -> String {
     let mut out = String::new();
     // Built once per file: ariadne indexes the lines of the source.
     let mut cache = (path, Source::from(text));
+    let lines = LineIndex::new(text);
     for d in diagnostics {
-        out.push_str(&human_one(d, path, text, color, &mut cache));
+        let ranges: Vec<_> = d.labels.iter().map(|l| clamp(text, l.span)).collect();
+        match excerpt::Excerpt::of(text, &lines, &ranges) {
+            None => out.push_str(&human_one(d, path, text, color, &mut cache)),
+            Some(ex) => out.push_str(&human_excerpt(d, path, text, &lines, color, &ex)),
+        }
     }
     out
+}
+
+/// Draw `d` from `ex`, an excerpt of `text`: its labels moved into the
+/// excerpt, a note saying what was left out, and the location in the
+/// header put back to the column in the whole line.
+fn human_excerpt(
+    d: &Diagnostic,
+    path: &str,
+    text: &str,
+    lines: &LineIndex<'_>,
+    color: bool,
+    ex: &excerpt::Excerpt,
+) -> String {
+    let mut local = d.clone();
+    for l in &mut local.labels {
+        let r = clamp(text, l.span);
+        l.span = Span::new(ex.map(r.start), ex.map(r.end));
+    }
+    local.notes.push(ex.note());
+    let mut cache = (path, Source::from(ex.text.as_str()));
+    let drawn = human_one(&local, path, &ex.text, color, &mut cache);
+    // The header's `path:line:column` counts columns in the excerpt; the
+    // reader wants the column in the file.
+    let (Some(primary), Some(shown)) = (d.primary_span(), local.primary_span()) else {
+        return drawn;
+    };
+    let real = lines.position(clamp(text, primary).start);
+    let cut = LineIndex::new(&ex.text).position(shown.start);
+    let wrong = format!(" {path}:{}:{} ", cut.line, cut.column);
+    let right = format!(" {path}:{}:{} ", real.line, real.column);
+    match drawn
+        .find('\n')
+        .and_then(|nl| drawn[nl..].find(&wrong).map(|i| nl + i))
+    {
+        Some(at) => format!("{}{right}{}", &drawn[..at], &drawn[at + wrong.len()..]),
+        None => drawn,
+    }
 }
 
 fn human_one<'a>(
@@ -149,10 +201,12 @@ fn json_with(d: &Diagnostic, path: &str, text: &str, lines: &LineIndex<'_>) -> V
 
 /// Every diagnostic about one file as a JSON array.
 pub fn json(diagnostics: &[Diagnostic], path: &str, text: &str) -> Value {
+    // Built once per file, not once per diagnostic.
+    let lines = LineIndex::new(text);
     Value::Array(
         diagnostics
             .iter()
-            .map(|d| json_one(d, path, text))
+            .map(|d| json_with(d, path, text, &lines))
             .collect(),
     )
 }

@@ -54,3 +54,53 @@ fn tricky_inputs_render() {
         render_all(input);
     }
 }
+
+/// A diagnostic with labels at `spans` (the first primary) on `text`.
+fn labelled(spans: &[(usize, usize)]) -> writ::Diagnostic {
+    let mut d = writ::Diagnostic::new(writ::Code::UnknownName, "m");
+    for (i, &(a, b)) in spans.iter().enumerate() {
+        let s = writ::Span::new(a.min(b), a.max(b));
+        d = if i == 0 {
+            d.with_primary(s, "here")
+        } else {
+            d.with_secondary(s, "there")
+        };
+    }
+    d
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Labels anywhere on long lines (with multi-byte characters and
+    /// several lines): drawing never panics, stays short whatever the
+    /// length of the line, and the header names the label's line and
+    /// column in the file.
+    #[test]
+    fn labels_on_long_lines_render_shortened(
+        unit in "[a-z é€𝄞]{1,8}",
+        repeats in 300usize..6000,
+        lines in 1usize..4,
+        spans in prop::collection::vec((0usize..200_000, 0usize..200_000), 1..4),
+    ) {
+        let line = unit.repeat(repeats);
+        let text = vec![line; lines].join("\n");
+        let spans: Vec<(usize, usize)> = spans.into_iter().map(|(a, b)| (a % (text.len() + 1), b % (text.len() + 1))).collect();
+        let d = labelled(&spans);
+        let out = writ::render::human(std::slice::from_ref(&d), "p.writ", &text, false);
+        // A line of at most 2,048 bytes is drawn whole (with a few rows of
+        // label arrows under it); a longer one keeps a few windows of 240
+        // bytes around the labels. Lines reach 190 KB here.
+        prop_assert!(out.len() < 24_000 * lines, "{} bytes drawn", out.len());
+        let (a, b) = spans[0];
+        let mut start = a.min(b);
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let before = &text[..start];
+        let line_no = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let header = format!(" p.writ:{line_no}:{column} ");
+        prop_assert!(out.contains(&header), "no {header} in\n{out}");
+    }
+}

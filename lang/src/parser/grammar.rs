@@ -26,7 +26,9 @@ use crate::parser::operators;
 use crate::parser::patterns::{int_out_of_range, int_value, pattern};
 use crate::parser::separators::{Sep, check_separated};
 use crate::parser::types::{row, type_expr};
-use crate::parser::{Extra, P, Tokens, doc, field_name, lower, lparen, report, span, upper};
+use crate::parser::{
+    Extra, P, Tokens, after_recovery, doc, field_name, lower, lparen, report, span, upper,
+};
 use crate::span::Span;
 use crate::token::Token;
 
@@ -187,6 +189,7 @@ pub(crate) fn skip_statement<'t>() -> impl P<'t, Span> {
     token_tree()
         .then(token_tree().and_is(boundary.not()).repeated())
         .map_with(|_, e| span(e.span()))
+        .then_ignore(after_recovery())
 }
 
 /// `{ stmt* }`
@@ -229,6 +232,7 @@ fn skip_element<'t>() -> impl P<'t, Span> {
         .repeated()
         .at_least(1)
         .map_with(|_, e| span(e.span()))
+        .then_ignore(after_recovery())
 }
 
 /// An expression in a comma-separated list, recovering on its own so that

@@ -54,6 +54,11 @@ pub(crate) struct ParseState<'t> {
     /// Start offsets of the lines on which the lexer or the bracket
     /// balancer reported something.
     damaged_lines: Vec<usize>,
+    /// How many times the grammar has recovered from a syntax error (see
+    /// [`after_recovery`]), and where it stopped reading once there were
+    /// [`MAX_RECOVERIES`]. Both are rewound with the rule on backtracking.
+    recoveries: usize,
+    stopped_at: Option<usize>,
 }
 
 impl ParseState<'_> {
@@ -80,14 +85,62 @@ impl ParseState<'_> {
 }
 
 impl<'t> Inspector<'t, Tokens<'t>> for ParseState<'t> {
-    type Checkpoint = usize;
+    type Checkpoint = (usize, usize, Option<usize>);
     fn on_token(&mut self, _: &Token) {}
-    fn on_save<'parse>(&self, _: &Cursor<'t, 'parse, Tokens<'t>>) -> usize {
-        self.diagnostics.len()
+    fn on_save<'parse>(&self, _: &Cursor<'t, 'parse, Tokens<'t>>) -> Self::Checkpoint {
+        (self.diagnostics.len(), self.recoveries, self.stopped_at)
     }
-    fn on_rewind<'parse>(&mut self, cp: &Checkpoint<'t, 'parse, Tokens<'t>, usize>) {
-        self.diagnostics.truncate(*cp.inspector());
+    fn on_rewind<'parse>(&mut self, cp: &Checkpoint<'t, 'parse, Tokens<'t>, Self::Checkpoint>) {
+        let (diagnostics, recoveries, stopped_at) = *cp.inspector();
+        self.diagnostics.truncate(diagnostics);
+        self.recoveries = recoveries;
+        self.stopped_at = stopped_at;
     }
+}
+
+/// The most recoveries from syntax errors in one parse. Each recovery
+/// after this many skips the rest of its bracket (or of the file), so that
+/// a file made of errors costs about as much to parse as a correct one;
+/// it is ten times [`MAX_DIAGNOSTICS`], so that everything shown is found
+/// before the parser stops.
+pub const MAX_RECOVERIES: usize = 1000;
+
+/// Runs after each recovery (the skipping of a damaged statement, item,
+/// list element or match arm): counts it, and past [`MAX_RECOVERIES`]
+/// skips the rest of the tokens inside the current brackets (or up to the
+/// end of the input), noting where reading stopped.
+pub(crate) fn after_recovery<'t>() -> impl P<'t, ()> {
+    custom(
+        |inp: &mut chumsky::input::InputRef<'t, '_, Tokens<'t>, Extra<'t>>| {
+            let state = inp.state();
+            state.recoveries += 1;
+            if state.recoveries <= MAX_RECOVERIES {
+                return Ok(());
+            }
+            let mut depth = 0usize;
+            loop {
+                match inp.peek() {
+                    None => break,
+                    Some(t) if t.is_close() => {
+                        if depth == 0 {
+                            break;
+                        }
+                        depth -= 1;
+                    }
+                    Some(t) if t.is_open() => depth += 1,
+                    Some(_) => {}
+                }
+                let here = inp.cursor();
+                inp.skip();
+                let at = inp.span_since(&here).start;
+                let state = inp.state();
+                if state.stopped_at.is_none() {
+                    state.stopped_at = Some(at);
+                }
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Shorthand for "a parser of `O` over Writ tokens".
@@ -341,6 +394,8 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
         lines: LineIndex::starting_at(src, base),
         line_starts: line_starts(src, &input),
         damaged_lines: Vec::new(),
+        recoveries: 0,
+        stopped_at: None,
     };
     let mut damaged: Vec<usize> = diagnostics
         .iter()
@@ -372,6 +427,7 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
     let ParseState {
         diagnostics: reported_by_rules,
         lines,
+        stopped_at,
         ..
     } = state;
     diagnostics.extend(reported_by_rules);
@@ -405,6 +461,13 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
     }
     sort_and_dedup(&mut diagnostics);
     cap(&mut diagnostics);
+    if let (Some(at), Some(last)) = (stopped_at, diagnostics.last_mut()) {
+        last.notes.push(format!(
+            "after {MAX_RECOVERIES} syntax errors, the parser skipped the rest of each \
+             bracket holding another error (from line {} on); fix these first",
+            lines.line_number(at) + 1
+        ));
+    }
     Parsed {
         program: output.unwrap_or_default(),
         diagnostics,

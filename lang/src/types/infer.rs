@@ -365,16 +365,17 @@ impl Checker {
         &mut self,
         names: impl IntoIterator<Item = &'i crate::ast::Ident>,
     ) -> Vec<Option<u32>> {
-        let mut seen: Vec<(u32, Span)> = Vec::new();
+        // A map, not a list: a record of 300,000 fields is checked in
+        // linear time.
+        let mut seen: HashMap<u32, Span> = HashMap::new();
         let mut out = Vec::new();
         for name in names {
             let label = self.syms.intern(&name.name);
-            if let Some((_, first)) = seen.iter().find(|(l, _)| *l == label) {
-                let first = *first;
+            if let Some(&first) = seen.get(&label) {
                 self.duplicate("field", &name.name, first, name.span);
                 out.push(None);
             } else {
-                seen.push((label, name.span));
+                seen.insert(label, name.span);
                 out.push(Some(label));
             }
         }
