@@ -79,6 +79,13 @@ const TWINS: &str = big!(
      let b = list.map(list.range(0, 1000), fn(i) { big ++ [0] })"
 );
 
+/// `TWINS` ten times larger (copies of a million-element list), for the
+/// time limits: the costly call must stay far over the limit on the
+/// fastest machine, while fuel limits count work and need no margin.
+const TWINS_FOR_TIME: &str = "let big = list.range(0, 1000000)\n\
+     let a = list.map(list.range(0, 1000), fn(i) { big ++ [0] })\n\
+     let b = list.map(list.range(0, 1000), fn(i) { big ++ [0] })";
+
 #[test]
 fn the_repro_sort_of_two_thousand_shared_lists_stops_at_the_time_limit() {
     times_out(SHARED, "list.length(list.sort(xs))", "500ms");
@@ -90,8 +97,11 @@ fn sort_unique_and_contains_of_distinct_large_lists_stop() {
     for costly in [
         "list.length(list.sort(xs))",
         "list.length(list.unique(xs))",
-        "list.contains(xs, big ++ [-1])",
-        "list.max(xs)",
+        // One pass over `xs` is only 30 million element comparisons, which
+        // a fast machine does inside the time limit: these two pass over
+        // 100 copies of it (shared, so the setup stays small).
+        "list.contains(list.concat(list.map(list.range(0, 100), fn(i) { xs })), big ++ [-1])",
+        "list.max(list.concat(list.map(list.range(0, 100), fn(i) { xs })))",
         "list.length(list.sort_by(xs, fn(x) { x }))",
     ] {
         times_out(DISTINCT, costly, "500ms");
@@ -102,7 +112,7 @@ fn sort_unique_and_contains_of_distinct_large_lists_stop() {
 #[test]
 fn equality_and_ordering_of_two_huge_values_stop_inside_one_operation() {
     for costly in ["a == b", "a < b", "(1, a) >= (1, b)", "Some(a) != Some(b)"] {
-        times_out(TWINS, costly, "500ms");
+        times_out(TWINS_FOR_TIME, costly, "500ms");
         runs_out_of_fuel(TWINS, costly, "2e6");
     }
 }
@@ -113,14 +123,15 @@ fn maps_with_huge_keys_stop() {
     times_out(setup, "map.size(map.from_list(keys))", "500ms");
     runs_out_of_fuel(setup, "map.size(map.from_list(keys))", "2e6");
     // One lookup comparing two keys of a billion elements.
-    let setup = format!("{TWINS}\nlet m = map.from_list([(a, 1)])");
+    let setup = format!("{TWINS_FOR_TIME}\nlet m = map.from_list([(a, 1)])");
     times_out(&setup, "map.get(m, b)", "500ms");
+    let setup = format!("{TWINS}\nlet m = map.from_list([(a, 1)])");
     runs_out_of_fuel(&setup, "map.contains(m, b)", "2e6");
 }
 
 #[test]
 fn interpolating_or_printing_a_huge_value_stops() {
-    times_out(TWINS, "str.length(\"${a}\")", "500ms");
+    times_out(TWINS_FOR_TIME, "str.length(\"${a}\")", "500ms");
     runs_out_of_fuel(TWINS, "str.length(\"${a}\")", "2e6");
     runs_out_of_fuel(TWINS, "str.length(str.from(a))", "2e6");
     runs_out_of_fuel(TWINS, "str.length(list.join(a, \",\"))", "2e6");
@@ -130,7 +141,9 @@ fn interpolating_or_printing_a_huge_value_stops() {
 fn writing_huge_json_stops() {
     let setup = "let j = Array(list.map(list.range(0, 10000), fn(x) { Number(math.to_float(x)) }))\n\
                  let many = Array(list.map(list.range(0, 1000), fn(i) { j }))";
-    times_out(setup, "str.length(json.stringify(many))", "500ms");
+    // Ten times more for the time limit (a hundred million numbers).
+    let for_time = setup.replace("range(0, 1000)", "range(0, 10000)");
+    times_out(&for_time, "str.length(json.stringify(many))", "500ms");
     runs_out_of_fuel(setup, "str.length(json.stringify(many))", "2e6");
     runs_out_of_fuel(setup, "str.length(json.pretty(many))", "2e6");
 }
@@ -193,7 +206,7 @@ fn cancelled_inside(setup: &str, costly: &str) {
 fn a_host_can_cancel_one_map_operation_on_huge_keys() {
     // Each operation compares two keys of a billion elements, inside the
     // persistent map, where only the thread's meter can see the flag.
-    let setup = format!("{TWINS}\nlet m = map.from_list([(a, 1)])");
+    let setup = format!("{TWINS_FOR_TIME}\nlet m = map.from_list([(a, 1)])");
     cancelled_inside(&setup, "map.size(map.insert(m, b, 2))");
     cancelled_inside(&setup, "map.get(m, b) == None");
     cancelled_inside(&setup, "map.size(map.remove(m, b))");
@@ -206,7 +219,7 @@ fn a_host_can_cancel_a_long_library_call() {
 
 #[test]
 fn a_host_can_cancel_a_long_comparison() {
-    cancelled_inside(TWINS, "a < b");
+    cancelled_inside(TWINS_FOR_TIME, "a < b");
 }
 
 #[test]
