@@ -9,13 +9,14 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 
+mod common;
+
 use writ_host::arguments::{
     MAX_ID, MAX_LOG_LINE, MAX_MEMO, MAX_NOTE, MAX_PAYEE, MAX_POST_BODY, MAX_QUESTION, MAX_URL,
 };
-use writ_host::engine::{Engine, Outcome, RunOptions};
+use writ_host::engine::{Engine, Outcome};
 use writ_host::policy::{self, Policy};
 use writ_host::policy_host::confirmation;
-use writ_host::store::Store;
 
 /// Counts the bytes this thread holds, and the most it held, so a test can
 /// bound what one run allocates (other tests' threads do not count).
@@ -105,33 +106,9 @@ fn run(name: &str, source: &str, policy: &Policy) -> Ran {
         Ok(p) => p,
         Err(d) => panic!("{d:#?}"),
     };
-    let db = std::env::temp_dir().join(format!("writ-args-{name}-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let db = db.display().to_string();
-    let options = RunOptions {
-        store: Some(db.clone()),
-    };
-    let (outcome, peak) = peak_during(|| engine.run(&program, policy, &options, &mut |_: &str| {}));
-    let outcome = match outcome {
-        Ok(o) => o,
-        Err(e) => panic!("{e:?}"),
-    };
-    let store = match Store::open(&db, None) {
-        Ok(s) => s,
-        Err(e) => panic!("{e}"),
-    };
-    assert!(store.verify().is_ok());
-    let records = store
-        .records()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|r| {
-            format!(
-                "{}({}) {}: {}",
-                r.operation, r.arguments, r.decision, r.rule
-            )
-        })
-        .collect();
+    let db = common::db("args", name);
+    let (outcome, peak) = peak_during(|| common::run(&engine, &program, policy, &db));
+    let records = common::audit_lines(&db);
     let _ = std::fs::remove_file(&db);
     let asked = asked.lock().map(|l| l.clone()).unwrap_or_default();
     Ran {

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use writ_host::engine::{Engine, IntoValue, RunOptions};
+mod common;
+
+use writ_host::engine::{Engine, IntoValue};
 
 const WEATHER: &str = "/// Weather forecasts, from the host.\neffect Weather {\n  /// The forecast high for `city`, in degrees Celsius.\n  fn high(city: Str) -> Int\n}\n";
 
@@ -43,15 +45,8 @@ Log.info(high(\"Oslo\"))\nLog.info(high(\"Lima\"))\nLog.info(high(\"Atlantis\"))
         Err(d) => panic!("{d:#?}"),
     };
     assert_eq!(program.effects, ["Log", "Weather"]);
-    let db = std::env::temp_dir().join(format!("writ-custom-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let options = RunOptions {
-        store: Some(db.display().to_string()),
-    };
-    let outcome = match engine.run(&program, &policy, &options, &mut |_: &str| {}) {
-        Ok(o) => o,
-        Err(e) => panic!("{e:?}"),
-    };
+    let db = common::db("custom", "weather");
+    let outcome = common::run(&engine, &program, &policy, &db);
     assert_eq!(
         outcome.output,
         [
@@ -150,19 +145,8 @@ Log.info(put(\"a\", tens(1000)))\n\
 Log.info(put(\"a\", tens(10000)))\n\
 Log.info(handle \"${{Sink.deep({deep_value})}}\" with {{ Fail.fail(why) => why }})\n"
     );
-    let program = match engine.check(&src, &policy) {
-        Ok(p) => p,
-        Err(d) => panic!("{d:#?}"),
-    };
-    let db = std::env::temp_dir().join(format!("writ-custom-gate-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let options = RunOptions {
-        store: Some(db.display().to_string()),
-    };
-    let outcome = match engine.run(&program, &policy, &options, &mut |_: &str| {}) {
-        Ok(o) => o,
-        Err(e) => panic!("{e:?}"),
-    };
+    let db = common::db("custom", "gate");
+    let outcome = common::run_with(&engine, &src, &policy, &db);
     let start = format!("{:?}", "t".repeat(1024));
     assert_eq!(
         outcome.output,

@@ -5,7 +5,10 @@
 
 use std::sync::Arc;
 
-use writ_host::engine::{Engine, Outcome, Program, RunOptions};
+mod common;
+
+use common::{audit_lines, run_with};
+use writ_host::engine::{Engine, Program, RunOptions};
 use writ_host::policy::{self, Policy};
 
 fn policy(extra: &str) -> Policy {
@@ -16,24 +19,8 @@ fn policy(extra: &str) -> Policy {
     }
 }
 
-fn run_with(engine: &Engine, source: &str, policy: &Policy, db: &str) -> Outcome {
-    let program = match engine.check(source, policy) {
-        Ok(p) => p,
-        Err(d) => panic!("{d:#?}"),
-    };
-    let options = RunOptions {
-        store: Some(db.to_string()),
-    };
-    match engine.run(&program, policy, &options, &mut |_: &str| {}) {
-        Ok(o) => o,
-        Err(e) => panic!("{e:?}"),
-    }
-}
-
 fn db(name: &str) -> String {
-    let p = std::env::temp_dir().join(format!("writ-engine-{name}-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&p);
-    p.display().to_string()
+    common::db("engine", name)
 }
 
 /// A policy with `extra` grants, in a fresh directory whose
@@ -365,25 +352,6 @@ fn a_store_of_another_schema_or_a_malformed_recorded_file_stops_before_the_run()
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The audit records a store holds, as `operation(arguments) decision: rule`.
-fn audit_lines(db: &str) -> Vec<String> {
-    let store = match writ_host::store::Store::open(db, None) {
-        Ok(s) => s,
-        Err(e) => panic!("{e}"),
-    };
-    store
-        .records()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|r| {
-            format!(
-                "{}({}) {}: {}",
-                r.operation, r.arguments, r.decision, r.rule
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn what_a_program_chooses_is_escaped_in_operations_and_the_audit_log() {
     let p = policy(PAY);
@@ -424,13 +392,7 @@ fn an_operation_of_a_capability_not_granted_is_refused_and_audited() {
         Err(d) => panic!("{d:#?}"),
     };
     let db = db("ungranted");
-    let options = RunOptions {
-        store: Some(db.clone()),
-    };
-    let o = match engine.run(&program, &policy(""), &options, &mut |_: &str| {}) {
-        Ok(o) => o,
-        Err(e) => panic!("{e:?}"),
-    };
+    let o = common::run(&engine, &program, &policy(""), &db);
     let err = o.result.expect_err("refused");
     assert_eq!(err.code.as_str(), "E4005");
     assert_eq!(

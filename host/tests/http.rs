@@ -9,7 +9,9 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use writ_host::engine::{Engine, RunOptions};
+mod common;
+
+use writ_host::engine::Engine;
 use writ_host::policy;
 use writ_host::store::Store;
 
@@ -97,37 +99,10 @@ fn get_each(name: &str, policy: &policy::Policy, urls: &[String]) -> (Vec<String
     for u in urls {
         program.push_str(&format!("Log.info(get(\"{u}\"))\n"));
     }
-    let engine = Engine::new();
-    let checked = match engine.check(&program, policy) {
-        Ok(p) => p,
-        Err(d) => panic!("{d:#?}"),
-    };
-    let db = std::env::temp_dir().join(format!("writ-http-{name}-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let options = RunOptions {
-        store: Some(db.display().to_string()),
-    };
-    let outcome = match engine.run(&checked, policy, &options, &mut |_: &str| {}) {
-        Ok(o) => o,
-        Err(e) => panic!("{e:?}"),
-    };
+    let db = common::db("http", name);
+    let outcome = common::run_with(&Engine::new(), &program, policy, &db);
     assert!(outcome.result.is_ok(), "{:?}", outcome.result);
-    let store = match Store::open(&db.display().to_string(), None) {
-        Ok(s) => s,
-        Err(e) => panic!("{e}"),
-    };
-    assert!(store.verify().is_ok());
-    let records = store
-        .records()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|r| {
-            format!(
-                "{}({}) {}: {}",
-                r.operation, r.arguments, r.decision, r.rule
-            )
-        })
-        .collect();
+    let records = common::audit_lines(&db);
     let _ = std::fs::remove_file(&db);
     (outcome.output, records)
 }
@@ -152,20 +127,8 @@ Log.info(get(\"http://127.0.0.1:{port}/big\"))\n\
 Log.info(get(\"http://127.0.0.1:{port}/slow\"))\n\
 Log.info(get(\"http://ada@127.0.0.1:{port}/ok\"))\n"
     );
-    let engine = Engine::new();
-    let checked = match engine.check(&program, &policy) {
-        Ok(p) => p,
-        Err(d) => panic!("{d:#?}"),
-    };
-    let db = std::env::temp_dir().join(format!("writ-http-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let options = RunOptions {
-        store: Some(db.display().to_string()),
-    };
-    let outcome = match engine.run(&checked, &policy, &options, &mut |_: &str| {}) {
-        Ok(o) => o,
-        Err(e) => panic!("{e:?}"),
-    };
+    let db = common::db("http", "scoped");
+    let outcome = common::run_with(&Engine::new(), &program, &policy, &db);
     assert!(outcome.result.is_ok(), "{:?}", outcome.result);
     let lines = outcome.output;
     assert_eq!(
@@ -206,7 +169,7 @@ Log.info(get(\"http://ada@127.0.0.1:{port}/ok\"))\n"
     );
     // Every request is in the audit log, allowed before it was made, and
     // each failure or refusal after it.
-    let store = match Store::open(&db.display().to_string(), None) {
+    let store = match Store::open(&db, None) {
         Ok(s) => s,
         Err(e) => panic!("{e}"),
     };
