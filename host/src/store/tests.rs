@@ -3,6 +3,17 @@
 
 use super::*;
 
+/// Run `sql` on `s` directly (tampering as someone with the file would);
+/// it must succeed.
+fn sql(s: &Store, sql: &str) {
+    assert_eq!(s.execute_unchecked(sql), Ok(()), "{sql}");
+}
+
+/// Run `sql` on `s` directly; the store must refuse it.
+fn refused(s: &Store, sql: &str) {
+    assert!(s.execute_unchecked(sql).is_err(), "{sql}");
+}
+
 fn entry(op: &str) -> Entry<'_> {
     Entry {
         principal: "e1",
@@ -24,31 +35,19 @@ fn the_chain_verifies_and_detects_edits_and_deletions() {
     }
     assert_eq!(s.verify(), Ok(3));
     // Updates and deletes are refused by the store itself.
-    assert!(
-        s.execute_unchecked("UPDATE audit SET decision = 'denied' WHERE seq = 2")
-            .is_err()
-    );
-    assert!(
-        s.execute_unchecked("DELETE FROM audit WHERE seq = 2")
-            .is_err()
-    );
+    refused(&s, "UPDATE audit SET decision = 'denied' WHERE seq = 2");
+    refused(&s, "DELETE FROM audit WHERE seq = 2");
     // Someone who drops the triggers can edit, and is found out.
-    assert!(
-        s.execute_unchecked("DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;")
-            .is_ok()
+    sql(
+        &s,
+        "DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;",
     );
-    assert!(
-        s.execute_unchecked("UPDATE audit SET decision = 'denied' WHERE seq = 2")
-            .is_ok()
-    );
+    sql(&s, "UPDATE audit SET decision = 'denied' WHERE seq = 2");
     assert_eq!(
         s.verify(),
         Err("record 2 does not match its hash: it was edited".into())
     );
-    assert!(
-        s.execute_unchecked("DELETE FROM audit WHERE seq = 2")
-            .is_ok()
-    );
+    sql(&s, "DELETE FROM audit WHERE seq = 2");
     assert_eq!(
         s.verify(),
         Err("record 2 is missing (the next record is 3)".into())
@@ -167,23 +166,15 @@ fn a_payment_record_commits_to_its_ledger_row() {
         ]
     );
     // The ledger refuses edits and deletions by itself.
-    assert!(
-        s.execute_unchecked("DELETE FROM ledger WHERE id = 1")
-            .is_err()
-    );
-    assert!(
-        s.execute_unchecked("UPDATE ledger SET cents = 1 WHERE id = 1")
-            .is_err()
-    );
+    refused(&s, "DELETE FROM ledger WHERE id = 1");
+    refused(&s, "UPDATE ledger SET cents = 1 WHERE id = 1");
 }
 
 fn untriggered() -> Store {
     let s = with_payments();
-    assert!(
-        s.execute_unchecked(
-            "DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete; DROP TRIGGER audit_no_delete;"
-        )
-        .is_ok()
+    sql(
+        &s,
+        "DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete; DROP TRIGGER audit_no_delete;",
     );
     s
 }
@@ -191,10 +182,7 @@ fn untriggered() -> Store {
 #[test]
 fn verify_finds_a_ledger_row_deleted_edited_or_added() {
     let s = untriggered();
-    assert!(
-        s.execute_unchecked("DELETE FROM ledger WHERE id = 1")
-            .is_ok()
-    );
+    sql(&s, "DELETE FROM ledger WHERE id = 1");
     assert_eq!(s.paid_on("e1", "2026-12-01"), Ok(400), "the total fell");
     assert_eq!(
         s.verify(),
@@ -205,10 +193,7 @@ fn verify_finds_a_ledger_row_deleted_edited_or_added() {
     );
 
     let s = untriggered();
-    assert!(
-        s.execute_unchecked("UPDATE ledger SET cents = 4 WHERE id = 2")
-            .is_ok()
-    );
+    sql(&s, "UPDATE ledger SET cents = 4 WHERE id = 2");
     assert_eq!(
         s.verify(),
         Err("ledger row 2 does not match the hash in its audit record 3: it was edited".into())
@@ -220,7 +205,7 @@ fn verify_finds_a_ledger_row_deleted_edited_or_added() {
         let added = format!(
             "INSERT INTO ledger (time_ms, day, principal, payee, cents, currency, memo, audit_seq) VALUES (0, '2026-12-01', 'e1', 'x\u{1b}', 5, 'USD', '', {audit_seq})"
         );
-        assert!(s.execute_unchecked(&added).is_ok());
+        sql(&s, &added);
         assert_eq!(
             s.verify(),
             Err("ledger row 3 (5 cents to x\\u{1b}) has no audit record: it was added outside a run".into())
@@ -252,10 +237,7 @@ fn a_head_finds_a_removed_or_rewritten_tail() {
 
     // The last record removed: the chain still holds, the head does not.
     let s = untriggered();
-    assert!(
-        s.execute_unchecked("DELETE FROM audit WHERE seq = 4")
-            .is_ok()
-    );
+    sql(&s, "DELETE FROM audit WHERE seq = 4");
     assert_eq!(s.verify(), Ok(3));
     assert_eq!(
         s.verify_head(&head),
@@ -263,10 +245,7 @@ fn a_head_finds_a_removed_or_rewritten_tail() {
     );
     // The last three: the payments' ledger rows are then without records.
     let s = untriggered();
-    assert!(
-        s.execute_unchecked("DELETE FROM audit WHERE seq >= 2; DELETE FROM ledger;")
-            .is_ok()
-    );
+    sql(&s, "DELETE FROM audit WHERE seq >= 2; DELETE FROM ledger;");
     assert_eq!(
         s.verify_head(&head),
         Err("the log ends at record 1, but the head you hold is record 4: records 2 to 4 were removed from its end".into())
@@ -329,7 +308,7 @@ fn a_write_that_cannot_get_the_lock_fails_whole_and_says_why() {
         panic!("store")
     };
     assert!(s.set_lock_wait(Duration::from_millis(40)).is_ok());
-    assert!(holder.execute_unchecked("BEGIN IMMEDIATE").is_ok());
+    sql(&holder, "BEGIN IMMEDIATE");
     let want = "the store is busy: other runs held its write lock for over 40 ms (database is locked); nothing was written";
     assert_eq!(
         s.pay(&entry("Pay.pay"), &payment("a", 5), &over),
@@ -338,7 +317,7 @@ fn a_write_that_cannot_get_the_lock_fails_whole_and_says_why() {
     assert_eq!(s.audit(&entry("Log.info")), Err(want.into()));
     // Released, the same writes go through, and nothing half-written
     // is in the way.
-    assert!(holder.execute_unchecked("COMMIT").is_ok());
+    sql(&holder, "COMMIT");
     assert_eq!(
         s.pay(&entry("Pay.pay"), &payment("a", 5), &over),
         Ok(Paid::Made { id: 1, seq: 1 })
@@ -353,10 +332,7 @@ fn stores_of_other_schemas_are_refused_and_say_what_to_do() {
     let Ok(s) = Store::open(&path, None) else {
         panic!("store")
     };
-    assert!(
-        s.execute_unchecked("UPDATE meta SET value = '1' WHERE key = 'schema'")
-            .is_ok()
-    );
+    sql(&s, "UPDATE meta SET value = '1' WHERE key = 'schema'");
     drop(s);
     assert_eq!(
         Store::open(&path, None).err(),
