@@ -148,6 +148,16 @@ fn waiting_policy(dir: &Path, wait: &str) {
     std::fs::write(dir.join("waiting.toml"), policy).expect("write");
 }
 
+/// `writ run PROGRAM` under `waiting.toml`, against the store `s.db`.
+fn run_waiting(dir: &Path, program: &str) -> Output {
+    writ(
+        dir,
+        &["run", program, "--policy", "waiting.toml", "--db", "s.db"],
+    )
+    .output()
+    .expect("writ runs")
+}
+
 #[test]
 fn a_write_that_cannot_get_the_store_lock_stops_the_run_with_nothing_written() {
     let dir = std::env::temp_dir().join(format!("writ-lock-{}", std::process::id()));
@@ -179,12 +189,7 @@ fn a_write_that_cannot_get_the_store_lock_stops_the_run_with_nothing_written() {
             ),
         ),
     ] {
-        let o = writ(
-            &dir,
-            &["run", program, "--policy", "waiting.toml", "--db", "s.db"],
-        )
-        .output()
-        .expect("writ runs");
+        let o = run_waiting(&dir, program);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(3), "{err}");
         assert!(err.starts_with(&said), "{err}");
@@ -197,19 +202,7 @@ fn a_write_that_cannot_get_the_store_lock_stops_the_run_with_nothing_written() {
     );
     assert_eq!(holder.ledger().map(|l| l.len()), Ok(0), "nothing was paid");
     // Released, the same run pays, and waits are bounded by the policy.
-    let o = writ(
-        &dir,
-        &[
-            "run",
-            "pay.writ",
-            "--policy",
-            "waiting.toml",
-            "--db",
-            "s.db",
-        ],
-    )
-    .output()
-    .expect("writ runs");
+    let o = run_waiting(&dir, "pay.writ");
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -219,19 +212,7 @@ fn a_write_that_cannot_get_the_store_lock_stops_the_run_with_nothing_written() {
     assert_eq!(holder.verify(), Ok(1));
     for wait in ["61s", "2h", "soon"] {
         waiting_policy(&dir, wait);
-        let o = writ(
-            &dir,
-            &[
-                "run",
-                "pay.writ",
-                "--policy",
-                "waiting.toml",
-                "--db",
-                "s.db",
-            ],
-        )
-        .output()
-        .expect("writ runs");
+        let o = run_waiting(&dir, "pay.writ");
         assert_eq!(o.status.code(), Some(2));
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(
