@@ -72,24 +72,23 @@ pub(crate) fn text<'v>(
     if s.len() <= max {
         return Ok(s);
     }
-    Err(Oversized {
-        shown: refused(s),
-        rule: over(what, &format!("{} bytes", s.len()), max),
-    })
+    Err(too_long(s, what, max))
 }
 
-/// Text over its maximum as an audit record holds it: its quoted start
-/// and its length (never a pass over all of it).
-fn refused(s: &str) -> String {
-    format!(
-        "{:?}… ({} bytes, over the limit: only its start is recorded)",
-        start(s, SHOWN_IN_FULL),
-        s.len()
-    )
-}
-
-fn over(what: &str, size: &str, max: usize) -> String {
-    format!("{what} is {size}, over the host's limit of {max} bytes; nothing was carried out")
+/// Text `what` over its maximum `max`: recorded as its quoted start and
+/// its length (never a pass over all of it), and why it was refused.
+fn too_long(s: &str, what: &str, max: usize) -> Oversized {
+    Oversized {
+        shown: format!(
+            "{:?}… ({} bytes, over the limit: only its start is recorded)",
+            start(s, SHOWN_IN_FULL),
+            s.len()
+        ),
+        rule: format!(
+            "{what} is {} bytes, over the host's limit of {max} bytes; nothing was carried out",
+            s.len()
+        ),
+    }
 }
 
 /// Text as an audit record holds it: quoted in full up to
@@ -201,15 +200,8 @@ pub(crate) fn capability(args: &[Value], module: &Module) -> Result<String, Over
             Ok(_) => shown.push(writ_runtime::display::to_string(a, module, false, 4096)),
             Err(why) => {
                 let what = format!("argument {}", i + 1);
-                let (form, rule) = match (a, why) {
-                    (Value::Str(s), _) => (
-                        refused(&s.text),
-                        over(
-                            &what,
-                            &format!("{} bytes", s.text.len()),
-                            MAX_CAPABILITY_ARGUMENT,
-                        ),
-                    ),
+                let o = match (a, why) {
+                    (Value::Str(s), _) => too_long(&s.text, &what, MAX_CAPABILITY_ARGUMENT),
                     (_, why) => {
                         let size = match why {
                             Exceeded::Size => {
@@ -219,17 +211,17 @@ pub(crate) fn capability(args: &[Value], module: &Module) -> Result<String, Over
                                 format!("nested more than {MAX_CAPABILITY_DEPTH} deep")
                             }
                         };
-                        (
-                            format!("<{} {size}>", kind(a)),
-                            format!(
+                        Oversized {
+                            shown: format!("<{} {size}>", kind(a)),
+                            rule: format!(
                                 "{what} is {} {size}, over the host's limit; nothing was carried out",
                                 kind(a)
                             ),
-                        )
+                        }
                     }
                 };
-                shown.push(form);
-                why_refused.get_or_insert(rule);
+                shown.push(o.shown);
+                why_refused.get_or_insert(o.rule);
             }
         }
     }
