@@ -29,7 +29,7 @@
 
 mod verify;
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{
     Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
@@ -46,7 +46,9 @@ pub const SCHEMA_VERSION: i64 = 2;
 /// How long, in all, a write waits for the store's write lock by default.
 pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(10);
 
-/// How many times a write tries to get the lock within its lock wait.
+/// How many times, at most, a write tries to get the lock within its
+/// lock wait (SQLite may report the lock busy before the wait is over,
+/// as when two writers would deadlock).
 const LOCK_ATTEMPTS: u32 = 4;
 
 const SCHEMA: &str = "
@@ -376,24 +378,31 @@ impl Store {
     }
 
     /// Wait up to `wait`, in all, for the write lock before a write fails
-    /// (default [`DEFAULT_LOCK_WAIT`]); reads wait as long for a writer.
+    /// (default [`DEFAULT_LOCK_WAIT`]); a read waits as long for a writer.
     pub fn set_lock_wait(&mut self, wait: Duration) -> Result<(), String> {
         self.lock_wait = wait;
-        self.conn.busy_timeout(wait / LOCK_ATTEMPTS).map_err(err)
+        self.conn.busy_timeout(wait).map_err(err)
     }
 
     /// Run `f` in one write transaction, taken before anything is read,
     /// and commit it. While another connection holds the lock, the
-    /// transaction is tried again, [`LOCK_ATTEMPTS`] times in all, each
-    /// waiting up to a share of the lock wait; then it fails. A failed
-    /// transaction is rolled back: nothing of it is written.
+    /// transaction is tried again, at most [`LOCK_ATTEMPTS`] times and
+    /// within the lock wait in all (each statement waits only what is left
+    /// of it); then it fails. A failed transaction is rolled back: nothing
+    /// of it is written.
     fn write<T>(
         &mut self,
         mut f: impl FnMut(&Transaction<'_>) -> Result<T, WriteError>,
     ) -> Result<T, String> {
+        let deadline = Instant::now() + self.lock_wait;
         let mut last = String::new();
         for _ in 0..LOCK_ATTEMPTS {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
             let attempt = (|| {
+                self.conn.busy_timeout(left)?;
                 let tx = self
                     .conn
                     .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -402,15 +411,22 @@ impl Store {
                 Ok(value)
             })();
             match attempt {
-                Ok(v) => return Ok(v),
+                Ok(v) => return self.reads_wait(Ok(v)),
                 Err(WriteError::Busy(e)) => last = e,
-                Err(WriteError::Other(e)) => return Err(e),
+                Err(WriteError::Other(e)) => return self.reads_wait(Err(e)),
             }
         }
-        Err(format!(
+        self.reads_wait(Err(format!(
             "the store is busy: other runs held its write lock for over {} ms ({last}); nothing was written",
             self.lock_wait.as_millis()
-        ))
+        )))
+    }
+
+    /// Give reads back the whole lock wait after a write (which narrowed
+    /// it to what was left of its own), then return `r`.
+    fn reads_wait<T>(&mut self, r: Result<T, String>) -> Result<T, String> {
+        self.conn.busy_timeout(self.lock_wait).map_err(err)?;
+        r
     }
 
     /// Append an audit record; returns its sequence number once committed.
