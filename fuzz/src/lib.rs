@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use writ_runtime::Limits;
+use writ::Limits;
 
 /// Limits small enough that any input ends in milliseconds: a few
 /// hundred thousand steps, 8 MiB of values, 64 KiB of output, 1 s.
