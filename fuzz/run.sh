@@ -6,12 +6,14 @@
 #
 # Usage: fuzz/run.sh SECONDS [TARGET...]   (default: every target)
 # Builds the seeds (fuzz/seed.sh) if they are missing and the targets if
-# needed (cargo fuzz, stable toolchain: -s none). Each target grows its
-# corpus in fuzz/corpus/TARGET. An input slower than FUZZ_TIMEOUT seconds
-# (default 10) is a finding. Extra libFuzzer flags: FUZZ_FLAGS, e.g.
+# needed (cargo fuzz, stable toolchain: -s none). Each target starts from
+# its corpus (fuzz/corpus/TARGET, which it grows), its seeds and the inputs
+# kept in fuzz/regressions/TARGET (if any). An input slower than
+# FUZZ_TIMEOUT seconds (default 10) is a finding. Extra libFuzzer flags: FUZZ_FLAGS, e.g.
 # "-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1" to go on
 # after a finding (one child process at a time).
-# Exit status: 0 if no target had a finding, 1 otherwise.
+# Exit status: 0 if no target had a finding, 1 otherwise (after the table,
+# the end of each such target's log is printed on standard error).
 set -euo pipefail
 fuzz="$(cd "$(dirname "$0")" && pwd)"
 cd "$fuzz"
@@ -26,14 +28,19 @@ fi
 mkdir -p logs
 cargo fuzz build -s none
 status=0
+failed=()
 printf '%-10s %8s %12s %9s %8s %8s %7s %8s  %s\n' target seconds execs execs/s cov ft corpus rss_mb result
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t" "artifacts/$t" "seeds/$t"
+  inputs=("corpus/$t" "seeds/$t")
+  if [ -d "regressions/$t" ]; then
+    inputs+=("regressions/$t")
+  fi
   log="logs/$t.log"
   start=$(date +%s)
   touch "logs/$t.start"
   # shellcheck disable=SC2086
-  if cargo fuzz run -s none "$t" "corpus/$t" "seeds/$t" -- \
+  if cargo fuzz run -s none "$t" "${inputs[@]}" -- \
       -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-10}" \
       -print_final_stats=1 -artifact_prefix="artifacts/$t/" ${FUZZ_FLAGS:-} \
       </dev/null >"$log" 2>&1; then
@@ -47,6 +54,9 @@ for t in "${targets[@]}"; do
     result="$found finding(s) in fuzz/artifacts/$t/ (log: fuzz/$log)"
     status=1
   fi
+  if [ "$result" != ok ]; then
+    failed+=("$log")
+  fi
   took=$(($(date +%s) - start))
   stat() { grep -oE "^stat::$1: *[0-9]+" "$log" | grep -oE '[0-9]+$' | tail -1; }
   last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
@@ -58,5 +68,9 @@ for t in "${targets[@]}"; do
     { [[ "$execs" =~ ^[0-9]+$ ]] && echo $((execs / (took > 0 ? took : 1))); } || echo '?')
   rss=$(stat peak_rss_mb || echo '?')
   printf '%-10s %8s %12s %9s %8s %8s %7s %8s  %s\n' "$t" "$took" "$execs" "$rate" "$cov" "$ft" "$corp" "$rss" "$result"
+done
+for log in "${failed[@]}"; do
+  printf '\n== the end of fuzz/%s\n' "$log" >&2
+  tail -n 40 "$log" >&2
 done
 exit "$status"

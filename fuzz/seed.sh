@@ -8,7 +8,8 @@
 #                               of tests/repl, one input per line)
 #   policy                      the policies under examples/ and tests/ and
 #                               the docs' ```toml blocks
-#   recorded                    the recorded-responses files
+#   recorded                    the recorded-responses files, and the
+#                               docs' ```toml blocks that are one
 #   json                        the JSON files under tests/ and the bodies
 #                               of the recorded responses
 #   url                         "RULE\nURL" pairs from the policies' allow
@@ -64,10 +65,11 @@ rm -rf "$docs_writ"
 mapfile -t policies < <(find "$root/examples" "$root/tests" -name '*.toml' ! -name 'responses*.toml' | sort)
 docs_toml="$(blocks toml "$root"/docs/*.md)"
 put policy "${policies[@]}" "$docs_toml"/*
-rm -rf "$docs_toml"
 
 mapfile -t responses < <(find "$root/examples" "$root/tests" -name 'responses*.toml' | sort)
-put recorded "${responses[@]}"
+mapfile -t docs_responses < <(grep -l '^\[\[response\]\]' "$docs_toml"/* || true)
+put recorded "${responses[@]}" "${docs_responses[@]}"
+rm -rf "$docs_toml"
 
 mapfile -t jsons < <(find "$root/tests" -name '*.json' | sort)
 put json "${jsons[@]}"

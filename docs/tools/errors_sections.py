@@ -82,8 +82,17 @@ that has no lexical or syntax error, so fixing those can reveal further
 problems. An
 expression whose type is unknown because of an error already reported
 causes no further diagnostics, and at most 100 problems of names and types are reported for a file (one of
-them then has a note saying how many more were found). Diagnostics are
+them then has a note saying how many more were found); the same holds for
+lexical and syntax errors. The parser recovers from at most 1,000 syntax
+errors; after that it skips the rest of each bracket (or of the file)
+holding a further error, and the last diagnostic shown has a note saying
+from which line. Diagnostics are
 sorted by the position of their primary label.
+
+A line longer than 2,048 bytes is not shown whole under a diagnostic: only
+120 bytes either side of each label's ends (and of the line's start and
+end) are, with `…` where text is left out and a note giving the line's
+length; the location above it is still the line and column in the file.
 
 ### Code numbering
 
@@ -163,7 +172,7 @@ one ends the run with its own code:
 
 | Limit | Bounds | Default | Code |
 |-------|--------|---------|------|
-| `fuel` | steps of the machine | 1000000000 | [E5001](#e5001-fuel-exhausted) |
+| `fuel` | steps of the machine, plus units of work inside library functions and operators | 1000000000 | [E5001](#e5001-fuel-exhausted) |
 | `memory` | bytes of live values and the machine's stacks (`64K`, `64M`, `1G`) | 512M | [E5002](#e5002-memory-limit-reached) |
 | `depth` | nested calls | 10000000 | [E5003](#e5003-call-depth-limit-reached) |
 | `output` | bytes written through `Log` (`K`, `M` and `G` as for `memory`) | 1M | [E5004](#e5004-output-limit-reached) |
@@ -178,6 +187,11 @@ one ends the run with its own code:
 | 2 | A usage error (for example an unknown option or a malformed `--limit`), or the file could not be read (an `E9xxx` diagnostic). |
 | 3 | A run-time error ended the run (an `E4xxx` code). |
 | 4 | A limit was exhausted (an `E5xxx` code). |
+
+Output that cannot be written, to a closed pipe (`writ run f.writ | head`,
+`2>&1 | true`) or a full disk, is dropped: the run goes on (bounded by its
+limits; `Log` output still counts towards `output`) and the exit code is
+the one in the table. The same holds for every `writ` command.
 
 `writ explain` exits with 0 when it prints a section, and with 2 when its
 argument is not a Writ diagnostic code.
@@ -2358,7 +2372,8 @@ meaning=r"""
 A host operation is not allowed by the policy the program runs under
 (`writ run --policy`): a payee not on the list, an amount over a cap, a URL
 outside the allow-list, a record outside the grant's scope, a payment the
-person did not confirm. Nothing was carried out, and the denial is written
+person did not confirm, an argument larger than the host's maximum for it
+(see `docs/policy.md`, Argument sizes). Nothing was carried out, and the denial is written
 to the audit log. This code ends the run when the grant says
 `on_deny = "stop"` (the default); with `on_deny = "fail"` the program sees
 `Fail.fail(reason)` instead, and may handle it. See `docs/policy.md`.
@@ -2382,8 +2397,11 @@ meaning=r"""
 The host could not make the checks the policy asks for, so it refused to go
 on: the store (the SQLite file holding the audit log, ledger and records)
 could not be opened or created, a file the policy names (a seed, recorded
-responses) could not be read, or an audit record could not be committed
-before an operation's result returned. Failing closed, nothing more is
+responses) could not be read or is of another schema version, an audit
+record could not be committed before an operation's result returned, or
+other runs held the store's write lock for longer than the host waits for
+it (10 s, or the policy's `[store] lock_wait`; the message says `the store
+is busy`). Failing closed, nothing more is
 carried out; when this happens before the run, nothing runs at all.
 """,
 policy='[principal]\nid = "ada"\nrole = "employee"\n\n[store]\nseed = "org.sql"\n\n[grants.Log]\n',
@@ -2404,7 +2422,11 @@ fix_code='Log.info("hello")\n',
 dict(code="E5001",
 meaning=r'''
 The program ran for more steps than its fuel allows. Every step of the
-machine that runs a program costs one unit of fuel, so fuel bounds the
+machine that runs a program costs one unit of fuel, and so does work inside
+a single operation that grows with the data (one unit per element visited,
+compared or made, one per 16 bytes of text: sorting a huge list, comparing
+two huge values with `==`, `json.stringify`, `str.replace`; see
+[limits of a run](language.md#limits-of-a-run)), so fuel bounds the
 work a run may do whatever the program does: above all, it stops a loop
 that never ends. The default is 1000000000 steps; `--limit fuel=N` sets
 another. (In practice a run of the default fuel can also be stopped first
@@ -2597,39 +2619,44 @@ meaning=r'''
 The program ran for longer than its time limit, measured by the clock
 (wall-clock time, not processor time). The default is 10 seconds;
 `--limit time=2s` sets another (with `ms`, `s` or `m`). The time is checked
-every few thousand steps, so the run stops soon after the limit passes
-(though not during a single long call of a library function, such as
-sorting a huge list); the label is where the program was at that moment,
+every few thousand steps, and every few thousand units of work inside a
+single operation (sorting a huge list, comparing or printing a huge value),
+so the run stops soon after the limit passes, within a long library call
+too; the label is where the program was at that moment,
 which for a loop can be anywhere in it. A run that is slow because it does
 a lot of work can reach this limit before the fuel limit
 ([E5001](#e5001-fuel-exhausted)), so raise both when a program needs more.
 ''',
 before=r'''
-Turning a million ticket numbers into text is more than a run given a tenth
-of a second can do:
+Putting a thousand copies of a hundred thousand ticket numbers in order is
+more than a run given a tenth of a second can do (each comparison of two
+copies reads them through):
 ''',
 source='''\
-/// The number of every ticket of the draw, as text for the printer.
-let numbers = list.range(1, 1000001)
-let labels = list.map(numbers, str.from)
-Log.info("${list.length(labels)} labels to print")
+/// The draw's ticket numbers, printed in a book of a thousand copies, and
+/// the copies put in order.
+let numbers = list.range(1, 100001)
+let book = list.map(list.range(0, 1000), fn(copy) { numbers })
+let ordered = list.sort(book)
+Log.info("${list.length(ordered)} copies in order")
 ''',
 cmd="run",
 args=["--limit", "time=100ms", "main.writ"],
 lead="`writ run --limit time=100ms main.writ` prints:",
 rc=4,
 fix=r'''
-**Fix**: make the program do less: only the part of the work needed now
-(here, one batch of tickets per run), or a better method (a formula, or a
-map instead of searching a list again and again). If the work is what is
-wanted, raise the limits, for example `--limit time=1m,fuel=10000000000`:
+**Fix**: make the program do less: only the work needed now (here, one
+copy, since the thousand are the same, of one batch of tickets per run),
+or a better method (a formula, or a map instead of searching a list again
+and again). If the work is what is wanted, raise the limits, for example
+`--limit time=1m,fuel=10000000000`:
 ''',
 fix_code='''\
-/// The numbers of the next batch of tickets, as text for the printer.
+/// The numbers of the next batch of tickets, in order: one copy is enough.
 let first = 1
-let numbers = list.range(first, first + 100)
-let labels = list.map(numbers, str.from)
-Log.info("${list.length(labels)} labels to print, from ${first} to ${first + 99}")
+let numbers = list.range(first, first + 1000)
+let ordered = list.sort(numbers)
+Log.info("${list.length(ordered)} numbers in order, from ${first}")
 ''',
 ),
 
@@ -2641,8 +2668,10 @@ The host running the program cancelled the run before it ended. A program
 that embeds Writ (through `writ::run_source`, giving it an `Arc<AtomicBool>`)
 can stop a run from another thread, for example because the person who
 started it pressed Stop, or the request it served was abandoned. The
-machine sees the cancellation every few thousand steps and ends the run
-there; the label is where the program was. The `writ` command never
+machine sees the cancellation every few thousand steps, and every few
+thousand units of work inside a single long operation (a library call
+sorting a huge list, `<` between two huge values), and ends the run there;
+the label is where the program was. The `writ` command never
 cancels a run, so no command produces this code, and there is no example.
 ''',
 fix=r'''

@@ -1,5 +1,7 @@
 //! Type and effect checking of any source text: with only `Log` granted
-//! when the first byte is even, with every capability granted when odd.
+//! when the first byte is even, with every capability granted when odd;
+//! the diagnostics are drawn for people, in colour when the second byte is
+//! odd.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -8,13 +10,15 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = writ::source_text(data) else {
         return;
     };
-    if data.first().is_none_or(|b| b % 2 == 0) {
-        let _ = writ::check_source(text);
-        return;
-    }
-    let all: Vec<String> = ["Log", "Http", "Pay", "Records", "Audit", "Confirm"]
-        .iter()
-        .map(|g| g.to_string())
-        .collect();
-    let _ = writ::check_source_granted(text, Some(&all));
+    let checked = if data.first().is_none_or(|b| b % 2 == 0) {
+        writ::check_source(text)
+    } else {
+        let all: Vec<String> = ["Log", "Http", "Pay", "Records", "Audit", "Confirm"]
+            .iter()
+            .map(|g| g.to_string())
+            .collect();
+        writ::check_source_granted(text, Some(&all))
+    };
+    let color = data.get(1).is_some_and(|b| b % 2 == 1);
+    let _ = writ::render::human(&checked.diagnostics, "main.writ", text, color);
 });

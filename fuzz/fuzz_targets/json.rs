@@ -2,6 +2,9 @@
 //! parses is written back with `json.stringify` and must parse to the
 //! same text again. One REPL session defines the checking function once;
 //! each input is one call of it, so only the call is checked per input.
+//! A session keeps every input it accepts (its text and its code), so it
+//! is replaced by a fresh one every [`INPUTS_PER_SESSION`] inputs: memory
+//! stays bounded over a long run.
 #![no_main]
 
 use std::cell::RefCell;
@@ -20,8 +23,11 @@ const DEFINITION: &str = "fn roundtrip(text: Str) -> Bool {
   }
 }";
 
+const INPUTS_PER_SESSION: usize = 1000;
+
 thread_local! {
-    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+    /// The session and how many inputs it has been given.
+    static SESSION: RefCell<Option<(Session, usize)>> = const { RefCell::new(None) };
 }
 
 fn session() -> Session {
@@ -38,7 +44,11 @@ fuzz_target!(|data: &[u8]| {
     };
     SESSION.with(|slot| {
         let mut slot = slot.borrow_mut();
-        let s = slot.get_or_insert_with(session);
+        if slot.as_ref().is_some_and(|(_, n)| *n >= INPUTS_PER_SESSION) {
+            *slot = None;
+        }
+        let (s, n) = slot.get_or_insert_with(|| (session(), 0));
+        *n += 1;
         let call = format!("roundtrip({})", writ_fuzz::string_literal(text));
         let e = s.eval("<input>", &call, &mut |_: Event<'_>| {}, None);
         assert!(e.accepted, "{:?}", e.diagnostics);

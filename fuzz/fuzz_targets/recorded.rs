@@ -22,9 +22,11 @@ thread_local! {
 }
 
 fn fixture() -> Fixture {
-    let dir = std::env::temp_dir().join(format!("writ-fuzz-recorded-{}", std::process::id()));
+    // One directory for every process; each input's file is removed after
+    // its run, so nothing is left behind when the process exits.
+    let dir = std::env::temp_dir().join("writ-fuzz-recorded");
     std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let file = dir.join("responses.toml");
+    let file = dir.join(format!("responses-{}.toml", std::process::id()));
     let text = format!(
         "[principal]\nid = \"fuzz\"\nrole = \"employee\"\n\n[limits]\nfuel = 200000\ntime = \"1s\"\nmemory = \"8M\"\n\n[grants.Log]\n\n[grants.Http]\nrecorded = {:?}\n",
         file.display().to_string()
@@ -58,5 +60,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = fx
             .engine
             .run(&fx.program, &fx.policy, &options, &mut |_: &str| {});
+        let _ = std::fs::remove_file(&fx.file);
     });
 });

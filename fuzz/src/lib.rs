@@ -7,18 +7,18 @@
 
 use std::time::Duration;
 
-use writ_runtime::Limits;
+use writ::Limits;
 
 /// Limits small enough that any input ends in milliseconds: a few
 /// hundred thousand steps, 8 MiB of values, 64 KiB of output, 1 s.
 pub fn tiny_limits() -> Limits {
-    let mut limits = Limits::default();
-    limits.fuel = 200_000;
-    limits.memory = 8 * 1024 * 1024;
-    limits.depth = 10_000;
-    limits.output = 64 * 1024;
-    limits.time = Duration::from_secs(1);
-    limits
+    Limits {
+        fuel: 200_000,
+        memory: 8 * 1024 * 1024,
+        depth: 10_000,
+        output: 64 * 1024,
+        time: Duration::from_secs(1),
+    }
 }
 
 /// `text` as a Writ string literal (quotes included): backslash, quote and
