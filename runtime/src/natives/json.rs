@@ -5,10 +5,10 @@
 //! `Json` value the program built a million deep is written without
 //! recursion, within the memory limit.
 //!
-//! Metering: parsing charges one unit per value made and one per
-//! [`meter::BYTES_PER_UNIT`] bytes of text read, a [`READ_CHUNK`] of text
-//! at a time (each value, run of blanks or digits and stretch of a string
-//! checks whether a chunk has been read); writing one unit per piece written and one per
+//! Metering: parsing charges one unit per value made or escape decoded
+//! and one per [`meter::BYTES_PER_UNIT`] bytes of text read, a
+//! [`READ_CHUNK`] of text at a time (each value, run of blanks or digits,
+//! escape and stretch of a string checks whether a chunk has been read); writing one unit per piece written and one per
 //! [`meter::BYTES_PER_UNIT`] bytes of string escaped. Input cut short by
 //! the meter reads as its end; the caller reports the limit instead.
 
@@ -383,6 +383,12 @@ impl Parser<'_, '_, '_, '_> {
                                 self.error("expected an escape (`\\n`, `\\\"`, `\\u0041`, ...)")
                             );
                         }
+                    }
+                    // An escape is decoded one at a time: a unit each, and
+                    // a text of nothing but escapes polls like any other.
+                    self.values.set(self.values.get() + 1);
+                    if !self.read() {
+                        return Err(stopped());
                     }
                 }
                 c if (c as u32) < 0x20 => {
