@@ -110,12 +110,12 @@ impl<'a> Machine<'a> {
             (Eq, Value::Int(a), Value::Int(b)) => Value::Bool(a == b),
             (Ne, Value::Int(a), Value::Int(b)) => Value::Bool(a != b),
             (Eq | Ne, _, _) => {
-                let same = value::equal_in(&x, &y, self.meter());
+                let same = value::equal(&x, &y);
                 self.metered()?;
                 Value::Bool(same == (op == Eq))
             }
             (Lt | Le | Gt | Ge, _, _) => {
-                let o = value::compare_in(&x, &y, self.meter());
+                let o = value::compare(&x, &y);
                 self.metered()?;
                 Value::Bool(match op {
                     Lt => o == Ordering::Less,
@@ -236,7 +236,7 @@ impl<'a> Machine<'a> {
             Op::TestEq(target) => {
                 let y = pop(self)?;
                 let x = pop(self)?;
-                let same = value::equal_in(&x, &y, self.meter());
+                let same = value::equal(&x, &y);
                 self.metered()?;
                 if !same {
                     return Ok(Some(target));
