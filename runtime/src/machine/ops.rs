@@ -38,8 +38,7 @@ impl<'a> Machine<'a> {
     /// the persistent vector's edge; two long lists are joined.
     fn concat_lists(&mut self, mut a: Rc<ListObj>, mut b: Rc<ListObj>) -> Result<Value, RunError> {
         // At most 64 elements are copied; joining two trees is logarithmic.
-        self.meter().charge(1 + a.len().min(b.len()).min(64) as u64);
-        self.metered()?;
+        self.tick(1 + a.len().min(b.len()).min(64) as u64)?;
         if b.len() <= 64 {
             self.check_memory(b.len() * value::SLOT)?;
             if ListObj::extend_unique(&mut a, &b, false) {
