@@ -199,11 +199,14 @@ pub fn safe_start(s: &str, max: usize, keep_lines: bool) -> String {
         cut -= 1;
     }
     let start = s.get(..cut).unwrap_or_default();
-    format!(
-        "{}… ({} bytes, shown shortened)",
-        safe_text(start, keep_lines),
-        s.len()
-    )
+    format!("{}{}", safe_text(start, keep_lines), shortened(s.len()))
+}
+
+/// What follows the start of a text of `len` bytes shown shortened:
+/// `… (30000000 bytes, shown shortened)` (the one wording for every
+/// shortened text a person reads).
+pub fn shortened(len: usize) -> String {
+    format!("… ({len} bytes, shown shortened)")
 }
 
 /// Write a string literal with quotes and escapes.

@@ -53,25 +53,16 @@ pub fn float_order(x: f64, y: f64) -> Ordering {
 /// variants by constructor then fields, maps by their entries. Equal under
 /// this order is what `==` means, except that `==` on floats follows IEEE
 /// (see [`equal`]). Metered on the running run's meter ([`Meter::AMBIENT`]:
-/// its fuel, clock and cancellation flag).
+/// its fuel, clock and cancellation flag; outside a run it never trips),
+/// including where the persistent map compares its keys.
 pub fn compare(a: &Value, b: &Value) -> Ordering {
     walk(a, b, Meter::AMBIENT, false)
-}
-
-/// [`compare`], charging `meter`.
-pub fn compare_in(a: &Value, b: &Value, meter: Meter) -> Ordering {
-    walk(a, b, meter, false)
 }
 
 /// `==` on values: structural, with IEEE equality on floats (`NaN` is not
 /// equal to itself). Metered like [`compare`].
 pub fn equal(a: &Value, b: &Value) -> bool {
     walk(a, b, Meter::AMBIENT, true) == Ordering::Equal
-}
-
-/// [`equal`], charging `meter`.
-pub fn equal_in(a: &Value, b: &Value, meter: Meter) -> bool {
-    walk(a, b, meter, true) == Ordering::Equal
 }
 
 /// The children of a node still to visit.

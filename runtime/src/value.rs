@@ -446,4 +446,4 @@ impl Value {
     }
 }
 
-pub use crate::order::{compare, compare_in, equal, equal_in, float_order};
+pub use crate::order::{compare, equal, float_order};

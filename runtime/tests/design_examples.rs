@@ -4,6 +4,8 @@
 //! payments for `Pay` (a simulation for this test only; the real
 //! capabilities belong to the embedding API).
 
+mod common;
+
 use writ_runtime::{Host, HostError, Limits, RunError, Value};
 
 /// A payment the test host received: payee, cents, memo.
@@ -51,15 +53,7 @@ impl Host for TestHost<'_> {
 }
 
 fn run(src: &str) -> (Result<String, RunError>, Vec<Payment>) {
-    let parsed = writ_lang::parse(src);
-    assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-    let typed = writ_lang::types::check(&parsed.program);
-    assert!(
-        !typed.diagnostics.iter().any(|d| d.is_error()),
-        "{:#?}",
-        typed.diagnostics
-    );
-    let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
+    let module = common::compile(src);
     let mut host = TestHost {
         module: &module,
         paid: Vec::new(),

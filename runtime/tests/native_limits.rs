@@ -175,6 +175,11 @@ fn building_and_searching_long_strings_is_charged() {
 fn parsing_a_long_json_text_is_charged() {
     let setup = "let text = \"[\" ++ str.repeat(\"1,\", 3000000) ++ \"1]\"";
     runs_out_of_fuel(setup, "json.parse(text) == Ok(Null)", "3e6");
+    // A string of nothing but escapes: each is decoded on its own.
+    for escape in [r"\\n", r"\\u0041"] {
+        let setup = format!(r#"let text = "\"" ++ str.repeat("{escape}", 2000000) ++ "\"""#);
+        runs_out_of_fuel(&setup, "json.parse(text) == Ok(Null)", "3e6");
+    }
 }
 
 /// Run `setup`, log a line, then `costly` as the last thing the program

@@ -83,6 +83,17 @@ impl<'a> Machine<'a> {
         Meter::AMBIENT
     }
 
+    /// Charge `units` of work done by the machine itself (outside a step);
+    /// `Err` with the exhausted limit once one is.
+    #[inline]
+    pub(crate) fn tick(&self, units: u64) -> Result<(), RunError> {
+        if self.meter().charge(units) {
+            Ok(())
+        } else {
+            self.metered()
+        }
+    }
+
     /// `Err` with the exhausted limit if metered work tripped the meter:
     /// called after every metered operation, so that the limit, not the
     /// operation's cut-short result, is what the program sees.

@@ -222,8 +222,7 @@ impl<'a> Machine<'a> {
             let moved = (self.frames.len() - frame)
                 + (self.stack.len() - stack_base)
                 + self.handlers.len().saturating_sub(i);
-            self.meter().charge(moved as u64);
-            self.metered()?;
+            self.tick(moved as u64)?;
             let frames = self.frames.split_off(frame);
             let stack = self.stack.split_off(stack_base);
             let handlers = self.handlers.split_off(i);
@@ -330,9 +329,7 @@ impl<'a> Machine<'a> {
             ));
         }
         // Copying (or moving) it back costs a unit per slot.
-        self.meter()
-            .charge((k.frames.len() + k.stack.len() + k.handlers.len()) as u64);
-        self.metered()?;
+        self.tick((k.frames.len() + k.stack.len() + k.handlers.len()) as u64)?;
         let (fb, sb, hb) = (k.frame_base, k.stack_base, k.handler_base);
         let rebase = |x: u32, from: u32, to: usize| -> Result<u32, RunError> {
             x.checked_sub(from)

@@ -38,8 +38,7 @@ impl<'a> Machine<'a> {
     /// the persistent vector's edge; two long lists are joined.
     fn concat_lists(&mut self, mut a: Rc<ListObj>, mut b: Rc<ListObj>) -> Result<Value, RunError> {
         // At most 64 elements are copied; joining two trees is logarithmic.
-        self.meter().charge(1 + a.len().min(b.len()).min(64) as u64);
-        self.metered()?;
+        self.tick(1 + a.len().min(b.len()).min(64) as u64)?;
         if b.len() <= 64 {
             self.check_memory(b.len() * value::SLOT)?;
             if ListObj::extend_unique(&mut a, &b, false) {
@@ -110,12 +109,12 @@ impl<'a> Machine<'a> {
             (Eq, Value::Int(a), Value::Int(b)) => Value::Bool(a == b),
             (Ne, Value::Int(a), Value::Int(b)) => Value::Bool(a != b),
             (Eq | Ne, _, _) => {
-                let same = value::equal_in(&x, &y, self.meter());
+                let same = value::equal(&x, &y);
                 self.metered()?;
                 Value::Bool(same == (op == Eq))
             }
             (Lt | Le | Gt | Ge, _, _) => {
-                let o = value::compare_in(&x, &y, self.meter());
+                let o = value::compare(&x, &y);
                 self.metered()?;
                 Value::Bool(match op {
                     Lt => o == Ordering::Less,
@@ -236,7 +235,7 @@ impl<'a> Machine<'a> {
             Op::TestEq(target) => {
                 let y = pop(self)?;
                 let x = pop(self)?;
-                let same = value::equal_in(&x, &y, self.meter());
+                let same = value::equal(&x, &y);
                 self.metered()?;
                 if !same {
                     return Ok(Some(target));

@@ -17,7 +17,7 @@
 //! - **No index is trusted**: every local, literal, global and jump target
 //!   is checked, and a bad one stops the run with `E4004`.
 
-use crate::code::{Arith, Module, Op, Operand};
+use crate::code::{Arith, Function, Module, Op, Operand};
 use crate::error::RunError;
 use crate::value::Value;
 
@@ -41,7 +41,7 @@ impl<'a> Machine<'a> {
 
     /// Run until the top level returns.
     pub(super) fn execute(&mut self) -> Result<Value, RunError> {
-        let functions: &'a [crate::code::Function] = &self.module.functions;
+        let functions: &'a [Function] = &self.module.functions;
         let (mut code, mut pc, mut base) = self.load()?;
         macro_rules! sync {
             () => {
@@ -300,16 +300,7 @@ impl<'a> Machine<'a> {
                                 && self.stack.len() >= n =>
                         {
                             base = self.stack.len() - n;
-                            self.frames.push(Frame {
-                                func: f,
-                                pc: 0,
-                                base: base as u32,
-                                kind: Kind::Normal,
-                                closure: None,
-                            });
-                            for _ in func.arity..func.locals {
-                                self.stack.push(Value::Unit);
-                            }
+                            self.push_frame(f, func, base, Kind::Normal);
                             code = &func.ops;
                             pc = 0;
                         }
@@ -427,16 +418,7 @@ impl<'a> Machine<'a> {
                             self.stack.push(s);
                         }
                         base = self.stack.len() - func.arity as usize;
-                        self.frames.push(Frame {
-                            func: f,
-                            pc: 0,
-                            base: base as u32,
-                            kind: Kind::Clause,
-                            closure: None,
-                        });
-                        for _ in func.arity..func.locals {
-                            self.stack.push(Value::Unit);
-                        }
+                        self.push_frame(f, func, base, Kind::Clause);
                         code = &func.ops;
                         pc = 0;
                         continue;
@@ -460,6 +442,22 @@ impl<'a> Machine<'a> {
                     }
                 }
             }
+        }
+    }
+
+    /// Push a frame of `kind` for `func` (function `f`, no closure) whose
+    /// arguments are on the stack from `base`, and its other locals.
+    #[inline(always)]
+    fn push_frame(&mut self, f: u32, func: &Function, base: usize, kind: Kind) {
+        self.frames.push(Frame {
+            func: f,
+            pc: 0,
+            base: base as u32,
+            kind,
+            closure: None,
+        });
+        for _ in func.arity..func.locals {
+            self.stack.push(Value::Unit);
         }
     }
 

@@ -3,14 +3,18 @@
 //! Parsing nests at most [`MAX_DEPTH`] arrays and objects (deeper input is
 //! an `Err` naming the position, not a crash); writing is iterative, so a
 //! `Json` value the program built a million deep is written without
-//! recursion, within the memory limit.
+//! recursion, within the memory limit, and lazy (an array's elements are
+//! visited as they are written), so a long array costs no memory beyond
+//! its text.
 //!
-//! Metering: parsing charges one unit per value made and one per
-//! [`meter::BYTES_PER_UNIT`] bytes of text read, a [`READ_CHUNK`] of text
-//! at a time (each value, run of blanks or digits and stretch of a string
-//! checks whether a chunk has been read); writing one unit per piece written and one per
-//! [`meter::BYTES_PER_UNIT`] bytes of string escaped. Input cut short by
-//! the meter reads as its end; the caller reports the limit instead.
+//! Metering: parsing charges one unit per value made or escape decoded
+//! and one per [`meter::BYTES_PER_UNIT`] bytes of text read, a
+//! [`READ_CHUNK`] of text at a time (each value, run of blanks or digits,
+//! escape and stretch of a string checks whether a chunk has been read);
+//! writing one unit per value, element or entry written and one per
+//! [`meter::BYTES_PER_UNIT`] bytes of string escaped or indentation.
+//! Input cut short by the meter reads as its end; the caller reports the
+//! limit instead.
 
 use std::cell::Cell;
 use std::fmt::Write as _;
@@ -384,6 +388,12 @@ impl Parser<'_, '_, '_, '_> {
                             );
                         }
                     }
+                    // An escape is decoded one at a time: a unit each, and
+                    // a text of nothing but escapes polls like any other.
+                    self.values.set(self.values.get() + 1);
+                    if !self.read() {
+                        return Err(stopped());
+                    }
                 }
                 c if (c as u32) < 0x20 => {
                     return Err(self.error("expected a control character to be escaped"));
@@ -428,11 +438,23 @@ pub(super) fn pretty(cx: &Cx, a: &[Value]) -> R {
     write(cx, j, true)
 }
 
+/// What is left to write. An array's elements and an object's entries are
+/// visited as they are written, never queued ahead, so writing a long
+/// array needs no memory beyond its text.
 enum Piece<'v> {
     Json(&'v Value, usize),
-    Key(&'v str),
-    Text(&'static str),
-    Indent(usize),
+    /// The elements of an array at `depth` not yet written.
+    Items {
+        items: Box<dyn Iterator<Item = &'v Value> + 'v>,
+        depth: usize,
+        first: bool,
+    },
+    /// The entries of an object at `depth` not yet written.
+    Entries {
+        entries: Box<dyn Iterator<Item = (&'v Key, &'v Value)> + 'v>,
+        depth: usize,
+        first: bool,
+    },
 }
 
 fn number_text(x: f64, out: &mut String) {
@@ -478,24 +500,68 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
     let mut out = String::new();
     let mut work = vec![Piece::Json(j, 0)];
     let budget = cx.machine.memory_left();
+    // Before an element or entry (`first`: the first of its array or
+    // object) or before a closing bracket (`close`).
+    let separate = |out: &mut String, depth: usize, first: bool, close: bool| {
+        if !first && !close {
+            out.push(',');
+        }
+        if pretty {
+            let n = if close { depth } else { depth + 1 };
+            cx.tick(meter::bytes(2 * n))?;
+            out.push('\n');
+            for _ in 0..n {
+                out.push_str("  ");
+            }
+        }
+        Ok::<(), RunError>(())
+    };
     while let Some(p) = work.pop() {
         if out.len() > budget {
             cx.reserve(out.len())?;
         }
         cx.tick(1)?;
         match p {
-            Piece::Text(t) => out.push_str(t),
-            Piece::Key(k) => {
-                string_text(cx, k, &mut out)?;
-                out.push_str(if pretty { ": " } else { ":" });
-            }
-            Piece::Indent(n) => {
-                cx.tick(meter::bytes(2 * n))?;
-                out.push('\n');
-                for _ in 0..n {
-                    out.push_str("  ");
+            Piece::Items {
+                mut items,
+                depth,
+                first,
+            } => match items.next() {
+                Some(x) => {
+                    separate(&mut out, depth, first, false)?;
+                    work.push(Piece::Items {
+                        items,
+                        depth,
+                        first: false,
+                    });
+                    work.push(Piece::Json(x, depth + 1));
                 }
-            }
+                None => {
+                    separate(&mut out, depth, first, true)?;
+                    out.push(']');
+                }
+            },
+            Piece::Entries {
+                mut entries,
+                depth,
+                first,
+            } => match entries.next() {
+                Some((k, x)) => {
+                    separate(&mut out, depth, first, false)?;
+                    string_text(cx, k.0.as_str().unwrap_or(""), &mut out)?;
+                    out.push_str(if pretty { ": " } else { ":" });
+                    work.push(Piece::Entries {
+                        entries,
+                        depth,
+                        first: false,
+                    });
+                    work.push(Piece::Json(x, depth + 1));
+                }
+                None => {
+                    separate(&mut out, depth, first, true)?;
+                    out.push('}');
+                }
+            },
             Piece::Json(v, depth) => {
                 let Some(c) = v.ctor() else {
                     return Err(wrong_args("json.stringify"));
@@ -506,49 +572,23 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                     (Some(Value::Bool(b)), _) => out.push_str(if *b { "true" } else { "false" }),
                     (Some(Value::Float(x)), _) => number_text(*x, &mut out),
                     (Some(Value::Str(s)), _) => string_text(cx, &s.text, &mut out)?,
+                    (Some(Value::List(l)), _) if l.is_empty() => out.push_str("[]"),
                     (Some(Value::List(l)), _) => {
-                        if l.is_empty() {
-                            out.push_str("[]");
-                            continue;
-                        }
-                        cx.tick(l.len() as u64)?;
                         out.push('[');
-                        work.push(Piece::Text("]"));
-                        if pretty {
-                            work.push(Piece::Indent(depth));
-                        }
-                        for (i, x) in l.iter().enumerate().rev() {
-                            work.push(Piece::Json(x, depth + 1));
-                            if pretty {
-                                work.push(Piece::Indent(depth + 1));
-                            }
-                            if i > 0 {
-                                work.push(Piece::Text(","));
-                            }
-                        }
+                        work.push(Piece::Items {
+                            items: Box::new(l.iter()),
+                            depth,
+                            first: true,
+                        });
                     }
+                    (Some(Value::Map(m)), _) if m.entries.is_empty() => out.push_str("{}"),
                     (Some(Value::Map(m)), _) => {
-                        if m.entries.is_empty() {
-                            out.push_str("{}");
-                            continue;
-                        }
-                        cx.tick(m.entries.len() as u64)?;
                         out.push('{');
-                        work.push(Piece::Text("}"));
-                        if pretty {
-                            work.push(Piece::Indent(depth));
-                        }
-                        let entries: Vec<_> = m.entries.iter().collect();
-                        for (i, (k, x)) in entries.into_iter().enumerate().rev() {
-                            work.push(Piece::Json(x, depth + 1));
-                            work.push(Piece::Key(k.0.as_str().unwrap_or("")));
-                            if pretty {
-                                work.push(Piece::Indent(depth + 1));
-                            }
-                            if i > 0 {
-                                work.push(Piece::Text(","));
-                            }
-                        }
+                        work.push(Piece::Entries {
+                            entries: Box::new(m.entries.iter()),
+                            depth,
+                            first: true,
+                        });
                     }
                     _ => return Err(wrong_args("json.stringify")),
                 }

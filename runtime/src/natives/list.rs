@@ -87,11 +87,10 @@ fn extreme(cx: &Cx, a: &[Value], name: &str, want: Ordering) -> R {
     };
     let xs = items(xs, name)?;
     let mut best: Option<&Value> = None;
-    let meter = cx.meter();
     for x in xs.iter() {
         cx.tick(1)?;
         best = match best {
-            Some(b) if value::compare_in(x, b, meter) != want => Some(b),
+            Some(b) if value::compare(x, b) != want => Some(b),
             _ => Some(x),
         };
     }
@@ -232,10 +231,9 @@ pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
     let [xs, x] = a else {
         return Err(wrong_args("list.contains"));
     };
-    let meter = cx.meter();
     for y in items(xs, "list.contains")?.iter() {
         cx.tick(1)?;
-        if value::equal_in(x, y, meter) {
+        if value::equal(x, y) {
             return Ok(Value::Bool(true));
         }
     }

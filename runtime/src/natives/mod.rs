@@ -54,11 +54,7 @@ impl Cx<'_, '_> {
     /// Charge `units` of work; `Err` with the exhausted limit once one is.
     #[inline]
     pub(crate) fn tick(&self, units: u64) -> Result<(), RunError> {
-        if self.meter().charge(units) {
-            Ok(())
-        } else {
-            self.machine.metered()
-        }
+        self.machine.tick(units)
     }
 
     /// `Some(v)`.

@@ -43,7 +43,7 @@ pub(super) fn sorted_order(cx: &Cx, keys: &[&Value]) -> Result<Vec<usize>, RunEr
             meter.charge(2);
             compare_cheap(key(a), key(b))
         } else {
-            value::compare_in(key(a), key(b), meter)
+            value::compare(key(a), key(b))
         };
         o == Ordering::Less
     };
@@ -87,12 +87,11 @@ fn merge_pass(
 /// order (what `list.unique` keeps).
 pub(super) fn firsts(cx: &Cx, keys: &[&Value]) -> Result<Vec<bool>, RunError> {
     let order = sorted_order(cx, keys)?;
-    let meter = cx.meter();
     let mut keep = vec![false; keys.len()];
     let mut last: Option<&Value> = None;
     for &i in &order {
         let Some(&k) = keys.get(i) else { continue };
-        let new = last.is_none_or(|l| value::compare_in(l, k, meter) != Ordering::Equal);
+        let new = last.is_none_or(|l| value::compare(l, k) != Ordering::Equal);
         if new && let Some(slot) = keep.get_mut(i) {
             *slot = true;
         }

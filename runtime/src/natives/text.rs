@@ -254,12 +254,43 @@ pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
     new_str(cx, s)
 }
 
+/// `s` without its leading and trailing white space (as `str::trim`),
+/// reading only the blanks it removes (and the first other character at
+/// each end), a chunk at a time; `""` once the meter trips.
+fn trimmed(s: &str, m: Meter) -> &str {
+    let mut rest = s;
+    while !rest.is_empty() {
+        let (head, _) = rest.split_at(boundary(rest, CHUNK));
+        if !m.charge(meter::bytes(head.len())) {
+            return "";
+        }
+        let blanks = head.len() - head.trim_start().len();
+        rest = rest.get(blanks..).unwrap_or("");
+        if blanks < head.len() {
+            break;
+        }
+    }
+    while !rest.is_empty() {
+        let mut start = rest.len().saturating_sub(CHUNK);
+        while !rest.is_char_boundary(start) {
+            start -= 1;
+        }
+        let tail = rest.get(start..).unwrap_or("");
+        if !m.charge(meter::bytes(tail.len())) {
+            return "";
+        }
+        let kept = tail.trim_end().len();
+        rest = rest.get(..start + kept).unwrap_or("");
+        if kept > 0 {
+            break;
+        }
+    }
+    rest
+}
+
 pub(super) fn trim(cx: &Cx, a: &[Value]) -> R {
-    let s = one(a, "str.trim")?;
-    // Trimming reads only the blanks it removes (and the first other
-    // character at each end).
-    let kept = s.trim();
-    cx.tick(meter::bytes(s.len() - kept.len()))?;
+    let kept = trimmed(one(a, "str.trim")?, cx.meter());
+    cx.tick(1)?;
     copied(cx, kept)
 }
 
@@ -473,7 +504,15 @@ mod tests {
     #[test]
     fn metered_lines_and_search_agree_with_the_standard_library() {
         let long = format!("{}needle{}", "a\r\n".repeat(CHUNK), "é".repeat(CHUNK));
+        let blank = format!(
+            "{} x\u{3000}y{}",
+            "\u{3000}".repeat(CHUNK),
+            " \t".repeat(CHUNK)
+        );
         let texts = [
+            " ",
+            "\u{3000}a\u{2028}",
+            &blank,
             "",
             "\n",
             "a",
@@ -496,11 +535,21 @@ mod tests {
                 );
             }
             assert_eq!(char_count(t, Meter::AMBIENT), t.chars().count());
+            assert_eq!(trimmed(t, Meter::AMBIENT), t.trim(), "{t:?}");
             let n = t.chars().count() / 2;
             assert_eq!(
                 char_offset(t, n, Meter::AMBIENT),
                 t.char_indices().nth(n).map_or(t.len(), |(i, _)| i)
             );
         }
+    }
+
+    #[test]
+    fn trimming_a_long_blank_text_stops_reading_once_the_meter_trips() {
+        let blank = " ".repeat(100 * CHUNK);
+        let _run = meter::Scope::start(10_000, None, None);
+        assert_eq!(trimmed(&blank, Meter::AMBIENT), "");
+        assert_eq!(meter::tripped(), Some(crate::limits::Limit::Fuel));
+        assert!(meter::used() < 5 * meter::POLL_EVERY, "{}", meter::used());
     }
 }

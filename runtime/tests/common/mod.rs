@@ -1,12 +1,25 @@
-//! What the limit tests share: running a program under limits and
-//! reading which limit stopped it.
+//! What the runtime's tests share: compiling an accepted program, running
+//! it under limits, and reading which limit stopped it.
 
 #![allow(dead_code)]
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use writ_runtime::{Limit, Limits, LogHost, RunError, run};
+use writ_runtime::{Limit, Limits, LogHost, Module, RunError, run};
+
+/// Parse, check and compile `src`, which must be an accepted program.
+pub fn compile(src: &str) -> Module {
+    let parsed = writ_lang::parse(src);
+    assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
+    let typed = writ_lang::types::check(&parsed.program);
+    assert!(
+        !typed.diagnostics.iter().any(|d| d.is_error()),
+        "{:#?}",
+        typed.diagnostics
+    );
+    writ_runtime::compile(&parsed.program, &typed).expect("compiles")
+}
 
 /// Check, compile and run `src`; the display of its value and its `Log`
 /// lines, or the error that stopped it.
@@ -27,15 +40,7 @@ pub fn exec_logging(
     cancel: Option<&Arc<AtomicBool>>,
     on_log: impl FnMut(&str),
 ) -> Result<String, RunError> {
-    let parsed = writ_lang::parse(src);
-    assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-    let typed = writ_lang::types::check(&parsed.program);
-    assert!(
-        !typed.diagnostics.iter().any(|d| d.is_error()),
-        "{:#?}",
-        typed.diagnostics
-    );
-    let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
+    let module = compile(src);
     let mut host = LogHost::new(on_log);
     run(&module, limits, &mut host, cancel)
         .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
