@@ -259,7 +259,8 @@ pub fn for_question(s: &str, max: usize) -> String {
     let mut taken = 0usize;
     while let Some(c) = chars.next() {
         if taken == max {
-            out.push_str(&format!("\"… ({} bytes, shown shortened)", s.len()));
+            out.push('"');
+            out.push_str(&writ_runtime::display::shortened(s.len()));
             return out;
         }
         taken += 1;
