@@ -4,6 +4,7 @@
 //! of recorded responses served instead of the network.
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use writ_runtime::RunError;
 
@@ -47,17 +48,22 @@ pub(crate) enum Failure<E> {
 
 /// A real request: redirects are followed by hand, at most 5, and each
 /// hop is handed to `hop(from, to)` before it is requested (an error there
-/// ends the request); the body is read up to the grant's limit.
+/// ends the request); the body is read up to the grant's limit. The whole
+/// request, its hops included, takes at most the grant's timeout, and ends
+/// by `run_until` (when the run's time is up) if that comes first.
 pub(crate) fn fetch<E>(
     target: &Url,
     body: Option<&str>,
     scope: &crate::policy::HttpScope,
+    run_until: Option<Instant>,
     hop: &mut dyn FnMut(&Url, &Url) -> Result<(), E>,
 ) -> Result<String, Failure<E>> {
+    let timeout = Duration::from_millis(scope.timeout_ms);
+    let request_until = Instant::now() + timeout;
+    let until = run_until.map_or(request_until, |r| r.min(request_until));
     let config = ureq::Agent::config_builder()
         .max_redirects(0)
         .http_status_as_error(false)
-        .timeout_global(Some(std::time::Duration::from_millis(scope.timeout_ms)))
         .build();
     let agent: ureq::Agent = config.into();
     let mut url = target.clone();
@@ -70,9 +76,26 @@ pub(crate) fn fetch<E>(
     for followed in 0..=5 {
         let text = url.to_string();
         let failed = |why: String| Failure::At(Box::new(url.clone()), why);
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(failed(format!(
+                "the request to {text} took longer than {} ms",
+                timeout.as_millis()
+            )));
+        }
         let response = match body {
-            Some(b) => agent.post(&text).send(b),
-            None => agent.get(&text).call(),
+            Some(b) => agent
+                .post(&text)
+                .config()
+                .timeout_global(Some(left))
+                .build()
+                .send(b),
+            None => agent
+                .get(&text)
+                .config()
+                .timeout_global(Some(left))
+                .build()
+                .call(),
         };
         let mut response =
             response.map_err(|e| failed(format!("the request to {text} failed: {e}")))?;

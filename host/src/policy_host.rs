@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use writ_lang::Code;
 use writ_runtime::value::{Key, MapObj};
@@ -78,9 +79,9 @@ impl PolicyHost<'_> {
             rule: &rule,
         };
         let seq = self.store.audit(&entry).map_err(|e| {
-            HostError::Stop(unavailable(format!(
+            out_of_time().unwrap_or(HostError::Stop(unavailable(format!(
                 "the audit record of {operation} could not be written ({e}); the operation was denied"
-            )))
+            ))))
         })?;
         self.audit_ids.push(seq);
         Ok(seq)
@@ -275,7 +276,7 @@ impl PolicyHost<'_> {
                 )),
             }
         };
-        match fetch(&target, body, scope, &mut hop) {
+        match fetch(&target, body, scope, run_until(), &mut hop) {
             Ok(text) => Ok(Value::str(text)),
             Err(Failure::Refused(e)) => Err(e),
             Err(Failure::At(at, why)) => {
@@ -284,7 +285,8 @@ impl PolicyHost<'_> {
                 } else {
                     quoted(&at.to_string())
                 };
-                Err(self.deny(grant, &operation, &at_shown, &why))
+                let denied = self.deny(grant, &operation, &at_shown, &why);
+                Err(out_of_time().unwrap_or(denied))
             }
         }
     }
@@ -419,9 +421,9 @@ impl PolicyHost<'_> {
             max_day_cents: scope.max_day_cents,
         };
         let paid = self.store.pay(&entry, &payment, &over_day).map_err(|e| {
-            HostError::Stop(unavailable(format!(
+            out_of_time().unwrap_or(HostError::Stop(unavailable(format!(
                 "the payment could not be recorded ({e}); nothing was paid"
-            )))
+            ))))
         })?;
         let (id, seq) = match paid {
             Paid::Made { id, seq } => (id, seq),
@@ -621,8 +623,34 @@ fn money(cents: i64) -> String {
     format!("{}.{:02}", cents / 100, (cents % 100).abs())
 }
 
+/// When the running run's time is up: a request or a wait for the
+/// store's lock ends then (see [`writ_runtime::meter::time_left`]).
+fn run_until() -> Option<Instant> {
+    writ_runtime::meter::time_left().map(|(_, until)| until)
+}
+
+/// The run's time-limit error, if its time is up: what a request or a
+/// store write that failed then reports, instead of its own failure (it
+/// was cut short by the run's time).
+fn out_of_time() -> Option<HostError> {
+    let (limit, until) = writ_runtime::meter::time_left()?;
+    (Instant::now() >= until).then(|| HostError::Stop(RunError::out_of_time(limit)))
+}
+
 impl Host for PolicyHost<'_> {
     fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
+        // A write waits for the store's lock no longer than the run may go
+        // on; the store outlives the run (a session's), so lift it after.
+        self.store.set_until(run_until());
+        let result = self.carry_out(effect, op, args);
+        self.store.set_until(None);
+        result
+    }
+}
+
+impl PolicyHost<'_> {
+    /// Decide and carry out one operation (see [`Host::perform`]).
+    fn carry_out(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
         let policy = self.policy;
         let Some(grant) = policy.grants.get(effect) else {
             // The checker rejects such programs; refuse all the same, and

@@ -230,6 +230,8 @@ pub enum Paid {
 pub struct Store {
     conn: Connection,
     lock_wait: Duration,
+    /// No write waits for the lock past this moment (a run's time limit).
+    until: Option<Instant>,
 }
 
 /// Why a write transaction failed.
@@ -331,6 +333,7 @@ impl Store {
         let mut store = Store {
             conn,
             lock_wait: DEFAULT_LOCK_WAIT,
+            until: None,
         };
         store.set_lock_wait(DEFAULT_LOCK_WAIT)?;
         // Read first (a store that exists needs no write lock, and may be
@@ -384,6 +387,12 @@ impl Store {
         self.conn.busy_timeout(wait).map_err(err)
     }
 
+    /// Let writes wait for the lock no later than `until` (the running
+    /// run's time being up), even within the lock wait; `None` lifts it.
+    pub fn set_until(&mut self, until: Option<Instant>) {
+        self.until = until;
+    }
+
     /// Run `f` in one write transaction, taken before anything is read,
     /// and commit it. While another connection holds the lock, the
     /// transaction is tried again, at most [`LOCK_ATTEMPTS`] times and
@@ -395,10 +404,13 @@ impl Store {
         mut f: impl FnMut(&Transaction<'_>) -> Result<T, WriteError>,
     ) -> Result<T, String> {
         let deadline = Instant::now() + self.lock_wait;
+        let deadline = self.until.map_or(deadline, |u| u.min(deadline));
         let mut last = String::new();
-        for _ in 0..LOCK_ATTEMPTS {
+        for attempt in 0..LOCK_ATTEMPTS {
+            // The first attempt is made even with no time left: a store
+            // nobody else holds is written at once.
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            if left.is_zero() && attempt > 0 {
                 break;
             }
             let attempt = (|| {

@@ -451,3 +451,42 @@ fn a_payment_record_is_escaped_as_every_record_is() {
     );
     let _ = std::fs::remove_file(&db);
 }
+
+#[test]
+fn a_write_waiting_for_the_store_ends_when_the_runs_time_is_up() {
+    // Another connection holds the store's write lock. The lock wait is
+    // 10 s, the run's time 300 ms: the audit record's write stops waiting
+    // at the run's time, and the run ends with E5005, not E4006 after 10 s.
+    let db = common::db("engine", "lock-run-time");
+    let Ok(store) = writ_host::store::Store::open(&db, None) else {
+        panic!("store")
+    };
+    drop(store);
+    let Ok(holder) = rusqlite::Connection::open(&db) else {
+        panic!("connection")
+    };
+    assert!(holder.execute_batch("BEGIN IMMEDIATE").is_ok());
+    let policy = match policy::parse(
+        "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[limits]\ntime = \"300ms\"\n\n[grants.Audit]\n",
+    ) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let engine = Engine::new();
+    let program = match engine.check("Audit.note(\"waiting\")\n", &policy) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let options = RunOptions {
+        store: Some(db.clone()),
+    };
+    let outcome = engine.run(&program, &policy, &options, &mut |_: &str| {});
+    let code = match outcome {
+        Ok(o) => o.result.err().map(|e| e.code.to_string()),
+        Err(e) => Some(format!("{e:?}")),
+    };
+    assert_eq!(code.as_deref(), Some("E5005"));
+    assert!(holder.execute_batch("COMMIT").is_ok());
+    assert_eq!(audit_lines(&db), Vec::<String>::new());
+    let _ = std::fs::remove_file(&db);
+}

@@ -305,3 +305,42 @@ fn each_redirect_hop_is_checked_and_audited() {
     let seen = seen.lock().map(|l| l.clone()).unwrap_or_default();
     assert_eq!(seen, ["/q/a", "/q/b", "/q/c", "/q/d", "/q/e", "/q/missing"]);
 }
+
+#[test]
+fn a_request_ends_when_the_runs_time_is_up() {
+    // The server answers after 1.5 s, the grant would wait 60 s, and the
+    // run has 300 ms: the request is cut at the run's time, which ends
+    // the run (E5005) without the late answer ever reaching the program.
+    let port = serve(1);
+    let text = format!(
+        "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[limits]\ntime = \"300ms\"\n\n[grants.Log]\n\n[grants.Http]\nallow = [\"http://127.0.0.1:{port}/\"]\ntimeout = \"60s\"\non_deny = \"fail\"\n"
+    );
+    let policy = match policy::parse(&text) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let program = format!(
+        "let page = handle Http.get(\"http://127.0.0.1:{port}/slow\") with {{ Fail.fail(why) => \"denied: ${{why}}\" }}\nLog.info(page)\n"
+    );
+    let db = common::db("http", "run-time");
+    let outcome = common::run_with(&Engine::new(), &program, &policy, &db);
+    let err = outcome
+        .result
+        .err()
+        .map(|e| (e.code.to_string(), e.message));
+    assert_eq!(
+        err,
+        Some((
+            "E5005".to_string(),
+            "expected the program to finish within 300 ms, but it ran longer".to_string()
+        ))
+    );
+    assert!(outcome.output.is_empty(), "{:?}", outcome.output);
+    let records = common::audit_lines(&db);
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(
+        records[1].contains("denied: the request to") && records[1].contains("timeout"),
+        "{records:?}"
+    );
+    let _ = std::fs::remove_file(&db);
+}

@@ -54,6 +54,33 @@ impl RunError {
         }
     }
 
+    /// The error of an exhausted limit, with the help every limit gives.
+    pub fn limit(limit: Limit, message: impl Into<String>) -> RunError {
+        let mut e = RunError::new(limit.code(), message);
+        e.limit = Some(limit);
+        e.help = Some(match limit {
+            Limit::Cancelled => "the run was stopped from outside the program".to_string(),
+            l => format!(
+                "raise it with `--limit {}=...` if the program needs more",
+                l.name()
+            ),
+        });
+        e
+    }
+
+    /// The error of a run that ran past its time limit of `time` (the
+    /// machine's, or a host operation's that waited until the run's time
+    /// was up).
+    pub fn out_of_time(time: std::time::Duration) -> RunError {
+        RunError::limit(
+            Limit::Time,
+            format!(
+                "expected the program to finish within {} ms, but it ran longer",
+                time.as_millis()
+            ),
+        )
+    }
+
     /// An internal error: a state no checked program reaches.
     pub fn internal(what: impl Into<String>) -> RunError {
         RunError::new(

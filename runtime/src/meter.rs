@@ -38,7 +38,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::limits::Limit;
 
@@ -85,8 +85,8 @@ struct Run {
     /// Units the run may still spend: its fuel less the machine's steps
     /// when the machine last looked.
     budget: u64,
-    /// When the run's time is up (`None`: never).
-    deadline: Option<Instant>,
+    /// The run's time limit and when it is up (`None`: never).
+    deadline: Option<(Duration, Instant)>,
 }
 
 /// Everything the meter keeps for one run.
@@ -141,7 +141,7 @@ impl Scope {
     /// a deadline, and the host's cancellation flag.
     pub(crate) fn start(
         fuel: u64,
-        deadline: Option<Instant>,
+        deadline: Option<(Duration, Instant)>,
         cancel: Option<Arc<AtomicBool>>,
     ) -> Scope {
         let before = save();
@@ -178,6 +178,16 @@ pub(crate) fn cancelled() -> bool {
         c.set(flag);
         raised
     })
+}
+
+/// The running run's time limit and the moment it is up, for a host
+/// operation that waits (a request, a lock): it waits no longer than
+/// that, and ends the run with [`RunError::out_of_time`] if the run's time
+/// is what ran out. `None` outside a run.
+///
+/// [`RunError::out_of_time`]: crate::RunError::out_of_time
+pub fn time_left() -> Option<(Duration, Instant)> {
+    RUN.with(Cell::get).and_then(|r| r.deadline)
 }
 
 /// Units charged in the running run.
@@ -257,7 +267,7 @@ impl Meter {
         if used >= run.budget {
             return trip(Limit::Fuel);
         }
-        if run.deadline.is_some_and(|d| Instant::now() > d) {
+        if run.deadline.is_some_and(|(_, d)| Instant::now() > d) {
             return trip(Limit::Time);
         }
         if cancelled() {
@@ -302,7 +312,7 @@ mod tests {
         }
         assert!(!cancelled(), "the flag goes with the scope");
         {
-            let _scope = Scope::start(u64::MAX, Some(Instant::now()), None);
+            let _scope = Scope::start(u64::MAX, Some((Duration::ZERO, Instant::now())), None);
             std::thread::sleep(std::time::Duration::from_millis(2));
             assert!(!Meter::AMBIENT.charge(POLL_EVERY));
             assert_eq!(tripped(), Some(Limit::Time));

@@ -11,7 +11,7 @@
 //!   than the fuel left after both, and the meter is told, at each check,
 //!   how much the steps have left ([`meter::set_budget`]).
 //! - **A limit ends the run with its own code** (`E5001`..`E5006`, see
-//!   [`limit_error`]) and a message naming the limit.
+//!   [`RunError::limit`]) and a message naming the limit.
 //! - **Memory is checked before it is used** where an operation can
 //!   allocate in proportion to its operands ([`Machine::check_memory`]
 //!   with what it is about to allocate).
@@ -65,16 +65,13 @@ impl<'a> Machine<'a> {
                 "expected the program to finish within {} steps, but it took more",
                 self.limits.fuel
             ),
-            Limit::Time => format!(
-                "expected the program to finish within {} ms, but it ran longer",
-                self.limits.time.as_millis()
-            ),
+            Limit::Time => return RunError::out_of_time(self.limits.time),
             Limit::Cancelled => "the host cancelled the run".to_string(),
             Limit::Memory | Limit::Depth | Limit::Output => {
                 return RunError::internal("the work meter tripped on a limit it does not meter");
             }
         };
-        limit_error(limit, message)
+        RunError::limit(limit, message)
     }
 
     /// A handle on this run's work meter (polling its fuel, clock and
@@ -116,7 +113,7 @@ impl<'a> Machine<'a> {
     pub(crate) fn check_memory(&self, more: usize) -> Result<(), RunError> {
         let used = self.memory_used().saturating_add(more);
         if used > self.limits.memory {
-            return Err(limit_error(
+            return Err(RunError::limit(
                 Limit::Memory,
                 format!(
                     "expected the program to use at most {}, but it needed more",
@@ -131,7 +128,7 @@ impl<'a> Machine<'a> {
     pub(crate) fn count_output(&mut self, bytes: usize) -> Result<(), RunError> {
         self.output = self.output.saturating_add(bytes);
         if self.output > self.limits.output {
-            return Err(limit_error(
+            return Err(RunError::limit(
                 Limit::Output,
                 format!(
                     "expected at most {} of output, but the program tried to write more (the line that would pass the limit was not written)",
@@ -141,20 +138,6 @@ impl<'a> Machine<'a> {
         }
         Ok(())
     }
-}
-
-/// An exhausted limit.
-pub(crate) fn limit_error(limit: Limit, message: String) -> RunError {
-    let mut e = RunError::new(limit.code(), message);
-    e.limit = Some(limit);
-    e.help = Some(match limit {
-        Limit::Cancelled => "the run was stopped from outside the program".to_string(),
-        l => format!(
-            "raise it with `--limit {}=...` if the program needs more",
-            l.name()
-        ),
-    });
-    e
 }
 
 /// A byte count for people: `512 MiB`, `4 KiB`, `100 bytes`.

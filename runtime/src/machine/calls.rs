@@ -19,7 +19,6 @@ use crate::error::RunError;
 use crate::limits::Limit;
 use crate::value::{ClosureObj, Value};
 
-use super::accounting::limit_error;
 use super::{Entry, Frame, Kind, Machine, bad_index};
 
 impl<'a> Machine<'a> {
@@ -110,7 +109,7 @@ impl<'a> Machine<'a> {
             base
         } else {
             if self.frames.len() >= self.limits.depth {
-                return Err(limit_error(
+                return Err(RunError::limit(
                     Limit::Depth,
                     format!(
                         "expected calls nested at most {} deep, but `{}` went deeper",

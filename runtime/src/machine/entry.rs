@@ -55,7 +55,7 @@ pub fn run_function(
     let started = Instant::now();
     let meter = meter::Scope::start(
         limits.fuel,
-        started.checked_add(limits.time),
+        started.checked_add(limits.time).map(|d| (limits.time, d)),
         cancel.cloned(),
     );
     let mut kept = std::mem::take(globals);

@@ -26,7 +26,7 @@ use std::rc::Rc;
 
 use writ_lang::Code;
 
-use super::{Entry, Frame, Kind, Machine, bad_index, limit_error};
+use super::{Entry, Frame, Kind, Machine, bad_index};
 use crate::error::RunError;
 use crate::host::HostError;
 use crate::limits::Limit;
@@ -320,7 +320,7 @@ impl<'a> Machine<'a> {
         let mut k = Rc::try_unwrap(k).unwrap_or_else(|shared| (*shared).clone());
         let (nf, ns, nh) = (self.frames.len(), self.stack.len(), self.handlers.len());
         if nf + k.frames.len() > self.limits.depth {
-            return Err(limit_error(
+            return Err(RunError::limit(
                 Limit::Depth,
                 format!(
                     "expected calls nested at most {} deep, but resuming went deeper",

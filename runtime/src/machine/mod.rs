@@ -52,7 +52,6 @@ use crate::limits::Limits;
 use crate::meter;
 use crate::value::{ClosureObj, Value};
 
-pub(crate) use accounting::limit_error;
 pub use entry::{run, run_function};
 pub use handlers::Resumption;
 
