@@ -17,7 +17,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 use writ_lang::types::HOST_CAPABILITIES;
 use writ_lang::{Code, Diagnostic, Span};
-use writ_runtime::Limits;
+use writ_runtime::limits::{self, Limits};
 
 use crate::url::Rule;
 
@@ -272,10 +272,8 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
         store.path = r.str(t, "path", "[store]").map(|(s, _)| s);
         store.seed = r.str(t, "seed", "[store]").map(|(s, _)| s);
         if let Some((text, span)) = r.str(t, "lock_wait", "[store]") {
-            // Read as the `time` limit is: `500ms`, `2s`, `1m`.
-            let mut scratch = Limits::default();
-            match scratch.set("time", &text) {
-                Ok(()) if scratch.time <= MAX_LOCK_WAIT => store.lock_wait = Some(scratch.time),
+            match limits::parse_time(&text) {
+                Ok(wait) if wait <= MAX_LOCK_WAIT => store.lock_wait = Some(wait),
                 _ => r.invalid(
                     span,
                     format!("expected `lock_wait` in [store] to be a time of at most 60s, found `{text}`"),
@@ -606,20 +604,17 @@ impl Reader {
         }
         let timeout_ms = match self.str(g, "timeout", section) {
             None => 10_000,
-            Some((text, at)) => {
-                let mut l = Limits::default();
-                match l.set("time", &text) {
-                    Ok(()) => u64::try_from(l.time.as_millis()).unwrap_or(u64::MAX),
-                    Err(e) => {
-                        self.invalid(
-                            at,
-                            format!("expected a duration for `timeout`, found \"{text}\": {e}"),
-                            "write milliseconds, seconds or minutes: \"500ms\", \"10s\", \"1m\"",
-                        );
-                        10_000
-                    }
+            Some((text, at)) => match limits::parse_time(&text) {
+                Ok(t) => u64::try_from(t.as_millis()).unwrap_or(u64::MAX),
+                Err(e) => {
+                    self.invalid(
+                        at,
+                        format!("expected a duration for `timeout`, found \"{text}\": {e}"),
+                        "write milliseconds, seconds or minutes: \"500ms\", \"10s\", \"1m\"",
+                    );
+                    10_000
                 }
-            }
+            },
         };
         let max_response_bytes = self
             .count(g, "max_response_bytes", section)

@@ -140,7 +140,8 @@ fn parse_bytes(v: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("expected a size this machine can hold, found `{v}`"))
 }
 
-fn parse_time(v: &str) -> Result<Duration, String> {
+/// A duration as limits and policies write it: `500ms`, `2s`, `1m`.
+pub fn parse_time(v: &str) -> Result<Duration, String> {
     let bad = || format!("expected a duration such as 500ms, 2s or 1m, found `{v}`");
     let (num, unit) = if let Some(n) = v.strip_suffix("ms") {
         (n, 1)
