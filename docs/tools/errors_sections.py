@@ -2428,7 +2428,7 @@ compared or made, one per 16 bytes of text: sorting a huge list, comparing
 two huge values with `==`, `json.stringify`, `str.replace`; see
 [limits of a run](language.md#limits-of-a-run)), so fuel bounds the
 work a run may do whatever the program does: above all, it stops a loop
-that never ends. The default is 1000000000 steps; `--limit fuel=N` sets
+that never ends. The default is 1000000000 units; `--limit fuel=N` sets
 another. (In practice a run of the default fuel can also be stopped first
 by the time limit, [E5005](#e5005-time-limit-reached).) The label is where
 the program was when the fuel ran out, and the note lists the calls that

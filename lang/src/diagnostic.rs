@@ -171,7 +171,7 @@ codes! {
     /// a seed or recorded-responses file, the audit log), so nothing more
     /// was carried out.
     HostUnavailable = "E4006", "host unavailable";
-    /// The run took more machine steps than its fuel allows.
+    /// The run spent more fuel (machine steps and metered library work) than it had.
     FuelExhausted = "E5001", "fuel exhausted";
     /// The run's live values outgrew its memory limit.
     MemoryExhausted = "E5002", "memory limit reached";

@@ -29,7 +29,7 @@ fn fuel_stops_an_endless_loop() {
         None,
     );
     let e = stopped_by(&r, Limit::Fuel);
-    assert!(e.message.contains("10000 steps"), "{}", e.message);
+    assert!(e.message.contains("10000 units of fuel"), "{}", e.message);
     assert!(e.span.is_some());
     assert_eq!(e.trace.first().map(|t| t.function.as_str()), Some("spin"));
 }

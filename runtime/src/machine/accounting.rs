@@ -62,7 +62,7 @@ impl<'a> Machine<'a> {
     pub(crate) fn exhausted(&self, limit: Limit) -> RunError {
         let message = match limit {
             Limit::Fuel => format!(
-                "expected the program to finish within {} steps, but it took more",
+                "expected the program to finish within {} units of fuel (steps and library work), but it needed more",
                 self.limits.fuel
             ),
             Limit::Time => return RunError::out_of_time(self.limits.time),
