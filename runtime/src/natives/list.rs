@@ -110,9 +110,16 @@ pub(super) fn sort(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("list.sort"));
     };
     let xs = items(xs, "list.sort")?;
-    let keys: Vec<&Value> = xs.iter().collect();
+    let keys = refs(cx, &xs)?;
     let order = sort::sorted_order(cx, &keys)?;
     in_order(cx, &keys, &order)
+}
+
+/// References to the elements of `xs`, after checking that the scratch
+/// they take fits under the memory limit.
+fn refs<'v>(cx: &Cx, xs: &'v imbl::Vector<Value>) -> Result<Vec<&'v Value>, RunError> {
+    cx.reserve(xs.len().saturating_mul(std::mem::size_of::<&Value>()))?;
+    Ok(xs.iter().collect())
 }
 
 /// The list of `values` in `order` (indices into it), one unit per element.
@@ -126,7 +133,8 @@ pub(super) fn sort_pairs(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("list.sort_pairs"));
     };
     let xs = items(xs, "list.sort_pairs")?;
-    let pairs: Vec<&Value> = xs.iter().collect();
+    let pairs = refs(cx, &xs)?;
+    cx.reserve(pairs.len().saturating_mul(std::mem::size_of::<&Value>()))?;
     let keys: Vec<&Value> = pairs
         .iter()
         .map(|p| p.parts().first().unwrap_or(&Value::Unit))
@@ -293,7 +301,7 @@ pub(super) fn unique(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("list.unique"));
     };
     let xs = items(xs, "list.unique")?;
-    let keys: Vec<&Value> = xs.iter().collect();
+    let keys = refs(cx, &xs)?;
     let keep = sort::firsts(cx, &keys)?;
     let kept = keys.iter().zip(keep).filter_map(|(x, k)| k.then_some(*x));
     list(cx, mapped(cx, kept, |_, x| x.clone())?)
