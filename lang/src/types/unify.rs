@@ -92,8 +92,8 @@ impl Checker {
         if !self.charge(1) {
             return Ok(());
         }
-        let a = self.arena.resolve(expected);
-        let b = self.arena.resolve(found);
+        let a = self.arena.resolve_compress(expected);
+        let b = self.arena.resolve_compress(found);
         if a == b {
             return Ok(());
         }
