@@ -11,7 +11,10 @@
 //! levels of the variables in the bound type (so generalisation stays
 //! sound), and refuses to let a signature's type variable escape to a level
 //! where it is not in scope; every traversal is guarded against deep types
-//! by growing the stack, and visits each node of a shared type once.
+//! by growing the stack, and visits each node of a shared type once. A
+//! bound variable is a link to its type; unification follows links with
+//! path compression, so a chain of links bound one at a time (as calls in a
+//! long function make) is walked once, not once per use.
 
 use std::collections::HashMap;
 
