@@ -72,26 +72,29 @@ fn labelled(spans: &[(usize, usize)]) -> writ::Diagnostic {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Labels anywhere on long lines (with multi-byte characters and
-    /// several lines): drawing never panics, stays short whatever the
-    /// length of the line, and the header names the label's line and
-    /// column in the file.
+    /// Labels anywhere on long lines (with multi-byte characters, tabs,
+    /// and several lines ended by `\n` or `\r\n`): drawing never panics,
+    /// stays short whatever the length of the line, and the header names
+    /// the label's line and column in the file.
     #[test]
     fn labels_on_long_lines_render_shortened(
-        unit in "[a-z é€𝄞]{1,8}",
+        unit in "[a-z é€𝄞\t]{1,8}",
         repeats in 300usize..6000,
         lines in 1usize..4,
+        crlf in any::<bool>(),
         spans in prop::collection::vec((0usize..200_000, 0usize..200_000), 1..4),
     ) {
         let line = unit.repeat(repeats);
-        let text = vec![line; lines].join("\n");
+        let text = vec![line; lines].join(if crlf { "\r\n" } else { "\n" });
         let spans: Vec<(usize, usize)> = spans.into_iter().map(|(a, b)| (a % (text.len() + 1), b % (text.len() + 1))).collect();
         let d = labelled(&spans);
         let out = writ::render::human(std::slice::from_ref(&d), "p.writ", &text, false);
         // A line of at most 2,048 bytes is drawn whole (with a few rows of
         // label arrows under it); a longer one keeps a few windows of 240
-        // bytes around the labels. Lines reach 190 KB here.
-        prop_assert!(out.len() < 24_000 * lines, "{} bytes drawn", out.len());
+        // bytes around the labels. Lines reach 190 KB here. A tab is drawn
+        // as up to four columns, on the line and on each row under it.
+        let tab_width = if unit.contains('\t') { 4 } else { 1 };
+        prop_assert!(out.len() < 24_000 * tab_width * lines, "{} bytes drawn", out.len());
         let (a, b) = spans[0];
         let mut start = a.min(b);
         while !text.is_char_boundary(start) {

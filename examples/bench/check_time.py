@@ -71,6 +71,13 @@ INPUTS = {
     "many unclosed parentheses": lambda: fill("", lambda i: "f((1, 2\n"),
     # Well-formed top-level lets.
     "many lets": lambda: fill("", lambda i: f"let x{i} = {i} + 1\n"),
+    # One function calling another on each line (each call binds a
+    # variable to the next one's: a chain of links).
+    "many calls in one function": lambda: fill(
+        "fn inc(a: Int) -> Int { a + 1 }\nfn go(n: Int) -> Int {\n  let x0 = n\n",
+        lambda i: f"  let x{i + 1} = inc(x{i})\n",
+        "  x0\n}\n",
+    ),
     # Nesting 250 deep (E0013 stops at 256), line after line.
     "nesting 250 deep": lambda: fill("", lambda i: f"let n{i} = {nested(250)}\n"),
     # One string literal.

@@ -26,6 +26,7 @@
 //! checking) can exhaust the stack on deeply nested input.
 
 use crate::diagnostic::{Code, Diagnostic};
+use crate::parser::MAX_DIAGNOSTICS;
 use crate::span::{LineIndex, Span};
 use crate::token::Token;
 
@@ -35,6 +36,33 @@ pub const MAX_NESTING: usize = 256;
 /// The most unclosed brackets reported at one place; the rest are counted
 /// in a note.
 const MAX_UNCLOSED_REPORTS: usize = 10;
+
+/// The most unclosed brackets built into diagnostics in one text. They are
+/// reported in the order diagnostics are sorted in (by where they were
+/// closed), so once this many are built, every later one sorts after at
+/// least [`MAX_DIAGNOSTICS`] others and would never be shown: it is only
+/// counted, and its damaged region kept (see [`Unreported`]).
+const MAX_UNCLOSED_DIAGNOSTICS: usize = MAX_DIAGNOSTICS;
+
+/// What the balancer found and did not build into diagnostics (see
+/// [`MAX_UNCLOSED_DIAGNOSTICS`]).
+#[derive(Debug, Default)]
+pub struct Unreported {
+    /// How many unclosed brackets were not reported.
+    pub count: usize,
+    /// For each, the span of its opener and where it was closed (the
+    /// secondary and primary spans its diagnostic would have had).
+    pub regions: Vec<(Span, Span)>,
+}
+
+/// The balanced tokens of a text, and the unclosed brackets not reported.
+#[derive(Debug, Default)]
+pub struct Balanced {
+    /// The tokens, with every bracket closed.
+    pub tokens: Vec<(Token, Span)>,
+    /// The unclosed brackets not built into diagnostics.
+    pub unreported: Unreported,
+}
 
 /// The deepest syntax tree accepted, counting bracket levels and operator
 /// chains (`a + b + ...`, `!!x`, `a.b.c`, `A -> B -> C`) together.
@@ -141,6 +169,9 @@ struct Balancer<'s> {
     /// After a too-deep report at this stack depth, further ones at the same
     /// depth or deeper are consequences of it and stay quiet.
     quiet_from: Option<usize>,
+    /// Unclosed brackets built into diagnostics so far.
+    unclosed_reported: usize,
+    unreported: Unreported,
 }
 
 impl Balancer<'_> {
@@ -258,12 +289,9 @@ impl Balancer<'_> {
     }
 }
 
-/// Balance the brackets of `tokens`, reporting every repair.
-pub fn balance(
-    src: &str,
-    tokens: Vec<(Token, Span)>,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<(Token, Span)> {
+/// Balance the brackets of `tokens`, reporting every repair (unclosed
+/// brackets past [`MAX_UNCLOSED_DIAGNOSTICS`] only in [`Unreported`]).
+pub fn balance(src: &str, tokens: Vec<(Token, Span)>, diags: &mut Vec<Diagnostic>) -> Balanced {
     balance_at(src, 0, tokens, diags)
 }
 
@@ -275,7 +303,7 @@ pub fn balance_at(
     base: usize,
     tokens: Vec<(Token, Span)>,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<(Token, Span)> {
+) -> Balanced {
     let mut b = Balancer {
         src,
         lines: LineIndex::starting_at(src, base),
@@ -286,6 +314,8 @@ pub fn balance_at(
         quiet_from: None,
         repair: !is_balanced(&tokens),
         surplus: surplus(&tokens),
+        unclosed_reported: 0,
+        unreported: Unreported::default(),
     };
     let mut iter = tokens.into_iter().peekable();
 
@@ -373,15 +403,16 @@ pub fn balance_at(
             // the file has an opener too many of that kind). A line that
             // starts with a closer is handled by `close`.
             let indent = line_indent(src, &b.lines, span.start);
-            let line = b.lines.position(span.start).line;
             while let Some(open) = b.stack.last()
                 && open.token.is_open()
                 && open.indent >= indent
                 && b.surplus_of(&open.token) > 0
             {
                 let Some(open) = b.stack.pop() else { break };
-                let found = format!("{tok} on line {line}, which is not indented inside it");
-                report_unclosed(&b.lines, &open, span, &found, diags);
+                b.report_unclosed(&open, span, diags, |lines| {
+                    let line = lines.position(span.start).line;
+                    format!("{tok} on line {line}, which is not indented inside it")
+                });
                 push_closer(&mut b.out, &open, Span::point(prev_end));
                 b.adjust(&open.token, -1);
             }
@@ -443,7 +474,10 @@ pub fn balance_at(
     // missing.
     let eof = Span::point(b.out.last().map_or(0, |(_, s)| s.end));
     b.close_down_to(0, eof, "the end of input", diags);
-    b.out
+    Balanced {
+        tokens: b.out,
+        unreported: b.unreported,
+    }
 }
 
 /// Whether every bracket in `tokens` is closed by one of its own kind, in
@@ -502,6 +536,7 @@ impl Balancer<'_> {
     /// closing it just before `at`.
     fn close_down_to(&mut self, keep: usize, at: Span, found: &str, diags: &mut Vec<Diagnostic>) {
         let mut reported = 0usize;
+        let mut built = true;
         let mut more = 0usize;
         while self.stack.len() > keep {
             let Some(open) = self.stack.pop() else { break };
@@ -511,7 +546,7 @@ impl Balancer<'_> {
                 continue;
             }
             if reported < MAX_UNCLOSED_REPORTS {
-                report_unclosed(&self.lines, &open, at, found, diags);
+                built = self.report_unclosed(&open, at, diags, |_| found.to_string());
                 reported += 1;
             } else {
                 more += 1;
@@ -519,7 +554,9 @@ impl Balancer<'_> {
             push_closer(&mut self.out, &open, at);
             self.adjust(&open.token, -1);
         }
+        // (On the last report of this place, if that was built.)
         if more > 0
+            && built
             && let Some(last) = diags.last_mut()
         {
             last.notes.push(format!(
@@ -662,27 +699,41 @@ fn report_stray(tok: &Token, span: Span, diags: &mut Vec<Diagnostic>) {
     );
 }
 
-fn report_unclosed(
-    lines: &LineIndex<'_>,
-    open: &Open,
-    at: Span,
-    found: &str,
-    diags: &mut Vec<Diagnostic>,
-) {
+impl Balancer<'_> {
+    /// Report `open` as unclosed, closed at `at` where `found` was found;
+    /// past [`MAX_UNCLOSED_DIAGNOSTICS`], only count it and keep its region.
+    /// Returns whether a diagnostic was built.
+    fn report_unclosed(
+        &mut self,
+        open: &Open,
+        at: Span,
+        diags: &mut Vec<Diagnostic>,
+        found: impl FnOnce(&LineIndex<'_>) -> String,
+    ) -> bool {
+        if self.unclosed_reported >= MAX_UNCLOSED_DIAGNOSTICS {
+            self.unreported.count += 1;
+            self.unreported.regions.push((open.span, at));
+            return false;
+        }
+        self.unclosed_reported += 1;
+        diags.push(unclosed(&self.lines, open, at, &found(&self.lines)));
+        true
+    }
+}
+
+fn unclosed(lines: &LineIndex<'_>, open: &Open, at: Span, found: &str) -> Diagnostic {
     let want = open.token.closer().unwrap_or(Token::RParen);
     let pos = lines.position(open.span.start);
-    diags.push(
-        Diagnostic::new(
-            Code::UnclosedDelimiter,
-            format!(
-                "expected {want} to close the {} opened at {}:{}, found {found}",
-                open.token, pos.line, pos.column
-            ),
-        )
-        .with_primary(at, format!("expected {want} before this"))
-        .with_secondary(open.span, "opened here, never closed")
-        .with_help(format!("add {want} where the {} should end", open.token)),
-    );
+    Diagnostic::new(
+        Code::UnclosedDelimiter,
+        format!(
+            "expected {want} to close the {} opened at {}:{}, found {found}",
+            open.token, pos.line, pos.column
+        ),
+    )
+    .with_primary(at, format!("expected {want} before this"))
+    .with_secondary(open.span, "opened here, never closed")
+    .with_help(format!("add {want} where the {} should end", open.token))
 }
 
 /// Insert a synthetic closer for `open`, as an empty span at `at`.
@@ -732,7 +783,7 @@ mod tests {
 
     fn run(src: &str) -> (Vec<Token>, Vec<Code>) {
         let mut diags = Vec::new();
-        let toks = balance(src, lex(src).tokens, &mut diags);
+        let toks = balance(src, lex(src).tokens, &mut diags).tokens;
         (
             toks.into_iter().map(|(t, _)| t).collect(),
             diags.iter().map(|d| d.code).collect(),
@@ -769,6 +820,39 @@ mod tests {
         assert_eq!(run("a)").1, vec![Code::UnexpectedClosingDelimiter]);
         assert_eq!(run("(a]").1, vec![Code::MismatchedDelimiter]);
         assert_eq!(run("{ (a }").1, vec![Code::UnclosedDelimiter]);
+    }
+
+    #[test]
+    fn unclosed_brackets_past_the_limit_are_only_counted() {
+        let src = "f((1, 2\n".repeat(200);
+        let mut diags = Vec::new();
+        let out = balance(&src, lex(&src).tokens, &mut diags);
+        assert_eq!(diags.len(), MAX_UNCLOSED_DIAGNOSTICS);
+        assert_eq!(out.unreported.count, 400 - MAX_UNCLOSED_DIAGNOSTICS);
+        assert_eq!(out.unreported.regions.len(), out.unreported.count);
+        // Every bracket is still closed.
+        let closers = out.tokens.iter().filter(|(t, _)| *t == Token::RParen);
+        assert_eq!(closers.count(), 400);
+    }
+
+    #[test]
+    fn the_note_on_more_unclosed_brackets_goes_only_on_a_built_report() {
+        // 94 reported one a line (each closed by the next line), then 21
+        // closed at once at the end: 10 reported there (6 built), and the
+        // note on the 11 beyond them would go on a report never built.
+        let src = format!("{}{}", "f(x\n".repeat(95), "{[".repeat(10));
+        let mut diags = Vec::new();
+        let out = balance(&src, lex(&src).tokens, &mut diags);
+        assert_eq!(diags.len(), MAX_UNCLOSED_DIAGNOSTICS);
+        assert_eq!(out.unreported.count, 4);
+        assert!(diags.iter().all(|d| d.notes.is_empty()), "{diags:?}");
+        // With room for them, the ten are built and the last one has it.
+        let src = format!("{}{}", "f(x\n".repeat(5), "{[".repeat(10));
+        let mut diags = Vec::new();
+        balance(&src, lex(&src).tokens, &mut diags);
+        assert_eq!(diags.len(), 14);
+        let notes: Vec<_> = diags.iter().flat_map(|d| &d.notes).collect();
+        assert_eq!(notes.len(), 1, "{diags:?}");
     }
 
     #[test]

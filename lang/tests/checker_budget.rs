@@ -30,6 +30,30 @@ enum Step {
 }
 
 impl Step {
+    const ALL: [Step; 11] = [
+        Step::Tuple,
+        Step::Record,
+        Step::List,
+        Step::ListOfPairs,
+        Step::Match,
+        Step::Annotated,
+        Step::Lambda,
+        Step::Call,
+        Step::If,
+        Step::FnType,
+        Step::Interp,
+    ];
+
+    /// Steps that double the type as a tree at each level.
+    const DOUBLING: [Step; 6] = [
+        Step::Tuple,
+        Step::Record,
+        Step::Match,
+        Step::If,
+        Step::Call,
+        Step::Lambda,
+    ];
+
     fn build(self, p: &str) -> String {
         match self {
             Step::Tuple => format!("({p}, {p})"),
@@ -59,19 +83,7 @@ enum Use {
 }
 
 fn step() -> impl Strategy<Value = Step> {
-    prop::sample::select(vec![
-        Step::Tuple,
-        Step::Record,
-        Step::List,
-        Step::ListOfPairs,
-        Step::Match,
-        Step::Annotated,
-        Step::Lambda,
-        Step::Call,
-        Step::If,
-        Step::FnType,
-        Step::Interp,
-    ])
+    prop::sample::select(Step::ALL.to_vec())
 }
 
 fn use_() -> impl Strategy<Value = Use> {
@@ -124,10 +136,12 @@ fn check(src: &str) -> (Vec<Code>, u64) {
     let parsed = parse(src);
     assert!(!parsed.has_errors(), "{src}\n{:?}", parsed.diagnostics);
     let typed = types::check(&parsed.program);
-    (
-        typed.diagnostics.iter().map(|d| d.code).collect(),
-        typed.work,
-    )
+    (codes(&typed.diagnostics), typed.work)
+}
+
+/// The codes of `diagnostics`.
+fn codes(diagnostics: &[writ_lang::Diagnostic]) -> Vec<Code> {
+    diagnostics.iter().map(|d| d.code).collect()
 }
 
 /// The programs of this file stay far below the budget: the memos make
@@ -199,14 +213,7 @@ fn the_issue_repro_is_cut_at_the_first_type_too_large() {
 #[test]
 fn a_chain_below_the_limit_is_accepted_for_each_step() {
     // 2^13 leaves: large, but below the limit as a tree.
-    for s in [
-        Step::Tuple,
-        Step::Record,
-        Step::Match,
-        Step::If,
-        Step::Call,
-        Step::Lambda,
-    ] {
+    for s in Step::DOUBLING {
         let src = program(&[s; 13], Use::Eq, false);
         let (codes, _) = check(&src);
         assert_eq!(codes, Vec::<Code>::new(), "{s:?}\n{src}");
@@ -218,16 +225,10 @@ fn a_chain_below_the_limit_is_accepted_for_each_step() {
 
 #[test]
 fn a_chain_past_the_limit_is_rejected_for_each_step() {
-    for s in [
-        Step::Tuple,
-        Step::Record,
-        Step::Match,
-        Step::If,
-        Step::Call,
-        Step::Lambda,
-        Step::ListOfPairs,
-        Step::FnType,
-    ] {
+    for s in Step::DOUBLING
+        .into_iter()
+        .chain([Step::ListOfPairs, Step::FnType])
+    {
         for nested in [false, true] {
             let src = program(&[s; 40], Use::TwoCopies, nested);
             let (codes, work) = check(&src);
@@ -348,7 +349,7 @@ fn many_unknown_names_among_many_names_end_within_the_budget() {
     }
     let parsed = parse(&src);
     let typed = types::check(&parsed.program);
-    let codes: Vec<Code> = typed.diagnostics.iter().map(|d| d.code).collect();
+    let codes = codes(&typed.diagnostics);
     assert!(codes.iter().all(|c| *c == Code::UnknownName), "{codes:?}");
     // The diagnostics shown still make their suggestion.
     let first = typed.diagnostics.first().map(|d| format!("{d:?}"));
@@ -376,13 +377,11 @@ fn each_session_input_has_its_own_budget() {
     session = first.commit().expect("accepted");
     // Doubling them past the limit in a later input is refused there.
     let later = input(&session, "let big = (v13, (v13, (v13, v13)))\nbig == big\n");
-    let codes: Vec<Code> = later.typed.diagnostics.iter().map(|d| d.code).collect();
-    assert_eq!(codes, vec![Code::TooComplex]);
+    assert_eq!(codes(&later.typed.diagnostics), vec![Code::TooComplex]);
     // An input that spends the whole budget is refused, and the next
     // input starts afresh.
     let heavy = input(&session, &many_wide_matches(140));
-    let codes: Vec<Code> = heavy.typed.diagnostics.iter().map(|d| d.code).collect();
-    assert_eq!(codes, vec![Code::CheckBudget]);
+    assert_eq!(codes(&heavy.typed.diagnostics), vec![Code::CheckBudget]);
     let next = input(&session, "v13 == v13");
     assert!(next.accepted(), "{:?}", next.typed.diagnostics);
     assert!(next.typed.work < GENERATED_CEILING);

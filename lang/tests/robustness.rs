@@ -358,3 +358,24 @@ fn diagnostics_are_capped_with_a_note() {
         "{last:?}"
     );
 }
+
+#[test]
+fn unclosed_brackets_past_those_shown_are_counted_and_still_damage() {
+    // Two brackets left open on each line: 2,000 unclosed, then a stray
+    // character. Only the first 100 become diagnostics, but the count
+    // says how many there were, and the parser still stays quiet about
+    // the damaged lines past them.
+    let src = format!("{}@\n", "f((1, 2\n".repeat(1_000));
+    let p = parse(&src);
+    assert_eq!(p.diagnostics.len(), writ_lang::parser::MAX_DIAGNOSTICS);
+    assert!(
+        p.diagnostics
+            .iter()
+            .all(|d| d.code == Code::UnclosedDelimiter)
+    );
+    let last = p.diagnostics.last().expect("diagnostics");
+    assert!(
+        last.notes.iter().any(|n| n.contains("1901 more problems")),
+        "{last:?}"
+    );
+}

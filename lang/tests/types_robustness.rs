@@ -236,3 +236,37 @@ fn an_oversized_declared_type_is_reported_not_ignored() {
     assert!(!found.is_empty(), "accepted an oversized type");
     assert!(found.contains(&Code::TooComplex), "{found:?}");
 }
+
+/// Records wide enough that their rows are matched through a map (and
+/// narrow ones, by a scan) unify field by field, in any order, and a field
+/// missing on either side is reported, the same way for both.
+#[test]
+fn wide_and_narrow_records_unify_by_label() {
+    let mut found = Vec::new();
+    for n in [3, 40] {
+        let decl = (0..n)
+            .map(|i| format!("f{i}: Int"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let value = |skip: Option<usize>, extra: &str| {
+            let fields: Vec<String> = (0..n)
+                .rev()
+                .filter(|i| Some(*i) != skip)
+                .map(|i| format!("f{i}: {i}"))
+                .chain((!extra.is_empty()).then(|| extra.to_string()))
+                .collect();
+            format!("{{ {} }}", fields.join(", "))
+        };
+        let program =
+            |v: String| format!("type R = {{ {decl} }}\nfn g(r: R) -> Int {{ r.f0 }}\ng({v})\n");
+        assert_eq!(codes(&program(value(None, ""))), Vec::<Code>::new(), "{n}");
+        let missing = codes(&program(value(Some(1), "")));
+        let extra = codes(&program(value(None, "zz: 1")));
+        assert_eq!(missing.len(), 1, "{n}: {missing:?}");
+        assert_eq!(extra.len(), 1, "{n}: {extra:?}");
+        let wrong = codes(&program(value(None, "").replace("f2: 2", "f2: true")));
+        assert_eq!(wrong.len(), 1, "{n}: {wrong:?}");
+        found.push((missing, extra, wrong));
+    }
+    assert_eq!(found.first(), found.last());
+}

@@ -319,10 +319,13 @@ fn line_starts(src: &str, tokens: &[(Token, SimpleSpan)]) -> Vec<usize> {
 /// how many more there were.
 pub const MAX_DIAGNOSTICS: usize = 100;
 
-/// Keep the first [`MAX_DIAGNOSTICS`] diagnostics, noting how many more.
-fn cap(diagnostics: &mut Vec<Diagnostic>) {
-    if diagnostics.len() > MAX_DIAGNOSTICS {
-        let more = diagnostics.len() - MAX_DIAGNOSTICS;
+/// Keep the first [`MAX_DIAGNOSTICS`] diagnostics, noting how many more
+/// (counting `unreported` ones found but never built, which all sort after
+/// those kept).
+fn cap(diagnostics: &mut Vec<Diagnostic>, unreported: usize) {
+    let total = diagnostics.len().saturating_add(unreported);
+    if total > MAX_DIAGNOSTICS {
+        let more = total - MAX_DIAGNOSTICS;
         diagnostics.truncate(MAX_DIAGNOSTICS);
         if let Some(last) = diagnostics.last_mut() {
             last.notes.push(format!(
@@ -368,7 +371,7 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
     let mut diagnostics = lexed.diagnostics;
     // Doc comments that document nothing go first, so that the balancer's
     // depth estimate sees exactly the tokens the grammar will.
-    let tokens = delimiters::balance_at(
+    let delimiters::Balanced { tokens, unreported } = delimiters::balance_at(
         src,
         base,
         attach_doc_comments(lexed.tokens),
@@ -400,6 +403,7 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
     let mut damaged: Vec<usize> = diagnostics
         .iter()
         .filter_map(Diagnostic::primary_span)
+        .chain(unreported.regions.iter().map(|(_, closed)| *closed))
         .map(|s| state.line_start_of(s.start))
         .collect();
     damaged.sort_unstable();
@@ -410,20 +414,22 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
         .into_output_errors();
     // Regions an earlier stage reported as damaged: an unclosed bracket
     // (from the opener to where it was closed) or interpolation.
-    let damaged: Vec<Span> = diagnostics
-        .iter()
-        .filter(|d| {
-            matches!(
-                d.code,
-                Code::UnclosedDelimiter | Code::UnterminatedInterpolation
-            )
-        })
-        .filter_map(|d| {
-            let opened = d.labels.iter().find(|l| !l.primary)?.span;
-            let closed = d.primary_span()?;
-            Some(Span::new(opened.end, closed.end.max(opened.end)))
-        })
-        .collect();
+    let damaged = Regions::new(
+        diagnostics
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.code,
+                    Code::UnclosedDelimiter | Code::UnterminatedInterpolation
+                )
+            })
+            .filter_map(|d| {
+                let opened = d.labels.iter().find(|l| !l.primary)?.span;
+                Some((opened, d.primary_span()?))
+            })
+            .chain(unreported.regions.iter().copied())
+            .map(|(opened, closed)| Span::new(opened.end, closed.end.max(opened.end))),
+    );
     let ParseState {
         diagnostics: reported_by_rules,
         lines,
@@ -452,15 +458,13 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
             || first_error_on_line
                 .get(&lines.line_number(at.start))
                 .is_some_and(|&first| first < at.start)
-            || damaged
-                .iter()
-                .any(|d| d.start <= at.start && at.start < d.end);
+            || damaged.contains(at.start);
         if !known {
             diagnostics.push(errors::to_diagnostic(&err, end));
         }
     }
     sort_and_dedup(&mut diagnostics);
-    cap(&mut diagnostics);
+    cap(&mut diagnostics, unreported.count);
     if let (Some(at), Some(last)) = (stopped_at, diagnostics.last_mut()) {
         last.notes.push(format!(
             "after {MAX_RECOVERIES} syntax errors, the parser skipped the rest of each \
@@ -471,6 +475,34 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
     Parsed {
         program: output.unwrap_or_default(),
         diagnostics,
+    }
+}
+
+/// Spans of the source, merged into disjoint ones sorted by start, so that
+/// whether an offset lies in one of them is a binary search.
+struct Regions(Vec<Span>);
+
+impl Regions {
+    fn new(spans: impl Iterator<Item = Span>) -> Regions {
+        let mut spans: Vec<Span> = spans.filter(|s| !s.is_empty()).collect();
+        spans.sort_unstable_by_key(|s| s.start);
+        let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+        for s in spans {
+            match merged.last_mut() {
+                Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+                _ => merged.push(s),
+            }
+        }
+        Regions(merged)
+    }
+
+    /// Whether `offset` lies inside one of the spans.
+    fn contains(&self, offset: usize) -> bool {
+        let after = self.0.partition_point(|s| s.start <= offset);
+        after
+            .checked_sub(1)
+            .and_then(|i| self.0.get(i))
+            .is_some_and(|s| offset < s.end)
     }
 }
 

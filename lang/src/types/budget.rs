@@ -43,21 +43,11 @@ use crate::types::{STACK_CHUNK, STACK_RED_ZONE};
 /// spend. See `docs/performance.md` for the time this takes.
 pub const WORK_LIMIT: u64 = 40_000_000;
 
-/// A counter of work units against a limit. Interior mutability lets
-/// read-only walks (`&self`) charge too.
-#[derive(Clone, Debug)]
+/// A counter of work units against [`WORK_LIMIT`]. Interior mutability
+/// lets read-only walks (`&self`) charge too.
+#[derive(Clone, Debug, Default)]
 pub struct Work {
     used: Cell<u64>,
-    limit: Cell<u64>,
-}
-
-impl Default for Work {
-    fn default() -> Work {
-        Work {
-            used: Cell::new(0),
-            limit: Cell::new(WORK_LIMIT),
-        }
-    }
 }
 
 impl Work {
@@ -65,12 +55,12 @@ impl Work {
     pub fn charge(&self, units: u64) -> bool {
         let used = self.used.get().saturating_add(units);
         self.used.set(used);
-        used <= self.limit.get()
+        used <= WORK_LIMIT
     }
 
     /// Whether the budget is spent.
     pub fn out(&self) -> bool {
-        self.used.get() > self.limit.get()
+        self.used.get() > WORK_LIMIT
     }
 
     /// The units spent so far.
@@ -80,13 +70,12 @@ impl Work {
 
     /// The units left.
     pub fn remaining(&self) -> u64 {
-        self.limit.get().saturating_sub(self.used.get())
+        WORK_LIMIT.saturating_sub(self.used.get())
     }
 
-    /// Start a new check with `limit` units.
-    pub fn restart(&self, limit: u64) {
+    /// Start a new check, with the whole budget.
+    pub fn restart(&self) {
         self.used.set(0);
-        self.limit.set(limit);
     }
 }
 

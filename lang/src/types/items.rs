@@ -64,7 +64,7 @@ impl Checker {
         program: &Program,
         grants: Option<crate::types::Grants<'_>>,
     ) -> Typed {
-        self.arena.work.restart(crate::types::budget::WORK_LIMIT);
+        self.arena.work.restart();
         self.work_reported = false;
         self.declare(program);
         self.check_top_level(program);

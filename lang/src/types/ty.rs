@@ -208,6 +208,26 @@ impl Arena {
         id
     }
 
+    /// As [`Arena::resolve`], and point every link on the way straight at
+    /// the end (path compression), so that a chain of links made one
+    /// binding at a time is walked once, not once per use. Bindings are
+    /// never undone, so this changes no type.
+    pub fn resolve_compress(&mut self, id: TyId) -> TyId {
+        let end = self.resolve(id);
+        let mut cur = id;
+        while cur != end {
+            match self.nodes.get_mut(cur as usize) {
+                Some(Node::Link(next)) => {
+                    let after = *next;
+                    *next = end;
+                    cur = after;
+                }
+                _ => break,
+            }
+        }
+        end
+    }
+
     /// Replace the node at `id` (used to bind variables).
     pub fn set(&mut self, id: TyId, node: Node) {
         if let Some(slot) = self.nodes.get_mut(id as usize) {
@@ -311,5 +331,32 @@ impl Arena {
             Node::RowExt(_, t, rest) => vec![*t, *rest],
             _ => Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolving_with_compression_points_each_link_at_the_end() {
+        let mut arena = Arena::default();
+        let end = arena.add(Node::RowEmpty);
+        // A chain made one binding at a time: ids[0] -> ids[1] -> ... -> end.
+        let mut next = end;
+        let mut ids = Vec::new();
+        for _ in 0..1000 {
+            next = arena.add(Node::Link(next));
+            ids.push(next);
+        }
+        ids.reverse();
+        let first = ids[0];
+        assert_eq!(arena.resolve(first), end);
+        assert_eq!(arena.resolve_compress(first), end);
+        for id in ids {
+            assert!(matches!(arena.nodes.get(id as usize), Some(Node::Link(n)) if *n == end));
+            assert_eq!(arena.resolve(id), end);
+        }
+        assert_eq!(arena.resolve_compress(end), end);
     }
 }

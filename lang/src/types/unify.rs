@@ -11,9 +11,12 @@
 //! levels of the variables in the bound type (so generalisation stays
 //! sound), and refuses to let a signature's type variable escape to a level
 //! where it is not in scope; every traversal is guarded against deep types
-//! by growing the stack, and visits each node of a shared type once.
+//! by growing the stack, and visits each node of a shared type once. A
+//! bound variable is a link to its type; unification follows links with
+//! path compression, so a chain of links bound one at a time (as calls in a
+//! long function make) is walked once, not once per use.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::types::infer::Checker;
 use crate::types::ty::{Classes, Kind, Label, Node, TyId};
@@ -41,6 +44,35 @@ pub enum Mismatch {
     Escape(TyId),
 }
 
+/// Rows whose numbers of fields multiply to at most this are matched label
+/// by label with a scan; wider ones through a map, so that two wide records
+/// unify in linear time without the common narrow case paying for maps.
+const SCANNED_ROW_PAIRS: usize = 256;
+
+/// A row's fields, looked up by label. (A row may hold a label twice; the
+/// first one counts.)
+enum Fields<'a> {
+    Scan(&'a [(Label, TyId)]),
+    Map(HashMap<Label, TyId>),
+}
+
+impl<'a> Fields<'a> {
+    fn new(fields: &'a [(Label, TyId)], wide: bool) -> Fields<'a> {
+        if wide {
+            Fields::Map(fields.iter().rev().copied().collect())
+        } else {
+            Fields::Scan(fields)
+        }
+    }
+
+    fn get(&self, label: Label) -> Option<TyId> {
+        match self {
+            Fields::Scan(fields) => fields.iter().find(|(l, _)| *l == label).map(|(_, t)| *t),
+            Fields::Map(map) => map.get(&label).copied(),
+        }
+    }
+}
+
 impl Checker {
     /// Make `expected` and `found` the same type.
     pub fn unify(&mut self, expected: TyId, found: TyId) -> Result<(), Mismatch> {
@@ -63,8 +95,8 @@ impl Checker {
         if !self.charge(1) {
             return Ok(());
         }
-        let a = self.arena.resolve(expected);
-        let b = self.arena.resolve(found);
+        let a = self.arena.resolve_compress(expected);
+        let b = self.arena.resolve_compress(found);
         if a == b {
             return Ok(());
         }
@@ -126,23 +158,19 @@ impl Checker {
         if !self.charge((f1.len() + f2.len()) as u64) {
             return Ok(());
         }
-        // Labels looked up by hashing: two wide records unify in linear
-        // time. (A row may hold a label twice; the first one counts.)
-        let mut by_label2: HashMap<Label, TyId> = HashMap::with_capacity(f2.len());
-        for (l, t) in f2.iter().rev() {
-            by_label2.insert(*l, *t);
-        }
-        let labels1: HashSet<Label> = f1.iter().map(|(l, _)| *l).collect();
+        let wide = f1.len().saturating_mul(f2.len()) > SCANNED_ROW_PAIRS;
+        let by_label1 = Fields::new(&f1, wide);
+        let by_label2 = Fields::new(&f2, wide);
         let mut only1 = Vec::new();
         for (l, t) in &f1 {
-            match by_label2.get(l) {
-                Some(u) => self.unify_rec(*t, *u)?,
+            match by_label2.get(*l) {
+                Some(u) => self.unify_rec(*t, u)?,
                 None => only1.push((*l, *t)),
             }
         }
         let only2: Vec<(Label, TyId)> = f2
             .iter()
-            .filter(|(l, _)| !labels1.contains(l))
+            .filter(|(l, _)| by_label1.get(*l).is_none())
             .copied()
             .collect();
         let t1 = self.arena.resolve(t1);
