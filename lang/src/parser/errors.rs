@@ -5,8 +5,7 @@
 //! token is a common slip (a loop keyword, `return`, `=` for `==`), the help
 //! says what to write instead.
 
-use chumsky::error::{Rich, RichPattern, RichReason};
-use chumsky::span::SimpleSpan;
+use crate::parser::expected::{ParseError, Pattern, Reason};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::parser::span;
@@ -15,17 +14,14 @@ use crate::token::Token;
 /// The most expectations listed in one message.
 const MAX_EXPECTED: usize = 6;
 
-fn describe(p: &RichPattern<'_, Token>) -> Option<String> {
+fn describe(p: Pattern<'_>) -> Option<String> {
     match p {
         // An error token is never what anyone should write.
-        RichPattern::Token(t) if **t == Token::Error => None,
-        RichPattern::Token(t) => Some(t.to_string()),
-        RichPattern::Label(l) => Some(l.to_string()),
-        RichPattern::Identifier(i) => Some(format!("`{i}`")),
-        RichPattern::EndOfInput => Some("end of input".to_string()),
-        RichPattern::Any => Some("more input".to_string()),
-        RichPattern::SomethingElse => None,
-        _ => None,
+        Pattern::Token(Token::Error) => None,
+        Pattern::Token(t) => Some(t.to_string()),
+        Pattern::Label(l) => Some(l.to_string()),
+        Pattern::EndOfInput => Some("end of input".to_string()),
+        Pattern::Any => Some("more input".to_string()),
     }
 }
 
@@ -186,17 +182,17 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
 }
 
 /// Convert one chumsky error. `eoi` is the source length.
-pub(crate) fn to_diagnostic(err: &Rich<'_, Token, SimpleSpan>, eoi: usize) -> Diagnostic {
-    let at = span(*err.span());
+pub(crate) fn to_diagnostic(err: &ParseError<'_>, eoi: usize) -> Diagnostic {
+    let at = span(err.span());
     match err.reason() {
-        RichReason::Custom(msg) => {
-            Diagnostic::new(Code::UnexpectedToken, msg.clone()).with_primary(at, "")
+        Reason::Custom(msg) => {
+            Diagnostic::new(Code::UnexpectedToken, msg.to_string()).with_primary(at, "")
         }
-        RichReason::ExpectedFound { .. } => {
-            let raw: Vec<String> = err.expected().filter_map(describe).collect();
+        Reason::ExpectedFound { expected, found } => {
+            let raw: Vec<String> = expected.patterns().filter_map(describe).collect();
             let raw_for_help = raw.clone();
             let expected = summarise(raw);
-            let found = err.found();
+            let found = found.token();
             let found_text = match found {
                 Some(t) => t.to_string(),
                 None => "end of input".to_string(),

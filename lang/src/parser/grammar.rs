@@ -22,6 +22,7 @@ use crate::ast::{
     Let, Param, Pattern, PatternKind, Perform, Stmt, StrPart, UnOp,
 };
 use crate::diagnostic::{Code, Diagnostic};
+use crate::parser::expected::ParseError;
 use crate::parser::operators;
 use crate::parser::patterns::{int_out_of_range, int_value, pattern};
 use crate::parser::separators::{Sep, check_separated};
@@ -173,7 +174,7 @@ pub(crate) fn skip_statement<'t>() -> impl P<'t, Span> {
             if e.state().starts_line(at.start) && !continues_line(&t) {
                 Ok(())
             } else {
-                Err(Rich::custom(at, "not a line start"))
+                Err(ParseError::custom(at, "not a line start"))
             }
         },
     );

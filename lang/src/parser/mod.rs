@@ -16,6 +16,7 @@
 //! reported again.
 
 mod errors;
+mod expected;
 mod grammar;
 mod items;
 mod operators;
@@ -37,8 +38,9 @@ use crate::token::Token;
 /// The input type every rule reads: tokens with chumsky spans.
 pub(crate) type Tokens<'t> = MappedInput<'t, Token, SimpleSpan, &'t [(Token, SimpleSpan)]>;
 
-/// Parser extras: rich errors, and the [`ParseState`].
-pub(crate) type Extra<'t> = extra::Full<Rich<'t, Token, SimpleSpan>, ParseState<'t>, ()>;
+/// Parser extras: errors that record expectations without allocating
+/// ([`expected::ParseError`]), and the [`ParseState`].
+pub(crate) type Extra<'t> = extra::Full<expected::ParseError<'t>, ParseState<'t>, ()>;
 
 /// What rules can read and write while parsing: the diagnostics they report
 /// directly (for errors that are not "unexpected token"), rewound with the
@@ -450,7 +452,7 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
         *first = (*first).min(r.start);
     }
     for err in errs {
-        let at = span(*err.span());
+        let at = span(err.span());
         // At a token already reported, later on the same line as an error
         // token, or inside a damaged region: a consequence of that earlier
         // diagnostic.
