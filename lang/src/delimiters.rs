@@ -91,6 +91,10 @@ struct Open {
     /// False for an opener inside a region cut off as too deep: it was
     /// replaced by an error token, so it is neither reported nor closed.
     emitted: bool,
+    /// The operator chains of every level outside this bracket, summed
+    /// when it was opened (only the innermost level's chain ever changes,
+    /// so the sum stays right while this bracket is open).
+    chains_outside: usize,
 }
 
 /// Whether `tok` opens a nesting level: a bracket, or a `${`.
@@ -191,7 +195,28 @@ impl Balancer<'_> {
     /// A conservative bound on how deep the syntax tree is at this point:
     /// every bracket level plus every operator chain along the way.
     fn depth_estimate(&self) -> usize {
-        self.stack.len() + self.top.chain + self.stack.iter().map(|o| o.level.chain).sum::<usize>()
+        self.stack.len() + self.chains()
+    }
+
+    /// The operator chains of every level, summed.
+    fn chains(&self) -> usize {
+        match self.stack.last() {
+            Some(open) => open.chains_outside + open.level.chain,
+            None => self.top.chain,
+        }
+    }
+
+    /// Open a bracket: a new innermost level.
+    fn push_open(&mut self, token: Token, span: Span, indent: usize, emitted: bool) {
+        let chains_outside = self.chains();
+        self.stack.push(Open {
+            token,
+            span,
+            indent,
+            level: Level::default(),
+            emitted,
+            chains_outside,
+        });
     }
 
     /// Whether a line break separates the previous token from `at`.
@@ -214,13 +239,7 @@ impl Balancer<'_> {
             Skip::Chain { depth, start } => (depth, start, true),
         };
         if opens(tok) {
-            self.stack.push(Open {
-                token: tok.clone(),
-                span,
-                indent: 0,
-                level: Level::default(),
-                emitted: false,
-            });
+            self.push_open(tok.clone(), span, 0, false);
             return true;
         }
         if closes(tok) && self.stack.len() > depth {
@@ -347,37 +366,19 @@ pub fn balance_at(
             if b.stack.len() >= MAX_NESTING {
                 b.report_too_deep(span, true, diags);
                 let depth = b.stack.len();
-                b.stack.push(Open {
-                    token: tok,
-                    span,
-                    indent: 0,
-                    level: Level::default(),
-                    emitted: false,
-                });
+                b.push_open(tok, span, 0, false);
                 b.skipping = Some(Skip::Group { depth, start: span });
                 continue;
             }
             if b.depth_estimate() >= MAX_DEPTH {
                 b.report_too_deep(span, false, diags);
                 let depth = b.stack.len();
-                b.stack.push(Open {
-                    token: tok,
-                    span,
-                    indent: 0,
-                    level: Level::default(),
-                    emitted: false,
-                });
+                b.push_open(tok, span, 0, false);
                 b.skipping = Some(Skip::Chain { depth, start: span });
                 continue;
             }
             let indent = line_indent(src, &b.lines, span.start);
-            b.stack.push(Open {
-                token: tok.clone(),
-                span,
-                indent,
-                level: Level::default(),
-                emitted: true,
-            });
+            b.push_open(tok.clone(), span, indent, true);
             b.out.push((tok, span));
             continue;
         }
