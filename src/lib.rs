@@ -64,8 +64,9 @@ pub mod host {
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-/// The largest source file Writ accepts, in bytes (4 MiB).
-pub const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
+/// The largest source file Writ accepts, in bytes (2 MiB): what bounds the
+/// time and memory of checking one file (docs/decisions/006).
+pub const MAX_SOURCE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// The outcome of checking one program.
 #[derive(Clone, Debug)]

@@ -87,7 +87,7 @@ fn unreadable_files_exit_2_and_name_the_problem() {
     let o = writ(&["check", "big.writ"], &dir);
     assert_eq!(o.status.code(), Some(2));
     assert!(stdout(&o).starts_with(
-        "[E9004] Error: expected a source file of at most 4194304 bytes, found 4194305 bytes\n"
+        "[E9004] Error: expected a source file of at most 2097152 bytes, found 2097153 bytes\n"
     ));
 
     // An unreadable file wins over a rejected one.
@@ -178,7 +178,7 @@ fn endless_device_is_too_large_not_read_forever() {
     let o = writ(&["check", "/dev/zero"], &dir);
     assert_eq!(o.status.code(), Some(2));
     assert!(stdout(&o).starts_with(
-        "[E9004] Error: expected a source file of at most 4194304 bytes, found more\n"
+        "[E9004] Error: expected a source file of at most 2097152 bytes, found more\n"
     ));
     let _ = std::fs::remove_dir_all(&dir);
 }

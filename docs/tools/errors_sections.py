@@ -2173,18 +2173,19 @@ UTF-8 chosen as the encoding, or with `iconv -f latin1 -t utf-8 main.writ`.
 
 dict(code="E9004",
 meaning=r'''
-A file is larger than Writ accepts: at most 4 MiB (4194304 bytes) of source
+A file is larger than Writ accepts: at most 2 MiB (2097152 bytes) of source
 per file. The limit keeps the time and memory spent checking a program
-bounded. The file is not checked; its status in JSON output is
+bounded (docs/performance.md, "Checking time on adversarial
+inputs"). The file is not checked; its status in JSON output is
 `"unreadable"`, and the exit code is 2.
 ''',
 before=r'''
 Suppose `main.writ` embeds a large table of data directly in the program, so
-that the file is 5000000 bytes long:
+that the file is 3000000 bytes long:
 ''',
 source='let table = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n',
-show='let table = [0, 0, 0, 0, /* ... about 1.7 million more entries ... */ 0]\n',
-files={"main.writ": ('let table = [' + '0, ' * 1666700)[:4999998] + ']\n'},
+show='let table = [0, 0, 0, 0, /* ... about a million more entries ... */ 0]\n',
+files={"main.writ": ('let table = [' + '0, ' * 1000000)[:2999998] + ']\n'},
 rc=2,
 fix=r'''
 **Fix**: make the source smaller. A Writ program is a single file, so it

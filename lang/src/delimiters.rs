@@ -323,16 +323,23 @@ pub fn balance_at(
     tokens: Vec<(Token, Span)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Balanced {
+    let surplus = surplus(&tokens);
+    // Room for a closer for every opener too many, so that the (large)
+    // output is allocated once, not doubled when the repairs begin.
+    let unclosed: i64 = surplus.iter().map(|s| (*s).max(0)).sum();
+    let room = tokens
+        .len()
+        .saturating_add(usize::try_from(unclosed).unwrap_or(0));
     let mut b = Balancer {
         src,
         lines: LineIndex::starting_at(src, base),
-        out: Vec::with_capacity(tokens.len()),
+        out: Vec::with_capacity(room),
         stack: Vec::new(),
         top: Level::default(),
         skipping: None,
         quiet_from: None,
         repair: !is_balanced(&tokens),
-        surplus: surplus(&tokens),
+        surplus,
         unclosed_reported: 0,
         unreported: Unreported::default(),
     };
@@ -598,17 +605,6 @@ impl Balancer<'_> {
             self.adjust(&tok, 1);
             return;
         }
-        let barrier = self
-            .stack
-            .iter()
-            .rposition(|o| matches!(o.token, Token::StrHead(_)))
-            .map_or(0, |i| i + 1);
-        let outer = self
-            .stack
-            .iter()
-            .rposition(|o| o.token.closer().as_ref() == Some(&tok))
-            .filter(|&i| i >= barrier);
-
         // A `}` alone at the start of a line that lines up with an outer
         // `{`'s line closes that one; the openers in between were left open.
         // (Even when it would match the innermost `{`: with a `{` too many
@@ -648,6 +644,20 @@ impl Balancer<'_> {
             self.out.push((tok, span));
             return;
         }
+
+        // A closer that does not match the innermost opener (only then are
+        // the outer ones searched: a search per closer would make deep
+        // nesting quadratic).
+        let barrier = self
+            .stack
+            .iter()
+            .rposition(|o| matches!(o.token, Token::StrHead(_)))
+            .map_or(0, |i| i + 1);
+        let outer = self
+            .stack
+            .iter()
+            .rposition(|o| o.token.closer().as_ref() == Some(&tok))
+            .filter(|&i| i >= barrier);
 
         // One opener too many of the top's kind and one closer too many of
         // this kind: the closer is the wrong kind.

@@ -278,7 +278,6 @@ impl Checker {
             }
         }
         self.let_sites = let_sites;
-        self.fn_pos = fn_pos.clone();
         self.fn_pos = fn_pos;
         // The latest top-level `let` each node needs, directly or through
         // the functions it calls.
