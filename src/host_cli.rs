@@ -55,11 +55,53 @@ pub fn terminal_confirm(question: &str) -> bool {
     }
     err_print!("{question} [y/N] ");
     let _ = std::io::stderr().flush();
+    // A question is answered within the run's time or not at all: left
+    // unanswered, it is refused when the run's time is up (the run then
+    // ends with its time limit), so nobody at the terminal cannot keep
+    // the host waiting.
+    if let Some((_, deadline)) = writ_runtime::meter::time_left()
+        && !answer_arrives_by(deadline)
+    {
+        err_println!("(no answer before the run's time was up: refused)");
+        return false;
+    }
     let mut answer = String::new();
     if std::io::stdin().lock().read_line(&mut answer).is_err() {
         return false;
     }
     matches!(answer.trim(), "y" | "Y" | "yes" | "Yes")
+}
+
+/// Whether standard input has a line to read before `deadline` (a
+/// terminal delivers a line when Enter is pressed). An error from the
+/// wait itself is taken as "yes": the read that follows decides.
+#[cfg(unix)]
+fn answer_arrives_by(deadline: std::time::Instant) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let stdin = std::io::stdin();
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        // Whole milliseconds, rounded up so that a wait never ends early;
+        // long waits are made in steps of at most 65 s.
+        let ms = left.as_micros().div_ceil(1000);
+        let timeout = PollTimeout::from(u16::try_from(ms).unwrap_or(u16::MAX));
+        let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, timeout) {
+            Ok(0) if ms <= u128::from(u16::MAX) => return false,
+            Ok(0) => continue,
+            Ok(_) => return true,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return true,
+        }
+    }
+}
+
+/// Elsewhere the read waits for the answer (the run's time limit is
+/// checked again when it returns).
+#[cfg(not(unix))]
+fn answer_arrives_by(_deadline: std::time::Instant) -> bool {
+    true
 }
 
 /// `writ run FILE --policy P [--db PATH] [--limit ...]`.

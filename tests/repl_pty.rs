@@ -179,3 +179,40 @@ fn writ_run_escapes_what_a_program_logs_on_a_terminal() {
     let _ = s.exp_eof();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_question_left_unanswered_is_refused_when_the_runs_time_is_up() {
+    let dir = std::env::temp_dir().join(format!("writ-confirm-tty-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let file = dir.join("ask.writ");
+    let _ = std::fs::write(
+        &file,
+        "let ok = Confirm.ask(\"go on?\")\nLog.info(if ok { \"yes\" } else { \"no\" })\n",
+    );
+    let policy = dir.join("policy.toml");
+    let _ = std::fs::write(
+        &policy,
+        "[principal]\nid = \"ana\"\nname = \"Ana\"\nrole = \"employee\"\n\n[grants.Log]\n[grants.Confirm]\n\n[limits]\ntime = \"1s\"\n",
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_writ"));
+    cmd.arg("run")
+        .arg(&file)
+        .arg("--policy")
+        .arg(&policy)
+        .arg("--db")
+        .arg(dir.join("writ.db"))
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut s = match spawn_command(cmd, Some(20_000)) {
+        Ok(s) => s,
+        Err(e) => panic!("cannot start writ run on a pseudo-terminal: {e}"),
+    };
+    // Nobody answers: within the run's second (the session's 20 s would
+    // fail the test), the question is refused.
+    expect(
+        &mut s,
+        "go on? [y/N] (no answer before the run's time was up: refused)",
+    );
+    let _ = s.exp_eof();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,6 +9,12 @@ use writ_runtime::Value;
 /// A host capability's handler: given the operation's name and arguments,
 /// the result, or why it was refused (a refusal is audited and handled by
 /// the grant's `on_deny`, like a scope denial).
+///
+/// It runs on the run's thread, as the embedder's own code, which the host
+/// cannot interrupt: a handler that waits (on the network, on a person)
+/// should wait no longer than the run's time left,
+/// [`writ_runtime::meter::time_left`]. The run's time limit and
+/// cancellation are checked again when it returns.
 pub type Handler = Arc<dyn Fn(&str, &Args<'_>) -> Result<Value, String> + Send + Sync>;
 
 /// A capability an embedder provides: its interface in Writ and its
