@@ -262,9 +262,11 @@ pub(crate) fn open_for(
         ),
         None => None,
     };
-    let mut store = Store::open(&path, seed.as_deref()).map_err(unavailable)?;
+    let mut store = Store::open(&path, seed.as_deref()).map_err(|e| unavailable(e.to_string()))?;
     if let Some(wait) = policy.store.lock_wait {
-        store.set_lock_wait(wait).map_err(unavailable)?;
+        store
+            .set_lock_wait(wait)
+            .map_err(|e| unavailable(e.to_string()))?;
     }
     let recorded = match policy.grants.get("Http").map(|g| &g.scope) {
         Some(Scope::Http(h)) => match &h.recorded {
