@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use writ_host::engine::{DEFAULT_STORE, Engine, RunOptions};
+use writ_host::engine::{DEFAULT_STORE, Decision, Engine, RunOptions};
 use writ_host::store::{Head, Store, VerifyError};
 
 use writ::render;
@@ -114,13 +114,13 @@ pub fn run_with_policy(
     let last_denied = outcome
         .operations
         .last()
-        .is_some_and(|o| o.decision == "denied");
+        .is_some_and(|o| o.decision == Decision::Denied);
     let stopped = last_denied
         && matches!(&outcome.result, Err(e) if e.code == writ::Code::OperationDenied || e.code == writ::Code::ProgramFailed);
     let denied: Vec<_> = outcome
         .operations
         .iter()
-        .filter(|o| o.decision == "denied")
+        .filter(|o| o.decision == Decision::Denied)
         .collect();
     let shown = denied.len().saturating_sub(usize::from(stopped));
     for op in denied.iter().take(shown) {

@@ -22,6 +22,7 @@ use writ_runtime::{Module, RunError, Value};
 
 pub use crate::capability::{Args, Capability, FromValue, Handler, IntoValue};
 use crate::http::load_recorded;
+pub use crate::policy::Decision;
 use crate::policy::{Policy, Scope};
 pub use crate::policy_host::{PolicyHost, clean};
 use crate::store::{self, Store};
@@ -45,8 +46,8 @@ pub struct Operation {
     pub operation: String,
     /// Its arguments, as shown in the audit log.
     pub arguments: String,
-    /// `allowed` or `denied`.
-    pub decision: String,
+    /// What was decided.
+    pub decision: Decision,
     /// The rule that decided.
     pub rule: String,
     /// The sequence number of its audit record, when one was written (the

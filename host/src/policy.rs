@@ -21,6 +21,33 @@ use writ_runtime::limits::{self, Limits};
 
 use crate::url::Rule;
 
+/// What the policy decided about one operation. Written in the audit log
+/// as [`Decision::as_str`] says it (`allowed`, `denied`), the text stores
+/// have always held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Decision {
+    /// The operation was carried out.
+    Allowed,
+    /// The operation was refused, and nothing of it was carried out.
+    Denied,
+}
+
+impl Decision {
+    /// `allowed` or `denied`, as the audit log holds it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allowed => "allowed",
+            Decision::Denied => "denied",
+        }
+    }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A checked policy.
 #[derive(Clone, Debug)]
 pub struct Policy {

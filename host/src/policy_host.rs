@@ -24,7 +24,7 @@ use crate::arguments::{self, Oversized};
 use crate::capability::{Args, Capability};
 use crate::engine::{Confirmer, Operation, unavailable};
 use crate::http::{Failure, fetch};
-use crate::policy::{Grant, OnDeny, Policy, Scope, Subjects};
+use crate::policy::{Decision, Grant, OnDeny, Policy, Scope, Subjects};
 use crate::store::{self, Entry, NewPayment, Paid, Store};
 use crate::url::{self, Url};
 
@@ -66,7 +66,7 @@ impl PolicyHost<'_> {
         &mut self,
         operation: &str,
         arguments: &str,
-        decision: &str,
+        decision: Decision,
         rule: &str,
     ) -> Result<i64, HostError> {
         let (arguments, rule) = (clean(arguments), clean(rule));
@@ -93,14 +93,14 @@ impl PolicyHost<'_> {
         &mut self,
         operation: &str,
         arguments: &str,
-        decision: &str,
+        decision: Decision,
         rule: &str,
         audit_id: Option<i64>,
     ) {
         let op = Operation {
             operation: operation.to_string(),
             arguments: clean(arguments),
-            decision: decision.to_string(),
+            decision,
             rule: clean(rule),
             audit_id,
         };
@@ -119,21 +119,31 @@ impl PolicyHost<'_> {
         rule: &str,
     ) -> Result<(), HostError> {
         let audit_id = if grant.audit {
-            Some(self.audit(operation, recorded(grant, arguments), "allowed", rule)?)
+            Some(self.audit(
+                operation,
+                recorded(grant, arguments),
+                Decision::Allowed,
+                rule,
+            )?)
         } else {
             None
         };
-        self.note(operation, arguments, "allowed", rule, audit_id);
+        self.note(operation, arguments, Decision::Allowed, rule, audit_id);
         Ok(())
     }
 
     /// Deny an operation: note it, audit it, and fail or stop.
     fn deny(&mut self, grant: &Grant, operation: &str, arguments: &str, rule: &str) -> HostError {
-        let audited = self.audit(operation, recorded(grant, arguments), "denied", rule);
+        let audited = self.audit(
+            operation,
+            recorded(grant, arguments),
+            Decision::Denied,
+            rule,
+        );
         match audited {
             Ok(seq) => self.denied(grant, operation, arguments, rule, Some(seq)),
             Err(e) => {
-                self.note(operation, arguments, "denied", rule, None);
+                self.note(operation, arguments, Decision::Denied, rule, None);
                 e
             }
         }
@@ -149,7 +159,7 @@ impl PolicyHost<'_> {
         rule: &str,
         audit_id: Option<i64>,
     ) -> HostError {
-        self.note(operation, arguments, "denied", rule, audit_id);
+        self.note(operation, arguments, Decision::Denied, rule, audit_id);
         let message = format!(
             "{operation}({}) was denied: {}",
             clean(arguments),
@@ -408,7 +418,7 @@ impl PolicyHost<'_> {
             program: self.program,
             operation: op,
             arguments: &arguments,
-            decision: "allowed",
+            decision: Decision::Allowed,
             rule: &rule,
         };
         let payment = NewPayment {
@@ -433,7 +443,7 @@ impl PolicyHost<'_> {
             }
         };
         self.audit_ids.push(seq);
-        self.note(op, &shown, "allowed", &rule, Some(seq));
+        self.note(op, &shown, Decision::Allowed, &rule, Some(seq));
         self.paid_this_run += cents;
         Value::record(
             self.module,
@@ -658,11 +668,11 @@ impl PolicyHost<'_> {
             let shown = arguments::capability(args, self.module).unwrap_or_else(|o| o.shown);
             let operation = format!("{effect}.{op}");
             let rule = "not granted by the policy";
-            let audited = self.audit(&operation, &shown, "denied", rule);
+            let audited = self.audit(&operation, &shown, Decision::Denied, rule);
             self.note(
                 &operation,
                 &shown,
-                "denied",
+                Decision::Denied,
                 rule,
                 audited.as_ref().ok().copied(),
             );
@@ -699,8 +709,13 @@ impl PolicyHost<'_> {
                 let m = arguments::recorded(self.gate(grant, "Audit.note", args, m)?);
                 // A note is the audit log's content: always written (a
                 // long one as its start, length and hash).
-                let seq = self.audit("Audit.note", recorded(grant, &m), "allowed", "granted")?;
-                self.note("Audit.note", &m, "allowed", "granted", Some(seq));
+                let seq = self.audit(
+                    "Audit.note",
+                    recorded(grant, &m),
+                    Decision::Allowed,
+                    "granted",
+                )?;
+                self.note("Audit.note", &m, Decision::Allowed, "granted", Some(seq));
                 Ok(Value::Unit)
             }
             ("Http", "get" | "post") => self.http(grant, op, args),

@@ -37,6 +37,8 @@ use rusqlite::{
 };
 use sha2::{Digest, Sha256};
 
+use crate::policy::Decision;
+
 pub use error::StoreError;
 pub use verify::{Break, Head, VerifyError};
 
@@ -117,7 +119,9 @@ pub struct AuditRecord {
     pub operation: String,
     /// The arguments, as the policy lets them be shown.
     pub arguments: String,
-    /// `allowed` or `denied`.
+    /// The decision, as stored: `allowed` or `denied` for a record the
+    /// host wrote ([`Decision::as_str`]). Kept as text, as every field
+    /// is: a record must be read as it is to be found changed.
     pub decision: String,
     /// The rule that decided.
     pub rule: String,
@@ -143,8 +147,8 @@ pub struct Entry<'a> {
     pub operation: &'a str,
     /// The arguments, redacted.
     pub arguments: &'a str,
-    /// `allowed` or `denied`.
-    pub decision: &'a str,
+    /// What was decided.
+    pub decision: Decision,
     /// The rule that decided.
     pub rule: &'a str,
 }
@@ -472,7 +476,7 @@ impl Store {
             if today.saturating_add(p.cents) > p.max_day_cents {
                 let rule = over(today);
                 let denied = Entry {
-                    decision: "denied",
+                    decision: Decision::Denied,
                     rule: &rule,
                     ..e.clone()
                 };
@@ -657,7 +661,7 @@ fn append(
         program: e.program.to_string(),
         operation: e.operation.to_string(),
         arguments: e.arguments.to_string(),
-        decision: e.decision.to_string(),
+        decision: e.decision.as_str().to_string(),
         rule: e.rule.to_string(),
         ledger_id: payment.map(|p| p.id),
         ledger_hash: payment.map(LedgerRow::hash).unwrap_or_default(),

@@ -30,7 +30,7 @@ fn entry(op: &str) -> Entry<'_> {
         program: "p",
         operation: op,
         arguments: "[]",
-        decision: "allowed",
+        decision: Decision::Allowed,
         rule: "granted",
     }
 }
@@ -441,4 +441,29 @@ fn a_store_that_fails_while_checked_is_a_store_error_not_a_break() {
     };
     assert_eq!(s.verify_head(&head), Err(failed));
     let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn decisions_are_stored_as_the_text_stores_have_always_held() {
+    let Ok(mut s) = Store::in_memory(None) else {
+        panic!("store")
+    };
+    let denied = Entry {
+        decision: Decision::Denied,
+        ..entry("Pay.pay")
+    };
+    assert_eq!(s.audit(&entry("Log.info")), Ok(1));
+    assert_eq!(s.audit(&denied), Ok(2));
+    let stored: Vec<String> = s
+        .records()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| r.decision)
+        .collect();
+    assert_eq!(stored, ["allowed", "denied"]);
+    assert_eq!(
+        [Decision::Allowed, Decision::Denied].map(|d| d.to_string()),
+        ["allowed", "denied"]
+    );
+    assert_eq!(s.verify(), Ok(2));
 }
