@@ -40,7 +40,7 @@ use sha2::{Digest, Sha256};
 use crate::policy::Decision;
 
 pub use error::StoreError;
-pub use verify::{Break, Head, VerifyError};
+pub use verify::{Break, Head, HeadError, VerifyError};
 
 use error::sqlite;
 

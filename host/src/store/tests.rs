@@ -309,7 +309,11 @@ fn a_head_is_read_as_count_colon_hash() {
         format!("12:{}", "g".repeat(64)),
         format!("12:{hash}0"),
     ] {
-        let e = Head::parse(&bad).err().unwrap_or_default();
+        assert_eq!(Head::parse(&bad), Err(HeadError { found: bad.clone() }));
+        let e = Head::parse(&bad)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(
             e.starts_with("expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits), as `writ audit head` prints it; found `"),
             "{bad}: {e}"

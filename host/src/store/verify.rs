@@ -36,14 +36,30 @@ impl fmt::Display for Head {
     }
 }
 
+/// A head not written `COUNT:HASH`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeadError {
+    /// The text given, as it was.
+    pub found: String,
+}
+
+impl fmt::Display for HeadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits), as `writ audit head` prints it; found `{}`",
+            writ_runtime::display::safe_text(&self.found, false)
+        )
+    }
+}
+
+impl std::error::Error for HeadError {}
+
 impl Head {
     /// Read a head written `COUNT:HASH`; the error says what was expected.
-    pub fn parse(text: &str) -> Result<Head, String> {
-        let expected = || {
-            format!(
-                "expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits), as `writ audit head` prints it; found `{}`",
-                writ_runtime::display::safe_text(text, false)
-            )
+    pub fn parse(text: &str) -> Result<Head, HeadError> {
+        let expected = || HeadError {
+            found: text.to_string(),
         };
         let (count, hash) = text.trim().split_once(':').ok_or_else(expected)?;
         let count: i64 = match count.parse() {
