@@ -20,7 +20,7 @@ use std::sync::Arc;
 use writ_lang::{Code, Diagnostic};
 use writ_runtime::{Module, RunError, Value};
 
-pub use crate::capability::{Args, Capability, FromValue, Handler, IntoValue};
+pub use crate::capability::{ArgError, Args, Capability, FromValue, Handler, IntoValue, Refusal};
 use crate::http::load_recorded;
 pub use crate::policy::Decision;
 use crate::policy::{Policy, Scope};
@@ -136,7 +136,7 @@ impl Engine {
     ///     "effect Weather {\n  /// The forecast high for `city`.\n  fn high(city: Str) -> Int\n}\n",
     ///     Arc::new(|op, args| match op {
     ///         "high" if args.get::<String>(0)? == "Oslo" => Ok((-3i64).into_value()),
-    ///         _ => Err("no forecast".to_string()),
+    ///         _ => Err("no forecast".into()),
     ///     }),
     /// );
     /// let policy = engine

@@ -592,7 +592,7 @@ impl PolicyHost<'_> {
         self.allow(grant, &operation, &shown, "granted")?;
         match handler(op, &Args(args)) {
             Ok(v) => Ok(v),
-            Err(why) => Err(self.deny(grant, &operation, &shown, &why)),
+            Err(why) => Err(self.deny(grant, &operation, &shown, &why.reason)),
         }
     }
 }

@@ -21,10 +21,10 @@ fn engine() -> Engine {
                 match city.as_str() {
                     "Oslo" => Ok((-3i64).into_value()),
                     "Lima" => Ok(19i64.into_value()),
-                    other => Err(format!("no forecast for {other}")),
+                    other => Err(format!("no forecast for {other}").into()),
                 }
             }
-            other => Err(format!("no operation {other}")),
+            other => Err(format!("no operation {other}").into()),
         }),
     )
 }
