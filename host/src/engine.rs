@@ -20,6 +20,7 @@ use std::sync::Arc;
 use writ_lang::{Code, Diagnostic};
 use writ_runtime::{Module, RunError, Value};
 
+use crate::builtin::Builtin;
 pub use crate::capability::{ArgError, Args, Capability, FromValue, Handler, IntoValue, Refusal};
 use crate::http::load_recorded;
 pub use crate::policy::Decision;
@@ -269,7 +270,7 @@ pub(crate) fn open_for(
             .set_lock_wait(wait)
             .map_err(|e| unavailable(e.to_string()))?;
     }
-    let recorded = match policy.grants.get("Http").map(|g| &g.scope) {
+    let recorded = match policy.grants.get(Builtin::Http.name()).map(|g| &g.scope) {
         Some(Scope::Http(h)) => match &h.recorded {
             Some(file) => Some(load_recorded(&policy.resolve(file))?),
             None => None,

@@ -21,6 +21,7 @@ use writ_runtime::value::{Key, MapObj};
 use writ_runtime::{Host, HostError, Module, RunError, Value};
 
 use crate::arguments::{self, Oversized};
+use crate::builtin::BuiltinOp;
 use crate::capability::{Args, Capability};
 use crate::engine::{Confirmer, Operation, unavailable};
 use crate::http::{Failure, fetch};
@@ -191,16 +192,16 @@ impl PolicyHost<'_> {
         arguments::text(args, i, what, max).map_err(|o| self.deny_oversized(grant, operation, o))
     }
 
-    fn http(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
+    fn http(&mut self, grant: &Grant, op: BuiltinOp, args: &[Value]) -> Result<Value, HostError> {
         let Scope::Http(scope) = &grant.scope else {
             return Err(HostError::Stop(RunError::internal(
                 "Http grant without an Http scope",
             )));
         };
-        let operation = format!("Http.{op}");
+        let operation = format!("Http.{}", op.name());
         let raw = self.gate(grant, &operation, args, (0, "the URL", arguments::MAX_URL))?;
         let mut shown = quoted(raw);
-        let body = if op == "post" {
+        let body = if op == BuiltinOp::HttpPost {
             // What is sent is part of the record: in full when short, else
             // its start, length and hash (which identify it exactly).
             match arguments::text(args, 1, "the body", arguments::MAX_POST_BODY) {
@@ -459,14 +460,19 @@ impl PolicyHost<'_> {
         })
     }
 
-    fn records(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
+    fn records(
+        &mut self,
+        grant: &Grant,
+        op: BuiltinOp,
+        args: &[Value],
+    ) -> Result<Value, HostError> {
         let Scope::Records(scope) = &grant.scope else {
             return Err(HostError::Stop(RunError::internal(
                 "Records grant without a Records scope",
             )));
         };
         let me = self.policy.principal.id.clone();
-        let operation = format!("Records.{op}");
+        let operation = format!("Records.{}", op.name());
         // The id passes its gate before the store is read.
         let id = self.gate(grant, &operation, args, (0, "the id", arguments::MAX_ID))?;
         let readable = match scope.subjects {
@@ -485,7 +491,7 @@ impl PolicyHost<'_> {
                 ));
             }
         };
-        if op == "list" {
+        if op == BuiltinOp::RecordsList {
             self.allow(grant, &operation, "", "the ids the scope allows")?;
             return Ok(Value::list(readable.into_iter().map(Value::str).collect()));
         }
@@ -685,8 +691,8 @@ impl PolicyHost<'_> {
                 .with_help("nothing was carried out"),
             ));
         };
-        match (effect, op) {
-            ("Log", "info") => {
+        match BuiltinOp::of(effect, op) {
+            Some(BuiltinOp::LogInfo) => {
                 let line = (0, "the line", arguments::MAX_LOG_LINE);
                 let line = self.gate(grant, "Log.info", args, line)?;
                 self.allow(grant, "Log.info", &arguments::recorded(line), "granted")?;
@@ -694,17 +700,17 @@ impl PolicyHost<'_> {
                 self.output.push(line.to_string());
                 Ok(Value::Unit)
             }
-            ("Clock", "now") => {
+            Some(BuiltinOp::ClockNow) => {
                 self.allow(grant, "Clock.now", "", "granted")?;
                 Ok(Value::Int((self.clock)()))
             }
-            ("Confirm", "ask") => {
+            Some(BuiltinOp::ConfirmAsk) => {
                 let q = (0, "the question", arguments::MAX_QUESTION);
                 let q = self.gate(grant, "Confirm.ask", args, q)?;
                 self.allow(grant, "Confirm.ask", &quoted(q), "granted")?;
                 Ok(Value::Bool((self.confirm)(q)))
             }
-            ("Audit", "note") => {
+            Some(BuiltinOp::AuditNote) => {
                 let m = (0, "the note", arguments::MAX_NOTE);
                 let m = arguments::recorded(self.gate(grant, "Audit.note", args, m)?);
                 // A note is the audit log's content: always written (a
@@ -718,13 +724,15 @@ impl PolicyHost<'_> {
                 self.note("Audit.note", &m, Decision::Allowed, "granted", Some(seq));
                 Ok(Value::Unit)
             }
-            ("Http", "get" | "post") => self.http(grant, op, args),
-            ("Pay", "pay") => self.pay(grant, args),
-            ("Records", "read" | "list") => self.records(grant, op, args),
-            _ if self.capabilities.iter().any(|c| c.name == effect) => {
+            Some(o @ (BuiltinOp::HttpGet | BuiltinOp::HttpPost)) => self.http(grant, o, args),
+            Some(BuiltinOp::Pay) => self.pay(grant, args),
+            Some(o @ (BuiltinOp::RecordsRead | BuiltinOp::RecordsList)) => {
+                self.records(grant, o, args)
+            }
+            None if self.capabilities.iter().any(|c| c.name == effect) => {
                 self.custom(grant, effect, op, args)
             }
-            _ => Err(HostError::Stop(RunError::new(
+            None => Err(HostError::Stop(RunError::new(
                 Code::OperationDenied,
                 format!("{effect}.{op} is not an operation this host carries out"),
             ))),
