@@ -10,8 +10,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use writ_host::engine::{DEFAULT_STORE, Engine, RunOptions};
-use writ_host::store::{Head, Store};
+use writ_host::engine::{DEFAULT_STORE, Decision, Engine, RunOptions};
+use writ_host::store::{Head, Store, VerifyError};
 
 use writ::render;
 
@@ -156,13 +156,13 @@ pub fn run_with_policy(
     let last_denied = outcome
         .operations
         .last()
-        .is_some_and(|o| o.decision == "denied");
+        .is_some_and(|o| o.decision == Decision::Denied);
     let stopped = last_denied
         && matches!(&outcome.result, Err(e) if e.code == writ::Code::OperationDenied || e.code == writ::Code::ProgramFailed);
     let denied: Vec<_> = outcome
         .operations
         .iter()
-        .filter(|o| o.decision == "denied")
+        .filter(|o| o.decision == Decision::Denied)
         .collect();
     let shown = denied.len().saturating_sub(usize::from(stopped));
     for op in denied.iter().take(shown) {
@@ -235,7 +235,9 @@ pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
 }
 
 /// `writ audit verify [--db PATH] [--head COUNT:HASH]`: exit 0 when the
-/// chain, the ledger and the head hold, 1 when not, 2 for a malformed head.
+/// chain, the ledger and the head hold, 1 when not ("tampered with"), 2
+/// for a malformed head or a store that cannot be read (which says
+/// nothing of tampering).
 pub fn audit_verify(db: Option<&Path>, head: Option<&str>) -> ExitCode {
     let head = match head.map(Head::parse).transpose() {
         Ok(h) => h,
@@ -262,15 +264,20 @@ pub fn audit_verify(db: Option<&Path>, head: Option<&str>) -> ExitCode {
             ));
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            out(&format!("the audit log was tampered with: {e}\n"));
+        Err(VerifyError::Broken(b)) => {
+            out(&format!("the audit log was tampered with: {b}\n"));
             ExitCode::from(1)
+        }
+        Err(VerifyError::Store(e)) => {
+            err_println!("error: the store could not be read ({e}); the audit log was not checked");
+            ExitCode::from(2)
         }
     }
 }
 
 /// `writ audit head [--db PATH]`: print `COUNT:HASH` (exit 0) once the log
-/// verifies; a log that does not is said so (exit 1), with no head.
+/// verifies; a log that does not is said so (exit 1), with no head, and a
+/// store that cannot be read is an error (exit 2).
 pub fn audit_head(db: Option<&Path>) -> ExitCode {
     let store = match open(db, None) {
         Ok(s) => s,
@@ -281,11 +288,15 @@ pub fn audit_head(db: Option<&Path>) -> ExitCode {
             out(&format!("{h}\n"));
             ExitCode::SUCCESS
         }
-        Err(e) => {
+        Err(VerifyError::Broken(b)) => {
             out(&format!(
-                "the audit log was tampered with: {e}; no head is given for it\n"
+                "the audit log was tampered with: {b}; no head is given for it\n"
             ));
             ExitCode::from(1)
+        }
+        Err(VerifyError::Store(e)) => {
+            err_println!("error: the store could not be read ({e}); no head is given for it");
+            ExitCode::from(2)
         }
     }
 }

@@ -53,8 +53,8 @@ pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 /// ```
 pub mod host {
     pub use writ_host::engine::{
-        Args, Capability, Confirmer, DEFAULT_STORE, Engine, FromValue, Handler, IntoValue,
-        Operation, Outcome, PolicyHost, Program, RunOptions,
+        ArgError, Args, Capability, Confirmer, DEFAULT_STORE, Decision, Engine, FromValue, Handler,
+        IntoValue, Operation, Outcome, PolicyHost, Program, Refusal, RunOptions,
     };
     pub use writ_host::policy::{self, Policy};
     pub use writ_host::session::{self, Evaluation, Event, Session};

@@ -618,3 +618,48 @@ fn audit_head_anchors_the_log_and_verify_finds_ledger_and_tail_changes() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&other);
 }
+
+#[test]
+fn audit_verify_says_tampered_only_for_a_changed_log_and_a_failing_store_as_one() {
+    let dir = scratch("failing");
+    paid_store(&dir, "s.db");
+    // A record edited: tampering, exit 1, on standard output.
+    std::fs::copy(dir.join("s.db"), dir.join("edited.db")).expect("copy");
+    tamper(
+        &dir,
+        "edited.db",
+        "DROP TRIGGER audit_no_update; UPDATE audit SET rule = 'nobody' WHERE seq = 2;",
+    );
+    let o = writ(&["audit", "verify", "--db", "edited.db"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "the audit log was tampered with: record 2 does not match its hash: it was edited\n"
+    );
+    assert_eq!(stderr_of(&o), "");
+
+    // The audit table's root made another table's page: the file opens,
+    // but the log cannot be read. That is a store failing, not evidence
+    // of tampering: an error, exit 2, and nothing on standard output.
+    std::fs::copy(dir.join("s.db"), dir.join("unreadable.db")).expect("copy");
+    tamper(
+        &dir,
+        "unreadable.db",
+        "PRAGMA writable_schema = ON; UPDATE sqlite_master SET rootpage = (SELECT rootpage FROM sqlite_master WHERE name = 'ledger_day') WHERE name = 'audit'; PRAGMA writable_schema = OFF;",
+    );
+    let o = writ(&["audit", "verify", "--db", "unreadable.db"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        stderr_of(&o),
+        "error: the store could not be read (database disk image is malformed); the audit log was not checked\n"
+    );
+    let o = writ(&["audit", "head", "--db", "unreadable.db"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        stderr_of(&o),
+        "error: the store could not be read (database disk image is malformed); no head is given for it\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,6 +2,7 @@
 //! the handler, and the typed conversions between Writ values and Rust
 //! values that handlers use.
 
+use std::fmt;
 use std::sync::Arc;
 
 use writ_runtime::Value;
@@ -15,7 +16,66 @@ use writ_runtime::Value;
 /// should wait no longer than the run's time left,
 /// [`writ_runtime::meter::time_left`]. The run's time limit and
 /// cancellation are checked again when it returns.
-pub type Handler = Arc<dyn Fn(&str, &Args<'_>) -> Result<Value, String> + Send + Sync>;
+pub type Handler = Arc<dyn Fn(&str, &Args<'_>) -> Result<Value, Refusal> + Send + Sync>;
+
+/// Why a handler refused an operation, in the embedder's words: the rule
+/// of its denial and audit record. Made from a string
+/// (`Err("no forecast".into())`) or from an [`ArgError`] (`args.get(0)?`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The reason, as the denial states it.
+    pub reason: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl From<String> for Refusal {
+    fn from(reason: String) -> Refusal {
+        Refusal { reason }
+    }
+}
+
+impl From<&str> for Refusal {
+    fn from(reason: &str) -> Refusal {
+        Refusal {
+            reason: reason.to_string(),
+        }
+    }
+}
+
+impl From<ArgError> for Refusal {
+    fn from(e: ArgError) -> Refusal {
+        Refusal {
+            reason: e.to_string(),
+        }
+    }
+}
+
+/// An argument that is not there or not of the type asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgError {
+    /// The argument's position, from 0.
+    pub index: usize,
+    /// The Writ type asked for, as [`FromValue::NAME`] says it.
+    pub expected: &'static str,
+}
+
+impl fmt::Display for ArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "expected argument {} to be {}",
+            self.index.saturating_add(1),
+            self.expected
+        )
+    }
+}
+
+impl std::error::Error for ArgError {}
 
 /// A capability an embedder provides: its interface in Writ and its
 /// handler.
@@ -33,12 +93,13 @@ pub struct Capability {
 pub struct Args<'a>(pub &'a [Value]);
 
 impl Args<'_> {
-    /// Argument `i` as a Rust value; an error names what was expected.
-    pub fn get<T: FromValue>(&self, i: usize) -> Result<T, String> {
-        self.0
-            .get(i)
-            .and_then(T::from_value)
-            .ok_or_else(|| format!("expected argument {} to be {}", i + 1, T::NAME))
+    /// Argument `i` (from 0) as a Rust value; an error names what was
+    /// expected.
+    pub fn get<T: FromValue>(&self, i: usize) -> Result<T, ArgError> {
+        self.0.get(i).and_then(T::from_value).ok_or(ArgError {
+            index: i,
+            expected: T::NAME,
+        })
     }
 }
 
@@ -132,5 +193,35 @@ impl IntoValue for () {
 impl<T: IntoValue> IntoValue for Vec<T> {
     fn into_value(self) -> Value {
         Value::list(self.into_iter().map(IntoValue::into_value).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_argument_missing_or_of_another_type_names_what_was_expected() {
+        let values = [Value::Int(3)];
+        let args = Args(&values);
+        assert_eq!(args.get::<i64>(0), Ok(3));
+        let wrong = args.get::<String>(0);
+        assert_eq!(
+            wrong,
+            Err(ArgError {
+                index: 0,
+                expected: "a Str"
+            })
+        );
+        assert_eq!(
+            wrong.map_err(|e| e.to_string()),
+            Err("expected argument 1 to be a Str".to_string())
+        );
+        assert_eq!(
+            args.get::<bool>(1).map_err(Refusal::from),
+            Err(Refusal {
+                reason: "expected argument 2 to be a Bool".into()
+            })
+        );
     }
 }

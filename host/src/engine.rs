@@ -20,8 +20,10 @@ use std::sync::Arc;
 use writ_lang::{Code, Diagnostic};
 use writ_runtime::{Module, RunError, Value};
 
-pub use crate::capability::{Args, Capability, FromValue, Handler, IntoValue};
+use crate::builtin::Builtin;
+pub use crate::capability::{ArgError, Args, Capability, FromValue, Handler, IntoValue, Refusal};
 use crate::http::load_recorded;
+pub use crate::policy::Decision;
 use crate::policy::{Policy, Scope};
 pub use crate::policy_host::{PolicyHost, clean};
 use crate::store::{self, Store};
@@ -45,8 +47,8 @@ pub struct Operation {
     pub operation: String,
     /// Its arguments, as shown in the audit log.
     pub arguments: String,
-    /// `allowed` or `denied`.
-    pub decision: String,
+    /// What was decided.
+    pub decision: Decision,
     /// The rule that decided.
     pub rule: String,
     /// The sequence number of its audit record, when one was written (the
@@ -135,7 +137,7 @@ impl Engine {
     ///     "effect Weather {\n  /// The forecast high for `city`.\n  fn high(city: Str) -> Int\n}\n",
     ///     Arc::new(|op, args| match op {
     ///         "high" if args.get::<String>(0)? == "Oslo" => Ok((-3i64).into_value()),
-    ///         _ => Err("no forecast".to_string()),
+    ///         _ => Err("no forecast".into()),
     ///     }),
     /// );
     /// let policy = engine
@@ -262,11 +264,13 @@ pub(crate) fn open_for(
         ),
         None => None,
     };
-    let mut store = Store::open(&path, seed.as_deref()).map_err(unavailable)?;
+    let mut store = Store::open(&path, seed.as_deref()).map_err(|e| unavailable(e.to_string()))?;
     if let Some(wait) = policy.store.lock_wait {
-        store.set_lock_wait(wait).map_err(unavailable)?;
+        store
+            .set_lock_wait(wait)
+            .map_err(|e| unavailable(e.to_string()))?;
     }
-    let recorded = match policy.grants.get("Http").map(|g| &g.scope) {
+    let recorded = match policy.grants.get(Builtin::Http.name()).map(|g| &g.scope) {
         Some(Scope::Http(h)) => match &h.recorded {
             Some(file) => Some(load_recorded(&policy.resolve(file))?),
             None => None,

@@ -8,6 +8,7 @@
 //! text is given to it by the embedder.
 
 pub mod arguments;
+pub mod builtin;
 pub mod capability;
 pub mod engine;
 mod http;

@@ -15,11 +15,38 @@ use std::collections::BTreeMap;
 
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
-use writ_lang::types::HOST_CAPABILITIES;
 use writ_lang::{Code, Diagnostic, Span};
 use writ_runtime::limits::{self, Limits};
 
+use crate::builtin::Builtin;
 use crate::url::Rule;
+
+/// What the policy decided about one operation. Written in the audit log
+/// as [`Decision::as_str`] says it (`allowed`, `denied`), the text stores
+/// have always held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Decision {
+    /// The operation was carried out.
+    Allowed,
+    /// The operation was refused, and nothing of it was carried out.
+    Denied,
+}
+
+impl Decision {
+    /// `allowed` or `denied`, as the audit log holds it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allowed => "allowed",
+            Decision::Denied => "denied",
+        }
+    }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// A checked policy.
 #[derive(Clone, Debug)]
@@ -287,7 +314,7 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
         for (key, value) in t.iter() {
             let name = key.get_ref().to_string();
             let kspan = span_of_key(key);
-            let mut known: Vec<&str> = HOST_CAPABILITIES.to_vec();
+            let mut known: Vec<&str> = Builtin::ALL.iter().map(|b| b.name()).collect();
             known.extend(extra.iter().map(String::as_str));
             if !known.contains(&name.as_str()) {
                 let mut d = Diagnostic::new(
@@ -528,28 +555,18 @@ impl Reader {
     }
 
     fn grant(&mut self, name: &str, g: &DeTable<'_>, section: &str, span: Span) -> Option<Grant> {
-        let specific: &[&str] = match name {
-            "Http" => &["allow", "recorded", "max_response_bytes", "timeout"],
-            "Pay" => &[
-                "payees",
-                "currency",
-                "max_payment_cents",
-                "max_run_cents",
-                "max_day_cents",
-                "confirm",
-            ],
-            "Records" => &["scope", "redact"],
-            _ => &[],
-        };
+        // An embedder's capability takes only the keys every grant takes,
+        // and is audited by default.
+        let builtin = Builtin::named(name);
+        let specific = builtin.map_or(&[][..], Builtin::scope_keys);
         let mut known = vec!["audit", "audit_arguments", "on_deny"];
         known.extend_from_slice(specific);
         self.known_keys(g, section, &known);
         let before = self.diags.len();
-        let audit = self.bool(g, "audit", section).unwrap_or(
-            matches!(name, "Http" | "Pay" | "Records" | "Audit")
-                || !HOST_CAPABILITIES.contains(&name),
-        );
-        if name == "Pay"
+        let audit = self
+            .bool(g, "audit", section)
+            .unwrap_or(builtin.is_none_or(Builtin::audited_by_default));
+        if builtin == Some(Builtin::Pay)
             && !audit
             && let Some(v) = g.get("audit")
         {
@@ -570,11 +587,13 @@ impl Reader {
                 OnDeny::Stop
             }
         };
-        let scope = match name {
-            "Http" => Scope::Http(self.http(g, section, span)),
-            "Pay" => Scope::Pay(self.pay(g, section, span)),
-            "Records" => Scope::Records(self.records(g, section, span)),
-            _ => Scope::Whole,
+        let scope = match builtin {
+            Some(Builtin::Http) => Scope::Http(self.http(g, section, span)),
+            Some(Builtin::Pay) => Scope::Pay(self.pay(g, section, span)),
+            Some(Builtin::Records) => Scope::Records(self.records(g, section, span)),
+            Some(Builtin::Audit | Builtin::Log | Builtin::Clock | Builtin::Confirm) | None => {
+                Scope::Whole
+            }
         };
         let audit_arguments = self.bool(g, "audit_arguments", section).unwrap_or(true);
         (self.diags.len() == before).then_some(Grant {

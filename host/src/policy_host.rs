@@ -21,10 +21,11 @@ use writ_runtime::value::{Key, MapObj};
 use writ_runtime::{Host, HostError, Module, RunError, Value};
 
 use crate::arguments::{self, Oversized};
+use crate::builtin::BuiltinOp;
 use crate::capability::{Args, Capability};
 use crate::engine::{Confirmer, Operation, unavailable};
 use crate::http::{Failure, fetch};
-use crate::policy::{Grant, OnDeny, Policy, Scope, Subjects};
+use crate::policy::{Decision, Grant, OnDeny, Policy, Scope, Subjects};
 use crate::store::{self, Entry, NewPayment, Paid, Store};
 use crate::url::{self, Url};
 
@@ -66,7 +67,7 @@ impl PolicyHost<'_> {
         &mut self,
         operation: &str,
         arguments: &str,
-        decision: &str,
+        decision: Decision,
         rule: &str,
     ) -> Result<i64, HostError> {
         let (arguments, rule) = (clean(arguments), clean(rule));
@@ -93,14 +94,14 @@ impl PolicyHost<'_> {
         &mut self,
         operation: &str,
         arguments: &str,
-        decision: &str,
+        decision: Decision,
         rule: &str,
         audit_id: Option<i64>,
     ) {
         let op = Operation {
             operation: operation.to_string(),
             arguments: clean(arguments),
-            decision: decision.to_string(),
+            decision,
             rule: clean(rule),
             audit_id,
         };
@@ -119,21 +120,31 @@ impl PolicyHost<'_> {
         rule: &str,
     ) -> Result<(), HostError> {
         let audit_id = if grant.audit {
-            Some(self.audit(operation, recorded(grant, arguments), "allowed", rule)?)
+            Some(self.audit(
+                operation,
+                recorded(grant, arguments),
+                Decision::Allowed,
+                rule,
+            )?)
         } else {
             None
         };
-        self.note(operation, arguments, "allowed", rule, audit_id);
+        self.note(operation, arguments, Decision::Allowed, rule, audit_id);
         Ok(())
     }
 
     /// Deny an operation: note it, audit it, and fail or stop.
     fn deny(&mut self, grant: &Grant, operation: &str, arguments: &str, rule: &str) -> HostError {
-        let audited = self.audit(operation, recorded(grant, arguments), "denied", rule);
+        let audited = self.audit(
+            operation,
+            recorded(grant, arguments),
+            Decision::Denied,
+            rule,
+        );
         match audited {
             Ok(seq) => self.denied(grant, operation, arguments, rule, Some(seq)),
             Err(e) => {
-                self.note(operation, arguments, "denied", rule, None);
+                self.note(operation, arguments, Decision::Denied, rule, None);
                 e
             }
         }
@@ -149,7 +160,7 @@ impl PolicyHost<'_> {
         rule: &str,
         audit_id: Option<i64>,
     ) -> HostError {
-        self.note(operation, arguments, "denied", rule, audit_id);
+        self.note(operation, arguments, Decision::Denied, rule, audit_id);
         let message = format!(
             "{operation}({}) was denied: {}",
             clean(arguments),
@@ -181,16 +192,16 @@ impl PolicyHost<'_> {
         arguments::text(args, i, what, max).map_err(|o| self.deny_oversized(grant, operation, o))
     }
 
-    fn http(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
+    fn http(&mut self, grant: &Grant, op: BuiltinOp, args: &[Value]) -> Result<Value, HostError> {
         let Scope::Http(scope) = &grant.scope else {
             return Err(HostError::Stop(RunError::internal(
                 "Http grant without an Http scope",
             )));
         };
-        let operation = format!("Http.{op}");
+        let operation = format!("Http.{}", op.name());
         let raw = self.gate(grant, &operation, args, (0, "the URL", arguments::MAX_URL))?;
         let mut shown = quoted(raw);
-        let body = if op == "post" {
+        let body = if op == BuiltinOp::HttpPost {
             // What is sent is part of the record: in full when short, else
             // its start, length and hash (which identify it exactly).
             match arguments::text(args, 1, "the body", arguments::MAX_POST_BODY) {
@@ -408,7 +419,7 @@ impl PolicyHost<'_> {
             program: self.program,
             operation: op,
             arguments: &arguments,
-            decision: "allowed",
+            decision: Decision::Allowed,
             rule: &rule,
         };
         let payment = NewPayment {
@@ -433,7 +444,7 @@ impl PolicyHost<'_> {
             }
         };
         self.audit_ids.push(seq);
-        self.note(op, &shown, "allowed", &rule, Some(seq));
+        self.note(op, &shown, Decision::Allowed, &rule, Some(seq));
         self.paid_this_run += cents;
         Value::record(
             self.module,
@@ -449,14 +460,19 @@ impl PolicyHost<'_> {
         })
     }
 
-    fn records(&mut self, grant: &Grant, op: &str, args: &[Value]) -> Result<Value, HostError> {
+    fn records(
+        &mut self,
+        grant: &Grant,
+        op: BuiltinOp,
+        args: &[Value],
+    ) -> Result<Value, HostError> {
         let Scope::Records(scope) = &grant.scope else {
             return Err(HostError::Stop(RunError::internal(
                 "Records grant without a Records scope",
             )));
         };
         let me = self.policy.principal.id.clone();
-        let operation = format!("Records.{op}");
+        let operation = format!("Records.{}", op.name());
         // The id passes its gate before the store is read.
         let id = self.gate(grant, &operation, args, (0, "the id", arguments::MAX_ID))?;
         let readable = match scope.subjects {
@@ -475,7 +491,7 @@ impl PolicyHost<'_> {
                 ));
             }
         };
-        if op == "list" {
+        if op == BuiltinOp::RecordsList {
             self.allow(grant, &operation, "", "the ids the scope allows")?;
             return Ok(Value::list(readable.into_iter().map(Value::str).collect()));
         }
@@ -582,7 +598,7 @@ impl PolicyHost<'_> {
         self.allow(grant, &operation, &shown, "granted")?;
         match handler(op, &Args(args)) {
             Ok(v) => Ok(v),
-            Err(why) => Err(self.deny(grant, &operation, &shown, &why)),
+            Err(why) => Err(self.deny(grant, &operation, &shown, &why.reason)),
         }
     }
 }
@@ -658,11 +674,11 @@ impl PolicyHost<'_> {
             let shown = arguments::capability(args, self.module).unwrap_or_else(|o| o.shown);
             let operation = format!("{effect}.{op}");
             let rule = "not granted by the policy";
-            let audited = self.audit(&operation, &shown, "denied", rule);
+            let audited = self.audit(&operation, &shown, Decision::Denied, rule);
             self.note(
                 &operation,
                 &shown,
-                "denied",
+                Decision::Denied,
                 rule,
                 audited.as_ref().ok().copied(),
             );
@@ -675,8 +691,8 @@ impl PolicyHost<'_> {
                 .with_help("nothing was carried out"),
             ));
         };
-        match (effect, op) {
-            ("Log", "info") => {
+        match BuiltinOp::of(effect, op) {
+            Some(BuiltinOp::LogInfo) => {
                 let line = (0, "the line", arguments::MAX_LOG_LINE);
                 let line = self.gate(grant, "Log.info", args, line)?;
                 self.allow(grant, "Log.info", &arguments::recorded(line), "granted")?;
@@ -684,32 +700,39 @@ impl PolicyHost<'_> {
                 self.output.push(line.to_string());
                 Ok(Value::Unit)
             }
-            ("Clock", "now") => {
+            Some(BuiltinOp::ClockNow) => {
                 self.allow(grant, "Clock.now", "", "granted")?;
                 Ok(Value::Int((self.clock)()))
             }
-            ("Confirm", "ask") => {
+            Some(BuiltinOp::ConfirmAsk) => {
                 let q = (0, "the question", arguments::MAX_QUESTION);
                 let q = self.gate(grant, "Confirm.ask", args, q)?;
                 self.allow(grant, "Confirm.ask", &quoted(q), "granted")?;
                 Ok(Value::Bool((self.confirm)(q)))
             }
-            ("Audit", "note") => {
+            Some(BuiltinOp::AuditNote) => {
                 let m = (0, "the note", arguments::MAX_NOTE);
                 let m = arguments::recorded(self.gate(grant, "Audit.note", args, m)?);
                 // A note is the audit log's content: always written (a
                 // long one as its start, length and hash).
-                let seq = self.audit("Audit.note", recorded(grant, &m), "allowed", "granted")?;
-                self.note("Audit.note", &m, "allowed", "granted", Some(seq));
+                let seq = self.audit(
+                    "Audit.note",
+                    recorded(grant, &m),
+                    Decision::Allowed,
+                    "granted",
+                )?;
+                self.note("Audit.note", &m, Decision::Allowed, "granted", Some(seq));
                 Ok(Value::Unit)
             }
-            ("Http", "get" | "post") => self.http(grant, op, args),
-            ("Pay", "pay") => self.pay(grant, args),
-            ("Records", "read" | "list") => self.records(grant, op, args),
-            _ if self.capabilities.iter().any(|c| c.name == effect) => {
+            Some(o @ (BuiltinOp::HttpGet | BuiltinOp::HttpPost)) => self.http(grant, o, args),
+            Some(BuiltinOp::Pay) => self.pay(grant, args),
+            Some(o @ (BuiltinOp::RecordsRead | BuiltinOp::RecordsList)) => {
+                self.records(grant, o, args)
+            }
+            None if self.capabilities.iter().any(|c| c.name == effect) => {
                 self.custom(grant, effect, op, args)
             }
-            _ => Err(HostError::Stop(RunError::new(
+            None => Err(HostError::Stop(RunError::new(
                 Code::OperationDenied,
                 format!("{effect}.{op} is not an operation this host carries out"),
             ))),

@@ -28,7 +28,7 @@ use writ_runtime::{Limits, LogHost, RunError, Value};
 use crate::engine::{Engine, Operation, RunOptions, open_for};
 use crate::policy::Policy;
 use crate::policy_host::PolicyHost;
-use crate::store::{self, AuditRecord, Store};
+use crate::store::{self, AuditRecord, Store, StoreError};
 
 /// The text of one input, and where its spans start.
 #[derive(Clone, Debug)]
@@ -265,7 +265,7 @@ impl Session {
     }
 
     /// The last `n` records of the audit log (none without a policy).
-    pub fn audit_tail(&self, n: usize) -> Result<Vec<AuditRecord>, String> {
+    pub fn audit_tail(&self, n: usize) -> Result<Vec<AuditRecord>, StoreError> {
         let Some(u) = &self.under else {
             return Ok(Vec::new());
         };

@@ -27,6 +27,7 @@
 //! they wrote is committed; a caller that cannot get a record committed
 //! denies the operation.
 
+mod error;
 mod verify;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -36,7 +37,12 @@ use rusqlite::{
 };
 use sha2::{Digest, Sha256};
 
-pub use verify::Head;
+use crate::policy::Decision;
+
+pub use error::StoreError;
+pub use verify::{Break, Head, HeadError, VerifyError};
+
+use error::sqlite;
 
 /// The schema this code writes and reads. Version 2 chained the ledger
 /// into the audit log; a store of version 1 is refused (see
@@ -113,7 +119,9 @@ pub struct AuditRecord {
     pub operation: String,
     /// The arguments, as the policy lets them be shown.
     pub arguments: String,
-    /// `allowed` or `denied`.
+    /// The decision, as stored: `allowed` or `denied` for a record the
+    /// host wrote ([`Decision::as_str`]). Kept as text, as every field
+    /// is: a record must be read as it is to be found changed.
     pub decision: String,
     /// The rule that decided.
     pub rule: String,
@@ -139,8 +147,8 @@ pub struct Entry<'a> {
     pub operation: &'a str,
     /// The arguments, redacted.
     pub arguments: &'a str,
-    /// `allowed` or `denied`.
-    pub decision: &'a str,
+    /// What was decided.
+    pub decision: Decision,
     /// The rule that decided.
     pub rule: &'a str,
 }
@@ -236,10 +244,11 @@ pub struct Store {
 
 /// Why a write transaction failed.
 enum WriteError {
-    /// Another connection held the lock (`SQLITE_BUSY` / `SQLITE_LOCKED`).
+    /// Another connection held the lock (`SQLITE_BUSY` / `SQLITE_LOCKED`):
+    /// SQLite's reason.
     Busy(String),
-    /// Anything else, said as it should be shown.
-    Other(String),
+    /// Anything else.
+    Other(StoreError),
 }
 
 impl From<rusqlite::Error> for WriteError {
@@ -248,7 +257,7 @@ impl From<rusqlite::Error> for WriteError {
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
                 WriteError::Busy(e.to_string())
             }
-            _ => WriteError::Other(e.to_string()),
+            _ => WriteError::Other(sqlite(e)),
         }
     }
 }
@@ -310,26 +319,24 @@ fn record_hash(r: &AuditRecord) -> String {
     ])
 }
 
-fn err(e: rusqlite::Error) -> String {
-    e.to_string()
-}
-
 impl Store {
     /// Open the store at `path`, creating it with its schema and `seed`
     /// (SQL text) if it does not exist yet. A store of another schema
     /// version is refused with a message saying which.
-    pub fn open(path: &str, seed: Option<&str>) -> Result<Store, String> {
-        let conn =
-            Connection::open(path).map_err(|e| format!("cannot open the store {path}: {e}"))?;
+    pub fn open(path: &str, seed: Option<&str>) -> Result<Store, StoreError> {
+        let conn = Connection::open(path).map_err(|e| StoreError::Open {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })?;
         Store::init(conn, seed)
     }
 
     /// A store in memory (for tests and dry runs), created with `seed`.
-    pub fn in_memory(seed: Option<&str>) -> Result<Store, String> {
-        Store::init(Connection::open_in_memory().map_err(err)?, seed)
+    pub fn in_memory(seed: Option<&str>) -> Result<Store, StoreError> {
+        Store::init(Connection::open_in_memory().map_err(sqlite)?, seed)
     }
 
-    fn init(conn: Connection, seed: Option<&str>) -> Result<Store, String> {
+    fn init(conn: Connection, seed: Option<&str>) -> Result<Store, StoreError> {
         let mut store = Store {
             conn,
             lock_wait: DEFAULT_LOCK_WAIT,
@@ -352,8 +359,8 @@ impl Store {
                 if let Some(seed) = seed {
                     tx.execute_batch(seed)
                         .map_err(|e| match WriteError::from(e) {
-                            WriteError::Other(e) => {
-                                WriteError::Other(format!("the seed's SQL failed: {e}"))
+                            WriteError::Other(StoreError::Sqlite { reason }) => {
+                                WriteError::Other(StoreError::Seed { reason })
                             }
                             busy => busy,
                         })?;
@@ -363,28 +370,22 @@ impl Store {
         }
         match store.schema_version()? {
             Some(v) if v == SCHEMA_VERSION.to_string() => Ok(store),
-            Some(v) if v == "1" => Err(format!(
-                "expected a store of schema version {SCHEMA_VERSION}, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and let `writ db init` create a new store"
-            )),
-            v => Err(format!(
-                "expected a store of schema version {SCHEMA_VERSION}, found version {}",
-                v.unwrap_or_else(|| "none".into())
-            )),
+            v => Err(StoreError::Schema {
+                found: v.unwrap_or_else(|| "none".into()),
+            }),
         }
     }
 
     /// The schema version the store records, `None` for an empty file.
-    fn schema_version(&self) -> Result<Option<String>, String> {
-        schema_version(&self.conn).map_err(|e| match e {
-            WriteError::Busy(e) | WriteError::Other(e) => e,
-        })
+    fn schema_version(&self) -> Result<Option<String>, StoreError> {
+        schema_version(&self.conn).map_err(sqlite)
     }
 
     /// Wait up to `wait`, in all, for the write lock before a write fails
     /// (default [`DEFAULT_LOCK_WAIT`]); a read waits as long for a writer.
-    pub fn set_lock_wait(&mut self, wait: Duration) -> Result<(), String> {
+    pub fn set_lock_wait(&mut self, wait: Duration) -> Result<(), StoreError> {
         self.lock_wait = wait;
-        self.conn.busy_timeout(wait).map_err(err)
+        self.conn.busy_timeout(wait).map_err(sqlite)
     }
 
     /// Let writes wait for the lock no later than `until` (the running
@@ -402,7 +403,7 @@ impl Store {
     fn write<T>(
         &mut self,
         mut f: impl FnMut(&Transaction<'_>) -> Result<T, WriteError>,
-    ) -> Result<T, String> {
+    ) -> Result<T, StoreError> {
         let deadline = Instant::now() + self.lock_wait;
         let deadline = self.until.map_or(deadline, |u| u.min(deadline));
         let mut last = String::new();
@@ -428,34 +429,34 @@ impl Store {
                 Err(WriteError::Other(e)) => return self.reads_wait(Err(e)),
             }
         }
-        self.reads_wait(Err(format!(
-            "the store is busy: other runs held its write lock for over {} ms ({last}); nothing was written",
-            self.lock_wait.as_millis()
-        )))
+        self.reads_wait(Err(StoreError::Busy {
+            waited: self.lock_wait,
+            reason: last,
+        }))
     }
 
     /// Give reads back the whole lock wait after a write (which narrowed
     /// it to what was left of its own), then return `r`.
-    fn reads_wait<T>(&mut self, r: Result<T, String>) -> Result<T, String> {
-        self.conn.busy_timeout(self.lock_wait).map_err(err)?;
+    fn reads_wait<T>(&mut self, r: Result<T, StoreError>) -> Result<T, StoreError> {
+        self.conn.busy_timeout(self.lock_wait).map_err(sqlite)?;
         r
     }
 
     /// Append an audit record; returns its sequence number once committed.
-    pub fn audit(&mut self, e: &Entry<'_>) -> Result<i64, String> {
+    pub fn audit(&mut self, e: &Entry<'_>) -> Result<i64, StoreError> {
         self.write(|tx| append(tx, e, None))
     }
 
     /// Every audit record, in order.
-    pub fn records(&self) -> Result<Vec<AuditRecord>, String> {
-        records(&self.conn).map_err(err)
+    pub fn records(&self) -> Result<Vec<AuditRecord>, StoreError> {
+        records(&self.conn).map_err(sqlite)
     }
 
     /// The cents `principal` paid on `day`, in every run. Only a hint
     /// (it may be stale by the time it is used): [`Store::pay`] reads the
     /// total again under the write lock.
-    pub fn paid_on(&self, principal: &str, day: &str) -> Result<i64, String> {
-        paid_on(&self.conn, principal, day).map_err(err)
+    pub fn paid_on(&self, principal: &str, day: &str) -> Result<i64, StoreError> {
+        paid_on(&self.conn, principal, day).map_err(sqlite)
     }
 
     /// Make a payment if the day's total leaves room for it: in one write
@@ -468,14 +469,14 @@ impl Store {
         e: &Entry<'_>,
         p: &NewPayment<'_>,
         over: &dyn Fn(i64) -> String,
-    ) -> Result<Paid, String> {
+    ) -> Result<Paid, StoreError> {
         let day = day_of(p.time_ms);
         self.write(|tx| {
             let today = paid_on(tx, e.principal, &day)?;
             if today.saturating_add(p.cents) > p.max_day_cents {
                 let rule = over(today);
                 let denied = Entry {
-                    decision: "denied",
+                    decision: Decision::Denied,
                     rule: &rule,
                     ..e.clone()
                 };
@@ -504,16 +505,19 @@ impl Store {
     }
 
     /// Every payment, in order.
-    pub fn ledger(&self) -> Result<Vec<Payment>, String> {
+    pub fn ledger(&self) -> Result<Vec<Payment>, StoreError> {
         Ok(ledger_rows(&self.conn)
-            .map_err(err)?
+            .map_err(sqlite)?
             .into_iter()
             .map(|r| (r.id, r.principal, r.payee, r.cents, r.currency, r.memo))
             .collect())
     }
 
     /// An employee: name, manager, and fields (a JSON object of strings).
-    pub fn employee(&self, id: &str) -> Result<Option<(String, Option<String>, String)>, String> {
+    pub fn employee(
+        &self,
+        id: &str,
+    ) -> Result<Option<(String, Option<String>, String)>, StoreError> {
         self.conn
             .query_row(
                 "SELECT name, manager, fields FROM employees WHERE id = ?1",
@@ -521,11 +525,11 @@ impl Store {
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()
-            .map_err(err)
+            .map_err(sqlite)
     }
 
     /// The ids of `manager`'s direct and indirect reports, in order.
-    pub fn reports(&self, manager: &str) -> Result<Vec<String>, String> {
+    pub fn reports(&self, manager: &str) -> Result<Vec<String>, StoreError> {
         let mut st = self
             .conn
             .prepare(
@@ -534,30 +538,32 @@ impl Store {
                    UNION SELECT e.id FROM employees e JOIN chain c ON e.manager = c.id
                  ) SELECT id FROM chain ORDER BY id",
             )
-            .map_err(err)?;
+            .map_err(sqlite)?;
         let rows = st
             .query_map(params![manager], |r| r.get::<_, String>(0))
-            .map_err(err)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(err)
+            .map_err(sqlite)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(sqlite)
     }
 
     /// Every employee id, in order.
-    pub fn employee_ids(&self) -> Result<Vec<String>, String> {
+    pub fn employee_ids(&self) -> Result<Vec<String>, StoreError> {
         let mut st = self
             .conn
             .prepare("SELECT id FROM employees ORDER BY id")
-            .map_err(err)?;
-        let rows = st.query_map([], |r| r.get::<_, String>(0)).map_err(err)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(err)
+            .map_err(sqlite)?;
+        let rows = st
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(sqlite)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(sqlite)
     }
 
     /// Run SQL directly (for tests that tamper with the store).
-    pub fn execute_unchecked(&self, sql: &str) -> Result<(), String> {
-        self.conn.execute_batch(sql).map_err(err)
+    pub fn execute_unchecked(&self, sql: &str) -> Result<(), StoreError> {
+        self.conn.execute_batch(sql).map_err(sqlite)
     }
 }
 
-fn schema_version(conn: &Connection) -> Result<Option<String>, WriteError> {
+fn schema_version(conn: &Connection) -> rusqlite::Result<Option<String>> {
     let has_meta: i64 = conn.query_row(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
         [],
@@ -655,7 +661,7 @@ fn append(
         program: e.program.to_string(),
         operation: e.operation.to_string(),
         arguments: e.arguments.to_string(),
-        decision: e.decision.to_string(),
+        decision: e.decision.as_str().to_string(),
         rule: e.rule.to_string(),
         ledger_id: payment.map(|p| p.id),
         ledger_hash: payment.map(LedgerRow::hash).unwrap_or_default(),

@@ -57,22 +57,128 @@ fn default_port(scheme: &str) -> u16 {
     if scheme == "https" { 443 } else { 80 }
 }
 
+/// Why a URL (or an allow-list entry) was refused: what was wrong, with
+/// what was found as data; `Display` says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UrlError {
+    /// A space or a control character anywhere.
+    Whitespace,
+    /// A `\` anywhere.
+    Backslash,
+    /// No `scheme://` at the start.
+    NoScheme,
+    /// A scheme other than `http` or `https` (lower-cased).
+    Scheme {
+        /// The scheme found.
+        found: String,
+    },
+    /// User information (`user@host`).
+    UserInfo,
+    /// A port that is not a number from 1 to 65535.
+    Port {
+        /// The port as written.
+        found: String,
+    },
+    /// No host.
+    NoHost,
+    /// An IPv6 address (`[...]`).
+    Ipv6,
+    /// A host with characters other than ASCII letters, digits, `-`, `.`.
+    HostCharacters {
+        /// The host (lower-cased).
+        found: String,
+    },
+    /// A host with an empty label or one over 63 characters.
+    HostLabels {
+        /// The host.
+        found: String,
+    },
+    /// A numeric host that is not a canonical IPv4 address.
+    Ipv4 {
+        /// The host.
+        found: String,
+    },
+    /// A `;` in the path.
+    PathParameter,
+    /// A `%` not followed by two hexadecimal digits.
+    PercentHex {
+        /// What followed the `%` (up to two characters).
+        found: String,
+    },
+    /// An encoded `/`, `\`, `.` or `%` in the path.
+    EncodedSeparator {
+        /// The character encoded.
+        ch: char,
+        /// Its two hex digits, as written.
+        hex: String,
+    },
+    /// An allow-list entry with a query or a fragment.
+    RuleQuery,
+}
+
+impl fmt::Display for UrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UrlError::Whitespace => {
+                f.write_str("a URL may not contain spaces or control characters")
+            }
+            UrlError::Backslash => f.write_str("a URL may not contain `\\`"),
+            UrlError::NoScheme => f.write_str("expected `http://` or `https://` at the start"),
+            UrlError::Scheme { found } => {
+                write!(f, "expected the scheme `http` or `https`, found `{found}`")
+            }
+            UrlError::UserInfo => {
+                f.write_str("a URL with user information (`user@host`) is not allowed")
+            }
+            UrlError::Port { found } => {
+                write!(f, "expected a port from 1 to 65535, found `{found}`")
+            }
+            UrlError::NoHost => f.write_str("expected a host name"),
+            UrlError::Ipv6 => f.write_str("IPv6 addresses are not supported in URLs here"),
+            UrlError::HostCharacters { found } => write!(
+                f,
+                "expected a host of ASCII letters, digits, `-` and `.`, found `{found}` (write an international name in its `xn--` form)"
+            ),
+            UrlError::HostLabels { found } => write!(
+                f,
+                "expected dot-separated labels of 1 to 63 characters, found `{found}`"
+            ),
+            UrlError::Ipv4 { found } => write!(
+                f,
+                "expected an IPv4 address as four decimal numbers from 0 to 255, found `{found}`"
+            ),
+            UrlError::PathParameter => f.write_str(
+                "a URL path may not contain `;` (a path parameter, which servers read differently)",
+            ),
+            UrlError::PercentHex { found } => write!(
+                f,
+                "expected two hexadecimal digits after `%`, found `%{found}`"
+            ),
+            UrlError::EncodedSeparator { ch, hex } => write!(
+                f,
+                "a URL path may not contain an encoded `{ch}` (`%{hex}`), which servers read differently"
+            ),
+            UrlError::RuleQuery => {
+                f.write_str("an allow-list entry may not have a query or fragment")
+            }
+        }
+    }
+}
+
+impl std::error::Error for UrlError {}
+
 /// Parse and normalise `text`; the error says what was wrong.
-pub fn parse(text: &str) -> Result<Url, String> {
+pub fn parse(text: &str) -> Result<Url, UrlError> {
     if text.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("a URL may not contain spaces or control characters".into());
+        return Err(UrlError::Whitespace);
     }
     if text.contains('\\') {
-        return Err("a URL may not contain `\\`".into());
+        return Err(UrlError::Backslash);
     }
-    let (scheme, rest) = text
-        .split_once("://")
-        .ok_or("expected `http://` or `https://` at the start")?;
+    let (scheme, rest) = text.split_once("://").ok_or(UrlError::NoScheme)?;
     let scheme = scheme.to_ascii_lowercase();
     if scheme != "http" && scheme != "https" {
-        return Err(format!(
-            "expected the scheme `http` or `https`, found `{scheme}`"
-        ));
+        return Err(UrlError::Scheme { found: scheme });
     }
     let rest = rest.split_once('#').map_or(rest, |(r, _)| r);
     let (authority, path_query) = match rest.find(['/', '?']) {
@@ -80,7 +186,7 @@ pub fn parse(text: &str) -> Result<Url, String> {
         None => (rest, ""),
     };
     if authority.contains('@') {
-        return Err("a URL with user information (`user@host`) is not allowed".into());
+        return Err(UrlError::UserInfo);
     }
     let (host, port) = match authority.rsplit_once(':') {
         Some((h, p)) => {
@@ -88,7 +194,9 @@ pub fn parse(text: &str) -> Result<Url, String> {
                 .parse()
                 .ok()
                 .filter(|p| *p != 0)
-                .ok_or_else(|| format!("expected a port from 1 to 65535, found `{p}`"))?;
+                .ok_or_else(|| UrlError::Port {
+                    found: p.to_string(),
+                })?;
             (h, port)
         }
         None => (authority, default_port(&scheme)),
@@ -107,27 +215,23 @@ pub fn parse(text: &str) -> Result<Url, String> {
     })
 }
 
-fn normalise_host(host: &str) -> Result<String, String> {
+fn normalise_host(host: &str) -> Result<String, UrlError> {
     let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
     if host.is_empty() {
-        return Err("expected a host name".into());
+        return Err(UrlError::NoHost);
     }
     if host.starts_with('[') {
-        return Err("IPv6 addresses are not supported in URLs here".into());
+        return Err(UrlError::Ipv6);
     }
     if !host
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
     {
-        return Err(format!(
-            "expected a host of ASCII letters, digits, `-` and `.`, found `{host}` (write an international name in its `xn--` form)"
-        ));
+        return Err(UrlError::HostCharacters { found: host });
     }
     let labels: Vec<&str> = host.split('.').collect();
     if labels.iter().any(|l| l.is_empty() || l.len() > 63) {
-        return Err(format!(
-            "expected dot-separated labels of 1 to 63 characters, found `{host}`"
-        ));
+        return Err(UrlError::HostLabels { found: host });
     }
     // A host whose last label is numeric must be a canonical IPv4 address:
     // `127.1`, `0x7f.0.0.1` and `2130706433` name 127.0.0.1 to some
@@ -142,9 +246,7 @@ fn normalise_host(host: &str) -> Result<String, String> {
                 .iter()
                 .all(|l| l.parse::<u8>().is_ok() && (l.len() == 1 || !l.starts_with('0')));
         if !canonical {
-            return Err(format!(
-                "expected an IPv4 address as four decimal numbers from 0 to 255, found `{host}`"
-            ));
+            return Err(UrlError::Ipv4 { found: host });
         }
     }
     Ok(host)
@@ -153,12 +255,9 @@ fn normalise_host(host: &str) -> Result<String, String> {
 /// Decode percent-encoded unreserved characters, upper-case the hex of the
 /// others, and resolve `.` and `..` segments; refuse what a server could
 /// read as another path (see the module's documentation).
-fn normalise_path(path: &str) -> Result<String, String> {
+fn normalise_path(path: &str) -> Result<String, UrlError> {
     if path.contains(';') {
-        return Err(
-            "a URL path may not contain `;` (a path parameter, which servers read differently)"
-                .into(),
-        );
+        return Err(UrlError::PathParameter);
     }
     let mut decoded = String::new();
     let mut chars = path.chars();
@@ -171,12 +270,10 @@ fn normalise_path(path: &str) -> Result<String, String> {
         let byte = u8::from_str_radix(&hex, 16)
             .ok()
             .filter(|_| hex.len() == 2)
-            .ok_or_else(|| format!("expected two hexadecimal digits after `%`, found `%{hex}`"))?;
+            .ok_or_else(|| UrlError::PercentHex { found: hex.clone() })?;
         let ch = char::from(byte);
         if matches!(ch, '/' | '\\' | '.' | '%') {
-            return Err(format!(
-                "a URL path may not contain an encoded `{ch}` (`%{hex}`), which servers read differently"
-            ));
+            return Err(UrlError::EncodedSeparator { ch, hex });
         }
         if ch.is_ascii_alphanumeric() || matches!(ch, '-' | '.' | '_' | '~') {
             decoded.push(ch);
@@ -214,10 +311,10 @@ pub struct Rule {
 
 impl Rule {
     /// Parse an allow-list entry; it may not have a query.
-    pub fn parse(text: &str) -> Result<Rule, String> {
+    pub fn parse(text: &str) -> Result<Rule, UrlError> {
         let url = parse(text)?;
         if !url.query.is_empty() || text.contains('#') {
-            return Err("an allow-list entry may not have a query or fragment".into());
+            return Err(UrlError::RuleQuery);
         }
         Ok(Rule { url })
     }
@@ -303,7 +400,7 @@ mod tests {
             ("https://a.example/q/..%252Fadmin", "an encoded `%` (`%25`)"),
         ] {
             assert_eq!(
-                parse(bad).map(|u| u.to_string()),
+                parse(bad).map(|u| u.to_string()).map_err(|e| e.to_string()),
                 Err(format!(
                     "a URL path may not contain {why}, which servers read differently"
                 )),
@@ -318,17 +415,28 @@ mod tests {
         ] {
             assert_eq!(
                 parse(bad).map(|u| u.to_string()),
-                Err(
-                    "a URL path may not contain `;` (a path parameter, which servers read differently)"
-                        .to_string()
-                ),
+                Err(UrlError::PathParameter),
                 "{bad}"
+            );
+            assert_eq!(
+                UrlError::PathParameter.to_string(),
+                "a URL path may not contain `;` (a path parameter, which servers read differently)"
             );
         }
         // In the query, where no path is read, both are the server's affair.
         assert!(allowed(rule, "https://a.example/q?next=..%2Fadmin;x"));
         // A policy's own rule is held to the same form.
-        assert!(Rule::parse("https://a.example/q%2Fr").is_err());
+        assert_eq!(
+            Rule::parse("https://a.example/q%2Fr"),
+            Err(UrlError::EncodedSeparator {
+                ch: '/',
+                hex: "2F".into()
+            })
+        );
+        assert_eq!(
+            Rule::parse("https://a.example/q?x=1").map_err(|e| e.to_string()),
+            Err("an allow-list entry may not have a query or fragment".into())
+        );
     }
 
     #[test]
@@ -346,18 +454,84 @@ mod tests {
     }
 
     #[test]
-    fn malformed_urls_are_errors() {
-        for bad in [
-            "ftp://a.example/",
-            "a.example/x",
-            "https://",
-            "https://a b/",
-            "https://a.example:0/",
-            "https://a.example:99999/",
-            "https://bücher.example/",
-            "https://a.example/%zz",
+    fn malformed_urls_are_errors_that_say_why() {
+        let found = |s: &str| s.to_string();
+        for (bad, why, said) in [
+            (
+                "ftp://a.example/",
+                UrlError::Scheme {
+                    found: found("ftp"),
+                },
+                "expected the scheme `http` or `https`, found `ftp`",
+            ),
+            (
+                "a.example/x",
+                UrlError::NoScheme,
+                "expected `http://` or `https://` at the start",
+            ),
+            ("https://", UrlError::NoHost, "expected a host name"),
+            (
+                "https://a b/",
+                UrlError::Whitespace,
+                "a URL may not contain spaces or control characters",
+            ),
+            (
+                "https://a\\b/",
+                UrlError::Backslash,
+                "a URL may not contain `\\`",
+            ),
+            (
+                "https://u@a.example/",
+                UrlError::UserInfo,
+                "a URL with user information (`user@host`) is not allowed",
+            ),
+            (
+                "https://a.example:0/",
+                UrlError::Port { found: found("0") },
+                "expected a port from 1 to 65535, found `0`",
+            ),
+            (
+                "https://a.example:99999/",
+                UrlError::Port {
+                    found: found("99999"),
+                },
+                "expected a port from 1 to 65535, found `99999`",
+            ),
+            (
+                "https://bücher.example/",
+                UrlError::HostCharacters {
+                    found: found("bücher.example"),
+                },
+                "expected a host of ASCII letters, digits, `-` and `.`, found `bücher.example` (write an international name in its `xn--` form)",
+            ),
+            (
+                "https://a..example/",
+                UrlError::HostLabels {
+                    found: found("a..example"),
+                },
+                "expected dot-separated labels of 1 to 63 characters, found `a..example`",
+            ),
+            (
+                "http://127.1/",
+                UrlError::Ipv4 {
+                    found: found("127.1"),
+                },
+                "expected an IPv4 address as four decimal numbers from 0 to 255, found `127.1`",
+            ),
+            (
+                "http://[::1]:80/",
+                UrlError::Ipv6,
+                "IPv6 addresses are not supported in URLs here",
+            ),
+            (
+                "https://a.example/%zz",
+                UrlError::PercentHex { found: found("zz") },
+                "expected two hexadecimal digits after `%`, found `%zz`",
+            ),
         ] {
-            assert!(parse(bad).is_err(), "{bad}");
+            let e = parse(bad).err();
+            assert_eq!(e.as_ref(), Some(&why), "{bad}");
+            assert_eq!(e.map(|e| e.to_string()).as_deref(), Some(said), "{bad}");
         }
     }
 }

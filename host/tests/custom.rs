@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod common;
 
-use writ_host::engine::{Engine, IntoValue};
+use writ_host::engine::{Decision, Engine, IntoValue};
 
 const WEATHER: &str = "/// Weather forecasts, from the host.\neffect Weather {\n  /// The forecast high for `city`, in degrees Celsius.\n  fn high(city: Str) -> Int\n}\n";
 
@@ -21,10 +21,10 @@ fn engine() -> Engine {
                 match city.as_str() {
                     "Oslo" => Ok((-3i64).into_value()),
                     "Lima" => Ok(19i64.into_value()),
-                    other => Err(format!("no forecast for {other}")),
+                    other => Err(format!("no forecast for {other}").into()),
                 }
             }
-            other => Err(format!("no operation {other}")),
+            other => Err(format!("no operation {other}").into()),
         }),
     )
 }
@@ -56,20 +56,20 @@ Log.info(high(\"Oslo\"))\nLog.info(high(\"Lima\"))\nLog.info(high(\"Atlantis\"))
         ]
     );
     // Custom capabilities are audited by default.
-    let decisions: Vec<(String, String)> = outcome
+    let decisions: Vec<(String, Decision)> = outcome
         .operations
         .iter()
         .filter(|o| o.operation == "Weather.high")
-        .map(|o| (o.arguments.clone(), o.decision.clone()))
+        .map(|o| (o.arguments.clone(), o.decision))
         .collect();
     assert_eq!(
         decisions,
         [
-            ("\"Oslo\"".to_string(), "allowed".to_string()),
-            ("\"Lima\"".to_string(), "allowed".to_string()),
+            ("\"Oslo\"".to_string(), Decision::Allowed),
+            ("\"Lima\"".to_string(), Decision::Allowed),
             // Recorded before the handler acts, then its refusal.
-            ("\"Atlantis\"".to_string(), "allowed".to_string()),
-            ("\"Atlantis\"".to_string(), "denied".to_string()),
+            ("\"Atlantis\"".to_string(), Decision::Allowed),
+            ("\"Atlantis\"".to_string(), Decision::Denied),
         ]
     );
     assert_eq!(outcome.audit_ids.len(), 4);
@@ -162,16 +162,21 @@ Log.info(handle \"${{Sink.deep({deep_value})}}\" with {{ Fail.fail(why) => why }
     // The handler saw only the arguments within the gate; a refused
     // operation has its denial and no record of being allowed.
     assert_eq!(calls.load(Ordering::SeqCst), 3);
-    let decisions: Vec<&str> = outcome
+    let decisions: Vec<Decision> = outcome
         .operations
         .iter()
         .filter(|o| o.operation.starts_with("Sink."))
-        .map(|o| o.decision.as_str())
+        .map(|o| o.decision)
         .collect();
     assert_eq!(
         decisions,
         [
-            "allowed", "allowed", "denied", "allowed", "denied", "denied"
+            Decision::Allowed,
+            Decision::Allowed,
+            Decision::Denied,
+            Decision::Allowed,
+            Decision::Denied,
+            Decision::Denied
         ]
     );
     let _ = std::fs::remove_file(&db);

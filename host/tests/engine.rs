@@ -8,7 +8,7 @@ use std::sync::Arc;
 mod common;
 
 use common::{audit_lines, run_with};
-use writ_host::engine::{Engine, Program, RunOptions};
+use writ_host::engine::{Decision, Engine, Program, RunOptions};
 use writ_host::policy::{self, Policy};
 
 fn policy(extra: &str) -> Policy {
@@ -71,7 +71,7 @@ fn payment_caps_hold_per_payment_per_run_and_per_day() {
     let denied: Vec<&str> = o
         .operations
         .iter()
-        .filter(|op| op.decision == "denied")
+        .filter(|op| op.decision == Decision::Denied)
         .map(|op| op.rule.as_str())
         .collect();
     assert_eq!(
@@ -360,7 +360,7 @@ fn what_a_program_chooses_is_escaped_in_operations_and_the_audit_log() {
     let src = "handle Pay.pay(\"evil\\u{1b}[2K\\rair-one.example\\u{202E}\", 100, \"m\\nx\").cents with { Fail.fail(_) => 0 }\n";
     let o = run_with(&Engine::new(), src, &p, &db);
     let op = o.operations.first().expect("the payment was asked for");
-    assert_eq!(op.decision, "denied");
+    assert_eq!(op.decision, Decision::Denied);
     for text in [&op.arguments, &op.rule] {
         assert!(
             !text.chars().any(|c| c.is_control() || c == '\u{202E}'),

@@ -7,6 +7,7 @@
 //! [`CHECK_EVERY`] steps, and before any allocation whose size depends on
 //! the program's data.
 
+use std::fmt;
 use std::time::Duration;
 
 use writ_lang::Code;
@@ -91,7 +92,7 @@ impl Limits {
     /// Set one limit from its `--limit` name and a value (`fuel=1000000`,
     /// `memory=64M`, `time=2s`, `time=500ms`). An error says what was
     /// expected.
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
         match name {
             "fuel" => self.fuel = parse_count(value)?,
             "memory" => self.memory = parse_bytes(value)?,
@@ -99,9 +100,9 @@ impl Limits {
             "output" => self.output = parse_bytes(value)?,
             "time" => self.time = parse_time(value)?,
             _ => {
-                return Err(format!(
-                    "expected one of fuel, memory, depth, output, time; found `{name}`"
-                ));
+                return Err(SettingError::Name {
+                    found: name.to_string(),
+                });
             }
         }
         Ok(())
@@ -110,8 +111,10 @@ impl Limits {
 
 /// A whole number: digits (`_` allowed between them), or digits, `e` and
 /// an exponent (`1e9`).
-fn parse_count(v: &str) -> Result<u64, String> {
-    let bad = || format!("expected a whole number such as 1000000 or 1e6, found `{v}`");
+fn parse_count(v: &str) -> Result<u64, SettingError> {
+    let bad = || SettingError::Count {
+        found: v.to_string(),
+    };
     let digits: String = v.chars().filter(|c| *c != '_').collect();
     match digits.split_once(['e', 'E']) {
         Some((mantissa, exp)) => {
@@ -126,23 +129,26 @@ fn parse_count(v: &str) -> Result<u64, String> {
     }
 }
 
-fn parse_bytes(v: &str) -> Result<usize, String> {
+fn parse_bytes(v: &str) -> Result<usize, SettingError> {
     let (num, mult) = match v.char_indices().last() {
         Some((i, 'K' | 'k')) => (&v[..i], 1024u64),
         Some((i, 'M' | 'm')) => (&v[..i], 1024 * 1024),
         Some((i, 'G' | 'g')) => (&v[..i], 1024 * 1024 * 1024),
         _ => (v, 1),
     };
-    let n = parse_count(num)
-        .map_err(|_| format!("expected a size such as 4096, 64K, 256M or 1G, found `{v}`"))?;
+    let found = || v.to_string();
+    let n = parse_count(num).map_err(|_| SettingError::Size { found: found() })?;
     n.checked_mul(mult)
         .and_then(|b| usize::try_from(b).ok())
-        .ok_or_else(|| format!("expected a size this machine can hold, found `{v}`"))
+        .ok_or_else(|| SettingError::SizeTooLarge { found: found() })
 }
 
-/// A duration as limits and policies write it: `500ms`, `2s`, `1m`.
-pub fn parse_time(v: &str) -> Result<Duration, String> {
-    let bad = || format!("expected a duration such as 500ms, 2s or 1m, found `{v}`");
+/// A duration as limits and policies write it: `500ms`, `2s`, `1m`; the
+/// error is a [`SettingError::Duration`].
+pub fn parse_time(v: &str) -> Result<Duration, SettingError> {
+    let bad = || SettingError::Duration {
+        found: v.to_string(),
+    };
     let (num, unit) = if let Some(n) = v.strip_suffix("ms") {
         (n, 1)
     } else if let Some(n) = v.strip_suffix('s') {
@@ -157,6 +163,65 @@ pub fn parse_time(v: &str) -> Result<Duration, String> {
         .map(Duration::from_millis)
         .ok_or_else(bad)
 }
+
+/// A limit's setting that cannot be read: what was expected, with the
+/// text found as data; `Display` says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SettingError {
+    /// No limit has this name.
+    Name {
+        /// The name given.
+        found: String,
+    },
+    /// Not a whole number (`fuel`, `depth`).
+    Count {
+        /// The value given.
+        found: String,
+    },
+    /// Not a size (`memory`, `output`).
+    Size {
+        /// The value given.
+        found: String,
+    },
+    /// A size larger than this machine can hold.
+    SizeTooLarge {
+        /// The value given.
+        found: String,
+    },
+    /// Not a duration (`time`, and a policy's times).
+    Duration {
+        /// The value given.
+        found: String,
+    },
+}
+
+impl fmt::Display for SettingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingError::Name { found } => write!(
+                f,
+                "expected one of fuel, memory, depth, output, time; found `{found}`"
+            ),
+            SettingError::Count { found } => write!(
+                f,
+                "expected a whole number such as 1000000 or 1e6, found `{found}`"
+            ),
+            SettingError::Size { found } => write!(
+                f,
+                "expected a size such as 4096, 64K, 256M or 1G, found `{found}`"
+            ),
+            SettingError::SizeTooLarge { found } => {
+                write!(f, "expected a size this machine can hold, found `{found}`")
+            }
+            SettingError::Duration { found } => write!(
+                f,
+                "expected a duration such as 500ms, 2s or 1m, found `{found}`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SettingError {}
 
 #[cfg(test)]
 mod tests {
@@ -179,9 +244,51 @@ mod tests {
         assert_eq!(l.time, Duration::from_millis(250));
         assert_eq!(l.depth, 10);
         assert_eq!(l.output, 2048);
-        assert!(l.set("speed", "1").unwrap_err().contains("found `speed`"));
-        assert!(l.set("memory", "lots").unwrap_err().contains("64K"));
-        assert!(l.set("time", "5").unwrap_err().contains("500ms"));
-        assert!(l.set("memory", "99999999999999G").is_err());
+        let found = |s: &str| s.to_string();
+        for (name, value, error, said) in [
+            (
+                "speed",
+                "1",
+                SettingError::Name {
+                    found: found("speed"),
+                },
+                "expected one of fuel, memory, depth, output, time; found `speed`",
+            ),
+            (
+                "depth",
+                "deep",
+                SettingError::Count {
+                    found: found("deep"),
+                },
+                "expected a whole number such as 1000000 or 1e6, found `deep`",
+            ),
+            (
+                "memory",
+                "lots",
+                SettingError::Size {
+                    found: found("lots"),
+                },
+                "expected a size such as 4096, 64K, 256M or 1G, found `lots`",
+            ),
+            (
+                "memory",
+                "99999999999999G",
+                SettingError::SizeTooLarge {
+                    found: found("99999999999999G"),
+                },
+                "expected a size this machine can hold, found `99999999999999G`",
+            ),
+            (
+                "time",
+                "5",
+                SettingError::Duration { found: found("5") },
+                "expected a duration such as 500ms, 2s or 1m, found `5`",
+            ),
+        ] {
+            let e = l.set(name, value).unwrap_err();
+            assert_eq!(e, error, "{name}={value}");
+            assert_eq!(e.to_string(), said);
+        }
+        assert_eq!(l.fuel, 1_000_000, "a failed setting changes nothing");
     }
 }

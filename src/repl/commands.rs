@@ -269,7 +269,9 @@ impl Repl {
             let mut limits = self.session.limits().clone();
             for setting in &settings {
                 let result = match setting.split_once('=') {
-                    Some((name, value)) => limits.set(name.trim(), value.trim()),
+                    Some((name, value)) => limits
+                        .set(name.trim(), value.trim())
+                        .map_err(|e| e.to_string()),
                     None => Err(format!(
                         "expected `name=value` (like `fuel=1e6` or `time=2s`), found `{setting}`"
                     )),

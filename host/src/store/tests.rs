@@ -1,5 +1,6 @@
 //! The store's own tests: the chain, the ledger chained into it, the
-//! head, the day cap under the lock, and a lock that cannot be had.
+//! head, the day cap under the lock, a lock that cannot be had, and a
+//! store that fails while it is checked.
 
 use super::*;
 
@@ -14,13 +15,22 @@ fn refused(s: &Store, sql: &str) {
     assert!(s.execute_unchecked(sql).is_err(), "{sql}");
 }
 
+/// What a check found broken, as `writ audit verify` says it; anything
+/// else fails the test.
+fn broken<T: std::fmt::Debug>(checked: Result<T, VerifyError>) -> String {
+    match checked {
+        Err(VerifyError::Broken(b)) => b.to_string(),
+        other => panic!("expected the log found changed, got {other:?}"),
+    }
+}
+
 fn entry(op: &str) -> Entry<'_> {
     Entry {
         principal: "e1",
         program: "p",
         operation: op,
         arguments: "[]",
-        decision: "allowed",
+        decision: Decision::Allowed,
         rule: "granted",
     }
 }
@@ -43,14 +53,25 @@ fn the_chain_verifies_and_detects_edits_and_deletions() {
         "DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;",
     );
     sql(&s, "UPDATE audit SET decision = 'denied' WHERE seq = 2");
+    assert_eq!(s.verify(), Err(Break::Edited { seq: 2 }.into()));
     assert_eq!(
-        s.verify(),
-        Err("record 2 does not match its hash: it was edited".into())
+        broken(s.verify()),
+        "record 2 does not match its hash: it was edited"
     );
     sql(&s, "DELETE FROM audit WHERE seq = 2");
+    assert_eq!(s.verify(), Err(Break::Missing { seq: 2, next: 3 }.into()));
     assert_eq!(
-        s.verify(),
-        Err("record 2 is missing (the next record is 3)".into())
+        broken(s.verify()),
+        "record 2 is missing (the next record is 3)"
+    );
+    // A record linking to another than the one before it.
+    sql(
+        &s,
+        "INSERT INTO audit SELECT 2, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, hash, hash FROM audit WHERE seq = 3",
+    );
+    assert_eq!(
+        broken(s.verify()),
+        "record 2 does not link to record 1: the log was changed there"
     );
 }
 
@@ -184,19 +205,18 @@ fn verify_finds_a_ledger_row_deleted_edited_or_added() {
     let s = untriggered();
     sql(&s, "DELETE FROM ledger WHERE id = 1");
     assert_eq!(s.paid_on("e1", "2026-12-01"), Ok(400), "the total fell");
+    assert_eq!(s.verify(), Err(Break::RowDeleted { id: 1, seq: 2 }.into()));
     assert_eq!(
-        s.verify(),
-        Err(
-            "ledger row 1, the payment of audit record 2, is missing: it was deleted, and the day's total with it"
-                .into()
-        )
+        broken(s.verify()),
+        "ledger row 1, the payment of audit record 2, is missing: it was deleted, and the day's total with it"
     );
 
     let s = untriggered();
     sql(&s, "UPDATE ledger SET cents = 4 WHERE id = 2");
+    assert_eq!(s.verify(), Err(Break::RowEdited { id: 2, seq: 3 }.into()));
     assert_eq!(
-        s.verify(),
-        Err("ledger row 2 does not match the hash in its audit record 3: it was edited".into())
+        broken(s.verify()),
+        "ledger row 2 does not match the hash in its audit record 3: it was edited"
     );
 
     // A row naming a record that is not a payment's, or another row's.
@@ -207,8 +227,8 @@ fn verify_finds_a_ledger_row_deleted_edited_or_added() {
         );
         sql(&s, &added);
         assert_eq!(
-            s.verify(),
-            Err("ledger row 3 (5 cents to x\\u{1b}) has no audit record: it was added outside a run".into())
+            broken(s.verify()),
+            "ledger row 3 (5 cents to x\\u{1b}) has no audit record: it was added outside a run"
         );
     }
 }
@@ -241,14 +261,18 @@ fn a_head_finds_a_removed_or_rewritten_tail() {
     assert_eq!(s.verify(), Ok(3));
     assert_eq!(
         s.verify_head(&head),
-        Err("the log ends at record 3, but the head you hold is record 4: record 4 was removed from its end".into())
+        Err(Break::TailRemoved { ends: 3, held: 4 }.into())
+    );
+    assert_eq!(
+        broken(s.verify_head(&head)),
+        "the log ends at record 3, but the head you hold is record 4: record 4 was removed from its end"
     );
     // The last three: the payments' ledger rows are then without records.
     let s = untriggered();
     sql(&s, "DELETE FROM audit WHERE seq >= 2; DELETE FROM ledger;");
     assert_eq!(
-        s.verify_head(&head),
-        Err("the log ends at record 1, but the head you hold is record 4: records 2 to 4 were removed from its end".into())
+        broken(s.verify_head(&head)),
+        "the log ends at record 1, but the head you hold is record 4: records 2 to 4 were removed from its end"
     );
     // Removed and written again, hashes and all: the head's hash differs.
     let Ok(mut s) = Store::in_memory(None) else {
@@ -257,9 +281,7 @@ fn a_head_finds_a_removed_or_rewritten_tail() {
     for _ in 0..4 {
         assert!(s.audit(&entry("Log.info")).is_ok());
     }
-    let Err(e) = s.verify_head(&head) else {
-        panic!("a rewritten log passed")
-    };
+    let e = broken(s.verify_head(&head));
     assert!(
         e.starts_with("record 4 is not the head you hold (its hash starts ")
             && e.ends_with("): the log was rewritten at or before it"),
@@ -287,7 +309,11 @@ fn a_head_is_read_as_count_colon_hash() {
         format!("12:{}", "g".repeat(64)),
         format!("12:{hash}0"),
     ] {
-        let e = Head::parse(&bad).err().unwrap_or_default();
+        assert_eq!(Head::parse(&bad), Err(HeadError { found: bad.clone() }));
+        let e = Head::parse(&bad)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(
             e.starts_with("expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits), as `writ audit head` prints it; found `"),
             "{bad}: {e}"
@@ -309,12 +335,19 @@ fn a_write_that_cannot_get_the_lock_fails_whole_and_says_why() {
     };
     assert!(s.set_lock_wait(Duration::from_millis(40)).is_ok());
     sql(&holder, "BEGIN IMMEDIATE");
-    let want = "the store is busy: other runs held its write lock for over 40 ms (database is locked); nothing was written";
+    let want = StoreError::Busy {
+        waited: Duration::from_millis(40),
+        reason: "database is locked".into(),
+    };
+    assert_eq!(
+        want.to_string(),
+        "the store is busy: other runs held its write lock for over 40 ms (database is locked); nothing was written"
+    );
     assert_eq!(
         s.pay(&entry("Pay.pay"), &payment("a", 5), &over),
-        Err(want.into())
+        Err(want.clone())
     );
-    assert_eq!(s.audit(&entry("Log.info")), Err(want.into()));
+    assert_eq!(s.audit(&entry("Log.info")), Err(want));
     // Released, the same writes go through, and nothing half-written
     // is in the way.
     sql(&holder, "COMMIT");
@@ -334,9 +367,22 @@ fn stores_of_other_schemas_are_refused_and_say_what_to_do() {
     };
     sql(&s, "UPDATE meta SET value = '1' WHERE key = 'schema'");
     drop(s);
+    let refused = Store::open(&path, None).err();
+    assert_eq!(refused, Some(StoreError::Schema { found: "1".into() }));
     assert_eq!(
-        Store::open(&path, None).err(),
+        refused.map(|e| e.to_string()),
         Some("expected a store of schema version 2, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and let `writ db init` create a new store".into())
+    );
+    // Any other version is named as found.
+    let _ = std::fs::remove_file(&path);
+    let Ok(s) = Store::open(&path, None) else {
+        panic!("store")
+    };
+    sql(&s, "UPDATE meta SET value = '99' WHERE key = 'schema'");
+    drop(s);
+    assert_eq!(
+        Store::open(&path, None).err().map(|e| e.to_string()),
+        Some("expected a store of schema version 2, found version 99".into())
     );
     let _ = std::fs::remove_file(&path);
 }
@@ -344,7 +390,7 @@ fn stores_of_other_schemas_are_refused_and_say_what_to_do() {
 #[test]
 fn stores_opened_at_once_are_created_once() {
     let path = temp_store("create");
-    let opened: Vec<Result<i64, String>> = std::thread::scope(|scope| {
+    let opened: Vec<Result<i64, StoreError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..8)
             .map(|_| {
                 scope.spawn(|| {
@@ -356,10 +402,7 @@ fn stores_opened_at_once_are_created_once() {
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("panicked".into())))
-            .collect()
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
     let mut seqs: Vec<i64> = opened.into_iter().filter_map(Result::ok).collect();
     seqs.sort_unstable();
@@ -371,4 +414,60 @@ fn stores_opened_at_once_are_created_once() {
     );
     assert_eq!(s.map(|s| s.verify()), Ok(Ok(8)));
     let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_store_that_fails_while_checked_is_a_store_error_not_a_break() {
+    let path = temp_store("unreadable");
+    let Ok(mut s) = Store::open(&path, None) else {
+        panic!("store")
+    };
+    assert!(s.audit(&entry("Audit.note")).is_ok());
+    assert_eq!(s.verify(), Ok(1));
+    // The audit table's root made another table's page: the file opens
+    // (its schema version reads), but the log cannot be read.
+    sql(
+        &s,
+        "PRAGMA writable_schema = ON; UPDATE sqlite_master SET rootpage = (SELECT rootpage FROM sqlite_master WHERE name = 'ledger_day') WHERE name = 'audit'; PRAGMA writable_schema = OFF;",
+    );
+    drop(s);
+    let Ok(s) = Store::open(&path, None) else {
+        panic!("the store no longer opens")
+    };
+    let failed = VerifyError::Store(StoreError::Sqlite {
+        reason: "database disk image is malformed".into(),
+    });
+    assert_eq!(s.verify(), Err(failed.clone()));
+    assert_eq!(s.head(), Err(failed.clone()));
+    let head = Head {
+        count: 1,
+        hash: GENESIS.into(),
+    };
+    assert_eq!(s.verify_head(&head), Err(failed));
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn decisions_are_stored_as_the_text_stores_have_always_held() {
+    let Ok(mut s) = Store::in_memory(None) else {
+        panic!("store")
+    };
+    let denied = Entry {
+        decision: Decision::Denied,
+        ..entry("Pay.pay")
+    };
+    assert_eq!(s.audit(&entry("Log.info")), Ok(1));
+    assert_eq!(s.audit(&denied), Ok(2));
+    let stored: Vec<String> = s
+        .records()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| r.decision)
+        .collect();
+    assert_eq!(stored, ["allowed", "denied"]);
+    assert_eq!(
+        [Decision::Allowed, Decision::Denied].map(|d| d.to_string()),
+        ["allowed", "denied"]
+    );
+    assert_eq!(s.verify(), Ok(2));
 }

@@ -1,0 +1,85 @@
+//! What can go wrong with the store itself, as data.
+//!
+//! A [`StoreError`] says that the store failed — SQLite, the write lock,
+//! the schema — never what the store holds: a log found changed is a
+//! [`super::Break`], reported apart ([`super::VerifyError`]). Each
+//! variant's `Display` is the sentence the store has always said; callers
+//! that word it otherwise match on the variant.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::SCHEMA_VERSION;
+
+/// Why the store could not do what it was asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// The file could not be opened as a database.
+    Open {
+        /// The store's path, as given.
+        path: String,
+        /// SQLite's reason.
+        reason: String,
+    },
+    /// A statement failed (SQLite's reason: a file that cannot be read,
+    /// a malformed database, a table that is not there, ...).
+    Sqlite {
+        /// SQLite's reason.
+        reason: String,
+    },
+    /// The seed's SQL failed while the store was created; nothing of the
+    /// store was written.
+    Seed {
+        /// SQLite's reason.
+        reason: String,
+    },
+    /// Other connections held the write lock through the whole lock wait
+    /// ([`super::Store::set_lock_wait`]); nothing was written.
+    Busy {
+        /// The lock wait that ran out.
+        waited: Duration,
+        /// SQLite's reason for the last attempt.
+        reason: String,
+    },
+    /// The store records a schema version this code does not read (it
+    /// reads only [`SCHEMA_VERSION`]).
+    Schema {
+        /// The version found (`none` for a store whose `meta` table
+        /// records none).
+        found: String,
+    },
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Open { path, reason } => {
+                write!(f, "cannot open the store {path}: {reason}")
+            }
+            StoreError::Sqlite { reason } => f.write_str(reason),
+            StoreError::Seed { reason } => write!(f, "the seed's SQL failed: {reason}"),
+            StoreError::Busy { waited, reason } => write!(
+                f,
+                "the store is busy: other runs held its write lock for over {} ms ({reason}); nothing was written",
+                waited.as_millis()
+            ),
+            StoreError::Schema { found } if found == "1" => write!(
+                f,
+                "expected a store of schema version {SCHEMA_VERSION}, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and let `writ db init` create a new store"
+            ),
+            StoreError::Schema { found } => write!(
+                f,
+                "expected a store of schema version {SCHEMA_VERSION}, found version {found}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// A failed statement, as a [`StoreError::Sqlite`].
+pub(super) fn sqlite(e: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite {
+        reason: e.to_string(),
+    }
+}
