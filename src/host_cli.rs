@@ -14,6 +14,7 @@ use writ_host::engine::{DEFAULT_STORE, Decision, Engine, RunOptions};
 use writ_host::store::{Head, Store, VerifyError};
 
 use writ::render;
+use writ::render::words::Edge;
 
 /// Write to standard output. Output that cannot be written (a closed
 /// pipe, `| head`; a full disk) is dropped: the command carries on, and
@@ -144,10 +145,8 @@ pub fn run_with_policy(
     let outcome = match engine.run(&program, &policy, &options, &mut log) {
         Ok(o) => o,
         Err(e) => {
-            err_print!(
-                "{}",
-                render::human(&[e.to_diagnostic(&text)], &path, &text, color)
-            );
+            let d = render::words::run_error_in(&e, Edge::Cli, &text);
+            err_print!("{}", render::human(&[d], &path, &text, color));
             return ExitCode::from(3);
         }
     };
@@ -171,7 +170,19 @@ pub fn run_with_policy(
     if outcome.recorded {
         err_println!("note: Http answers came from recorded responses, not the network");
     }
-    crate::finish(outcome.result, &path, &text)
+    // A limit is raised where it was set: with `--limit` if one named
+    // it, else in the policy (whose limit the person chose).
+    let named = |l: writ::Limit| {
+        limit
+            .iter()
+            .any(|s| s.split_once('=').is_some_and(|(n, _)| n.trim() == l.name()))
+    };
+    let shown = policy_path.display().to_string();
+    let edge = match &outcome.result {
+        Err(e) if e.limit.is_some_and(named) => Edge::Cli,
+        _ => Edge::Policy(Some(&shown)),
+    };
+    crate::finish(outcome.result, &path, &text, edge)
 }
 
 fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {

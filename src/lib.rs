@@ -23,12 +23,17 @@ pub mod explain;
 pub mod render;
 
 pub use writ_lang::types::{GrantedBy, Grants, ManifestEntry, Signature};
-pub use writ_lang::{Code, Diagnostic, Label, LineIndex, Position, Severity, Span};
+pub use writ_lang::{Code, Diagnostic, Hint, Label, LineIndex, Position, Severity, Span};
 pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 
 /// Embedding: check a program against a person's policy once, then run it
 /// (on any thread, any number of times) with exactly the authority the
 /// policy grants.
+///
+/// A run's error is data ([`RunError`]: the exhausted limit with its
+/// value, the trace); [`render::words::run_error_in`] makes it a
+/// diagnostic, with `Edge::Policy` saying to raise a limit in the
+/// policy's `[limits]`, or `Edge::Embedded` naming it plainly.
 ///
 /// ```
 /// use writ::host::{Engine, RunOptions, policy};
@@ -111,14 +116,15 @@ pub fn check_source(text: &str) -> Checked {
 pub fn check_source_granted(text: &str, granted: Option<&[String]>) -> Checked {
     let grants = granted.map(|names| Grants {
         names,
-        by: GrantedBy::Flag,
+        by: GrantedBy::List,
     });
     check_source_with(text, grants)
 }
 
-/// Check a program's source text with `grants`, whose origin decides where
-/// E3002's help says to grant a missing capability (`--grant`, a policy,
-/// or `writ run`'s default).
+/// Check a program's source text with `grants`. E3002 carries the
+/// missing capability and the grants' origin as data
+/// ([`Hint::Grant`]); its help is worded for any host, and
+/// [`render::words::reword`] words it for an edge that knows more.
 pub fn check_source_with(text: &str, grants: Option<Grants<'_>>) -> Checked {
     let a = writ_lang::analyse(text, grants, &[]);
     let (signatures, manifest) = a
@@ -175,7 +181,7 @@ pub fn run_source(
     let names: Vec<String> = RUN_GRANTS.iter().map(|g| g.to_string()).collect();
     let grants = Grants {
         names: &names,
-        by: GrantedBy::RunDefault,
+        by: GrantedBy::Default,
     };
     let a = writ_lang::analyse(text, Some(grants), &[]);
     let accepted = a.accepted();

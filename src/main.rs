@@ -34,6 +34,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
+use writ::render::words::Edge;
 use writ::{Code, Diagnostic, MAX_SOURCE_BYTES, render};
 
 /// Writ: run programs an LLM writes, with exactly the authority a person grants.
@@ -234,11 +235,12 @@ fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> 
     let path = p.display().to_string();
     match read_file(p) {
         Ok(text) => {
-            let checked = if syntax_only {
+            let mut checked = if syntax_only {
                 writ::check_syntax(&text)
             } else {
                 writ::check_source_with(&text, grants)
             };
+            render::words::reword(&mut checked.diagnostics, Edge::Cli);
             FileReport {
                 path,
                 text,
@@ -414,9 +416,14 @@ fn color_err() -> bool {
 }
 
 /// Print how a run ended: its final value (nothing for `()`) on standard
-/// output, or its error on standard error; the exit code (3 for a run-time
-/// error, 4 for a limit).
-fn finish(result: Result<String, writ::RunError>, path: &str, text: &str) -> ExitCode {
+/// output, or its error on standard error, its help worded for `edge`;
+/// the exit code (3 for a run-time error, 4 for a limit).
+fn finish(
+    result: Result<String, writ::RunError>,
+    path: &str,
+    text: &str,
+    edge: Edge<'_>,
+) -> ExitCode {
     match result {
         Ok(value) => {
             if !value.is_empty() {
@@ -425,7 +432,7 @@ fn finish(result: Result<String, writ::RunError>, path: &str, text: &str) -> Exi
             ExitCode::SUCCESS
         }
         Err(e) => {
-            let d = e.to_diagnostic(text);
+            let d = render::words::run_error_in(&e, edge, text);
             err_print!("{}", render::human(&[d], path, text, color_err()));
             ExitCode::from(if e.is_limit() { 4 } else { 3 })
         }
@@ -447,7 +454,8 @@ fn run(file: &Path, limit: &[String]) -> ExitCode {
         }
     };
     let mut log = |line: &str| host_cli::log_line(line);
-    let ran = writ::run_source(&text, &limits, &mut log, None);
+    let mut ran = writ::run_source(&text, &limits, &mut log, None);
+    render::words::reword(&mut ran.checked.diagnostics, Edge::Cli);
     if !ran.checked.diagnostics.is_empty() {
         err_print!(
             "{}",
@@ -459,7 +467,7 @@ fn run(file: &Path, limit: &[String]) -> ExitCode {
             err_println!("{path}: rejected: not run");
             ExitCode::from(1)
         }
-        Some(result) => finish(result, &path, &text),
+        Some(result) => finish(result, &path, &text, Edge::Cli),
     }
 }
 
@@ -522,7 +530,7 @@ fn main() -> ExitCode {
             }
             let grants = grant.as_deref().map(|names| writ::Grants {
                 names,
-                by: writ::GrantedBy::Flag,
+                by: writ::GrantedBy::List,
             });
             check(&files, format, syntax_only, grants)
         }

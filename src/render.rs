@@ -1,5 +1,7 @@
 //! The one place diagnostics are rendered: for people (ariadne) and for
-//! programs (JSON).
+//! programs (JSON); [`words`] words the advice that depends on where a
+//! program ran, and turns a run's error (with its trace) into a
+//! diagnostic.
 //!
 //! Invariants: rendering never panics, whatever spans a diagnostic holds
 //! (they are clamped to the source); the human form contains colour codes
@@ -14,6 +16,7 @@ use serde_json::{Value, json};
 use writ_lang::{Diagnostic, LineIndex, Severity, Span};
 
 mod excerpt;
+pub mod words;
 
 /// Whether human output should be coloured: only on a terminal, and never
 /// when `NO_COLOR` is set to a non-empty value.

@@ -663,3 +663,72 @@ fn audit_verify_says_tampered_only_for_a_changed_log_and_a_failing_store_as_one(
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_limit_is_raised_where_it_was_set() {
+    let dir = scratch("limit-words");
+    std::fs::write(
+        dir.join("p.toml"),
+        "[principal]\nid = \"a\"\nrole = \"r\"\n\n[limits]\nfuel = 10000\n\n[grants.Log]\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("spin.writ"),
+        "fn spin(n) { spin(n + 1) }\nspin(0)\n",
+    )
+    .expect("write");
+    // The policy set it: raised in the policy, not with a flag that would
+    // override what the person set.
+    let o = writ(
+        &["run", "spin.writ", "--policy", "p.toml", "--db", "p.db"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(4));
+    assert_eq!(
+        stderr_of(&o),
+        "[E5001] Error: expected the program to finish within 10000 units of fuel (steps and library work), but it needed more
+   ╭─[ spin.writ:1:14 ]
+   │
+ 1 │ fn spin(n) { spin(n + 1) }
+   │              ─────┬─────  
+   │                   ╰─────── the fuel limit was reached here
+   │ 
+   │ Help: raise `fuel` in the policy's `[limits]` (p.toml) if the program needs more
+   │ 
+   │ Note: while running (innermost call first):
+   │         spin at 1:14
+   │         <top level> at 2:1
+───╯
+"
+    );
+    // A `--limit` set it: raised with `--limit`.
+    let o = writ(
+        &[
+            "run",
+            "spin.writ",
+            "--policy",
+            "p.toml",
+            "--db",
+            "p.db",
+            "--limit",
+            "fuel=20000",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(4));
+    let err = stderr_of(&o);
+    assert!(
+        err.contains("Help: raise it with `--limit fuel=...` if the program needs more"),
+        "{err}"
+    );
+    // No policy: the default, raised with `--limit`.
+    let o = writ(&["run", "spin.writ", "--limit", "fuel=10000"], &dir);
+    assert_eq!(o.status.code(), Some(4));
+    let err = stderr_of(&o);
+    assert!(
+        err.contains("Help: raise it with `--limit fuel=...` if the program needs more")
+            && !err.contains("policy"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

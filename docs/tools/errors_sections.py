@@ -167,8 +167,13 @@ recursion. The examples of the `E4xxx` and `E5xxx` codes below show
 standard output followed by standard error.
 
 A run is bounded by limits, each set with `--limit NAME=VALUE` (repeated,
-or comma-separated as in `--limit fuel=1000000,memory=64M`). Exhausting
-one ends the run with its own code:
+or comma-separated as in `--limit fuel=1000000,memory=64M`); a policy sets
+them in its `[limits]` (docs/policy.md), and the REPL with `:limits`.
+Exhausting one ends the run with its own code, and its help says how to
+raise it where it was set: `--limit fuel=...` on the command line;
+`fuel` in the policy's `[limits]` under `writ run --policy` (unless a
+`--limit` named it); `:limits fuel=...` in the REPL; "the fuel limit" to
+a program that embeds Writ, which sets its limits in its own way.
 
 | Limit | Bounds | Default | Code |
 |-------|--------|---------|------|
@@ -1897,7 +1902,11 @@ There is one diagnostic per capability missing. Its primary label is the
 first place where an operation of that capability is performed, often
 inside a function rather than at the top-level call, and up to three more
 places are secondary labels ("also needs it"); the help line shows a
-`--grant` list that would accept the program. Without `--grant`, no
+`--grant` list that would accept the program. Elsewhere the help names
+what grants there: under a policy, the `[grants.NAME]` table to add to it;
+under `writ run` without one, `--policy FILE`; in the REPL, `:policy FILE`;
+to a program that embeds Writ, plain words (the diagnostic carries the
+capability, the grants and where they came from as data). Without `--grant`, no
 capability is checked and this code never appears; the capabilities a
 program needs are then listed after the signatures of an accepted program
 (see [Human output](#human-output)).

@@ -132,7 +132,8 @@ pub struct Session {
     next_base: usize,
     limits: Limits,
     /// What the session has paid: it is one run, whatever policies it
-    /// switches between, so neither `:policy` nor `reset` starts it again.
+    /// switches between, so neither [`Session::set_policy`] nor
+    /// [`Session::reset`] starts it again.
     paid: i64,
     /// Whether the last source belongs to an input that was not kept.
     scratch: bool,
@@ -304,7 +305,7 @@ impl Session {
             by: if self.under.is_some() {
                 GrantedBy::Policy
             } else {
-                GrantedBy::ReplDefault
+                GrantedBy::Default
             },
         }
     }

@@ -258,8 +258,33 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     /// Extra facts worth knowing.
     pub notes: Vec<String>,
-    /// What to do about it, where there is something to say.
+    /// What to do about it, where there is something to say: worded so
+    /// that it holds wherever the program is checked (an edge that knows
+    /// more, such as the command line, words it again from [`Self::hint`]).
     pub help: Option<String>,
+    /// The advice as data, for advice whose words depend on where the
+    /// program is checked or run; the edge words it (the `writ` package's
+    /// `render::words`).
+    /// (Boxed: most diagnostics have none, and a diagnostic stays small.)
+    #[serde(skip)]
+    pub hint: Option<Box<Hint>>,
+}
+
+/// Advice as data: what a person could do, with what the edge needs to
+/// say how where they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hint {
+    /// Grant `capability`, which the program performs, beside the
+    /// capabilities `granted` now, if the person allows it; or remove
+    /// what performs it (E3002).
+    Grant {
+        /// The capability that is needed.
+        capability: String,
+        /// The capabilities granted now.
+        granted: Vec<String>,
+        /// Where they were granted, as the caller told the checker.
+        by: crate::types::GrantedBy,
+    },
 }
 
 impl Diagnostic {
@@ -272,6 +297,7 @@ impl Diagnostic {
             labels: Vec::new(),
             notes: Vec::new(),
             help: None,
+            hint: None,
         }
     }
 
@@ -308,6 +334,12 @@ impl Diagnostic {
     /// Set the help text.
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
+        self
+    }
+
+    /// Attach the advice as data (beside its neutral words in `help`).
+    pub fn with_hint(mut self, hint: Hint) -> Diagnostic {
+        self.hint = Some(Box::new(hint));
         self
     }
 

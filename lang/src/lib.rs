@@ -20,7 +20,7 @@ pub mod stdlib;
 pub mod token;
 pub mod types;
 
-pub use diagnostic::{Code, Diagnostic, Label, Severity};
+pub use diagnostic::{Code, Diagnostic, Hint, Label, Severity};
 pub use parser::{Parsed, parse, parse_at};
 pub use span::{LineIndex, Position, Span};
 

@@ -1,5 +1,5 @@
 //! How values print: in interpolation (`"${v}"`), in `Log`, and as the
-//! result of `writ run`.
+//! final value of a run.
 //!
 //! The form is Writ's own literal syntax where one exists, so a printed
 //! value reads like source: `[1, 2]`, `(1, "a")`, `{ name: "Ada", age: 36 }`

@@ -3,12 +3,18 @@
 //! internal errors (states a checked program cannot reach, reported
 //! instead of crashing).
 //!
+//! Errors are data: what happened, where, the Writ stack, and which limit
+//! was exhausted with its value. How they read to a person (the trace as
+//! text, how to raise a limit where the program ran) is the edge's to say:
+//! the `writ` package's `render::words`.
+//!
 //! Invariants: every error has a stable [`Code`]; its span, when it has
 //! one, is in the program's text (an error inside standard-library code is
 //! placed at the program's call into the library); its trace lists the
-//! Writ functions active when it happened, innermost first.
+//! Writ functions active when it happened, innermost first; a limit error
+//! names its limit and, but for a cancellation, the limit's value.
 
-use writ_lang::{Code, Diagnostic, LineIndex, Span};
+use writ_lang::{Code, Span};
 
 use crate::limits::Limit;
 
@@ -35,9 +41,15 @@ pub struct RunError {
     pub span: Option<Span>,
     /// The limit that was exhausted, for limit errors.
     pub limit: Option<Limit>,
+    /// The exhausted limit's value in the run, in its own unit (steps,
+    /// bytes, calls, milliseconds; see [`Limit::value_in`]); `None` for a
+    /// cancellation and for errors that are not a limit's.
+    pub limit_value: Option<u64>,
     /// The Writ stack, innermost call first.
     pub trace: Vec<TraceEntry>,
-    /// Advice, where some helps.
+    /// Advice that holds wherever the program runs, where some helps. How
+    /// to raise an exhausted limit is not in it: that depends on where the
+    /// limit was set, and the edge says it from [`Self::limit`].
     pub help: Option<String>,
 }
 
@@ -49,22 +61,22 @@ impl RunError {
             message: message.into(),
             span: None,
             limit: None,
+            limit_value: None,
             trace: Vec::new(),
             help: None,
         }
     }
 
-    /// The error of an exhausted limit, with the help every limit gives.
-    pub fn limit(limit: Limit, message: impl Into<String>) -> RunError {
+    /// The error of an exhausted limit whose value was `value` (in the
+    /// limit's unit; ignored for [`Limit::Cancelled`]).
+    pub fn limit(limit: Limit, value: u64, message: impl Into<String>) -> RunError {
         let mut e = RunError::new(limit.code(), message);
         e.limit = Some(limit);
-        e.help = Some(match limit {
-            Limit::Cancelled => "the run was stopped from outside the program".to_string(),
-            l => format!(
-                "raise it with `--limit {}=...` if the program needs more",
-                l.name()
-            ),
-        });
+        if limit == Limit::Cancelled {
+            e.help = Some("the run was stopped from outside the program".to_string());
+        } else {
+            e.limit_value = Some(value);
+        }
         e
     }
 
@@ -74,6 +86,7 @@ impl RunError {
     pub fn out_of_time(time: std::time::Duration) -> RunError {
         RunError::limit(
             Limit::Time,
+            u64::try_from(time.as_millis()).unwrap_or(u64::MAX),
             format!(
                 "expected the program to finish within {} ms, but it ran longer",
                 time.as_millis()
@@ -110,39 +123,5 @@ impl RunError {
     /// the program (exit code 3).
     pub fn is_limit(&self) -> bool {
         self.limit.is_some()
-    }
-
-    /// The error as a diagnostic against the program's text: the primary
-    /// label at the span, and the stack trace as a note.
-    pub fn to_diagnostic(&self, source: &str) -> Diagnostic {
-        let mut d = Diagnostic::new(self.code, self.message.clone());
-        if let Some(span) = self.span {
-            let label = match self.limit {
-                Some(Limit::Cancelled) => "the run was cancelled here".to_string(),
-                Some(l) => format!("the {} limit was reached here", l.name()),
-                None => "here".to_string(),
-            };
-            d = d.with_primary(span, label);
-        }
-        if self.trace.len() > 1 || self.trace.first().is_some_and(|t| t.times > 1) {
-            let lines = LineIndex::new(source);
-            let mut note = String::from("while running (innermost call first):");
-            for t in &self.trace {
-                note.push_str("\n  ");
-                note.push_str(&t.function);
-                if let Some(s) = t.span {
-                    let p = lines.position(s.start);
-                    note.push_str(&format!(" at {}:{}", p.line, p.column));
-                }
-                if t.times > 1 {
-                    note.push_str(&format!(", {} times", t.times));
-                }
-            }
-            d = d.with_note(note);
-        }
-        if let Some(h) = &self.help {
-            d = d.with_help(h.clone());
-        }
-        d
     }
 }

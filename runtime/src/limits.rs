@@ -63,7 +63,8 @@ pub enum Limit {
 }
 
 impl Limit {
-    /// The limit's name, as `--limit` spells it.
+    /// The limit's name, as limits are written (`fuel=1000000`) and as a
+    /// policy's `[limits]` keys are.
     pub fn name(self) -> &'static str {
         match self {
             Limit::Fuel => "fuel",
@@ -72,6 +73,20 @@ impl Limit {
             Limit::Output => "output",
             Limit::Time => "time",
             Limit::Cancelled => "cancel",
+        }
+    }
+
+    /// The limit's value in `limits`, in its own unit: steps, bytes,
+    /// calls, bytes, milliseconds; 0 for [`Limit::Cancelled`].
+    pub fn value_in(self, limits: &Limits) -> u64 {
+        let size = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        match self {
+            Limit::Fuel => limits.fuel,
+            Limit::Memory => size(limits.memory),
+            Limit::Depth => size(limits.depth),
+            Limit::Output => size(limits.output),
+            Limit::Time => u64::try_from(limits.time.as_millis()).unwrap_or(u64::MAX),
+            Limit::Cancelled => 0,
         }
     }
 
@@ -89,7 +104,7 @@ impl Limit {
 }
 
 impl Limits {
-    /// Set one limit from its `--limit` name and a value (`fuel=1000000`,
+    /// Set one limit from its name and a value (`fuel=1000000`,
     /// `memory=64M`, `time=2s`, `time=500ms`). An error says what was
     /// expected.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SettingError> {

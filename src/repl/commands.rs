@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use writ::render;
+use writ::render::words::Edge;
 use writ_host::policy::Policy;
 
 use super::complete::COMMANDS;
@@ -218,7 +219,12 @@ impl Repl {
             self.failed = true;
             err_print!(
                 "{}",
-                render::human(&[e.to_diagnostic("")], arg, "", self.color)
+                render::human(
+                    &[render::words::run_error_in(&e, Edge::Repl, "")],
+                    arg,
+                    "",
+                    self.color
+                )
             );
             err_println!("(the policy in force is unchanged)");
             return;

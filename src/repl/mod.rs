@@ -31,6 +31,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{Config, Editor};
+use writ::render;
+use writ::render::words::Edge;
 use writ_host::engine::{Engine, RunOptions};
 use writ_host::session::{Event, Session, Source};
 use writ_lang::types::session::DefinedKind;
@@ -160,7 +162,12 @@ pub fn main(options: Options) -> ExitCode {
                 .map_or("<repl>".to_string(), |p| p.display().to_string());
             err_print!(
                 "{}",
-                writ::render::human(&[e.to_diagnostic("")], &shown, "", crate::color_err())
+                render::human(
+                    &[render::words::run_error_in(&e, Edge::Repl, "")],
+                    &shown,
+                    "",
+                    crate::color_err()
+                )
             );
             return ExitCode::from(2);
         }

@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 
 use writ::render;
+use writ::render::words::Edge;
 use writ_host::policy::{Grant, OnDeny, Policy, Scope, Subjects};
 use writ_host::session::{Session, Source};
 use writ_lang::{Diagnostic, LineIndex, Span};
@@ -30,6 +31,9 @@ fn inside(source: &Source, span: Span) -> bool {
 pub fn diagnostics(session: &Session, diagnostics: &[Diagnostic], color: bool) -> String {
     let mut out = String::new();
     for d in diagnostics {
+        let mut d = d.clone();
+        render::words::reword(std::slice::from_mut(&mut d), Edge::Repl);
+        let d = &d;
         let located = d.primary_span().and_then(|s| session.locate(s));
         let Some((source, _)) = located else {
             out.push_str(&render::human(std::slice::from_ref(d), "<repl>", "", color));
@@ -59,38 +63,12 @@ pub fn diagnostics(session: &Session, diagnostics: &[Diagnostic], color: bool) -
 }
 
 /// Render a run-time error, its trace placed in the inputs it runs
-/// through.
+/// through, its help worded for the REPL.
 pub fn run_error(session: &Session, e: &RunError, color: bool) -> String {
-    let mut bare = e.clone();
-    bare.trace.clear();
-    match e.limit {
-        Some(writ_runtime::Limit::Cancelled) => {
-            bare.message = "the run was stopped with Ctrl-C".to_string();
-            bare.help = None;
-        }
-        Some(limit) => {
-            bare.help = Some(format!(
-                "raise it with `:limits {}=...` if the input needs more",
-                limit.name()
-            ));
-        }
-        None => {}
-    }
-    let mut d = bare.to_diagnostic("");
-    if e.trace.len() > 1 || e.trace.first().is_some_and(|t| t.times > 1) {
-        let mut note = String::from("while running (innermost call first):");
-        for t in &e.trace {
-            note.push_str("\n  ");
-            note.push_str(&t.function);
-            if let Some(at) = t.span.and_then(|s| place(session, s)) {
-                let _ = write!(note, " at {at}");
-            }
-            if t.times > 1 {
-                let _ = write!(note, ", {} times", t.times);
-            }
-        }
-        // The trace goes before the help, as a script's does.
-        d.notes.insert(0, note);
+    let mut d = render::words::run_error(e, Edge::Repl, &|s| place(session, s));
+    if e.limit == Some(writ_runtime::Limit::Cancelled) {
+        d.message = "the run was stopped with Ctrl-C".to_string();
+        d.help = None;
     }
     diagnostics(session, &[d], color)
 }

@@ -670,10 +670,14 @@ impl Checker {
                 .with_primary(primary, format!("needs `{name}`, which is not granted"))
                 .with_note("the program was not run")
                 .with_help(match grants.by {
-                    crate::types::GrantedBy::Flag => format!("grant `{name}` (for example `--grant {}`), or remove what performs it", all.join(",")),
+                    crate::types::GrantedBy::List => format!("grant `{name}` too, if the person allows it (the granted capabilities would be {}); or remove what performs it", all.join(", ")),
                     crate::types::GrantedBy::Policy => format!("add `[grants.{name}]` to the policy, with its scope (see docs/policy.md), if the person allows it; or remove what performs it"),
-                    crate::types::GrantedBy::ReplDefault => format!("the REPL has no policy in force, so it grants only `Log` (and `Fail`, which needs no grant); switch to a policy that grants `{name}` with `:policy FILE`, or start with `writ repl --policy FILE` (see docs/policy.md)"),
-                    crate::types::GrantedBy::RunDefault => format!("without `--policy`, `writ run` grants only `Log` (and `Fail`, which needs no grant); run it with `--policy FILE` whose policy grants `{name}` (see docs/policy.md)"),
+                    crate::types::GrantedBy::Default => format!("without a policy only `Log` is granted (and `Fail`, which needs no grant); run it under a policy that grants `{name}` (see docs/policy.md)"),
+                })
+                .with_hint(crate::Hint::Grant {
+                    capability: name.clone(),
+                    granted: granted.to_vec(),
+                    by: grants.by,
                 });
                 let d = site_labels(d, "is performed here");
                 self.report(d);

@@ -161,23 +161,23 @@ pub fn check(program: &Program) -> Typed {
 pub fn check_granted(program: &Program, granted: Option<&[String]>) -> Typed {
     let grants = granted.map(|names| Grants {
         names,
-        by: GrantedBy::Flag,
+        by: GrantedBy::List,
     });
     check_hosted(program, grants, &[])
 }
 
-/// What granted a program's capabilities: it decides where E3002's help
-/// tells the person to grant one more.
+/// What granted a program's capabilities, as the caller tells it: E3002
+/// carries it as data ([`crate::Hint::Grant`]), so that the edge (the
+/// command line, the REPL, an embedder) can say where to grant one more.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GrantedBy {
-    /// `writ check --grant` (or an embedder's list).
-    Flag,
-    /// A policy file (`--policy`).
+    /// A list of capability names the caller gave (a person's, on the
+    /// command line; an embedder's).
+    List,
+    /// A policy: its `[grants.NAME]` tables.
     Policy,
-    /// `writ run` without a policy, which grants only `Log`.
-    RunDefault,
-    /// The REPL without a policy, which grants only `Log`.
-    ReplDefault,
+    /// No policy: the default, which grants only `Log`.
+    Default,
 }
 
 /// The capabilities a program may perform, and what granted them.

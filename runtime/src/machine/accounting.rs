@@ -71,7 +71,7 @@ impl<'a> Machine<'a> {
                 return RunError::internal("the work meter tripped on a limit it does not meter");
             }
         };
-        RunError::limit(limit, message)
+        RunError::limit(limit, limit.value_in(&self.limits), message)
     }
 
     /// A handle on this run's work meter (polling its fuel, clock and
@@ -115,6 +115,7 @@ impl<'a> Machine<'a> {
         if used > self.limits.memory {
             return Err(RunError::limit(
                 Limit::Memory,
+                Limit::Memory.value_in(&self.limits),
                 format!(
                     "expected the program to use at most {}, but it needed more",
                     bytes_text(self.limits.memory)
@@ -130,6 +131,7 @@ impl<'a> Machine<'a> {
         if self.output > self.limits.output {
             return Err(RunError::limit(
                 Limit::Output,
+                Limit::Output.value_in(&self.limits),
                 format!(
                     "expected at most {} of output, but the program tried to write more (the line that would pass the limit was not written)",
                     bytes_text(self.limits.output)

@@ -111,12 +111,13 @@ impl<'a> Machine<'a> {
             if self.frames.len() >= self.limits.depth {
                 return Err(RunError::limit(
                     Limit::Depth,
+                    Limit::Depth.value_in(&self.limits),
                     format!(
                         "expected calls nested at most {} deep, but `{}` went deeper",
                         self.limits.depth, func.name
                     ),
                 )
-                .with_help("a loop written as a tail call (the call is the last thing the function does) runs in constant depth; or raise the limit with `--limit depth=...`"));
+                .with_help("a loop written as a tail call (the call is the last thing the function does) runs in constant depth"));
             }
             self.frames.push(Frame {
                 func: f,

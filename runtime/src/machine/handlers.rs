@@ -322,6 +322,7 @@ impl<'a> Machine<'a> {
         if nf + k.frames.len() > self.limits.depth {
             return Err(RunError::limit(
                 Limit::Depth,
+                Limit::Depth.value_in(&self.limits),
                 format!(
                     "expected calls nested at most {} deep, but resuming went deeper",
                     self.limits.depth
