@@ -16,7 +16,11 @@
 //!
 //! To add a case, add a `.writ` file and run
 //! `WRIT_BLESS=1 cargo test --test corpus` to write its `.out` and `.json`;
-//! then read them: they are what a user will see.
+//! then read them: they are what a user will see. The case format and the
+//! comparison are shared with the run corpus (`tests/common/`);
+//! `lang/tests/corpus.rs` runs the same cases through the library.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,21 +29,6 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join("corpus")
-}
-
-fn cases(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            cases(&path, out);
-        } else if path.extension().is_some_and(|e| e == "writ") {
-            out.push(path);
-        }
-    }
 }
 
 /// Run `writ check [args] REL` from the corpus directory.
@@ -58,38 +47,18 @@ fn run(rel: &str, args: &[&str]) -> (String, i32) {
     )
 }
 
-/// The codes the first line of a case promises, or `None` for "accepted".
-fn header(text: &str) -> Result<Option<Vec<String>>, String> {
-    let first = text.lines().next().unwrap_or("");
-    let Some(rest) = first.strip_prefix("// expect:") else {
-        return Err("first line must be `// expect: accepted` or `// expect: CODE ...`".into());
-    };
-    let rest = rest.trim();
-    if rest == "accepted" {
-        Ok(None)
-    } else {
-        Ok(Some(rest.split_whitespace().map(str::to_string).collect()))
-    }
-}
-
 #[test]
 fn corpus() {
-    let bless = std::env::var_os("WRIT_BLESS").is_some();
-    let mut all = Vec::new();
-    cases(&corpus_dir(), &mut all);
+    let all = common::cases(&corpus_dir());
     assert!(
         all.len() >= 60,
         "expected at least 60 corpus cases, found {}",
         all.len()
     );
-    let mut failures = Vec::new();
-    for path in &all {
-        let rel = path
-            .strip_prefix(corpus_dir())
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let expected_codes = match header(&text) {
+    let mut failures = common::Failures::new("WRIT_BLESS=1 cargo test --test corpus");
+    for case in &all {
+        let rel = &case.rel;
+        let expected_codes = match common::expected_codes(&case.text) {
             Ok(h) => h,
             Err(e) => {
                 failures.push(format!("{rel}: {e}"));
@@ -97,20 +66,15 @@ fn corpus() {
             }
         };
         // Cases under `parse/` test the syntax alone.
-        let mut mode: Vec<&str> = if rel.starts_with("parse/") {
-            vec!["--syntax-only"]
+        let mut mode: Vec<String> = if rel.starts_with("parse/") {
+            vec!["--syntax-only".to_string()]
         } else {
             vec![]
         };
-        if let Some(args) = text.lines().nth(1).and_then(|l| l.strip_prefix("// args:")) {
-            mode.extend(
-                args.split_whitespace()
-                    .map(|a| if a == "''" { "" } else { a }),
-            );
-        }
-        let mode = &mode[..];
-        let (human, human_code) = run(&rel, mode);
-        let (json, json_code) = run(&rel, &[mode, &["--format", "json"]].concat());
+        mode.extend(case.args());
+        let mode: Vec<&str> = mode.iter().map(String::as_str).collect();
+        let (human, human_code) = run(rel, &mode);
+        let (json, json_code) = run(rel, &[&mode[..], &["--format", "json"]].concat());
 
         // The header states the intent; check it against what happened.
         let doc: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
@@ -141,28 +105,8 @@ fn corpus() {
                 "{rel}: exit code {human_code} (human) but {json_code} (json)"
             ));
         }
-
-        for (ext, actual) in [("out", &human), ("json", &json)] {
-            let file = path.with_extension(ext);
-            if bless {
-                std::fs::write(&file, actual).expect("can write expectation");
-                continue;
-            }
-            match std::fs::read_to_string(&file) {
-                Ok(want) if want == *actual => {}
-                Ok(want) => failures.push(format!(
-                    "{rel}: `writ check` output differs from {ext}\n--- expected\n{want}\n--- actual\n{actual}"
-                )),
-                Err(_) => failures.push(format!(
-                    "{rel}: no .{ext} file; run `WRIT_BLESS=1 cargo test --test corpus` and review it"
-                )),
-            }
-        }
+        failures.golden(case, "out", "`writ check` output", &human);
+        failures.golden(case, "json", "`writ check --format json` output", &json);
     }
-    assert!(
-        failures.is_empty(),
-        "{} corpus failures:\n\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    failures.finish("corpus");
 }

@@ -1,21 +1,68 @@
-//! Hostile input never panics the policy reader or the URL parser: random
-//! text, and valid policies with random damage, give a policy or
-//! diagnostics; random URLs parse or are refused, and a refused URL is
-//! never allowed; a parsed URL's path holds no encoded separator, dot or
-//! `%` and no `;`; what a payment question shows of a memo is one bounded
-//! line.
+//! Hostile input never panics the policy reader or the URL parser, and
+//! what they give back is of the kind promised: random text, and valid
+//! policies with random damage, give a policy that grants only host
+//! capabilities the text names, or at least one policy error (`E6xxx`)
+//! with its labels inside the text; random URLs parse to a URL that prints
+//! back to itself, or are refused with a one-line reason; a parsed URL's
+//! path holds no encoded separator, dot or `%` and no `;`; what a payment
+//! question shows of a memo is one bounded line.
 
 use proptest::prelude::*;
 use writ_host::{arguments, policy, url};
+use writ_lang::types::HOST_CAPABILITIES;
 
 const VALID: &str = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[limits]\ntime = \"5s\"\n\n[grants.Log]\n\n[grants.Http]\nallow = [\"https://air-one.example/offers\"]\ntimeout = \"2s\"\n\n[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n\n[grants.Records]\nscope = \"self\"\nredact = [\"ssn\"]\n";
+
+/// What `policy::parse` gives back for `text` is of the kind promised: a
+/// policy granting only host capabilities that `text` names, or at least
+/// one policy error, each with a message and its labels on character
+/// boundaries inside `text`.
+fn a_policy_or_diagnostics(text: &str) -> Result<(), TestCaseError> {
+    match policy::parse(text) {
+        Ok(p) => {
+            for name in p.granted() {
+                prop_assert!(
+                    HOST_CAPABILITIES.contains(&name.as_str()),
+                    "granted {}",
+                    name
+                );
+                prop_assert!(text.contains(&name), "granted {} from {:?}", name, text);
+            }
+        }
+        Err(diags) => {
+            prop_assert!(!diags.is_empty(), "refused without a reason: {:?}", text);
+            for d in &diags {
+                prop_assert!(d.is_error(), "{:?}", d);
+                prop_assert!(
+                    d.code.as_str().starts_with("E6"),
+                    "not a policy error: {:?}",
+                    d
+                );
+                prop_assert!(!d.message.is_empty(), "{:?}", d);
+                for l in &d.labels {
+                    prop_assert!(
+                        l.span.start <= l.span.end && l.span.end <= text.len(),
+                        "a label outside the text: {:?}",
+                        d
+                    );
+                    prop_assert!(
+                        text.is_char_boundary(l.span.start) && text.is_char_boundary(l.span.end),
+                        "a label inside a character: {:?}",
+                        d
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn random_text_is_a_policy_or_diagnostics(text in ".{0,300}") {
-        let _ = policy::parse(&text);
+        a_policy_or_diagnostics(&text)?;
     }
 
     #[test]
@@ -28,21 +75,24 @@ proptest! {
         let end = (at + cut).min(text.len());
         let end = (end..=text.len()).find(|i| text.is_char_boundary(*i)).unwrap_or(text.len());
         text.replace_range(at..end, &insert);
-        if let Err(diags) = policy::parse(&text) {
-            prop_assert!(!diags.is_empty());
-            for d in &diags {
-                for l in &d.labels {
-                    prop_assert!(l.span.end <= text.len(), "a label outside the text: {:?}", d);
-                }
-            }
-        }
+        a_policy_or_diagnostics(&text)?;
     }
 
     #[test]
     fn random_urls_parse_or_are_refused(u in "(https?://)?[a-zA-Z0-9@:/%.?#\\\\\\[\\]-]{0,40}") {
-        if let Ok(parsed) = url::parse(&u) {
-            // A parsed URL prints back to a URL that parses to itself.
-            prop_assert_eq!(url::parse(&parsed.to_string()), Ok(parsed));
+        match url::parse(&u) {
+            Ok(parsed) => {
+                // A parsed URL is a plain http(s) URL that prints back to
+                // a URL that parses to itself.
+                prop_assert!(parsed.scheme == "http" || parsed.scheme == "https", "{:?}", parsed);
+                prop_assert!(!parsed.host.is_empty() && parsed.path.starts_with('/'), "{:?}", parsed);
+                prop_assert_eq!(url::parse(&parsed.to_string()), Ok(parsed));
+            }
+            Err(why) => {
+                // A refusal says why, on one line.
+                let why = why.to_string();
+                prop_assert!(!why.is_empty() && !why.contains('\n'), "{:?} for {}", why, u);
+            }
         }
     }
 

@@ -2,19 +2,41 @@
 //! stays fast on large and deep programs.
 
 use proptest::prelude::*;
-use writ_lang::{Code, parse, types};
+use writ_lang::{Code, Diagnostic, parse, types};
 
-/// Parse, and type-check if the parse succeeded; return the codes.
+/// Parse, and type-check if the parse succeeded; return the codes, after
+/// asserting that every diagnostic is well formed.
 fn codes(src: &str) -> Vec<Code> {
     let parsed = parse(src);
-    if parsed.has_errors() {
-        return parsed.diagnostics.iter().map(|d| d.code).collect();
+    let diagnostics = if parsed.has_errors() {
+        parsed.diagnostics
+    } else {
+        types::check(&parsed.program).diagnostics
+    };
+    well_formed(src, &diagnostics);
+    diagnostics.iter().map(|d| d.code).collect()
+}
+
+/// Every diagnostic has a message and a primary label, and its labels lie
+/// inside the source, on character boundaries.
+fn well_formed(src: &str, diagnostics: &[Diagnostic]) {
+    for d in diagnostics {
+        assert!(!d.message.is_empty(), "{d:?}");
+        assert!(
+            d.labels.iter().any(|l| l.primary),
+            "no primary label: {d:?}"
+        );
+        for l in &d.labels {
+            assert!(
+                l.span.start <= l.span.end && l.span.end <= src.len(),
+                "a label outside the source: {d:?}"
+            );
+            assert!(
+                src.is_char_boundary(l.span.start) && src.is_char_boundary(l.span.end),
+                "a label inside a character: {d:?}"
+            );
+        }
     }
-    types::check(&parsed.program)
-        .diagnostics
-        .iter()
-        .map(|d| d.code)
-        .collect()
 }
 
 /// Expressions over a small set of names: well and ill typed.
@@ -88,12 +110,30 @@ proptest! {
         "(x, xs, f)", "(x: Int, xs: List[Int], f: fn(Int) -> Int)", "[a: Eq](x: a, xs: List[a], f)",
         "(x: { a: Int }, xs, f) -> Str",
     ])) {
-        let _ = codes(&program(e, sig));
+        let src = program(e, sig);
+        let parsed = parse(&src);
+        if parsed.has_errors() {
+            well_formed(&src, &parsed.diagnostics);
+            return Ok(());
+        }
+        let typed = types::check(&parsed.program);
+        well_formed(&src, &typed.diagnostics);
+        // An accepted program has its function's signature; a rejected
+        // one has none.
+        let accepted = !typed.diagnostics.iter().any(Diagnostic::is_error);
+        prop_assert_eq!(
+            typed.signatures.iter().any(|s| s.name == "g"),
+            accepted,
+            "{}\n{:?}", src, typed.diagnostics
+        );
     }
 
     #[test]
     fn arbitrary_text_checks_without_panic(src in any::<String>()) {
-        let _ = codes(&src);
+        // `codes` asserts that every diagnostic is well formed; checking
+        // depends on the text alone.
+        let found = codes(&src);
+        prop_assert_eq!(codes(&src), found);
     }
 }
 

@@ -237,7 +237,15 @@ mod tests {
     fn a_cursor_inside_a_multibyte_text_does_not_panic() {
         let line = "\"é\" ++ li";
         for pos in 0..=line.len() {
-            let _ = complete(&words(), line, pos);
+            // What the editor replaces starts on a character of the line.
+            if let Some((start, _)) = complete(&words(), line, pos) {
+                assert!(line.is_char_boundary(start), "{pos}: {start}");
+            }
         }
+        // At the end, the word before the cursor is completed.
+        assert_eq!(
+            complete(&words(), line, line.len()),
+            Some((8, vec!["list".to_string()]))
+        );
     }
 }
