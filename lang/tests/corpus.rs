@@ -86,7 +86,7 @@ fn check(rel: &str, text: &str, args: &[String]) -> Result<Found, String> {
     }
     let grants = names.as_deref().map(|names| Grants {
         names,
-        by: GrantedBy::Flag,
+        by: GrantedBy::List,
     });
     let a = writ_lang::analyse(text, grants, &[]);
     let (signatures, manifest) = a
