@@ -121,3 +121,116 @@ pub fn library() -> &'static HashMap<String, Resolution> {
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The resolution of `src` (which must be accepted).
+    fn resolve(src: &str) -> Resolution {
+        let parsed = crate::parse(src);
+        assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
+        let typed = crate::types::check(&parsed.program);
+        assert!(
+            !typed.diagnostics.iter().any(|d| d.is_error()),
+            "{:#?}",
+            typed.diagnostics
+        );
+        typed.resolution
+    }
+
+    /// The span of the `nth` (from 0) occurrence of `name` in `src`.
+    fn at(src: &str, name: &str, nth: usize) -> Span {
+        let start = src
+            .match_indices(name)
+            .nth(nth)
+            .map(|(i, _)| i)
+            .expect("the occurrence exists");
+        Span::new(start, start + name.len())
+    }
+
+    #[test]
+    fn a_later_let_in_a_block_hides_an_earlier_one() {
+        let src = "fn f(y) {\n  let y = y + 1\n  y\n}\nf(1)\n";
+        let r = resolve(src);
+        assert_eq!(
+            r.get(at(src, "y", 2)),
+            Some(&Resolved::Local(at(src, "y", 0)))
+        );
+        assert_eq!(
+            r.get(at(src, "y", 3)),
+            Some(&Resolved::Local(at(src, "y", 1)))
+        );
+    }
+
+    #[test]
+    fn a_function_sees_the_top_level_lets_before_it() {
+        let src = "let x = 1\nfn get() { x }\nlet x = 2\n(get(), x)\n";
+        let r = resolve(src);
+        assert_eq!(
+            r.get(at(src, "x", 1)),
+            Some(&Resolved::Top(at(src, "x", 0)))
+        );
+        assert_eq!(
+            r.get(at(src, "x", 3)),
+            Some(&Resolved::Top(at(src, "x", 2)))
+        );
+        assert_eq!(
+            r.get(at(src, "get", 1)),
+            Some(&Resolved::Top(at(src, "get", 0)))
+        );
+    }
+
+    #[test]
+    fn a_local_function_sees_itself() {
+        let src =
+            "fn f(n) {\n  fn go(k) { if k == 0 { 0 } else { go(k - 1) } }\n  go(n)\n}\nf(2)\n";
+        let r = resolve(src);
+        let binder = at(src, "go", 0);
+        assert_eq!(r.get(at(src, "go", 1)), Some(&Resolved::Local(binder)));
+        assert_eq!(r.get(at(src, "go", 2)), Some(&Resolved::Local(binder)));
+    }
+
+    #[test]
+    fn resume_is_the_clause_s_own_even_past_a_parameter_named_resume() {
+        let src = "effect Ask {\n  fn ask(n: Int) -> Int\n}\nhandle Ask.ask(1) with {\n  Ask.ask(resume) => resume(41)\n}\n";
+        let r = resolve(src);
+        let clause = Span::new(at(src, "Ask.ask(resume)", 0).start, src.len() - 3);
+        assert_eq!(r.get(at(src, "resume", 1)), Some(&Resolved::Local(clause)));
+    }
+
+    #[test]
+    fn a_local_hides_a_namespace() {
+        let src = "let n = list.length([1])\nfn f(list) { list.length }\nf({ length: n })\n";
+        let r = resolve(src);
+        assert_eq!(
+            r.get(at(src, "list", 0)),
+            Some(&Resolved::Member { float_sum: false })
+        );
+        assert_eq!(
+            r.get(at(src, "list", 2)),
+            Some(&Resolved::Local(at(src, "list", 1)))
+        );
+    }
+
+    #[test]
+    fn a_sum_of_floats_is_marked() {
+        let src = "(list.sum([1.5]), list.sum([1]))\n";
+        let r = resolve(src);
+        assert_eq!(
+            r.get(at(src, "list", 0)),
+            Some(&Resolved::Member { float_sum: true })
+        );
+        assert_eq!(
+            r.get(at(src, "list", 1)),
+            Some(&Resolved::Member { float_sum: false })
+        );
+    }
+
+    #[test]
+    fn the_library_is_resolved_file_by_file() {
+        let lib = library();
+        assert!(lib.get("list.writ").is_some_and(|r| !r.is_empty()));
+        assert!(lib.get("prelude.writ").is_none());
+    }
+}
