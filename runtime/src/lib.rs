@@ -57,7 +57,7 @@ pub fn compile_hosted(
     interfaces: &[String],
 ) -> Result<Module, RunError> {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        lower::lower(program, &typed.float_sums, interfaces)
+        lower::lower(program, &typed.resolution, interfaces)
     })
     .map_err(RunError::internal)
 }

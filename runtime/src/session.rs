@@ -71,7 +71,7 @@ impl Session {
     pub fn prepare(&self, program: &Program, typed: &Typed) -> Prepared {
         let mut lowerer = self.lowerer.clone();
         let main = stacker::maybe_grow(crate::STACK_RED_ZONE, crate::STACK_CHUNK, || {
-            lowerer.input(program, &typed.float_sums)
+            lowerer.input(program, &typed.resolution)
         });
         Prepared { lowerer, main }
     }

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use crate::ast::{BinOp, Block, Expr, ExprKind, FieldInit, StrPart, UnOp};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
+use crate::types::resolution::Resolved;
 use crate::types::ty::{Arena, Classes, Kind, Node, TyId};
 use crate::types::typedecl::{TyVars, TypeTable};
 use crate::types::{STACK_CHUNK, STACK_RED_ZONE, TypeCon, suggest};
@@ -160,9 +161,15 @@ pub struct Checker {
     pub user_code: bool,
     /// Host capabilities an embedder declared beside the built-in ones.
     pub extra_hosts: Vec<String>,
-    /// Each use of `list.sum` in the program, with its instantiated type
-    /// (its result is `Int` or `Float`, known only once inference ends).
+    /// Each use of `list.sum` in the program (the span of its `list`),
+    /// with its instantiated type (its result is `Int` or `Float`, known
+    /// only once inference ends).
     pub sum_uses: Vec<(Span, TyId)>,
+    /// What each name inferred so far refers to (handed to lowering).
+    pub resolution: crate::types::resolution::Resolution,
+    /// The resolution of each standard-library file's functions, recorded
+    /// while the library is loaded.
+    pub library_resolution: HashMap<String, crate::types::resolution::Resolution>,
     /// Record types declared but not translated yet.
     pub pending: HashMap<TypeCon, crate::types::declare::PendingRecord>,
     /// Numeric variables left ambiguous, to default at the end.
@@ -261,6 +268,8 @@ impl Checker {
             user_code: false,
             extra_hosts: Vec::new(),
             sum_uses: Vec::new(),
+            resolution: Default::default(),
+            library_resolution: HashMap::new(),
             pending: HashMap::new(),
             num_vars: Vec::new(),
             call_context: None,
@@ -426,6 +435,28 @@ impl Checker {
             .get(name)
             .map(|(b, _, _)| b)
             .or_else(|| self.session.get(name))
+    }
+
+    /// What `name` refers to where it is used now, by the rules of
+    /// [`Checker::lookup`] (see [`crate::types::resolution`]).
+    pub fn resolve_name(&self, name: &str) -> Option<Resolved> {
+        if let Some(b) = self.values.get(name).and_then(|s| s.last()) {
+            return Some(Resolved::Local(b.span));
+        }
+        if let Some(b) = self.top_lets.get(name).and_then(|v| {
+            v.iter()
+                .rev()
+                .find(|(p, _)| *p < self.top_position)
+                .map(|(_, b)| b)
+        }) {
+            return Some(Resolved::Top(b.span));
+        }
+        if let Some((b, _, _)) = self.top_fns.get(name) {
+            return Some(Resolved::Top(b.span));
+        }
+        self.session
+            .contains_key(name)
+            .then(|| Resolved::Session(name.to_string()))
     }
 
     /// Every value name in scope (for suggestions).

@@ -40,6 +40,9 @@ pub(crate) fn with_library(interfaces: &[String]) -> Checker {
     let mut c = Checker::new();
     load_stdlib(&mut c);
     c.diagnostics.clear();
+    // The library's own resolution is lowering's business
+    // ([`crate::types::resolution::library`]), not a program's.
+    c.library_resolution = HashMap::new();
     for source in interfaces {
         let parsed = crate::parser::parse_library(source);
         for item in &parsed.program.items {
@@ -100,7 +103,7 @@ impl Checker {
             diagnostics,
             signatures,
             manifest,
-            float_sums: self.float_sums(),
+            resolution: self.take_resolution(),
             work: self.arena.work.used(),
         }
     }
@@ -115,7 +118,7 @@ pub fn stdlib_diagnostics() -> Vec<Diagnostic> {
 }
 
 pub(crate) fn load_stdlib(c: &mut Checker) {
-    let mut bodies: Vec<(String, FnDecl)> = Vec::new();
+    let mut bodies: Vec<(&str, String, FnDecl)> = Vec::new();
     for file in crate::stdlib::FILES {
         let namespace = file.name.strip_suffix(".writ").unwrap_or(file.name);
         let parsed = crate::parser::parse_library(file.source);
@@ -128,7 +131,11 @@ pub(crate) fn load_stdlib(c: &mut Checker) {
         for item in &parsed.program.items {
             if let Item::Fn(f) = item {
                 if f.body.is_some() {
-                    bodies.push((format!("`{namespace}.{}`", f.name.name), (**f).clone()));
+                    bodies.push((
+                        file.name,
+                        format!("`{namespace}.{}`", f.name.name),
+                        (**f).clone(),
+                    ));
                 }
                 let scheme = c.library_fn(f);
                 members.insert(
@@ -144,8 +151,15 @@ pub(crate) fn load_stdlib(c: &mut Checker) {
     }
     // Functions written in Writ are checked against their declarations
     // like any program's, once every namespace is known.
-    for (name, f) in &bodies {
+    // Each file's names are recorded apart: spans are unique only within
+    // one file.
+    for (file, name, f) in &bodies {
         c.library_body(name, f);
+        let names = std::mem::take(&mut c.resolution);
+        let into = c.library_resolution.entry(file.to_string()).or_default();
+        for (at, r) in names.iter() {
+            into.insert(at, r.clone());
+        }
     }
 }
 
@@ -178,9 +192,12 @@ impl Checker {
         self.generalize(ft, since)
     }
 
-    /// The uses of `list.sum` whose numbers turned out to be `Float`s.
-    pub(crate) fn float_sums(&self) -> Vec<Span> {
-        self.sum_uses
+    /// The resolution of the names checked, with each use of `list.sum`
+    /// whose numbers turned out to be `Float`s marked (known only once
+    /// inference ends).
+    pub(crate) fn take_resolution(&mut self) -> crate::types::Resolution {
+        let floats: Vec<Span> = self
+            .sum_uses
             .iter()
             .filter(|(_, t)| {
                 let Node::Fn(_, ret, _) = self.arena.node(*t) else {
@@ -189,7 +206,12 @@ impl Checker {
                 matches!(self.arena.node(*ret), Node::Con(TypeCon::FLOAT, _))
             })
             .map(|(s, _)| *s)
-            .collect()
+            .collect();
+        for at in floats {
+            self.resolution
+                .insert(at, crate::types::Resolved::Member { float_sum: true });
+        }
+        std::mem::take(&mut self.resolution)
     }
 
     /// Check the body of a standard-library function written in Writ

@@ -8,6 +8,8 @@
 //! [`ty::Arena`]). Generalisation uses levels: a variable created while
 //! inferring a `let`'s value at depth *n* has level *n + 1*, unifying lowers
 //! levels, and generalising takes the variables still deeper than *n*.
+//! Resolving a name records what it refers to ([`resolution`]): that record
+//! is the only resolution, which lowering compiles the program from.
 //!
 //! - **Top level.** Declarations (`type`, `effect`, `fn`) are collected
 //!   first, so they can be used before they appear. Top-level functions and
@@ -64,6 +66,7 @@ mod names;
 mod pattern;
 pub mod print;
 mod report;
+pub mod resolution;
 mod schemes;
 pub mod session;
 mod suggest;
@@ -72,6 +75,7 @@ pub mod typedecl;
 pub mod unify;
 
 pub use items::{HOST_CAPABILITIES, stdlib_diagnostics};
+pub use resolution::{Resolution, Resolved};
 
 use crate::ast::Program;
 use crate::diagnostic::Diagnostic;
@@ -141,9 +145,10 @@ pub struct Typed {
     /// The effects the program's top level performs (empty unless the
     /// program is accepted), in alphabetical order.
     pub manifest: Vec<ManifestEntry>,
-    /// The spans of the uses of `list.sum` on lists of `Float` (the run
-    /// time needs to know which zero an empty list sums to).
-    pub float_sums: Vec<Span>,
+    /// What each name in the program refers to (see [`resolution`]):
+    /// lowering compiles names from it, and from nothing else. Complete
+    /// only when the program is accepted.
+    pub resolution: Resolution,
     /// The units of work the check spent (see [`budget`]): at most
     /// [`budget::WORK_LIMIT`] and a little over when the budget ran out,
     /// which the diagnostics then say (`E2013`).

@@ -12,6 +12,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::types::TypeCon;
 use crate::types::aliases;
 use crate::types::infer::{Checker, suggest_value};
+use crate::types::resolution::Resolved;
 use crate::types::suggest;
 use crate::types::ty::{Node, TyId};
 use crate::types::unify::Mismatch;
@@ -21,6 +22,9 @@ impl Checker {
     pub fn infer_var(&mut self, name: &Ident) -> TyId {
         if let Some(b) = self.lookup(&name.name) {
             let scheme = b.scheme.clone();
+            if let Some(r) = self.resolve_name(&name.name) {
+                self.resolution.insert(name.span, r);
+            }
             let t = self.instantiate(&scheme);
             return self.open_fn(t);
         }
@@ -164,8 +168,10 @@ impl Checker {
             if let Some(b) = members.get(&name.name) {
                 let s = b.scheme.clone();
                 let t = self.instantiate(&s);
+                self.resolution
+                    .insert(ns.span, Resolved::Member { float_sum: false });
                 if ns.name == "list" && name.name == "sum" && self.user_code {
-                    self.sum_uses.push((whole.span, t));
+                    self.sum_uses.push((ns.span, t));
                 }
                 return self.open_fn(t);
             }

@@ -190,6 +190,7 @@ impl Session {
         c.performs.clear();
         c.top_sources.clear();
         c.sum_uses.clear();
+        c.resolution = Default::default();
         c.num_vars.clear();
         c.row_waits.clear();
         c.handling.clear();

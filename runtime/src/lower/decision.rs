@@ -48,8 +48,8 @@ const UNREAD: u32 = u32::MAX;
 enum Cell<'a> {
     /// Matches anything, binds nothing.
     Wild,
-    /// Matches anything, binds the name.
-    Bind(&'a str),
+    /// Matches anything, binds the name (the span of its binder).
+    Bind(Span),
     /// A pattern to test or take apart.
     Pat(&'a Pattern),
 }
@@ -60,7 +60,7 @@ enum Cell<'a> {
 struct Row<'a> {
     cells: Vec<Cell<'a>>,
     arm: usize,
-    bound: Vec<(&'a str, u32)>,
+    bound: Vec<(Span, u32)>,
 }
 
 /// A leaf of the tree: the jump to its arm's body, and, for a leaf without
@@ -76,7 +76,7 @@ struct Leaf {
 struct Copies {
     at: usize,
     len: usize,
-    from: Vec<(String, u32)>,
+    from: Vec<(Span, u32)>,
 }
 
 /// What a column's first pattern asks for.
@@ -118,7 +118,7 @@ fn view(cell: Cell<'_>) -> Cell<'_> {
     match cell {
         Cell::Pat(p) => match &p.kind {
             PatternKind::Wildcard | PatternKind::Unit | PatternKind::Error => Cell::Wild,
-            PatternKind::Bind(n) => Cell::Bind(&n.name),
+            PatternKind::Bind(n) => Cell::Bind(n.span),
             _ => cell,
         },
         other => other,
@@ -133,12 +133,15 @@ impl Lowerer {
         let start = self.here() as usize;
         let saved = self.push_scope();
         // Each arm's variables get slots of their own, filled at the leaves.
-        let arm_slots: Vec<HashMap<String, u32>> = arms
+        let arm_slots: Vec<HashMap<Span, u32>> = arms
             .iter()
             .map(|a| {
                 let mut names = Vec::new();
                 binders(&a.pattern, &mut names);
-                names.into_iter().map(|n| (n, self.ctx().slot())).collect()
+                names
+                    .into_iter()
+                    .map(|n| (n.span, self.ctx().slot()))
+                    .collect()
             })
             .collect();
         let rows: Vec<Row> = arms
@@ -166,7 +169,7 @@ impl Lowerer {
         }
         // An arm reached by a single leaf without a guard binds its
         // variables where the leaf found them: the copies are jumped over.
-        let mut in_place: Vec<Option<Vec<(String, u32)>>> = vec![None; arms.len()];
+        let mut in_place: Vec<Option<Vec<(Span, u32)>>> = vec![None; arms.len()];
         for (i, slot) in in_place.iter_mut().enumerate() {
             let mut mine = leaves.iter().filter(|l| l.arm == i);
             if let (Some(only), None) = (mine.next(), mine.next())
@@ -191,13 +194,13 @@ impl Lowerer {
             match in_place.get(i) {
                 Some(Some(from)) => {
                     for (n, s) in from {
-                        self.bind(n, *s);
+                        self.bind(*n, *s);
                     }
                 }
                 _ => {
                     if let Some(names) = arm_slots.get(i) {
                         for (n, s) in names {
-                            self.bind(n, *s);
+                            self.bind(*n, *s);
                         }
                     }
                 }
@@ -242,7 +245,7 @@ impl Lowerer {
         mut rows: Vec<Row<'a>>,
         cols: Vec<u32>,
         arms: &'a [Arm],
-        arm_slots: &[HashMap<String, u32>],
+        arm_slots: &[HashMap<Span, u32>],
         leaves: &mut Vec<Leaf>,
         limit: usize,
     ) -> bool {
@@ -304,7 +307,7 @@ impl Lowerer {
                             .map(|n| match fields.iter().find(|f| f.name.name == *n) {
                                 Some(f) => match &f.pattern {
                                     Some(p) => Cell::Pat(p),
-                                    None => Cell::Bind(&f.name.name),
+                                    None => Cell::Bind(f.name.span),
                                 },
                                 None => Cell::Wild,
                             })
@@ -433,7 +436,7 @@ impl Lowerer {
         rows: Vec<Row<'a>>,
         cols: Vec<u32>,
         arms: &'a [Arm],
-        arm_slots: &[HashMap<String, u32>],
+        arm_slots: &[HashMap<Span, u32>],
         leaves: &mut Vec<Leaf>,
         limit: usize,
     ) -> bool {
@@ -443,10 +446,10 @@ impl Lowerer {
         let at = self.here() as usize;
         let mut from = Vec::new();
         for (name, src) in &first.bound {
-            if let Some(to) = slots.get(*name) {
+            if let Some(to) = slots.get(name) {
                 self.emit(Op::Local(*src), Span::default());
                 self.emit(Op::SetLocal(*to), Span::default());
-                from.push((name.to_string(), *src));
+                from.push((*name, *src));
             }
         }
         let len = self.here() as usize - at;
@@ -464,7 +467,7 @@ impl Lowerer {
             Some(g) => {
                 let scope = self.push_scope();
                 for (n, s) in &slots {
-                    self.bind(n, *s);
+                    self.bind(*n, *s);
                 }
                 self.expr(g, false);
                 self.pop_scope(scope);
@@ -672,7 +675,7 @@ fn specialise_list<'a>(
                     }
                     if let Some(name) = rest.as_ref().and_then(|r| r.name.as_ref()) {
                         let slot = rests.iter().find(|(m, _)| *m == items.len())?.1;
-                        new.bound.push((&name.name, slot));
+                        new.bound.push((name.span, slot));
                     }
                     let mut cells: Vec<Cell<'a>> = items.iter().map(Cell::Pat).collect();
                     cells.resize(width, Cell::Wild);

@@ -7,6 +7,8 @@
 use writ_lang::Span;
 use writ_lang::ast::{BinOp, Expr, ExprKind, Ident, Lambda, StrPart, UnOp};
 
+use writ_lang::types::Resolved;
+
 use super::{FnCtx, Lowerer, ResumeMode, Slot};
 use crate::code::{Arith, Literal, Op};
 
@@ -86,7 +88,7 @@ impl Lowerer {
                 self.emit(Op::Update(shape), span);
             }
             ExprKind::Field { expr, name } => {
-                if let Some(slot) = self.namespace_member(span, expr, name) {
+                if let Some(slot) = self.namespace_member(expr, name) {
                     self.push_slot(slot, span);
                 } else {
                     self.expr(expr, false);
@@ -175,7 +177,7 @@ impl Lowerer {
     }
 
     fn var(&mut self, name: &Ident) {
-        match self.resolve(&name.name) {
+        match self.slot_of(name) {
             Some(slot) => self.push_slot(slot, name.span),
             None => {
                 self.emit(Op::NoMatch, name.span);
@@ -197,17 +199,17 @@ impl Lowerer {
         }
     }
 
-    /// `ns.f` (the expression at `whole`) when `ns` names a namespace and
-    /// no local hides it. `list.sum` on `Float`s (as the checker found)
-    /// is the float version of the native, whose empty sum is `0.0`.
-    fn namespace_member(&mut self, whole: Span, expr: &Expr, name: &Ident) -> Option<Slot> {
+    /// `ns.f` when the checker resolved it to a namespace member.
+    /// `list.sum` on `Float`s (as the checker found) is the float version
+    /// of the native, whose empty sum is `0.0`.
+    fn namespace_member(&mut self, expr: &Expr, name: &Ident) -> Option<Slot> {
         let ExprKind::Var(ns) = &expr.kind else {
             return None;
         };
-        if !self.namespaces.contains_key(&ns.name) || self.resolve(&ns.name).is_some() {
+        let Resolved::Member { float_sum } = self.resolved(ns.span)? else {
             return None;
-        }
-        if ns.name == "list" && name.name == "sum" && self.float_sums.contains(&whole) {
+        };
+        if *float_sum && ns.name == "list" && name.name == "sum" {
             return self.float_sum();
         }
         self.namespaces.get(&ns.name)?.get(&name.name).copied()
@@ -231,11 +233,7 @@ impl Lowerer {
             }
             return;
         }
-        if tail
-            && first.is_none()
-            && self.ctx().resume != ResumeMode::Value
-            && matches!(&callee.kind, ExprKind::Var(v) if v.name == "resume")
-        {
+        if tail && first.is_none() && self.is_tail_resume(callee) {
             for a in args {
                 self.expr(a, false);
             }
@@ -249,16 +247,14 @@ impl Lowerer {
         }
         // A call of a top-level or library function names it directly.
         let known = match &callee.kind {
-            ExprKind::Var(v) => match self.resolve(&v.name) {
+            ExprKind::Var(v) => match self.slot_of(v) {
                 Some(Slot::Func(f)) => Some(f),
                 _ => None,
             },
-            ExprKind::Field { expr, name } => {
-                match self.namespace_member(callee.span, expr, name) {
-                    Some(Slot::Func(f)) => Some(f),
-                    _ => None,
-                }
-            }
+            ExprKind::Field { expr, name } => match self.namespace_member(expr, name) {
+                Some(Slot::Func(f)) => Some(f),
+                _ => None,
+            },
             _ => None,
         };
         if let Some(f) = known {
@@ -300,6 +296,20 @@ impl Lowerer {
         } else {
             self.emit(Op::Call(argc as u32), span);
         }
+    }
+
+    /// Whether `callee` is the `resume` of the tail-resumptive clause
+    /// being lowered (as the checker resolved it).
+    fn is_tail_resume(&mut self, callee: &Expr) -> bool {
+        let ctx = self.ctx();
+        if ctx.resume == ResumeMode::Value {
+            return false;
+        }
+        let Some(binder) = ctx.resume_binder else {
+            return false;
+        };
+        matches!(&callee.kind, ExprKind::Var(v)
+            if self.resolved(v.span) == Some(&Resolved::Local(binder)))
     }
 
     fn pipe(&mut self, span: Span, lhs: &Expr, rhs: &Expr, tail: bool) {

@@ -12,12 +12,14 @@
 //! need its continuation: the machine runs it on top of the performer and
 //! `resume(e)` returns `e` straight to the operation (updating the
 //! handler's parameter, for `resume(e, p)`). Such a clause takes no
-//! `resume` parameter. The analysis is syntactic and conservative: a
-//! clause that binds a name `resume` itself, or passes `resume` anywhere,
-//! takes the general path.
+//! `resume` parameter. The analysis is conservative: a clause that binds a
+//! name `resume` itself, or passes `resume` anywhere, takes the general
+//! path. Which `resume` a call names, and which parameter a simple
+//! clause's operand is, come from the checker's resolution.
 
 use writ_lang::Span;
-use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Pattern, PatternKind, Stmt, StrPart};
+use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Ident, Pattern, PatternKind, Stmt, StrPart};
+use writ_lang::types::{Resolution, Resolved};
 
 use super::{FnCtx, Lowerer, ResumeMode};
 use crate::code::{ClauseInfo, HandlerInfo, Op, Operand, SimpleClause};
@@ -26,7 +28,7 @@ impl Lowerer {
     /// Lower a `handle` expression: push the parameter, the clause
     /// closures and the body thunk, then `Handle`.
     pub(super) fn handle(&mut self, span: Span, h: &Handle) {
-        let state_name = h.state.as_ref().map(|s| s.name.name.clone());
+        let state = h.state.as_ref().map(|s| s.name.span);
         if let Some(st) = &h.state {
             self.expr(&st.init, false);
         }
@@ -47,21 +49,27 @@ impl Lowerer {
                 self.emit(Op::NoMatch, *span);
                 continue;
             };
-            let tail = tail_resumptive(body, &|p| {
-                self.op_ids(&p.effect.name, &p.op.name)
-                    .is_some_and(|id| self.never_ops.contains(&id))
-            });
-            let mode = match (tail, state_name.is_some()) {
+            let resolution = &self.resolution;
+            let is_resume = |v: &Ident| resolution.get(v.span) == Some(&Resolved::Local(*span));
+            let tail = tail_resumptive(
+                body,
+                &|p| {
+                    self.op_ids(&p.effect.name, &p.op.name)
+                        .is_some_and(|id| self.never_ops.contains(&id))
+                },
+                &is_resume,
+            );
+            let mode = match (tail, state.is_some()) {
                 (false, _) => ResumeMode::Value,
                 (true, false) => ResumeMode::Tail,
                 (true, true) => ResumeMode::TailWith,
             };
             let name = format!("{}.{} clause", effect.name, op.name);
-            self.clause(&name, params, state_name.as_deref(), mode, body, *span);
+            self.clause(&name, params, state, mode, body, *span);
             let mut uses = Uses::default();
             uses.expr(body);
             let simple = if tail {
-                simple_clause(params, state_name.as_deref(), body)
+                simple_clause(params, state, body, &self.resolution, *span)
             } else {
                 None
             };
@@ -82,7 +90,7 @@ impl Lowerer {
                 self.clause(
                     "return clause",
                     params,
-                    state_name.as_deref(),
+                    state,
                     ResumeMode::Tail,
                     body,
                     *span,
@@ -103,7 +111,7 @@ impl Lowerer {
             clauses,
             closures,
             has_return,
-            has_state: state_name.is_some(),
+            has_state: state.is_some(),
         });
         let id = self.module.handlers.len() as u32 - 1;
         self.emit(Op::Handle(id), span);
@@ -125,11 +133,13 @@ impl Lowerer {
     /// Lower one clause to a function value on the stack. `mode` is
     /// `Value` for a general clause (which takes `resume`); the return
     /// clause is lowered with `Tail`, which only means "no `resume`".
+    /// `state` is the binder of the handler's parameter; an operation
+    /// clause's `resume` is bound by the clause (at `span`).
     fn clause(
         &mut self,
         name: &str,
         params: &[Pattern],
-        state: Option<&str>,
+        state: Option<Span>,
         mode: ResumeMode,
         body: &Expr,
         span: Span,
@@ -137,17 +147,18 @@ impl Lowerer {
         let takes_resume = mode == ResumeMode::Value;
         let arity = params.len() + usize::from(state.is_some()) + usize::from(takes_resume);
         let mut ctx = FnCtx::new(name.to_string(), arity as u32);
-        ctx.resume = if name == "return clause" {
-            ResumeMode::Value
+        if name == "return clause" {
+            ctx.resume = ResumeMode::Value;
         } else {
-            mode
-        };
+            ctx.resume = mode;
+            ctx.resume_binder = Some(span);
+        }
         let param_slots: Vec<u32> = params.iter().map(|_| ctx.slot()).collect();
-        let names = state.into_iter().chain(takes_resume.then_some("resume"));
-        for name in names {
+        let binders = state.into_iter().chain(takes_resume.then_some(span));
+        for binder in binders {
             let slot = ctx.slot();
             if let Some(scope) = ctx.scopes.first_mut() {
-                scope.push((name.to_string(), slot));
+                scope.push((binder, slot));
             }
         }
         self.fns.push(ctx);
@@ -163,10 +174,16 @@ impl Lowerer {
     }
 }
 
-/// The clause as a [`SimpleClause`], if its body (inside any blocks) is a
-/// single `resume` whose arguments are parameters, the handler's parameter
-/// or constants.
-fn simple_clause(params: &[Pattern], state: Option<&str>, body: &Expr) -> Option<SimpleClause> {
+/// The clause (at `clause`) as a [`SimpleClause`], if its body (inside any
+/// blocks) is a single `resume` whose arguments are parameters, the
+/// handler's parameter (bound at `state`) or constants.
+fn simple_clause(
+    params: &[Pattern],
+    state: Option<Span>,
+    body: &Expr,
+    resolution: &Resolution,
+    clause: Span,
+) -> Option<SimpleClause> {
     let mut e = body;
     while let ExprKind::Block(b) = &e.kind {
         match b.stmts.as_slice() {
@@ -177,7 +194,9 @@ fn simple_clause(params: &[Pattern], state: Option<&str>, body: &Expr) -> Option
     let ExprKind::Call { callee, args } = &e.kind else {
         return None;
     };
-    if !matches!(&callee.kind, ExprKind::Var(v) if v.name == "resume") {
+    if !matches!(&callee.kind, ExprKind::Var(v)
+        if resolution.get(v.span) == Some(&Resolved::Local(clause)))
+    {
         return None;
     }
     let operand = |a: &Expr| -> Option<Operand> {
@@ -186,14 +205,15 @@ fn simple_clause(params: &[Pattern], state: Option<&str>, body: &Expr) -> Option
             ExprKind::Int(n) => Operand::Int(*n),
             ExprKind::Bool(b) => Operand::Bool(*b),
             ExprKind::Var(v) => {
-                // A parameter bound later in the list shadows an earlier
-                // one of the same name, and every parameter shadows the
-                // handler's.
+                // Which parameter the checker found the name to be.
+                let Some(Resolved::Local(binder)) = resolution.get(v.span) else {
+                    return None;
+                };
                 let bound =
-                    |p: &Pattern| matches!(&p.kind, PatternKind::Bind(n) if n.name == v.name);
-                if let Some(i) = params.iter().rposition(bound) {
+                    |p: &Pattern| matches!(&p.kind, PatternKind::Bind(n) if n.span == *binder);
+                if let Some(i) = params.iter().position(bound) {
                     Operand::Arg(i as u32)
-                } else if state == Some(v.name.as_str()) {
+                } else if state == Some(*binder) {
                     Operand::State
                 } else {
                     return None;
@@ -223,10 +243,14 @@ fn simple_clause(params: &[Pattern], state: Option<&str>, body: &Expr) -> Option
 }
 
 /// Whether a clause body resumes only in tail position (see the module
-/// docs).
-fn tail_resumptive(body: &Expr, never: &dyn Fn(&writ_lang::ast::Perform) -> bool) -> bool {
+/// docs); `is_resume` says whether a name is the clause's `resume`.
+fn tail_resumptive(
+    body: &Expr,
+    never: &dyn Fn(&writ_lang::ast::Perform) -> bool,
+    is_resume: &dyn Fn(&Ident) -> bool,
+) -> bool {
     let mut tails = 0;
-    if !tails_resume(body, never, &mut tails) {
+    if !tails_resume(body, never, is_resume, &mut tails) {
         return false;
     }
     let mut uses = Uses::default();
@@ -237,12 +261,12 @@ fn tail_resumptive(body: &Expr, never: &dyn Fn(&writ_lang::ast::Perform) -> bool
 fn tails_resume(
     e: &Expr,
     never: &dyn Fn(&writ_lang::ast::Perform) -> bool,
+    is_resume: &dyn Fn(&Ident) -> bool,
     tails: &mut usize,
 ) -> bool {
     match &e.kind {
         ExprKind::Call { callee, args } => {
-            let is_resume = matches!(&callee.kind, ExprKind::Var(v) if v.name == "resume");
-            if is_resume {
+            if matches!(&callee.kind, ExprKind::Var(v) if is_resume(v)) {
                 *tails += 1;
                 let mut uses = Uses::default();
                 args.iter().for_each(|a| uses.expr(a));
@@ -252,7 +276,7 @@ fn tails_resume(
         }
         ExprKind::Perform(p) => never(p),
         ExprKind::Block(b) => match b.stmts.last() {
-            Some(Stmt::Expr(last)) => tails_resume(last, never, tails),
+            Some(Stmt::Expr(last)) => tails_resume(last, never, is_resume, tails),
             _ => false,
         },
         ExprKind::If {
@@ -263,12 +287,14 @@ fn tails_resume(
                 return false;
             };
             let block_ok = |b: &writ_lang::ast::Block, tails: &mut usize| match b.stmts.last() {
-                Some(Stmt::Expr(last)) => tails_resume(last, never, tails),
+                Some(Stmt::Expr(last)) => tails_resume(last, never, is_resume, tails),
                 _ => false,
             };
             branches.iter().all(|(_, b)| block_ok(b, tails)) && block_ok(other, tails)
         }
-        ExprKind::Match { arms, .. } => arms.iter().all(|a| tails_resume(&a.body, never, tails)),
+        ExprKind::Match { arms, .. } => arms
+            .iter()
+            .all(|a| tails_resume(&a.body, never, is_resume, tails)),
         _ => false,
     }
 }

@@ -1,5 +1,7 @@
 //! Lowering the standard library: its types and effects are declared, its
-//! functions written in Writ are lowered like a program's, and each
+//! functions written in Writ are lowered like a program's (from the
+//! checker's resolution of their file,
+//! [`writ_lang::types::resolution::library`]), and each
 //! body-less function is bound to its native (found by name; a missing one
 //! is an error, so the library and the natives cannot drift apart).
 
@@ -15,7 +17,7 @@ impl Lowerer {
     /// Declare the standard library's types and effects, and lower its
     /// functions (natives are looked up by name).
     pub(super) fn library(&mut self) -> Result<(), String> {
-        let mut bodies: Vec<(String, FnDecl, u32)> = Vec::new();
+        let mut bodies: Vec<(&str, FnDecl, u32)> = Vec::new();
         for file in writ_lang::stdlib::FILES {
             let ns = file.name.strip_suffix(".writ").unwrap_or(file.name);
             let parsed = writ_lang::parser::parse_library(file.source);
@@ -39,7 +41,7 @@ impl Lowerer {
                 if f.body.is_some() {
                     let id = self.reserve_fn(&qualified, f.params.len());
                     members.insert(f.name.name.clone(), Slot::Func(id));
-                    bodies.push((qualified, *f, id));
+                    bodies.push((file.name, *f, id));
                 } else {
                     let Some(id) = natives::lookup(&qualified) else {
                         return Err(format!("no native implementation of `{qualified}`"));
@@ -55,7 +57,14 @@ impl Lowerer {
             }
             self.namespaces.insert(ns.to_string(), members);
         }
-        for (_, f, id) in bodies {
+        let resolutions = writ_lang::types::resolution::library();
+        for (file, f, id) in bodies {
+            let Some(r) = resolutions.get(file) else {
+                return Err(format!(
+                    "the checker did not resolve the standard library file {file}"
+                ));
+            };
+            self.resolution = std::borrow::Cow::Borrowed(r);
             self.function(&f, id);
         }
         Ok(())

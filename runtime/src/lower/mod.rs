@@ -1,17 +1,21 @@
 //! Lowering: from a checked program (and the standard library) to the core
 //! IR of [`crate::code`].
 //!
-//! Lowering runs only on programs the type checker accepted, and redoes
-//! name resolution with the same rules (a local wins over a top-level
-//! `let`, which wins over a top-level `fn`; a function sees the top-level
-//! `let`s written before it; a local wins over a namespace). Each variable
-//! becomes a slot: a local of its frame, a captured value of its closure,
-//! or a global. Closures capture by value, which is exact because Writ has
-//! no mutable variables.
+//! Lowering runs only on programs the type checker accepted, and resolves
+//! no names: each name is compiled from what the checker recorded it
+//! refers to ([`writ_lang::types::Resolution`], decision 007). A binder
+//! (a parameter, a pattern's name, a local `fn`, a handler's parameter, a
+//! clause's `resume`) is known by the span of its identifier; lowering
+//! keeps, per function, which slot holds each binder, and a name is the
+//! slot of the binder the checker chose: a local of its frame, a captured
+//! value of its closure (captured along the chain of enclosing functions),
+//! or, for a top-level `let` or `fn`, a global or a function. Closures
+//! capture by value, which is exact because Writ has no mutable variables.
 //!
 //! Invariants: nothing here panics on an accepted program; an AST node the
-//! checker would have rejected lowers to an op that stops the run with an
-//! internal error ([`crate::code::Op::NoMatch`]), never to a crash.
+//! checker would have rejected, or a name it did not resolve, lowers to an
+//! op that stops the run with an internal error
+//! ([`crate::code::Op::NoMatch`]), never to a crash or a guess.
 
 mod decision;
 mod expr;
@@ -21,10 +25,12 @@ mod liveness;
 mod pattern;
 mod peephole;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use writ_lang::Span;
-use writ_lang::ast::{Block, FnDecl, Item, Pattern, PatternKind, Program, Stmt, TypeBody};
+use writ_lang::ast::{Block, FnDecl, Ident, Item, Pattern, PatternKind, Program, Stmt, TypeBody};
+use writ_lang::types::{Resolution, Resolved};
 
 use crate::code::{CaptureFrom, CtorInfo, EffectInfo, Function, Literal, Module, Op};
 
@@ -55,14 +61,19 @@ enum ResumeMode {
 #[derive(Clone)]
 struct FnCtx {
     func: Function,
-    /// Names bound in nested scopes, innermost last.
-    scopes: Vec<Vec<(String, u32)>>,
+    /// The binders (by span) bound in nested scopes, with their slots,
+    /// innermost last.
+    scopes: Vec<Vec<(Span, u32)>>,
     next_slot: u32,
-    /// Captured names, by capture index.
-    captured: Vec<String>,
-    /// The name a local function calls itself by.
-    self_name: Option<String>,
+    /// Captured binders, by capture index.
+    captured: Vec<Span>,
+    /// The binder of a local function's name, which its body calls
+    /// itself by.
+    self_binder: Option<Span>,
     resume: ResumeMode,
+    /// The binder of the clause's `resume` (a tail-resumptive clause
+    /// compiles calls of it in tail position, and binds no slot for it).
+    resume_binder: Option<Span>,
     /// Whether a top-level `let` binds globals (only in the top level's
     /// own scope).
     top_level: bool,
@@ -79,8 +90,9 @@ impl FnCtx {
             scopes: vec![Vec::new()],
             next_slot: 0,
             captured: Vec::new(),
-            self_name: None,
+            self_binder: None,
             resume: ResumeMode::Value,
+            resume_binder: None,
             top_level: false,
         }
     }
@@ -94,7 +106,7 @@ impl FnCtx {
             if p.name.name != "_"
                 && let Some(scope) = ctx.scopes.first_mut()
             {
-                scope.push((p.name.name.clone(), s));
+                scope.push((p.name.span, s));
             }
         }
         ctx
@@ -120,34 +132,34 @@ pub(crate) struct Lowerer {
     shape_ids: HashMap<Vec<u32>, u32>,
     string_ids: HashMap<String, u32>,
     namespaces: HashMap<String, HashMap<String, Slot>>,
-    top_fns: HashMap<String, u32>,
-    top_lets: HashMap<String, Vec<(usize, u32)>>,
-    /// The position of the top-level item being lowered.
-    top_position: usize,
-    /// Whether library code is being lowered (it sees no program names).
+    /// The top-level `fn`s and `let` binders of the program (or input)
+    /// being lowered, by the span of their name.
+    top: HashMap<Span, Slot>,
+    /// Whether library code is being lowered.
     in_library: bool,
     ctor_wrappers: HashMap<u32, u32>,
     fns: Vec<FnCtx>,
-    /// The uses of `list.sum` on `Float`s, from the type checker.
-    float_sums: Vec<Span>,
+    /// What the checker found each name of the code being lowered refers
+    /// to.
+    resolution: Cow<'static, Resolution>,
     /// The native entry of `list.sum` on `Float`s, once registered.
     float_sum_native: Option<u32>,
-    /// In a session, the top-level names of earlier inputs (seen after
-    /// the current input's own).
+    /// In a session, the top-level names of earlier inputs, each later
+    /// one replacing an earlier one of the same name.
     session: HashMap<String, Slot>,
 }
 
 /// Lower a checked program, with the standard library, to a module.
-/// `float_sums` are the uses of `list.sum` the type checker found to sum
-/// `Float`s. An error names what could not be lowered (a bug in Writ, not
-/// in the program).
+/// `resolution` is what the type checker found each name to refer to. An
+/// error names what could not be lowered (a bug in Writ, not in the
+/// program).
 pub fn lower(
     program: &Program,
-    float_sums: &[Span],
+    resolution: &Resolution,
     interfaces: &[String],
 ) -> Result<Module, String> {
     let mut l = Lowerer::library_only(interfaces)?;
-    l.float_sums = float_sums.to_vec();
+    l.resolution = Cow::Owned(resolution.clone());
     l.program(program);
     for f in &mut l.module.functions {
         peephole::fuse(f);
@@ -169,13 +181,11 @@ impl Lowerer {
             shape_ids: HashMap::new(),
             string_ids: HashMap::new(),
             namespaces: HashMap::new(),
-            top_fns: HashMap::new(),
-            top_lets: HashMap::new(),
-            top_position: 0,
+            top: HashMap::new(),
             in_library: true,
             ctor_wrappers: HashMap::new(),
             fns: Vec::new(),
-            float_sums: Vec::new(),
+            resolution: Cow::Owned(Resolution::default()),
             float_sum_native: None,
             session: HashMap::new(),
         };
@@ -188,6 +198,7 @@ impl Lowerer {
             l.declare(&parsed.program);
         }
         l.in_library = false;
+        l.resolution = Cow::Owned(Resolution::default());
         Ok(l)
     }
 
@@ -207,21 +218,28 @@ impl Lowerer {
     /// Lower one more input of a session: its functions join the module,
     /// its top level becomes a function of its own (returned), and its
     /// top-level names are seen by later inputs, replacing earlier ones.
-    pub(crate) fn input(&mut self, program: &Program, float_sums: &[Span]) -> u32 {
+    pub(crate) fn input(&mut self, program: &Program, resolution: &Resolution) -> u32 {
         let first = self.module.functions.len();
-        self.float_sums = float_sums.to_vec();
-        self.top_fns.clear();
-        self.top_lets.clear();
+        self.resolution = Cow::Owned(resolution.clone());
+        self.top.clear();
         self.program(program);
-        for (name, id) in std::mem::take(&mut self.top_fns) {
-            self.session.insert(name, Slot::Func(id));
-        }
-        for (name, mut sites) in std::mem::take(&mut self.top_lets) {
-            sites.sort_by_key(|(p, _)| *p);
-            if let Some((_, g)) = sites.pop() {
-                self.session.insert(name, Slot::Global(g));
+        // The input's names join the session's, a later `let` of a name
+        // replacing an earlier one (as the checker's session does).
+        for item in &program.items {
+            let mut names = Vec::new();
+            match item {
+                Item::Fn(f) => names.push(&f.name),
+                Item::Stmt(Stmt::Let(l)) => binders(&l.pattern, &mut names),
+                _ => {}
+            }
+            for n in names {
+                if let Some(slot) = self.top.get(&n.span) {
+                    self.session.insert(n.name.clone(), *slot);
+                }
             }
         }
+        self.top.clear();
+        self.resolution = Cow::Owned(Resolution::default());
         for f in self.module.functions.iter_mut().skip(first) {
             peephole::fuse(f);
         }
@@ -287,11 +305,11 @@ impl Lowerer {
         self.declare(program);
         // Every top-level function and `let` gets its id or global first,
         // so that items can be used before they appear.
-        for (pos, item) in program.items.iter().enumerate() {
+        for item in &program.items {
             match item {
-                Item::Fn(f) if !self.top_fns.contains_key(&f.name.name) => {
+                Item::Fn(f) => {
                     let id = self.reserve_fn(&f.name.name, f.params.len());
-                    self.top_fns.insert(f.name.name.clone(), id);
+                    self.top.insert(f.name.span, Slot::Func(id));
                 }
                 Item::Stmt(Stmt::Let(l)) => {
                     let mut names = Vec::new();
@@ -299,22 +317,16 @@ impl Lowerer {
                     for n in names {
                         let g = self.module.globals;
                         self.module.globals += 1;
-                        self.top_lets.entry(n).or_default().push((pos, g));
+                        self.top.insert(n.span, Slot::Global(g));
                     }
                 }
                 _ => {}
             }
         }
-        for (pos, item) in program.items.iter().enumerate() {
+        for item in &program.items {
             if let Item::Fn(f) = item
-                && let Some(&id) = self.top_fns.get(&f.name.name)
-                && self
-                    .module
-                    .functions
-                    .get(id as usize)
-                    .is_some_and(|f| f.ops.is_empty())
+                && let Some(&Slot::Func(id)) = self.top.get(&f.name.span)
             {
-                self.top_position = pos;
                 self.function(f, id);
             }
         }
@@ -332,13 +344,12 @@ impl Lowerer {
             })
             .collect();
         let last = stmts.len();
-        for (n, (pos, stmt)) in stmts.into_iter().enumerate() {
-            self.top_position = pos;
+        for (n, (_, stmt)) in stmts.into_iter().enumerate() {
             let is_last = n + 1 == last;
             match stmt {
                 Stmt::Let(l) => {
                     self.expr(&l.value, false);
-                    self.let_pattern(&l.pattern, pos);
+                    self.let_pattern(&l.pattern);
                     if is_last {
                         self.emit(Op::Unit, l.span);
                     }
@@ -366,7 +377,6 @@ impl Lowerer {
             self.emit(Op::Unit, at);
         }
         self.emit(Op::Return, at);
-        self.top_position = usize::MAX;
         if let Some(ctx) = self.fns.pop() {
             self.finish(ctx, main);
         }
@@ -374,7 +384,7 @@ impl Lowerer {
     }
 
     /// Bind a top-level `let`'s pattern to its globals.
-    fn let_pattern(&mut self, pat: &Pattern, pos: usize) {
+    fn let_pattern(&mut self, pat: &Pattern) {
         let span = pat.span;
         let slot = self.ctx().slot();
         self.emit(Op::SetLocal(slot), span);
@@ -384,13 +394,8 @@ impl Lowerer {
         self.pattern(pat, slot, &mut fails);
         let bound = self.ctx().scopes.pop().unwrap_or_default();
         self.ctx().scopes.truncate(before);
-        for (name, local) in bound {
-            if let Some(g) = self
-                .top_lets
-                .get(&name)
-                .and_then(|v| v.iter().find(|(p, _)| *p == pos))
-                .map(|(_, g)| *g)
-            {
+        for (binder, local) in bound {
+            if let Some(&Slot::Global(g)) = self.top.get(&binder) {
                 self.emit(Op::Local(local), span);
                 self.emit(Op::SetGlobal(g), span);
             }
@@ -521,65 +526,58 @@ impl Lowerer {
         ctx.next_slot = saved;
     }
 
-    fn bind(&mut self, name: &str, slot: u32) {
+    /// Record that `binder` is held in `slot` (in the innermost scope).
+    fn bind(&mut self, binder: Span, slot: u32) {
         if let Some(s) = self.ctx().scopes.last_mut() {
-            s.push((name.to_string(), slot));
+            s.push((binder, slot));
         }
     }
 
-    /// Resolve a value name in the innermost function.
-    fn resolve(&mut self, name: &str) -> Option<Slot> {
-        let depth = self.fns.len();
-        if depth == 0 {
-            return self.resolve_top(name);
-        }
-        self.resolve_in(depth - 1, name)
+    /// What the checker resolved the name whose identifier is at `at` to.
+    fn resolved(&self, at: Span) -> Option<&Resolved> {
+        self.resolution.get(at)
     }
 
-    fn resolve_in(&mut self, i: usize, name: &str) -> Option<Slot> {
+    /// The slot of the value the name `name` refers to (by the checker's
+    /// resolution), seen from the innermost function; `None` for a name
+    /// the checker did not resolve to a value.
+    fn slot_of(&mut self, name: &Ident) -> Option<Slot> {
+        match self.resolved(name.span)?.clone() {
+            Resolved::Local(binder) => {
+                let depth = self.fns.len();
+                self.local_in(depth.checked_sub(1)?, binder)
+            }
+            Resolved::Top(binder) => self.top.get(&binder).copied(),
+            Resolved::Session(name) => self.session.get(&name).copied(),
+            Resolved::Member { .. } => None,
+        }
+    }
+
+    /// Where function `i` finds the local `binder`: a slot of its own, or
+    /// a capture (added along the chain of enclosing functions).
+    fn local_in(&mut self, i: usize, binder: Span) -> Option<Slot> {
         let ctx = self.fns.get(i)?;
         for scope in ctx.scopes.iter().rev() {
-            if let Some((_, s)) = scope.iter().rev().find(|(n, _)| n == name) {
+            if let Some((_, s)) = scope.iter().rev().find(|(b, _)| *b == binder) {
                 return Some(Slot::Local(*s));
             }
         }
-        if ctx.self_name.as_deref() == Some(name) {
+        if ctx.self_binder == Some(binder) {
             return Some(Slot::SelfFn);
         }
-        if let Some(k) = ctx.captured.iter().position(|n| n == name) {
+        if let Some(k) = ctx.captured.iter().position(|b| *b == binder) {
             return Some(Slot::Capture(k as u32));
         }
-        if i == 0 {
-            return self.resolve_top(name);
-        }
-        let from = match self.resolve_in(i - 1, name)? {
+        let from = match self.local_in(i.checked_sub(1)?, binder)? {
             Slot::Local(s) => CaptureFrom::Local(s),
             Slot::Capture(c) => CaptureFrom::Capture(c),
             Slot::SelfFn => CaptureFrom::SelfFn,
             other => return Some(other),
         };
         let ctx = self.fns.get_mut(i)?;
-        ctx.captured.push(name.to_string());
+        ctx.captured.push(binder);
         ctx.func.captures.push(from);
         Some(Slot::Capture(ctx.captured.len() as u32 - 1))
-    }
-
-    fn resolve_top(&self, name: &str) -> Option<Slot> {
-        if self.in_library {
-            return None;
-        }
-        if let Some(g) = self.top_lets.get(name).and_then(|v| {
-            v.iter()
-                .rev()
-                .find(|(p, _)| *p < self.top_position)
-                .map(|(_, g)| *g)
-        }) {
-            return Some(Slot::Global(g));
-        }
-        self.top_fns
-            .get(name)
-            .map(|id| Slot::Func(*id))
-            .or_else(|| self.session.get(name).copied())
     }
 
     fn symbol(&mut self, name: &str) -> u32 {
@@ -681,7 +679,7 @@ impl Lowerer {
         if let PatternKind::Bind(name) = &pat.kind {
             let slot = self.ctx().slot();
             self.emit(Op::SetLocal(slot), pat.span);
-            self.bind(&name.name, slot);
+            self.bind(name.span, slot);
             return;
         }
         let slot = self.ctx().slot();
@@ -696,35 +694,35 @@ impl Lowerer {
     fn local_fn(&mut self, f: &FnDecl) {
         let Some(body) = &f.body else { return };
         let mut ctx = FnCtx::with_params(self.nested_name(&f.name.name), &f.params);
-        ctx.self_name = Some(f.name.name.clone());
+        ctx.self_binder = Some(f.name.span);
         self.fns.push(ctx);
         self.block(body, true);
         let Some(ctx) = self.fns.pop() else { return };
         self.push_function(ctx, f.span);
         let slot = self.ctx().slot();
         self.emit(Op::SetLocal(slot), f.span);
-        self.bind(&f.name.name, slot);
+        self.bind(f.name.span, slot);
     }
 }
 
-/// The names a pattern binds, in order.
-fn binders(p: &Pattern, out: &mut Vec<String>) {
+/// The identifiers a pattern binds, in order.
+fn binders<'a>(p: &'a Pattern, out: &mut Vec<&'a Ident>) {
     match &p.kind {
-        PatternKind::Bind(n) => out.push(n.name.clone()),
+        PatternKind::Bind(n) => out.push(n),
         PatternKind::Tuple(ps) => ps.iter().for_each(|p| binders(p, out)),
         PatternKind::Ctor { args, .. } => args.iter().for_each(|p| binders(p, out)),
         PatternKind::Record { fields, .. } => {
             for f in fields {
                 match &f.pattern {
                     Some(p) => binders(p, out),
-                    None => out.push(f.name.name.clone()),
+                    None => out.push(&f.name),
                 }
             }
         }
         PatternKind::List { items, rest } => {
             items.iter().for_each(|p| binders(p, out));
             if let Some(n) = rest.as_ref().and_then(|r| r.name.as_ref()) {
-                out.push(n.name.clone());
+                out.push(n);
             }
         }
         _ => {}

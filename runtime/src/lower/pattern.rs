@@ -28,7 +28,7 @@ impl Lowerer {
                 self.emit(Op::NoMatch, span);
             }
             PatternKind::Wildcard | PatternKind::Unit => {}
-            PatternKind::Bind(name) => self.bind(&name.name, slot),
+            PatternKind::Bind(name) => self.bind(name.span, slot),
             PatternKind::Bool(b) => {
                 self.emit(Op::Local(slot), span);
                 if !*b {
@@ -62,7 +62,7 @@ impl Lowerer {
                     self.emit(Op::SetLocal(s), span);
                     match &f.pattern {
                         Some(p) => self.pattern(p, s, fails),
-                        None => self.bind(&f.name.name, s),
+                        None => self.bind(f.name.span, s),
                     }
                 }
             }
@@ -90,7 +90,7 @@ impl Lowerer {
                     self.emit(Op::DropItems(n), name.span);
                     let s = self.ctx().slot();
                     self.emit(Op::SetLocal(s), name.span);
-                    self.bind(&name.name, s);
+                    self.bind(name.span, s);
                 }
             }
         }
