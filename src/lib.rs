@@ -22,7 +22,7 @@
 pub mod explain;
 pub mod render;
 
-pub use writ_lang::types::{GrantedBy, Grants, ManifestEntry, Signature};
+pub use writ_lang::types::{DEFAULT_GRANTS, GrantedBy, Grants, ManifestEntry, Signature};
 pub use writ_lang::{Code, Diagnostic, Hint, Label, LineIndex, Position, Severity, Span};
 pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 
@@ -138,9 +138,6 @@ pub fn check_source_with(text: &str, grants: Option<Grants<'_>>) -> Checked {
     }
 }
 
-/// The effects `writ run` grants: `Log` (printed) and, implicitly, `Fail`.
-pub const RUN_GRANTS: &[&str] = &["Log"];
-
 /// The outcome of [`run_source`].
 #[derive(Clone, Debug)]
 pub struct Ran {
@@ -178,7 +175,7 @@ pub fn run_source(
     log: &mut dyn FnMut(&str),
     cancel: Option<&Arc<AtomicBool>>,
 ) -> Ran {
-    let names: Vec<String> = RUN_GRANTS.iter().map(|g| g.to_string()).collect();
+    let names: Vec<String> = DEFAULT_GRANTS.iter().map(|g| g.to_string()).collect();
     let grants = Grants {
         names: &names,
         by: GrantedBy::Default,

@@ -28,7 +28,10 @@ use writ_runtime::{Limits, LogHost, RunError, Value};
 use crate::engine::{Engine, Operation, RunOptions, open_for};
 use crate::policy::Policy;
 use crate::policy_host::PolicyHost;
+
 use crate::store::{self, AuditRecord, Store, StoreError};
+/// The capabilities granted when no policy is given.
+pub use writ_lang::types::DEFAULT_GRANTS;
 
 /// The text of one input, and where its spans start.
 #[derive(Clone, Debug)]
@@ -138,9 +141,6 @@ pub struct Session {
     /// Whether the last source belongs to an input that was not kept.
     scratch: bool,
 }
-
-/// The capabilities granted when no policy is given.
-pub const DEFAULT_GRANTS: &[&str] = &["Log"];
 
 impl Session {
     /// A session under `policy` (`None`: only `Log` is granted). The

@@ -181,9 +181,14 @@ pub enum GrantedBy {
     List,
     /// A policy: its `[grants.NAME]` tables.
     Policy,
-    /// No policy: the default, which grants only `Log`.
+    /// No policy: the default, [`DEFAULT_GRANTS`].
     Default,
 }
+
+/// The capabilities granted when no policy or list is given (the CLI's
+/// `writ run` and `writ check`, the REPL without a policy): `Log`, and
+/// `Fail`, which needs no grant.
+pub const DEFAULT_GRANTS: &[&str] = &["Log"];
 
 /// The capabilities a program may perform, and what granted them.
 #[derive(Clone, Copy, Debug)]
