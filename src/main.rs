@@ -1,6 +1,8 @@
-//! The `writ` command line. The only part of Writ that touches the file
-//! system and the terminal: it reads files, checks them through the library
-//! facade and prints what the facade reports.
+//! The `writ` command line: it reads source and policy files, checks and
+//! runs them through the library facade, and prints what the facade
+//! reports. With `host_cli` and `repl`, the terminal's only user; the
+//! host's store, seed and `Http` files are opened by `writ-host` itself
+//! (docs/architecture.md says who touches what).
 //!
 //! Exit codes: 0 every file accepted (and, for `run`, the program
 //! finished); 1 some program rejected; 2 a usage error, or a file that
