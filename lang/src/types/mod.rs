@@ -185,9 +185,8 @@ pub enum GrantedBy {
     Default,
 }
 
-/// The capabilities granted when no policy or list is given (the CLI's
-/// `writ run` and `writ check`, the REPL without a policy): `Log`, and
-/// `Fail`, which needs no grant.
+/// The capabilities granted when neither a policy nor a list of grants is
+/// given: `Log`, and `Fail`, which needs no grant.
 pub const DEFAULT_GRANTS: &[&str] = &["Log"];
 
 /// The capabilities a program may perform, and what granted them.
