@@ -41,8 +41,10 @@ pub(crate) fn with_library(interfaces: &[String]) -> Checker {
     load_stdlib(&mut c);
     c.diagnostics.clear();
     // The library's own resolution is lowering's business
-    // ([`crate::types::resolution::library`]), not a program's.
-    c.library_resolution = HashMap::new();
+    // ([`crate::types::resolution::library`]), not a program's: the first
+    // checker to load the library keeps it for the process, so that
+    // lowering does not check the library a second time to get it.
+    crate::types::resolution::keep_library(std::mem::take(&mut c.library_resolution));
     for source in interfaces {
         let parsed = crate::parser::parse_library(source);
         for item in &parsed.program.items {

@@ -112,7 +112,6 @@ impl Resolution {
 /// The resolution of the standard library's functions written in Writ, by
 /// file name (`list.writ`), computed once per process.
 pub fn library() -> &'static HashMap<String, Resolution> {
-    static LIBRARY: std::sync::OnceLock<HashMap<String, Resolution>> = std::sync::OnceLock::new();
     LIBRARY.get_or_init(|| {
         stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
             let mut c = crate::types::infer::Checker::new();
@@ -120,6 +119,15 @@ pub fn library() -> &'static HashMap<String, Resolution> {
             std::mem::take(&mut c.library_resolution)
         })
     })
+}
+
+/// The standard library's resolution, file by file, once per process.
+static LIBRARY: std::sync::OnceLock<HashMap<String, Resolution>> = std::sync::OnceLock::new();
+
+/// Keep the standard library's resolution that a checker computed while
+/// loading the library (the same for every load), if none is kept yet.
+pub(crate) fn keep_library(resolution: HashMap<String, Resolution>) {
+    let _ = LIBRARY.set(resolution);
 }
 
 #[cfg(test)]
