@@ -266,9 +266,7 @@ pub(crate) fn open_for(
     };
     let mut store = Store::open(&path, seed.as_deref()).map_err(|e| unavailable(e.to_string()))?;
     if let Some(wait) = policy.store.lock_wait {
-        store
-            .set_lock_wait(wait)
-            .map_err(|e| unavailable(e.to_string()))?;
+        store.set_lock_wait(wait);
     }
     let recorded = match policy.grants.get(Builtin::Http.name()).map(|g| &g.scope) {
         Some(Scope::Http(h)) => match &h.recorded {

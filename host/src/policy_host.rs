@@ -80,9 +80,9 @@ impl PolicyHost<'_> {
             rule: &rule,
         };
         let seq = self.store.audit(&entry).map_err(|e| {
-            out_of_time().unwrap_or(HostError::Stop(unavailable(format!(
+            HostError::Stop(unavailable(format!(
                 "the audit record of {operation} could not be written ({e}); the operation was denied"
-            ))))
+            )))
         })?;
         self.audit_ids.push(seq);
         Ok(seq)
@@ -296,8 +296,7 @@ impl PolicyHost<'_> {
                 } else {
                     quoted(&at.to_string())
                 };
-                let denied = self.deny(grant, &operation, &at_shown, &why);
-                Err(out_of_time().unwrap_or(denied))
+                Err(self.deny(grant, &operation, &at_shown, &why))
             }
         }
     }
@@ -432,9 +431,9 @@ impl PolicyHost<'_> {
             max_day_cents: scope.max_day_cents,
         };
         let paid = self.store.pay(&entry, &payment, &over_day).map_err(|e| {
-            out_of_time().unwrap_or(HostError::Stop(unavailable(format!(
+            HostError::Stop(unavailable(format!(
                 "the payment could not be recorded ({e}); nothing was paid"
-            ))))
+            )))
         })?;
         let (id, seq) = match paid {
             Paid::Made { id, seq } => (id, seq),
@@ -645,9 +644,9 @@ fn run_until() -> Option<Instant> {
     writ_runtime::meter::time_left().map(|(_, until)| until)
 }
 
-/// The run's time-limit error, if its time is up: what a request or a
-/// store write that failed then reports, instead of its own failure (it
-/// was cut short by the run's time).
+/// The run's time-limit error, if its time is up: what an operation that
+/// failed then reports, instead of its own failure (a request or a wait
+/// for the store was cut short by the run's time).
 fn out_of_time() -> Option<HostError> {
     let (limit, until) = writ_runtime::meter::time_left()?;
     (Instant::now() >= until).then(|| HostError::Stop(RunError::out_of_time(limit)))
@@ -655,12 +654,15 @@ fn out_of_time() -> Option<HostError> {
 
 impl Host for PolicyHost<'_> {
     fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
-        // A write waits for the store's lock no longer than the run may go
-        // on; the store outlives the run (a session's), so lift it after.
+        // The store waits for its lock no longer than the run may go on;
+        // it outlives the run (a session's), so lift that after.
         self.store.set_until(run_until());
         let result = self.carry_out(effect, op, args);
         self.store.set_until(None);
-        result
+        // Failed once the run's time is up (a request or a wait for the
+        // store cut short by it), an operation ends the run on its time
+        // limit, not with its own failure or denial.
+        result.map_err(|e| out_of_time().unwrap_or(e))
     }
 }
 

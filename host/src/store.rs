@@ -19,6 +19,9 @@
 //! before it reads (`BEGIN IMMEDIATE`), waiting for it up to the store's
 //! lock wait ([`DEFAULT_LOCK_WAIT`], [`Store::set_lock_wait`]) in a few
 //! bounded attempts; a write that still cannot get the lock fails whole.
+//! A read waits as long for a writer. Within a run, no wait goes past the
+//! run's time ([`Store::set_until`]); the one place a wait is bounded is
+//! [`Store::deadline`], which every statement's wait is set from.
 //! A payment's check of the day's total, its ledger row and its audit
 //! record are one such transaction ([`Store::pay`]), so runs paying at
 //! once cannot together pass a cap.
@@ -56,6 +59,9 @@ pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(10);
 /// lock wait (SQLite may report the lock busy before the wait is over,
 /// as when two writers would deadlock).
 const LOCK_ATTEMPTS: u32 = 4;
+
+/// The longest lock wait: SQLite counts it in milliseconds, in a C `int`.
+const LONGEST_LOCK_WAIT: Duration = Duration::from_millis(i32::MAX as u64);
 
 const SCHEMA: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -342,7 +348,6 @@ impl Store {
             lock_wait: DEFAULT_LOCK_WAIT,
             until: None,
         };
-        store.set_lock_wait(DEFAULT_LOCK_WAIT)?;
         // Read first (a store that exists needs no write lock, and may be
         // read-only); create under the write lock, asking again there, as
         // another process may have created it meanwhile.
@@ -378,44 +383,66 @@ impl Store {
 
     /// The schema version the store records, `None` for an empty file.
     fn schema_version(&self) -> Result<Option<String>, StoreError> {
-        schema_version(&self.conn).map_err(sqlite)
+        self.read(schema_version)
     }
 
     /// Wait up to `wait`, in all, for the write lock before a write fails
-    /// (default [`DEFAULT_LOCK_WAIT`]); a read waits as long for a writer.
-    pub fn set_lock_wait(&mut self, wait: Duration) -> Result<(), StoreError> {
-        self.lock_wait = wait;
-        self.conn.busy_timeout(wait).map_err(sqlite)
+    /// (default [`DEFAULT_LOCK_WAIT`]; at most about 24 days); a read
+    /// waits as long for a writer.
+    pub fn set_lock_wait(&mut self, wait: Duration) {
+        self.lock_wait = wait.min(LONGEST_LOCK_WAIT);
     }
 
-    /// Let writes wait for the lock no later than `until` (the running
-    /// run's time being up), even within the lock wait; `None` lifts it.
+    /// Let reads and writes wait for the lock no later than `until` (the
+    /// running run's time being up), even within the lock wait; `None`
+    /// lifts it.
     pub fn set_until(&mut self, until: Option<Instant>) {
         self.until = until;
+    }
+
+    /// When a wait for the lock that starts now ends: once the lock wait
+    /// is over, or the run's time is up ([`Store::set_until`]) if that
+    /// comes first. Every statement waits for the lock until then at most.
+    fn deadline(&self) -> Instant {
+        let waited = Instant::now() + self.lock_wait;
+        self.until.map_or(waited, |u| u.min(waited))
+    }
+
+    /// Let the statements that follow wait for the lock until `deadline`
+    /// at most (not at all once it has passed).
+    fn wait_until(&self, deadline: Instant) -> rusqlite::Result<()> {
+        self.conn
+            .busy_timeout(deadline.saturating_duration_since(Instant::now()))
+    }
+
+    /// Run the reads of `f`, each waiting for a writer until
+    /// [`Store::deadline`] at most.
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+        self.wait_until(self.deadline())
+            .and_then(|()| f(&self.conn))
+            .map_err(sqlite)
     }
 
     /// Run `f` in one write transaction, taken before anything is read,
     /// and commit it. While another connection holds the lock, the
     /// transaction is tried again, at most [`LOCK_ATTEMPTS`] times and
-    /// within the lock wait in all (each statement waits only what is left
-    /// of it); then it fails. A failed transaction is rolled back: nothing
+    /// until [`Store::deadline`] in all (each statement waits only what is
+    /// left); then it fails. A failed transaction is rolled back: nothing
     /// of it is written.
     fn write<T>(
         &mut self,
         mut f: impl FnMut(&Transaction<'_>) -> Result<T, WriteError>,
     ) -> Result<T, StoreError> {
-        let deadline = Instant::now() + self.lock_wait;
-        let deadline = self.until.map_or(deadline, |u| u.min(deadline));
+        let deadline = self.deadline();
         let mut last = String::new();
         for attempt in 0..LOCK_ATTEMPTS {
             // The first attempt is made even with no time left: a store
             // nobody else holds is written at once.
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() && attempt > 0 {
+            if attempt > 0 && Instant::now() >= deadline {
                 break;
             }
             let attempt = (|| {
-                self.conn.busy_timeout(left)?;
+                self.wait_until(deadline)?;
                 let tx = self
                     .conn
                     .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -424,22 +451,15 @@ impl Store {
                 Ok(value)
             })();
             match attempt {
-                Ok(v) => return self.reads_wait(Ok(v)),
+                Ok(v) => return Ok(v),
                 Err(WriteError::Busy(e)) => last = e,
-                Err(WriteError::Other(e)) => return self.reads_wait(Err(e)),
+                Err(WriteError::Other(e)) => return Err(e),
             }
         }
-        self.reads_wait(Err(StoreError::Busy {
+        Err(StoreError::Busy {
             waited: self.lock_wait,
             reason: last,
-        }))
-    }
-
-    /// Give reads back the whole lock wait after a write (which narrowed
-    /// it to what was left of its own), then return `r`.
-    fn reads_wait<T>(&mut self, r: Result<T, StoreError>) -> Result<T, StoreError> {
-        self.conn.busy_timeout(self.lock_wait).map_err(sqlite)?;
-        r
+        })
     }
 
     /// Append an audit record; returns its sequence number once committed.
@@ -449,14 +469,14 @@ impl Store {
 
     /// Every audit record, in order.
     pub fn records(&self) -> Result<Vec<AuditRecord>, StoreError> {
-        records(&self.conn).map_err(sqlite)
+        self.read(records)
     }
 
     /// The cents `principal` paid on `day`, in every run. Only a hint
     /// (it may be stale by the time it is used): [`Store::pay`] reads the
     /// total again under the write lock.
     pub fn paid_on(&self, principal: &str, day: &str) -> Result<i64, StoreError> {
-        paid_on(&self.conn, principal, day).map_err(sqlite)
+        self.read(|conn| paid_on(conn, principal, day))
     }
 
     /// Make a payment if the day's total leaves room for it: in one write
@@ -506,8 +526,8 @@ impl Store {
 
     /// Every payment, in order.
     pub fn ledger(&self) -> Result<Vec<Payment>, StoreError> {
-        Ok(ledger_rows(&self.conn)
-            .map_err(sqlite)?
+        Ok(self
+            .read(ledger_rows)?
             .into_iter()
             .map(|r| (r.id, r.principal, r.payee, r.cents, r.currency, r.memo))
             .collect())
@@ -518,48 +538,42 @@ impl Store {
         &self,
         id: &str,
     ) -> Result<Option<(String, Option<String>, String)>, StoreError> {
-        self.conn
-            .query_row(
+        self.read(|conn| {
+            conn.query_row(
                 "SELECT name, manager, fields FROM employees WHERE id = ?1",
                 params![id],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()
-            .map_err(sqlite)
+        })
     }
 
     /// The ids of `manager`'s direct and indirect reports, in order.
     pub fn reports(&self, manager: &str) -> Result<Vec<String>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare(
+        self.read(|conn| {
+            let mut st = conn.prepare(
                 "WITH RECURSIVE chain(id) AS (
                    SELECT id FROM employees WHERE manager = ?1
                    UNION SELECT e.id FROM employees e JOIN chain c ON e.manager = c.id
                  ) SELECT id FROM chain ORDER BY id",
-            )
-            .map_err(sqlite)?;
-        let rows = st
-            .query_map(params![manager], |r| r.get::<_, String>(0))
-            .map_err(sqlite)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(sqlite)
+            )?;
+            let rows = st.query_map(params![manager], |r| r.get::<_, String>(0))?;
+            rows.collect()
+        })
     }
 
     /// Every employee id, in order.
     pub fn employee_ids(&self) -> Result<Vec<String>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT id FROM employees ORDER BY id")
-            .map_err(sqlite)?;
-        let rows = st
-            .query_map([], |r| r.get::<_, String>(0))
-            .map_err(sqlite)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(sqlite)
+        self.read(|conn| {
+            let mut st = conn.prepare("SELECT id FROM employees ORDER BY id")?;
+            let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+            rows.collect()
+        })
     }
 
     /// Run SQL directly (for tests that tamper with the store).
     pub fn execute_unchecked(&self, sql: &str) -> Result<(), StoreError> {
-        self.conn.execute_batch(sql).map_err(sqlite)
+        self.read(|conn| conn.execute_batch(sql))
     }
 }
 

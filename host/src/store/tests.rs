@@ -333,7 +333,7 @@ fn a_write_that_cannot_get_the_lock_fails_whole_and_says_why() {
     let (Ok(mut s), Ok(holder)) = (Store::open(&path, None), Store::open(&path, None)) else {
         panic!("store")
     };
-    assert!(s.set_lock_wait(Duration::from_millis(40)).is_ok());
+    s.set_lock_wait(Duration::from_millis(40));
     sql(&holder, "BEGIN IMMEDIATE");
     let want = StoreError::Busy {
         waited: Duration::from_millis(40),
@@ -356,6 +356,46 @@ fn a_write_that_cannot_get_the_lock_fails_whole_and_says_why() {
         Ok(Paid::Made { id: 1, seq: 1 })
     );
     assert_eq!(s.verify(), Ok(1));
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn reads_and_writes_wait_for_the_lock_no_longer_than_the_run() {
+    // A holder lets go of the lock after a while: within the lock wait,
+    // but after the run's time is up. No wait reaches that far, so each
+    // fails (a wait bounded by the lock wait alone would get the lock).
+    let path = temp_store("until");
+    let Ok(mut s) = Store::open(&path, None) else {
+        panic!("store")
+    };
+    s.set_lock_wait(Duration::from_secs(60));
+    s.set_until(Some(Instant::now()));
+    let busy = |lock: &'static str| {
+        let Ok(holder) = Store::open(&path, None) else {
+            panic!("store")
+        };
+        sql(&holder, lock);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(1));
+            sql(&holder, "COMMIT");
+        })
+    };
+    // `BEGIN EXCLUSIVE` keeps readers out too.
+    let held = busy("BEGIN EXCLUSIVE");
+    assert!(s.paid_on("e1", "2024-01-01").is_err());
+    assert!(s.records().is_err());
+    assert!(s.verify().is_err());
+    let _ = held.join();
+    let held = busy("BEGIN IMMEDIATE");
+    assert!(matches!(
+        s.audit(&entry("Log.info")),
+        Err(StoreError::Busy { .. })
+    ));
+    let _ = held.join();
+    // Lifted, the same store is read and written.
+    s.set_until(None);
+    assert_eq!(s.audit(&entry("Log.info")), Ok(1));
+    assert_eq!(s.paid_on("e1", "2024-01-01"), Ok(0));
     let _ = std::fs::remove_file(&path);
 }
 

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use super::{
-    AuditRecord, GENESIS, LedgerRow, Store, StoreError, ledger_rows, record_hash, records, sqlite,
+    AuditRecord, GENESIS, LedgerRow, Store, StoreError, ledger_rows, record_hash, records,
 };
 
 /// The head of the audit log: how many records it holds and the hash of
@@ -285,10 +285,10 @@ impl Store {
     /// read in one transaction, so a payment made meanwhile is seen whole
     /// or not at all.
     fn verified(&self) -> Result<Vec<AuditRecord>, VerifyError> {
-        let tx = self.conn.unchecked_transaction().map_err(sqlite)?;
-        let records = records(&tx).map_err(sqlite)?;
-        let ledger = ledger_rows(&tx).map_err(sqlite)?;
-        drop(tx);
+        let (records, ledger) = self.read(|conn| {
+            let tx = conn.unchecked_transaction()?;
+            Ok((records(&tx)?, ledger_rows(&tx)?))
+        })?;
         check_chain(&records)?;
         check_ledger(&records, &ledger)?;
         Ok(records)
