@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use writ_host::engine::{DEFAULT_STORE, Decision, Engine, RunOptions};
-use writ_host::store::{Head, Store, VerifyError};
+use writ_host::store::{Head, Store, StoreError, VerifyError};
 
 use writ::render;
 use writ::render::words::Edge;
@@ -192,9 +192,20 @@ fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {
         return Err(ExitCode::from(2));
     }
     Store::open(&path, seed).map_err(|e| {
-        err_println!("error: {e}");
+        err_println!("error: {}", opening(&e));
         ExitCode::from(2)
     })
+}
+
+/// Why a store could not be opened, with the command that mends it where
+/// there is one: a store of schema version 1 is kept, and a new one made.
+fn opening(e: &StoreError) -> String {
+    match e {
+        StoreError::Schema { found } if found == "1" => {
+            format!("{e} (`writ db init` creates one)")
+        }
+        _ => e.to_string(),
+    }
 }
 
 /// `writ audit show [--db PATH] [--format human|json]`.
@@ -253,7 +264,7 @@ pub fn audit_verify(db: Option<&Path>, head: Option<&str>) -> ExitCode {
     let head = match head.map(Head::parse).transpose() {
         Ok(h) => h,
         Err(e) => {
-            err_println!("error: in `--head`: {e}");
+            err_println!("error: in `--head`: {e} (`writ audit head` prints one)");
             return ExitCode::from(2);
         }
     };

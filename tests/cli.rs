@@ -593,7 +593,7 @@ fn audit_head_anchors_the_log_and_verify_finds_ledger_and_tail_changes() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr_of(&o),
-        "error: in `--head`: expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits), as `writ audit head` prints it; found `4`\n"
+        "error: in `--head`: expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits); found `4` (`writ audit head` prints one)\n"
     );
     let o = writ(&["audit", "show", "--db", "s.db", "--head", &head], &dir);
     assert_eq!(o.status.code(), Some(2));
@@ -613,7 +613,7 @@ fn audit_head_anchors_the_log_and_verify_finds_ledger_and_tail_changes() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr_of(&o),
-        "error: expected a store of schema version 2, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and let `writ db init` create a new store\n"
+        "error: expected a store of schema version 2, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and create a new store (`writ db init` creates one)\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&other);

@@ -17,8 +17,14 @@ const EDGE_WORDS: &[&str] = &[
     "--policy",
     ":policy",
     ":limits",
+    "--db",
+    "--head",
+    "--seed",
     "writ run",
     "writ repl",
+    "writ check",
+    "writ audit",
+    "writ db",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -3,8 +3,9 @@
 //! A [`StoreError`] says that the store failed — SQLite, the write lock,
 //! the schema — never what the store holds: a log found changed is a
 //! [`super::Break`], reported apart ([`super::VerifyError`]). Each
-//! variant's `Display` is the sentence the store has always said; callers
-//! that word it otherwise match on the variant.
+//! variant's `Display` is a sentence that holds wherever the store is
+//! used; what to type to mend it is the edge's to add (the command line
+//! names its command that makes a new store, for one of version 1).
 
 use std::fmt;
 use std::time::Duration;
@@ -65,7 +66,7 @@ impl fmt::Display for StoreError {
             ),
             StoreError::Schema { found } if found == "1" => write!(
                 f,
-                "expected a store of schema version {SCHEMA_VERSION}, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and let `writ db init` create a new store"
+                "expected a store of schema version {SCHEMA_VERSION}, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and create a new store"
             ),
             StoreError::Schema { found } => write!(
                 f,

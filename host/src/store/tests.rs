@@ -315,7 +315,7 @@ fn a_head_is_read_as_count_colon_hash() {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(
-            e.starts_with("expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits), as `writ audit head` prints it; found `"),
+            e.starts_with("expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits); found `"),
             "{bad}: {e}"
         );
     }
@@ -411,7 +411,7 @@ fn stores_of_other_schemas_are_refused_and_say_what_to_do() {
     assert_eq!(refused, Some(StoreError::Schema { found: "1".into() }));
     assert_eq!(
         refused.map(|e| e.to_string()),
-        Some("expected a store of schema version 2, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and let `writ db init` create a new store".into())
+        Some("expected a store of schema version 2, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and create a new store".into())
     );
     // Any other version is named as found.
     let _ = std::fs::remove_file(&path);

@@ -20,8 +20,9 @@ use super::{
 };
 
 /// The head of the audit log: how many records it holds and the hash of
-/// the last (of none: [`GENESIS`]). Written `COUNT:HASH`, as
-/// `writ audit head` prints it and `writ audit verify --head` reads it.
+/// the last (of none: [`GENESIS`]). Written `COUNT:HASH` ([`Head::parse`]
+/// reads what `Display` writes), for the person to keep apart from the
+/// store.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Head {
     /// The number of records.
@@ -47,7 +48,7 @@ impl fmt::Display for HeadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits), as `writ audit head` prints it; found `{}`",
+            "expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits); found `{}`",
             writ_runtime::display::safe_text(&self.found, false)
         )
     }
@@ -78,7 +79,7 @@ impl Head {
 
 /// Where the audit log or the ledger was found changed, and how. Each
 /// variant names the record (or ledger row) at which the check failed;
-/// `Display` says it as `writ audit verify` prints it.
+/// `Display` says it as a person reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Break {
     /// The records skip from before `seq` to `next`: `seq` was removed.
