@@ -1,6 +1,7 @@
 //! The store's own tests: the chain, the ledger chained into it, the
-//! head, the day cap under the lock, a lock that cannot be had, and a
-//! store that fails while it is checked.
+//! head, the day cap under the lock, a lock that cannot be had (or not
+//! within the run's time), a store that cannot be opened or seeded, and
+//! a store that fails while it is checked.
 
 use super::*;
 
@@ -424,6 +425,38 @@ fn stores_of_other_schemas_are_refused_and_say_what_to_do() {
         Store::open(&path, None).err().map(|e| e.to_string()),
         Some("expected a store of schema version 2, found version 99".into())
     );
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_store_that_cannot_be_opened_or_seeded_says_which() {
+    let nowhere = std::env::temp_dir()
+        .join(format!("writ-store-no-such-dir-{}", std::process::id()))
+        .join("s.db")
+        .display()
+        .to_string();
+    match Store::open(&nowhere, None) {
+        Err(e @ StoreError::Open { .. }) => assert!(
+            e.to_string()
+                .starts_with(&format!("cannot open the store {nowhere}: ")),
+            "{e}"
+        ),
+        other => panic!("expected the store not to open, got {:?}", other.err()),
+    }
+    // A seed that fails leaves no store behind: the next open creates it.
+    let path = temp_store("seed");
+    let refused = Store::open(&path, Some("INSERT INTO nowhere VALUES (1);")).err();
+    assert_eq!(
+        refused,
+        Some(StoreError::Seed {
+            reason: "no such table: nowhere".into()
+        })
+    );
+    assert_eq!(
+        refused.map(|e| e.to_string()),
+        Some("the seed's SQL failed: no such table: nowhere".into())
+    );
+    assert_eq!(Store::open(&path, None).map(|s| s.verify()), Ok(Ok(0)));
     let _ = std::fs::remove_file(&path);
 }
 
