@@ -70,6 +70,22 @@ list.length(build(600000, []))\n";
 }
 
 #[test]
+fn memory_counts_what_writing_a_deep_json_value_holds() {
+    // A value 100,000 deep takes about 10 MB; writing it holds a piece of
+    // work per level (about 17 MB more), which counts too.
+    let src = "fn nest(n: Int, j: Json) -> Json { if n == 0 { j } else { nest(n - 1, Array([j])) } }\n\
+let j = nest(100000, Null)\n\
+str.length(json.stringify(j))\n";
+    let built = src.replace("json.stringify(j)", "\"built\"");
+    let (r, _) = exec(&built, &limits(&[("memory", "12M")]), None);
+    assert_eq!(r.as_ref().ok().map(String::as_str), Some("5"), "{r:?}");
+    let (r, _) = exec(src, &limits(&[("memory", "12M")]), None);
+    stopped_by(&r, Limit::Memory);
+    let (r, _) = exec(src, &limits(&[("memory", "64M")]), None);
+    assert_eq!(r.as_ref().ok().map(String::as_str), Some("200004"), "{r:?}");
+}
+
+#[test]
 fn memory_stops_a_list_of_a_billion_elements_before_building_it() {
     let (r, _) = exec(
         "list.range(0, 1000000000)\n",

@@ -440,7 +440,8 @@ pub(super) fn pretty(cx: &Cx, a: &[Value]) -> R {
 
 /// What is left to write. An array's elements and an object's entries are
 /// visited as they are written, never queued ahead, so writing a long
-/// array needs no memory beyond its text.
+/// array needs no memory beyond its text; the pieces left are one per
+/// array or object open, as many as the value is deep.
 enum Piece<'v> {
     Json(&'v Value, usize),
     /// The elements of an array at `depth` not yet written.
@@ -495,6 +496,14 @@ fn string_text(cx: &Cx, s: &str, out: &mut String) -> Result<(), RunError> {
     Ok(())
 }
 
+/// The most an `imbl` iterator of a list's elements or a map's entries
+/// holds (136 and 104 bytes; tested).
+const ITERATOR_BYTES: usize = 136;
+
+/// What a piece left to write holds, its boxed iterator included: counted
+/// against the memory limit, as a value a million deep leaves a million.
+const PIECE_BYTES: usize = std::mem::size_of::<Piece<'static>>() + ITERATOR_BYTES;
+
 fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
     let pre = cx.module().prelude;
     let mut out = String::new();
@@ -517,8 +526,12 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
         Ok::<(), RunError>(())
     };
     while let Some(p) = work.pop() {
-        if out.len() > budget {
-            cx.reserve(out.len())?;
+        // The text so far and the pieces left, beyond what the value holds.
+        let held = out
+            .len()
+            .saturating_add(work.len().saturating_mul(PIECE_BYTES));
+        if held > budget {
+            cx.reserve(held)?;
         }
         cx.tick(1)?;
         match p {
@@ -597,4 +610,20 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
     }
     cx.reserve(out.len())?;
     Ok(Value::str(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_piece_left_to_write_is_counted_with_its_iterator() {
+        fn size<T>(_: &T) -> usize {
+            std::mem::size_of::<T>()
+        }
+        let list: imbl::Vector<Value> = imbl::Vector::new();
+        let map: imbl::OrdMap<Key, Value> = imbl::OrdMap::new();
+        assert!(size(&list.iter()) <= ITERATOR_BYTES);
+        assert!(size(&map.iter()) <= ITERATOR_BYTES);
+    }
 }
