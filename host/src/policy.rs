@@ -262,11 +262,11 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
     };
     let mut limits = Limits::default();
     if let Some((t, _)) = r.table(top, "limits", "the policy") {
-        const LIMITS: &[&str] = &["fuel", "memory", "depth", "output", "time"];
-        r.known_keys(t, "[limits]", LIMITS);
+        let names = limits::Limit::SETTABLE.map(limits::Limit::name);
+        r.known_keys(t, "[limits]", &names);
         for (key, value) in t
             .iter()
-            .filter(|(k, _)| LIMITS.contains(&k.get_ref().as_ref()))
+            .filter(|(k, _)| names.contains(&k.get_ref().as_ref()))
         {
             let text = match value.get_ref() {
                 DeValue::String(s) => Some(s.to_string()),

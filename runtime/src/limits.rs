@@ -63,6 +63,16 @@ pub enum Limit {
 }
 
 impl Limit {
+    /// The limits a host sets (all but [`Limit::Cancelled`]), in the order
+    /// they are listed.
+    pub const SETTABLE: [Limit; 5] = [
+        Limit::Fuel,
+        Limit::Memory,
+        Limit::Depth,
+        Limit::Output,
+        Limit::Time,
+    ];
+
     /// The limit's name, as limits are written (`fuel=1000000`) and as a
     /// policy's `[limits]` keys are.
     pub fn name(self) -> &'static str {
@@ -108,17 +118,22 @@ impl Limits {
     /// `memory=64M`, `time=2s`, `time=500ms`). An error says what was
     /// expected.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
-        match name {
-            "fuel" => self.fuel = parse_count(value)?,
-            "memory" => self.memory = parse_bytes(value)?,
-            "depth" => self.depth = parse_count(value)? as usize,
-            "output" => self.output = parse_bytes(value)?,
-            "time" => self.time = parse_time(value)?,
-            _ => {
-                return Err(SettingError::Name {
-                    found: name.to_string(),
-                });
+        let unknown = || SettingError::Name {
+            found: name.to_string(),
+        };
+        let limit = Limit::SETTABLE
+            .into_iter()
+            .find(|l| l.name() == name)
+            .ok_or_else(unknown)?;
+        match limit {
+            Limit::Fuel => self.fuel = parse_count(value)?,
+            Limit::Memory => self.memory = parse_bytes(value)?,
+            Limit::Depth => {
+                self.depth = usize::try_from(parse_count(value)?).unwrap_or(usize::MAX);
             }
+            Limit::Output => self.output = parse_bytes(value)?,
+            Limit::Time => self.time = parse_time(value)?,
+            Limit::Cancelled => return Err(unknown()),
         }
         Ok(())
     }
@@ -213,10 +228,14 @@ pub enum SettingError {
 impl fmt::Display for SettingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SettingError::Name { found } => write!(
-                f,
-                "expected one of fuel, memory, depth, output, time; found `{found}`"
-            ),
+            SettingError::Name { found } => {
+                f.write_str("expected one of ")?;
+                for (i, l) in Limit::SETTABLE.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{}", l.name())?;
+                }
+                write!(f, "; found `{found}`")
+            }
             SettingError::Count { found } => write!(
                 f,
                 "expected a whole number such as 1000000 or 1e6, found `{found}`"
