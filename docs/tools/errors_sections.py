@@ -2406,12 +2406,13 @@ dict(code="E4006",
 meaning=r"""
 The host could not make the checks the policy asks for, so it refused to go
 on: the store (the SQLite file holding the audit log, ledger and records)
-could not be opened or created, a file the policy names (a seed, recorded
-responses) could not be read or is of another schema version, an audit
-record could not be committed before an operation's result returned, or
+could not be opened or created, or is of another schema version; a file
+the policy names (a seed, recorded responses) could not be read; an audit
+record could not be committed before an operation's result returned; or
 other runs held the store's write lock for longer than the host waits for
 it (10 s, or the policy's `[store] lock_wait`; the message says `the store
-is busy`). Failing closed, nothing more is
+is busy`). A wait cut short by the run's time limit ends the run with
+`E5005` instead. Failing closed, nothing more is
 carried out; when this happens before the run, nothing runs at all.
 """,
 policy='[principal]\nid = "ada"\nrole = "employee"\n\n[store]\nseed = "org.sql"\n\n[grants.Log]\n',
