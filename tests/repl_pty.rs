@@ -215,6 +215,9 @@ fn a_question_left_unanswered_is_refused_when_the_runs_time_is_up() {
         &mut s,
         "go on? [y/N] (no answer before the run's time was up: refused)",
     );
+    // The run ends there, with its time limit, not with the program's
+    // `no`.
+    expect(&mut s, "E5005");
     let _ = s.exp_eof();
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -246,6 +249,7 @@ fn a_question_in_the_repl_is_answered_or_refused_by_ctrl_c() {
     expect(&mut s, "and this? [y/N] ");
     control(&mut s, 'c');
     expect(&mut s, "(cancelled: refused)");
+    expect(&mut s, "E5006");
     prompt(&mut s);
     line(&mut s, "1 + 1");
     expect(&mut s, "- : Int = 2");
