@@ -177,14 +177,26 @@ pub fn run_with_policy(
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
     };
+    // A limit is raised where it was set: with `--limit` if one named
+    // it, else in the policy (whose limit the person chose).
+    let named = |l: writ::Limit| {
+        limit
+            .iter()
+            .any(|s| s.split_once('=').is_some_and(|(n, _)| n.trim() == l.name()))
+    };
+    let policy_shown = policy_path.display().to_string();
+    let finish = |result: Result<String, writ::RunError>| {
+        let edge = match &result {
+            Err(e) if e.limit.is_some_and(named) => Edge::Cli,
+            _ => Edge::Policy(Some(&policy_shown)),
+        };
+        crate::finish(result, &path, &text, edge)
+    };
     let mut log = |line: &str| log_line(line);
     let outcome = match engine.run(&program, &policy, &options, &mut log) {
         Ok(o) => o,
-        Err(e) => {
-            let d = render::words::run_error_in(&e, Edge::Cli, &text);
-            err_print!("{}", render::human(&[d], &path, &text, color));
-            return ExitCode::from(3);
-        }
+        // The store could not be opened: nothing ran.
+        Err(e) => return finish(Err(e)),
     };
     // Denials the program saw as `Fail` and handled; one that ended the
     // run (as E4005, or as an unhandled `Fail`) is shown as its error below.
@@ -206,19 +218,7 @@ pub fn run_with_policy(
     if outcome.recorded {
         err_println!("note: Http answers came from recorded responses, not the network");
     }
-    // A limit is raised where it was set: with `--limit` if one named
-    // it, else in the policy (whose limit the person chose).
-    let named = |l: writ::Limit| {
-        limit
-            .iter()
-            .any(|s| s.split_once('=').is_some_and(|(n, _)| n.trim() == l.name()))
-    };
-    let shown = policy_path.display().to_string();
-    let edge = match &outcome.result {
-        Err(e) if e.limit.is_some_and(named) => Edge::Cli,
-        _ => Edge::Policy(Some(&shown)),
-    };
-    crate::finish(outcome.result, &path, &text, edge)
+    finish(outcome.result)
 }
 
 fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {
