@@ -249,7 +249,7 @@ fn a_question_in_the_repl_is_answered_or_refused_by_ctrl_c() {
     expect(&mut s, "and this? [y/N] ");
     control(&mut s, 'c');
     expect(&mut s, "(cancelled: refused)");
-    expect(&mut s, "E5006");
+    expect(&mut s, "[E5006] Error: the run was stopped with Ctrl-C");
     prompt(&mut s);
     line(&mut s, "1 + 1");
     expect(&mut s, "- : Int = 2");
