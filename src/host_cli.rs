@@ -9,8 +9,10 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
-use writ_host::engine::{DEFAULT_STORE, Decision, Engine, RunOptions};
+use writ_host::engine::{Confirmer, DEFAULT_STORE, Decision, Engine, RunOptions};
 use writ_host::store::{Head, Store, StoreError, VerifyError};
 
 use writ::render;
@@ -47,6 +49,17 @@ pub fn log_line(line: &str) {
 
 /// Ask on the terminal; `false` when standard input is not one.
 pub fn terminal_confirm(question: &str) -> bool {
+    ask(question, None)
+}
+
+/// [`terminal_confirm`] for the REPL, which sets `cancel` on Ctrl-C while
+/// an input runs: a question waiting for its answer is then refused at
+/// once (the run then ends as cancelled, `E5006`).
+pub fn terminal_confirm_or_cancel(cancel: Arc<AtomicBool>) -> Confirmer {
+    Arc::new(move |question: &str| ask(question, Some(&cancel)))
+}
+
+fn ask(question: &str, cancel: Option<&AtomicBool>) -> bool {
     // The question holds text the program chose (a memo, a payee): shown
     // escaped, it cannot rewrite itself on the terminal to ask another.
     let question = render::terminal_safe(question).replace('\n', "\\n");
@@ -58,13 +71,19 @@ pub fn terminal_confirm(question: &str) -> bool {
     let _ = std::io::stderr().flush();
     // A question is answered within the run's time or not at all: left
     // unanswered, it is refused when the run's time is up (the run then
-    // ends with its time limit), so nobody at the terminal cannot keep
-    // the host waiting.
-    if let Some((_, deadline)) = writ_runtime::meter::time_left()
-        && !answer_arrives_by(deadline)
-    {
-        err_println!("(no answer before the run's time was up: refused)");
-        return false;
+    // ends with its time limit, `E5005`), so nobody at the terminal cannot
+    // keep the host waiting.
+    let deadline = writ_runtime::meter::time_left().map(|(_, until)| until);
+    match wait_for_answer(deadline, cancel) {
+        Wait::Answer => {}
+        Wait::TimeUp => {
+            err_println!("(no answer before the run's time was up: refused)");
+            return false;
+        }
+        Wait::Cancelled => {
+            err_println!("(cancelled: refused)");
+            return false;
+        }
     }
     let mut answer = String::new();
     if std::io::stdin().lock().read_line(&mut answer).is_err() {
@@ -73,36 +92,53 @@ pub fn terminal_confirm(question: &str) -> bool {
     matches!(answer.trim(), "y" | "Y" | "yes" | "Yes")
 }
 
-/// Whether standard input has a line to read before `deadline` (a
-/// terminal delivers a line when Enter is pressed). An error from the
-/// wait itself is taken as "yes": the read that follows decides.
+/// How waiting for the person's answer ended.
+enum Wait {
+    /// Standard input has a line to read (or the wait itself failed, and
+    /// the read that follows decides).
+    Answer,
+    /// The deadline passed first.
+    TimeUp,
+    /// `cancel` was set first.
+    Cancelled,
+}
+
+/// Wait until standard input has a line to read (a terminal delivers a
+/// line when Enter is pressed), `deadline` passes, or `cancel` is set
+/// (looked at every 100 ms).
 #[cfg(unix)]
-fn answer_arrives_by(deadline: std::time::Instant) -> bool {
+fn wait_for_answer(deadline: Option<Instant>, cancel: Option<&AtomicBool>) -> Wait {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     use std::os::fd::AsFd;
+    // Without a flag to watch, long waits are made in steps of at most
+    // 65 s (what one poll(2) here can wait).
+    let step: u16 = if cancel.is_some() { 100 } else { u16::MAX };
     let stdin = std::io::stdin();
     loop {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        // Whole milliseconds, rounded up so that a wait never ends early;
-        // long waits are made in steps of at most 65 s.
-        let ms = left.as_micros().div_ceil(1000);
-        let timeout = PollTimeout::from(u16::try_from(ms).unwrap_or(u16::MAX));
+        if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+            return Wait::Cancelled;
+        }
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        if left.is_some_and(|l| l.is_zero()) {
+            return Wait::TimeUp;
+        }
+        // Whole milliseconds, rounded up so that a wait never ends early.
+        let ms = left.map_or(step, |l| {
+            u16::try_from(l.as_micros().div_ceil(1000)).map_or(step, |ms| ms.min(step))
+        });
         let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, timeout) {
-            Ok(0) if ms <= u128::from(u16::MAX) => return false,
-            Ok(0) => continue,
-            Ok(_) => return true,
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => return true,
+        match poll(&mut fds, PollTimeout::from(ms)) {
+            Ok(0) | Err(nix::errno::Errno::EINTR) => continue,
+            Ok(_) | Err(_) => return Wait::Answer,
         }
     }
 }
 
-/// Elsewhere the read waits for the answer (the run's time limit is
-/// checked again when it returns).
+/// Elsewhere the read waits for the answer, however long it takes: the
+/// run's time limit and cancellation are seen only once it returns.
 #[cfg(not(unix))]
-fn answer_arrives_by(_deadline: std::time::Instant) -> bool {
-    true
+fn wait_for_answer(_deadline: Option<Instant>, _cancel: Option<&AtomicBool>) -> Wait {
+    Wait::Answer
 }
 
 /// `writ run FILE --policy P [--db PATH] [--limit ...]`.
@@ -141,14 +177,26 @@ pub fn run_with_policy(
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
     };
+    // A limit is raised where it was set: with `--limit` if one named
+    // it, else in the policy (whose limit the person chose).
+    let named = |l: writ::Limit| {
+        limit
+            .iter()
+            .any(|s| s.split_once('=').is_some_and(|(n, _)| n.trim() == l.name()))
+    };
+    let policy_shown = policy_path.display().to_string();
+    let finish = |result: Result<String, writ::RunError>| {
+        let edge = match &result {
+            Err(e) if e.limit.is_some_and(named) => Edge::Cli,
+            _ => Edge::Policy(Some(&policy_shown)),
+        };
+        crate::finish(result, &path, &text, edge)
+    };
     let mut log = |line: &str| log_line(line);
     let outcome = match engine.run(&program, &policy, &options, &mut log) {
         Ok(o) => o,
-        Err(e) => {
-            let d = render::words::run_error_in(&e, Edge::Cli, &text);
-            err_print!("{}", render::human(&[d], &path, &text, color));
-            return ExitCode::from(3);
-        }
+        // The store could not be opened: nothing ran.
+        Err(e) => return finish(Err(e)),
     };
     // Denials the program saw as `Fail` and handled; one that ended the
     // run (as E4005, or as an unhandled `Fail`) is shown as its error below.
@@ -170,19 +218,7 @@ pub fn run_with_policy(
     if outcome.recorded {
         err_println!("note: Http answers came from recorded responses, not the network");
     }
-    // A limit is raised where it was set: with `--limit` if one named
-    // it, else in the policy (whose limit the person chose).
-    let named = |l: writ::Limit| {
-        limit
-            .iter()
-            .any(|s| s.split_once('=').is_some_and(|(n, _)| n.trim() == l.name()))
-    };
-    let shown = policy_path.display().to_string();
-    let edge = match &outcome.result {
-        Err(e) if e.limit.is_some_and(named) => Edge::Cli,
-        _ => Edge::Policy(Some(&shown)),
-    };
-    crate::finish(outcome.result, &path, &text, edge)
+    finish(outcome.result)
 }
 
 fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {

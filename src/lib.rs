@@ -6,6 +6,11 @@
 //! ([`check_source`]), runs them with `Log` only ([`run_source`]), and, in
 //! [`host`], checks and runs them under a person's policy.
 //!
+//! The command line is this package's default feature `cli`; an embedder
+//! depends on the library alone, without the command line's crates
+//! (clap, rustyline, ctrlc, nix):
+//! `writ = { version = "0.1", default-features = false }`.
+//!
 //! ```
 //! let checked = writ::check_source("let x = 1 +\n");
 //! assert!(!checked.accepted());

@@ -721,6 +721,28 @@ fn a_limit_is_raised_where_it_was_set() {
         err.contains("Help: raise it with `--limit fuel=...` if the program needs more"),
         "{err}"
     );
+    // A `--limit` of another limit: the fuel is still the policy's.
+    let o = writ(
+        &[
+            "run",
+            "spin.writ",
+            "--policy",
+            "p.toml",
+            "--db",
+            "p.db",
+            "--limit",
+            "depth=5000",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(4));
+    let err = stderr_of(&o);
+    assert!(
+        err.contains(
+            "Help: raise `fuel` in the policy's `[limits]` (p.toml) if the program needs more"
+        ),
+        "{err}"
+    );
     // No policy: the default, raised with `--limit`.
     let o = writ(&["run", "spin.writ", "--limit", "fuel=10000"], &dir);
     assert_eq!(o.status.code(), Some(4));

@@ -1,7 +1,9 @@
 //! The REPL on a terminal, driven through a pseudo-terminal: the banner,
 //! continuation lines, tab completion, Ctrl-C (dropping the input being
-//! typed, and stopping a running one), Ctrl-D, and the history file; and
-//! `writ run` escaping what a program logs when it writes to a terminal.
+//! typed, stopping a running one, refusing a question a run waits on),
+//! Ctrl-D, and the history file; and `writ run` escaping what a program
+//! logs when it writes to a terminal and refusing a question left
+//! unanswered.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -213,6 +215,47 @@ fn a_question_left_unanswered_is_refused_when_the_runs_time_is_up() {
         &mut s,
         "go on? [y/N] (no answer before the run's time was up: refused)",
     );
+    // The run ends there, with its time limit, not with the program's
+    // `no`.
+    expect(&mut s, "E5005");
     let _ = s.exp_eof();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_question_in_the_repl_is_answered_or_refused_by_ctrl_c() {
+    let dir = std::env::temp_dir().join(format!("writ-confirm-repl-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let policy = dir.join("policy.toml");
+    // A run's time far beyond the session's 20 s: only Ctrl-C can end
+    // the second question's wait in time.
+    let _ = std::fs::write(
+        &policy,
+        "[principal]\nid = \"ana\"\nname = \"Ana\"\nrole = \"employee\"\n\n[grants.Log]\n[grants.Confirm]\n\n[limits]\ntime = \"10m\"\n",
+    );
+    let (policy, db) = (policy.display().to_string(), dir.join("writ.db"));
+    let h = history("confirm");
+    let mut s = spawn(
+        &h,
+        &["--policy", &policy, "--db", &db.display().to_string()],
+    );
+    prompt(&mut s);
+    line(&mut s, "Confirm.ask(\"go on?\")");
+    expect(&mut s, "go on? [y/N] ");
+    line(&mut s, "y");
+    expect(&mut s, "- : Bool = true");
+    prompt(&mut s);
+    line(&mut s, "Confirm.ask(\"and this?\")");
+    expect(&mut s, "and this? [y/N] ");
+    control(&mut s, 'c');
+    expect(&mut s, "(cancelled: refused)");
+    expect(&mut s, "[E5006] Error: the run was stopped with Ctrl-C");
+    prompt(&mut s);
+    line(&mut s, "1 + 1");
+    expect(&mut s, "- : Int = 2");
+    prompt(&mut s);
+    line(&mut s, ":quit");
+    let _ = s.exp_eof();
+    let _ = std::fs::remove_file(&h);
     let _ = std::fs::remove_dir_all(&dir);
 }

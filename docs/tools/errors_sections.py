@@ -2635,8 +2635,9 @@ single operation (sorting a huge list, comparing or printing a huge value),
 so the run stops soon after the limit passes, within a long library call
 too; the label is where the program was at that moment,
 which for a loop can be anywhere in it. A host operation that waits (an
-`Http` request, a write waiting for the store's lock) stops waiting when
-the time is up, and the run ends with this error at that operation. A run that is slow because it does
+`Http` request, a write waiting for the store's lock, a question to the
+person, which is then refused) stops waiting when the time is up, and the
+run ends with this error at that operation. A run that is slow because it does
 a lot of work can reach this limit before the fuel limit
 ([E5001](#e5001-fuel-exhausted)), so raise both when a program needs more.
 ''',

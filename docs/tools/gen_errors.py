@@ -31,7 +31,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-W = os.path.join(REPO, "target", "debug", "writ")
+W = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target"), "debug", "writ")
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "docs", "errors.md")
 
 sys.dont_write_bytecode = True  # no __pycache__ in docs/tools

@@ -2,7 +2,7 @@
 """CPU time of `writ check` on adversarial inputs of (almost) the largest size.
 
     cargo build --release          # first: this script builds nothing
-    python3 examples/bench/check_time.py [--runs N] [--keep DIR] [--only NAME]
+    python3 examples/bench/check_time.py [--runs N] [--keep DIR] [--only NAME] [--size BYTES]
 
 Issue 15's target is that no input of at most 4 MiB keeps `writ check`
 busy for more than 2 s. Writ reads files of at most 2 MiB

@@ -161,6 +161,34 @@ fn a_host_can_cancel_a_run_from_another_thread() {
 }
 
 #[test]
+fn a_host_operation_that_outlasts_the_runs_time_ends_the_run_when_it_returns() {
+    // The operation returns after the run's time is up, and the program
+    // would finish a few steps later, long before a periodic check.
+    let src = "Log.info(\"waiting\")\n1 + 1\n";
+    let r = common::exec_logging(src, &limits(&[("time", "20ms")]), None, |_| {
+        std::thread::sleep(Duration::from_millis(40));
+    });
+    stopped_by(&r, Limit::Time);
+    // Within its time, the same program finishes.
+    let (r, _) = exec(src, &limits(&[("time", "60s")]), None);
+    assert_eq!(r.unwrap(), "2");
+}
+
+#[test]
+fn a_run_cancelled_during_a_host_operation_ends_when_it_returns() {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let r = common::exec_logging(
+        "Log.info(\"waiting\")\n1 + 1\n",
+        &limits(&[("time", "60s")]),
+        Some(&cancel),
+        |_| flag.store(true, Ordering::Relaxed),
+    );
+    let e = stopped_by(&r, Limit::Cancelled);
+    assert!(e.span.is_some(), "{e:#?}");
+}
+
+#[test]
 fn a_million_deep_recursion_completes_without_the_host_stack() {
     let r = on_small_stack(|| {
         let src = "fn count(n: Int) -> Int { if n == 0 { 0 } else { 1 + count(n - 1) } }\ncount(1000000)\n";

@@ -55,9 +55,11 @@ fn raise(limit: Limit, edge: Edge<'_>, it: &str) -> String {
 }
 
 /// The help of a run's error at `edge`: its own advice, and for an
-/// exhausted limit (not a cancellation) how to raise it there.
+/// exhausted limit (not a cancellation) how to raise it there. At the
+/// REPL a cancellation needs none: the person pressed Ctrl-C.
 pub fn run_help(e: &RunError, edge: Edge<'_>) -> Option<String> {
     let limit = match e.limit {
+        Some(Limit::Cancelled) if edge == Edge::Repl => return None,
         Some(Limit::Cancelled) | None => return e.help.clone(),
         Some(l) => l,
     };
@@ -75,12 +77,17 @@ pub fn run_help(e: &RunError, edge: Edge<'_>) -> Option<String> {
 /// A run's error as a diagnostic at `edge`: the primary label at its
 /// span, its trace as a note (each call placed by `place`, which gives a
 /// span's `line:column` or `input:line:column`), and its help for `edge`.
+/// At the REPL, what cancels a run is Ctrl-C, and the message says so.
 pub fn run_error(
     e: &RunError,
     edge: Edge<'_>,
     place: &dyn Fn(Span) -> Option<String>,
 ) -> Diagnostic {
-    let mut d = Diagnostic::new(e.code, e.message.clone());
+    let message = match (e.limit, edge) {
+        (Some(Limit::Cancelled), Edge::Repl) => "the run was stopped with Ctrl-C".to_string(),
+        _ => e.message.clone(),
+    };
+    let mut d = Diagnostic::new(e.code, message);
     if let Some(span) = e.span {
         let label = match e.limit {
             Some(Limit::Cancelled) => "the run was cancelled here".to_string(),
@@ -200,6 +207,20 @@ mod tests {
         assert_eq!(run_help(&c, Edge::Cli), c.help);
         let plain = RunError::new(Code::DivisionByZero, "x").with_help("h");
         assert_eq!(run_help(&plain, Edge::Repl).as_deref(), Some("h"));
+    }
+
+    #[test]
+    fn at_the_repl_a_cancellation_is_ctrl_c() {
+        let c = RunError::limit(Limit::Cancelled, 0, "the host cancelled the run");
+        let at = |edge| run_error(&c, edge, &|_| None);
+        let repl = at(Edge::Repl);
+        assert_eq!(
+            (repl.message.as_str(), repl.help),
+            ("the run was stopped with Ctrl-C", None)
+        );
+        let cli = at(Edge::Embedded);
+        assert_eq!(cli.message, "the host cancelled the run");
+        assert_eq!(cli.help, c.help);
     }
 
     #[test]

@@ -149,7 +149,11 @@ pub fn main(options: Options) -> ExitCode {
         },
         None => None,
     };
-    let engine = Engine::new().with_confirm(Arc::new(crate::host_cli::terminal_confirm));
+    // Ctrl-C sets `cancel` while an input runs (below): it stops the run,
+    // and refuses a question the run is waiting on.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let engine =
+        Engine::new().with_confirm(crate::host_cli::terminal_confirm_or_cancel(cancel.clone()));
     let run_options = RunOptions {
         store: options.db.as_ref().map(|d| d.display().to_string()),
     };
@@ -175,7 +179,6 @@ pub fn main(options: Options) -> ExitCode {
     if let Err(code) = crate::apply_limits(session.limits_mut(), &options.limit) {
         return code;
     }
-    let cancel = Arc::new(AtomicBool::new(false));
     let running = Arc::new(AtomicBool::new(false));
     {
         let (cancel, running) = (cancel.clone(), running.clone());

@@ -65,11 +65,7 @@ pub fn diagnostics(session: &Session, diagnostics: &[Diagnostic], color: bool) -
 /// Render a run-time error, its trace placed in the inputs it runs
 /// through, its help worded for the REPL.
 pub fn run_error(session: &Session, e: &RunError, color: bool) -> String {
-    let mut d = render::words::run_error(e, Edge::Repl, &|s| place(session, s));
-    if e.limit == Some(writ_runtime::Limit::Cancelled) {
-        d.message = "the run was stopped with Ctrl-C".to_string();
-        d.help = None;
-    }
+    let d = render::words::run_error(e, Edge::Repl, &|s| place(session, s));
     diagnostics(session, &[d], color)
 }
 

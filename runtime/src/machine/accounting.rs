@@ -43,12 +43,8 @@ impl<'a> Machine<'a> {
             Some(l)
         } else if self.steps.saturating_add(meter::used()) >= self.limits.fuel {
             Some(Limit::Fuel)
-        } else if self.started.elapsed() > self.limits.time {
-            Some(Limit::Time)
-        } else if meter::cancelled() {
-            Some(Limit::Cancelled)
         } else {
-            None
+            self.interrupted()
         };
         if let Some(l) = limit {
             return Err(self.exhausted(l));
@@ -56,6 +52,20 @@ impl<'a> Machine<'a> {
         self.check_memory(0)?;
         self.open_window();
         Ok(())
+    }
+
+    /// The time limit or the host's cancellation, if either has ended the
+    /// run: looked at by the periodic check, and as soon as a host
+    /// operation returns (it may have waited: for a response, the store's
+    /// lock, the person's answer).
+    pub(super) fn interrupted(&self) -> Option<Limit> {
+        if self.started.elapsed() > self.limits.time {
+            Some(Limit::Time)
+        } else if meter::cancelled() {
+            Some(Limit::Cancelled)
+        } else {
+            None
+        }
     }
 
     /// The error of an exhausted fuel, time or cancellation limit.

@@ -286,7 +286,16 @@ impl<'a> Machine<'a> {
             self.count_output(bytes)?;
         }
         let args = self.stack.get(start..).unwrap_or(&[]);
-        match self.host.perform(&info.name, op_name, args) {
+        let result = self.host.perform(&info.name, op_name, args);
+        // The operation may have waited past the run's time, or been
+        // cancelled while it waited: the run ends now, not at the next
+        // periodic check (which a short program would never reach).
+        if !matches!(result, Err(HostError::Stop(_)))
+            && let Some(l) = self.interrupted()
+        {
+            return Err(self.exhausted(l));
+        }
+        match result {
             Ok(v) => {
                 self.stack.truncate(start);
                 self.stack.push(v);

@@ -21,7 +21,9 @@
 //! - **Tail calls reuse the frame**, so a loop written as tail recursion
 //!   runs in constant space, across functions too.
 //! - **Every step costs fuel**; time, cancellation and memory are checked
-//!   every [`CHECK_EVERY`] steps and after each capture or resumption.
+//!   every [`CHECK_EVERY`](crate::limits::CHECK_EVERY) steps and after
+//!   each capture or resumption, and time and cancellation again as soon
+//!   as a host operation returns (it may have waited).
 //! - **Nothing panics.** Every index the code holds is checked; a bad one
 //!   (a bug in lowering) stops the run with `E4004`.
 //!
