@@ -33,19 +33,6 @@ pub fn terminal_safe(text: &str) -> String {
     writ_runtime::display::safe_text(text, true)
 }
 
-/// Clamp a span to `len` and to character boundaries of `text`.
-fn clamp(text: &str, span: Span) -> std::ops::Range<usize> {
-    let mut start = span.start.min(text.len());
-    let mut end = span.end.min(text.len()).max(start);
-    while !text.is_char_boundary(start) {
-        start -= 1;
-    }
-    while !text.is_char_boundary(end) {
-        end += 1;
-    }
-    start..end
-}
-
 /// Render diagnostics about the file `path` (whose text is `text`) for a
 /// person.
 ///
@@ -60,7 +47,7 @@ pub fn human(diagnostics: &[Diagnostic], path: &str, text: &str, color: bool) ->
     let mut cache = (path, Source::from(text));
     let lines = LineIndex::new(text);
     for d in diagnostics {
-        let ranges: Vec<_> = d.labels.iter().map(|l| clamp(text, l.span)).collect();
+        let ranges: Vec<_> = d.labels.iter().map(|l| l.span.within(text)).collect();
         match excerpt::Excerpt::of(text, &lines, &ranges) {
             None => out.push_str(&human_one(d, path, text, color, &mut cache)),
             Some(ex) => out.push_str(&human_excerpt(d, path, text, &lines, color, &ex)),
@@ -82,7 +69,7 @@ fn human_excerpt(
 ) -> String {
     let mut local = d.clone();
     for l in &mut local.labels {
-        let r = clamp(text, l.span);
+        let r = l.span.within(text);
         l.span = Span::new(ex.map(r.start), ex.map(r.end));
     }
     local.notes.push(ex.note());
@@ -93,7 +80,7 @@ fn human_excerpt(
     let (Some(primary), Some(shown)) = (d.primary_span(), local.primary_span()) else {
         return drawn;
     };
-    let real = lines.position(clamp(text, primary).start);
+    let real = lines.position(primary.within(text).start);
     let cut = LineIndex::new(&ex.text).position(shown.start);
     let wrong = format!(" {path}:{}:{} ", cut.line, cut.column);
     let right = format!(" {path}:{}:{} ", real.line, real.column);
@@ -120,7 +107,7 @@ fn human_one<'a>(
     let Some(primary) = d.primary_span() else {
         return plain(d, path);
     };
-    let mut report = Report::build(kind, (path, clamp(text, primary)))
+    let mut report = Report::build(kind, (path, primary.within(text)))
         .with_config(
             Config::new()
                 .with_color(color)
@@ -129,7 +116,7 @@ fn human_one<'a>(
         .with_code(d.code.as_str())
         .with_message(&d.message);
     for label in &d.labels {
-        let mut l = Label::new((path, clamp(text, label.span)));
+        let mut l = Label::new((path, label.span.within(text)));
         if !label.message.is_empty() {
             l = l.with_message(&label.message);
         }
@@ -182,7 +169,7 @@ fn json_with(d: &Diagnostic, path: &str, text: &str, lines: &LineIndex<'_>) -> V
         .labels
         .iter()
         .map(|l| {
-            let r = clamp(text, l.span);
+            let r = l.span.within(text);
             json!({
                 "primary": l.primary,
                 "message": l.message,

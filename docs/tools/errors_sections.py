@@ -2061,7 +2061,8 @@ Log.info("visits: ${visits}")
 dict(code="W3005",
 meaning=r'''
 A handler's clause for an operation whose result type is `Never`, such as
-`Fail.fail`, uses `resume`. Such an operation never returns to the code
+`Fail.fail`, uses its `resume` (a handler nested in the clause has its
+own, which does not count). Such an operation never returns to the code
 that performed it, so its clause cannot continue that code: `resume` there
 would have to be given a value of type `Never`, and no value has that
 type. Only an expression that itself never returns, such as another

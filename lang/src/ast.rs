@@ -189,6 +189,19 @@ impl Stmt {
             Stmt::Expr(e) => e.span,
         }
     }
+
+    /// Every variable the statement uses (see [`Expr::vars`]).
+    pub fn vars<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+        match self {
+            Stmt::Expr(e) => e.vars(out),
+            Stmt::Let(l) => l.value.vars(out),
+            Stmt::Fn(f) => {
+                if let Some(b) = &f.body {
+                    b.vars(out);
+                }
+            }
+        }
+    }
 }
 
 /// `{ stmt ... }`: its value is the last statement's if that is an
@@ -201,6 +214,15 @@ pub struct Block {
     pub span: Span,
 }
 
+impl Block {
+    /// Every variable the block uses (see [`Expr::vars`]).
+    pub fn vars<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+        for s in &self.stmts {
+            s.vars(out);
+        }
+    }
+}
+
 /// An expression with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
@@ -208,6 +230,92 @@ pub struct Expr {
     pub kind: ExprKind,
     /// Where it is.
     pub span: Span,
+}
+
+impl Expr {
+    /// Every variable the expression uses: each [`ExprKind::Var`] in it,
+    /// with repeats, whatever binds it (what each one refers to is the
+    /// checker's [`crate::types::Resolution`]).
+    pub fn vars<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+        stacker::maybe_grow(
+            crate::types::STACK_RED_ZONE,
+            crate::types::STACK_CHUNK,
+            || self.vars_here(out),
+        )
+    }
+
+    fn vars_here<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+        match &self.kind {
+            ExprKind::Var(v) => out.push(v),
+            ExprKind::Interp(parts) => {
+                for p in parts {
+                    if let StrPart::Expr(x) = p {
+                        x.vars(out);
+                    }
+                }
+            }
+            ExprKind::List(items) | ExprKind::Tuple(items) => {
+                items.iter().for_each(|i| i.vars(out))
+            }
+            ExprKind::Record(fields) => fields.iter().for_each(|f| f.value.vars(out)),
+            ExprKind::RecordUpdate { base, fields } => {
+                base.vars(out);
+                fields.iter().for_each(|f| f.value.vars(out));
+            }
+            ExprKind::Field { expr, .. } => expr.vars(out),
+            ExprKind::Call { callee, args } => {
+                callee.vars(out);
+                args.iter().for_each(|a| a.vars(out));
+            }
+            ExprKind::Perform(p) => p.args.iter().for_each(|a| a.vars(out)),
+            ExprKind::Lambda(l) => l.body.vars(out),
+            ExprKind::Block(b) => b.vars(out),
+            ExprKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (c, b) in branches {
+                    c.vars(out);
+                    b.vars(out);
+                }
+                if let Some(b) = otherwise {
+                    b.vars(out);
+                }
+            }
+            ExprKind::Match { scrutinee, arms } => {
+                scrutinee.vars(out);
+                for a in arms {
+                    if let Some(g) = &a.guard {
+                        g.vars(out);
+                    }
+                    a.body.vars(out);
+                }
+            }
+            ExprKind::Handle(h) => {
+                h.body.vars(out);
+                if let Some(s) = &h.state {
+                    s.init.vars(out);
+                }
+                for c in &h.clauses {
+                    match c {
+                        Clause::Op { body, .. } | Clause::Return { body, .. } => body.vars(out),
+                    }
+                }
+            }
+            ExprKind::Binary { lhs, rhs, .. } => {
+                lhs.vars(out);
+                rhs.vars(out);
+            }
+            ExprKind::Unary { expr, .. } => expr.vars(out),
+            ExprKind::Error
+            | ExprKind::Unit
+            | ExprKind::Bool(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Ctor(_) => {}
+        }
+    }
 }
 
 /// Binary operators, loosest first in [`docs/language.md`]'s table.

@@ -867,6 +867,46 @@ mod tests {
     }
 
     #[test]
+    fn a_mismatched_closer_deep_inside_nesting_is_repaired_where_it_is() {
+        let deep = 200;
+        // One `(` too many and one `]` too many: the `]` is a `)` mistyped,
+        // replaced in place, and the brackets around it are untouched.
+        let src = format!("{}a]{}", "(".repeat(deep), ")".repeat(deep - 1));
+        let (toks, codes) = run(&src);
+        assert_eq!(codes, vec![Code::MismatchedDelimiter]);
+        assert_eq!(toks.len(), 2 * deep + 1);
+        assert!(toks.iter().skip(deep + 1).all(|t| *t == Token::RParen));
+        // No `[` at all: the `]` is stray.
+        let src = format!("{}a]{}", "(".repeat(deep), ")".repeat(deep));
+        assert_eq!(run(&src).1, vec![Code::UnexpectedClosingDelimiter]);
+    }
+
+    #[test]
+    fn a_closer_inside_an_interpolation_never_closes_a_bracket_outside_it() {
+        // Deep inside brackets, a `]` in a `${` whose own `(` is open: the
+        // `[` it could match is outside the string, so it is the `(`'s
+        // closer mistyped; the `[` outside is then left open, reported
+        // once, and the string's parts stay in order.
+        let deep = 100;
+        let src = format!("{}[[\"${{(a]}}\"]{}", "(".repeat(deep), ")".repeat(deep));
+        let mut diags = Vec::new();
+        let out = balance(&src, lex(&src).tokens, &mut diags).tokens;
+        let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
+        assert_eq!(
+            codes,
+            vec![Code::MismatchedDelimiter, Code::UnclosedDelimiter]
+        );
+        assert!(is_balanced(&out), "{out:?}");
+        let toks: Vec<Token> = out.into_iter().map(|(t, _)| t).collect();
+        let head = toks.iter().position(|t| matches!(t, Token::StrHead(_)));
+        let tail = toks.iter().position(|t| matches!(t, Token::StrTail(_)));
+        assert_eq!(
+            head.zip(tail).and_then(|(h, t)| toks.get(h + 1..t)),
+            Some(&[Token::LParen, Token::Lower("a".into()), Token::RParen][..])
+        );
+    }
+
+    #[test]
     fn deep_nesting_is_cut_off() {
         let src = format!("{}{}", "(".repeat(10_000), ")".repeat(10_000));
         let (toks, codes) = run(&src);

@@ -55,6 +55,21 @@ impl Span {
     pub fn is_empty(self) -> bool {
         self.start == self.end
     }
+
+    /// The span's bytes within `text`: cut to its length, and widened to
+    /// character boundaries (where a diagnostic's label is drawn, whatever
+    /// span it was given).
+    pub fn within(self, text: &str) -> std::ops::Range<usize> {
+        let mut start = self.start.min(text.len());
+        let mut end = self.end.min(text.len()).max(start);
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        start..end
+    }
 }
 
 impl From<std::ops::Range<usize>> for Span {
@@ -147,6 +162,15 @@ impl<'a> LineIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_span_within_a_text_is_cut_to_it_on_character_boundaries() {
+        let text = "aé€b";
+        assert_eq!(Span::new(2, 5).within(text), 1..6);
+        assert_eq!(Span::new(4, 100).within(text), 3..7);
+        assert_eq!(Span::point(100).within(text), 7..7);
+        assert_eq!(Span::new(0, 1).within(""), 0..0);
+    }
 
     #[test]
     fn a_text_starting_later_counts_columns_from_its_start() {

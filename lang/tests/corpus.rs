@@ -100,32 +100,19 @@ fn check(rel: &str, text: &str, args: &[String]) -> Result<Found, String> {
     })
 }
 
-/// A span's ends inside `text`, on character boundaries, as the JSON
-/// renderer (`src/render.rs`) places a label.
-fn clamp(text: &str, span: Span) -> (usize, usize) {
-    let mut start = span.start.min(text.len());
-    let mut end = span.end.min(text.len()).max(start);
-    while !text.is_char_boundary(start) {
-        start -= 1;
-    }
-    while !text.is_char_boundary(end) {
-        end += 1;
-    }
-    (start, end)
-}
-
 /// One diagnostic as the case's `.json` records it, without the file name.
 fn diagnostic(d: &Diagnostic, text: &str, lines: &LineIndex<'_>) -> Value {
     let labels: Vec<Value> = d
         .labels
         .iter()
         .map(|l| {
-            let (start, end) = clamp(text, l.span);
+            // Where the JSON renderer (`src/render.rs`) places a label.
+            let at = l.span.within(text);
             json!({
                 "primary": l.primary,
                 "message": l.message,
-                "start": lines.position(start),
-                "end": lines.position(end),
+                "start": lines.position(at.start),
+                "end": lines.position(at.end),
             })
         })
         .collect();

@@ -103,7 +103,7 @@ pub struct ClauseInfo {
     /// Whether the clause resumes only in tail position, so it runs where
     /// the operation was performed, without capturing the continuation.
     pub tail_resumptive: bool,
-    /// Whether the clause never mentions `resume`, so the continuation is
+    /// Whether the clause never uses its `resume`, so the continuation is
     /// discarded rather than captured.
     pub abortive: bool,
     /// For a clause that only resumes with its arguments, its parameter or

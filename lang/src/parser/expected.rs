@@ -360,118 +360,45 @@ where
     }
 }
 
-/// The tokens without data, in the order of their bits.
-const KINDS: [Token; 46] = [
-    Token::Fn,
-    Token::Let,
-    Token::Type,
-    Token::Effect,
-    Token::Match,
-    Token::If,
-    Token::Else,
-    Token::Handle,
-    Token::With,
-    Token::Return,
-    Token::True,
-    Token::False,
-    Token::Underscore,
-    Token::LParen,
-    Token::LParenLine,
-    Token::RParen,
-    Token::LBrace,
-    Token::RBrace,
-    Token::LBracket,
-    Token::RBracket,
-    Token::Comma,
-    Token::Colon,
-    Token::Semi,
-    Token::Dot,
-    Token::DotDot,
-    Token::Arrow,
-    Token::FatArrow,
-    Token::Assign,
-    Token::Pipe,
-    Token::Bar,
-    Token::Plus,
-    Token::Minus,
-    Token::Star,
-    Token::Slash,
-    Token::Percent,
-    Token::PlusPlus,
-    Token::EqEq,
-    Token::NotEq,
-    Token::Lt,
-    Token::Le,
-    Token::Gt,
-    Token::Ge,
-    Token::AndAnd,
-    Token::OrOr,
-    Token::Bang,
-    Token::Error,
-];
+/// The tokens without data, each given a bit (its place in the list), and
+/// the tokens with data: one list, from which [`KINDS`] and [`kind`] are
+/// made, so they cannot fall out of step; `kind` matches every token, so a
+/// new one does not compile until it is listed here.
+macro_rules! token_bits {
+    (bits: $($bit:ident),* $(,)?; data: $($data:ident),* $(,)?) => {
+        /// A token without data's bit, by name.
+        #[repr(u32)]
+        enum Bit {
+            $($bit),*
+        }
 
-/// The bit of a token without data (its place in [`KINDS`]); `None` for a
-/// token that carries data.
-fn kind(t: &Token) -> Option<u32> {
-    Some(match t {
-        Token::Fn => 0,
-        Token::Let => 1,
-        Token::Type => 2,
-        Token::Effect => 3,
-        Token::Match => 4,
-        Token::If => 5,
-        Token::Else => 6,
-        Token::Handle => 7,
-        Token::With => 8,
-        Token::Return => 9,
-        Token::True => 10,
-        Token::False => 11,
-        Token::Underscore => 12,
-        Token::LParen => 13,
-        Token::LParenLine => 14,
-        Token::RParen => 15,
-        Token::LBrace => 16,
-        Token::RBrace => 17,
-        Token::LBracket => 18,
-        Token::RBracket => 19,
-        Token::Comma => 20,
-        Token::Colon => 21,
-        Token::Semi => 22,
-        Token::Dot => 23,
-        Token::DotDot => 24,
-        Token::Arrow => 25,
-        Token::FatArrow => 26,
-        Token::Assign => 27,
-        Token::Pipe => 28,
-        Token::Bar => 29,
-        Token::Plus => 30,
-        Token::Minus => 31,
-        Token::Star => 32,
-        Token::Slash => 33,
-        Token::Percent => 34,
-        Token::PlusPlus => 35,
-        Token::EqEq => 36,
-        Token::NotEq => 37,
-        Token::Lt => 38,
-        Token::Le => 39,
-        Token::Gt => 40,
-        Token::Ge => 41,
-        Token::AndAnd => 42,
-        Token::OrOr => 43,
-        Token::Bang => 44,
-        Token::Error => 45,
-        Token::Reserved(_)
-        | Token::Upper(_)
-        | Token::Lower(_)
-        | Token::Int(_)
-        | Token::Float(_)
-        | Token::Str(_)
-        | Token::StrHead(_)
-        | Token::StrMid(_)
-        | Token::StrTail(_)
-        | Token::DocComment(_) => return None,
-    })
+        /// The tokens without data, in the order of their bits.
+        const KINDS: &[Token] = &[$(Token::$bit),*];
+
+        /// The bit of a token without data (its place in [`KINDS`]);
+        /// `None` for a token that carries data.
+        fn kind(t: &Token) -> Option<u32> {
+            Some(match t {
+                $(Token::$bit => Bit::$bit as u32,)*
+                $(Token::$data(_))|* => return None,
+            })
+        }
+    };
 }
+
+token_bits! {
+    bits:
+    Fn, Let, Type, Effect, Match, If, Else, Handle, With, Return, True, False,
+    Underscore, LParen, LParenLine, RParen, LBrace, RBrace, LBracket, RBracket,
+    Comma, Colon, Semi, Dot, DotDot, Arrow, FatArrow, Assign, Pipe, Bar, Plus,
+    Minus, Star, Slash, Percent, PlusPlus, EqEq, NotEq, Lt, Le, Gt, Ge, AndAnd,
+    OrOr, Bang, Error,
+    ;
+    data: Reserved, Upper, Lower, Int, Float, Str, StrHead, StrMid, StrTail, DocComment
+}
+
+// Every bit fits in `Expected::tokens`.
+const _: () = assert!(KINDS.len() <= u64::BITS as usize);
 
 #[cfg(test)]
 mod tests {

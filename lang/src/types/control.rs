@@ -15,6 +15,7 @@ use crate::types::TypeCon;
 use crate::types::exhaust;
 use crate::types::infer::{Binding, Checker, Origin, Scheme, block_value_span};
 use crate::types::pattern::PatInfo;
+use crate::types::resolution::Resolved;
 use crate::types::ty::{Node, TyId};
 
 impl Checker {
@@ -254,7 +255,6 @@ impl Checker {
                     // Resuming runs the rest of the handled computation,
                     // whose remaining effects are the outer row's.
                     let resume = self.arena.add(Node::Fn(rparams, result, outer));
-                    self.warn_resume_of_never(effect, op, cb);
                     self.bind(
                         "resume",
                         Binding {
@@ -264,6 +264,7 @@ impl Checker {
                     );
                     let before = self.error_count();
                     self.clause_body(cb, result, &mut first_body);
+                    self.warn_resume_of_never(effect, op, cb, *span);
                     if self.error_count() > before {
                         clauses_failed = true;
                         let value_span = match &cb.kind {
@@ -345,13 +346,16 @@ impl Checker {
         }
     }
 
-    /// Warn when a clause for an operation that never returns calls
-    /// `resume` (which cannot be given a value of type `Never`).
+    /// Warn when a clause (at `clause`, whose body has been inferred) for
+    /// an operation that never returns uses its `resume` (which cannot be
+    /// given a value of type `Never`); a `resume` of a clause nested in it
+    /// is that clause's own.
     fn warn_resume_of_never(
         &mut self,
         effect: &crate::ast::Ident,
         op: &crate::ast::Ident,
         body: &Expr,
+        clause: Span,
     ) {
         let never = self
             .types
@@ -362,9 +366,13 @@ impl Checker {
         if !never {
             return;
         }
-        let mut refs = Vec::new();
-        crate::types::deps::expr_refs(body, &mut refs);
-        if refs.iter().any(|r| r == "resume") {
+        let mut vars = Vec::new();
+        body.vars(&mut vars);
+        let own = Resolved::Local(clause);
+        if vars
+            .iter()
+            .any(|v| self.resolution.get(v.span) == Some(&own))
+        {
             self.report(
                 Diagnostic::new(
                     Code::ResumeNeverReturns,

@@ -123,6 +123,14 @@ impl Origin {
     }
 }
 
+/// Which tier of names a binding was found in ([`Checker::find`]).
+#[derive(Clone, Copy)]
+enum Tier {
+    Local,
+    Top,
+    Session,
+}
+
 /// The state of one program's check.
 #[derive(Clone)]
 pub struct Checker {
@@ -420,28 +428,28 @@ impl Checker {
 
     /// The innermost binding of `name`.
     pub fn lookup(&self, name: &str) -> Option<&Binding> {
-        if let Some(b) = self.values.get(name).and_then(|s| s.last()) {
-            return Some(b);
-        }
-        if let Some(b) = self.top_lets.get(name).and_then(|v| {
-            v.iter()
-                .rev()
-                .find(|(p, _)| *p < self.top_position)
-                .map(|(_, b)| b)
-        }) {
-            return Some(b);
-        }
-        self.top_fns
-            .get(name)
-            .map(|(b, _, _)| b)
-            .or_else(|| self.session.get(name))
+        self.find(name).map(|(b, _)| b)
     }
 
-    /// What `name` refers to where it is used now, by the rules of
-    /// [`Checker::lookup`] (see [`crate::types::resolution`]).
-    pub fn resolve_name(&self, name: &str) -> Option<Resolved> {
+    /// The binding of `name` where it is used now, and what it refers to
+    /// (see [`crate::types::resolution`]): the one lookup that both
+    /// types a name and records it for lowering.
+    pub fn resolve_name(&self, name: &str) -> Option<(&Binding, Resolved)> {
+        let (b, tier) = self.find(name)?;
+        let to = match tier {
+            Tier::Local => Resolved::Local(b.span),
+            Tier::Top => Resolved::Top(b.span),
+            Tier::Session => Resolved::Session(name.to_string()),
+        };
+        Some((b, to))
+    }
+
+    /// The innermost binding of `name`, and which tier of names it is in:
+    /// a local, then a top-level `let` before the current item (the
+    /// latest), then a top-level `fn`, then an earlier session input's.
+    fn find(&self, name: &str) -> Option<(&Binding, Tier)> {
         if let Some(b) = self.values.get(name).and_then(|s| s.last()) {
-            return Some(Resolved::Local(b.span));
+            return Some((b, Tier::Local));
         }
         if let Some(b) = self.top_lets.get(name).and_then(|v| {
             v.iter()
@@ -449,14 +457,12 @@ impl Checker {
                 .find(|(p, _)| *p < self.top_position)
                 .map(|(_, b)| b)
         }) {
-            return Some(Resolved::Top(b.span));
+            return Some((b, Tier::Top));
         }
         if let Some((b, _, _)) = self.top_fns.get(name) {
-            return Some(Resolved::Top(b.span));
+            return Some((b, Tier::Top));
         }
-        self.session
-            .contains_key(name)
-            .then(|| Resolved::Session(name.to_string()))
+        self.session.get(name).map(|b| (b, Tier::Session))
     }
 
     /// Every value name in scope (for suggestions).

@@ -274,25 +274,26 @@ impl Checker {
         let n = program.items.len();
         let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (pos, item) in program.items.iter().enumerate() {
-            let mut refs = Vec::new();
+            let mut vars = Vec::new();
             match item {
                 Item::Fn(f) => {
                     if let Some(b) = &f.body {
-                        deps::block_refs(b, &mut refs);
+                        b.vars(&mut vars);
                     }
                 }
-                Item::Stmt(s) => deps::stmt_refs(s, &mut refs),
+                Item::Stmt(s) => s.vars(&mut vars),
                 _ => continue,
             }
+            let mut refs: Vec<&String> = vars.into_iter().map(|v| &v.name).collect();
             refs.sort();
             refs.dedup();
             for r in refs {
                 let before = let_sites
-                    .get(&r)
+                    .get(r)
                     .and_then(|v| v.iter().rev().find(|(p, _)| *p < pos).map(|(p, _)| *p));
                 let target = match item {
-                    Item::Fn(_) => fn_pos.get(&r).copied().or(before),
-                    _ => before.or_else(|| fn_pos.get(&r).copied()),
+                    Item::Fn(_) => fn_pos.get(r).copied().or(before),
+                    _ => before.or_else(|| fn_pos.get(r).copied()),
                 };
                 if let Some(t) = target
                     && let Some(e) = edges.get_mut(pos)

@@ -20,11 +20,9 @@ use crate::types::unify::Mismatch;
 impl Checker {
     /// The type of a variable.
     pub fn infer_var(&mut self, name: &Ident) -> TyId {
-        if let Some(b) = self.lookup(&name.name) {
+        if let Some((b, to)) = self.resolve_name(&name.name) {
             let scheme = b.scheme.clone();
-            if let Some(r) = self.resolve_name(&name.name) {
-                self.resolution.insert(name.span, r);
-            }
+            self.resolution.insert(name.span, to);
             let t = self.instantiate(&scheme);
             return self.open_fn(t);
         }

@@ -241,4 +241,18 @@ mod tests {
         assert!(lib.get("list.writ").is_some_and(|r| !r.is_empty()));
         assert!(lib.get("prelude.writ").is_none());
     }
+
+    #[test]
+    fn the_kept_library_resolution_is_the_one_any_checker_computes() {
+        // Whichever checker loads the library first keeps its resolution
+        // for the process (here perhaps a session with an embedder's
+        // interfaces, which are declared after the library): it is the
+        // one a fresh load of the library computes.
+        let sms = "effect Sms {\n  fn send(to: Str) -> Unit\n}\n".to_string();
+        let _session = crate::types::session::Session::new(&[sms]);
+        let mut fresh = crate::types::infer::Checker::new();
+        crate::types::items::load_stdlib(&mut fresh);
+        assert!(!fresh.library_resolution.is_empty());
+        assert_eq!(library(), &fresh.library_resolution);
+    }
 }

@@ -12,13 +12,15 @@
 //! need its continuation: the machine runs it on top of the performer and
 //! `resume(e)` returns `e` straight to the operation (updating the
 //! handler's parameter, for `resume(e, p)`). Such a clause takes no
-//! `resume` parameter. The analysis is conservative: a clause that binds a
-//! name `resume` itself, or passes `resume` anywhere, takes the general
-//! path. Which `resume` a call names, and which parameter a simple
-//! clause's operand is, come from the checker's resolution.
+//! `resume` parameter. The analysis is conservative: a clause that uses its
+//! `resume` anywhere else (passes it, captures it, resumes inside an
+//! argument) takes the general path. Which uses are the clause's `resume`
+//! (not a nested clause's, nor a local named `resume`), and which
+//! parameter a simple clause's operand is, come from the checker's
+//! resolution.
 
 use writ_lang::Span;
-use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Ident, Pattern, PatternKind, Stmt, StrPart};
+use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Ident, Pattern, PatternKind, Stmt};
 use writ_lang::types::{Resolution, Resolved};
 
 use super::{FnCtx, Lowerer, ResumeMode};
@@ -49,16 +51,21 @@ impl Lowerer {
                 self.emit(Op::NoMatch, *span);
                 continue;
             };
-            let resolution = &self.resolution;
-            let is_resume = |v: &Ident| resolution.get(v.span) == Some(&Resolved::Local(*span));
-            let tail = tail_resumptive(
-                body,
-                &|p| {
-                    self.op_ids(&p.effect.name, &p.op.name)
-                        .is_some_and(|id| self.never_ops.contains(&id))
-                },
-                &is_resume,
-            );
+            let resume = Resume {
+                resolution: &self.resolution,
+                binder: *span,
+            };
+            let never = |p: &writ_lang::ast::Perform| {
+                self.op_ids(&p.effect.name, &p.op.name)
+                    .is_some_and(|id| self.never_ops.contains(&id))
+            };
+            let tail = tail_resumptive(body, &never, resume);
+            let abortive = !tail && resume.uses(body) == 0;
+            let simple = if tail {
+                simple_clause(params, state, body, resume)
+            } else {
+                None
+            };
             let mode = match (tail, state.is_some()) {
                 (false, _) => ResumeMode::Value,
                 (true, false) => ResumeMode::Tail,
@@ -66,19 +73,12 @@ impl Lowerer {
             };
             let name = format!("{}.{} clause", effect.name, op.name);
             self.clause(&name, params, state, mode, body, *span);
-            let mut uses = Uses::default();
-            uses.expr(body);
-            let simple = if tail {
-                simple_clause(params, state, body, &self.resolution, *span)
-            } else {
-                None
-            };
             clauses.push(ClauseInfo {
                 effect: e,
                 op: o,
                 clause: closures,
                 tail_resumptive: tail,
-                abortive: !tail && uses.count == 0,
+                abortive,
                 simple,
             });
             closures += 1;
@@ -174,15 +174,41 @@ impl Lowerer {
     }
 }
 
-/// The clause (at `clause`) as a [`SimpleClause`], if its body (inside any
-/// blocks) is a single `resume` whose arguments are parameters, the
+/// The `resume` of one operation clause, as the checker resolved it.
+#[derive(Clone, Copy)]
+struct Resume<'r> {
+    resolution: &'r Resolution,
+    /// The clause's span, which binds its `resume`.
+    binder: Span,
+}
+
+impl Resume<'_> {
+    /// Whether `v` is this `resume`.
+    fn is(&self, v: &Ident) -> bool {
+        self.resolution.get(v.span) == Some(&Resolved::Local(self.binder))
+    }
+
+    /// Whether `e` is this `resume`.
+    fn is_expr(&self, e: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Var(v) if self.is(v))
+    }
+
+    /// How many times `e` uses this `resume`.
+    fn uses(&self, e: &Expr) -> usize {
+        let mut vars = Vec::new();
+        e.vars(&mut vars);
+        vars.iter().filter(|v| self.is(v)).count()
+    }
+}
+
+/// The clause as a [`SimpleClause`], if its body (inside any blocks) is a
+/// single call of its `resume` whose arguments are parameters, the
 /// handler's parameter (bound at `state`) or constants.
 fn simple_clause(
     params: &[Pattern],
     state: Option<Span>,
     body: &Expr,
-    resolution: &Resolution,
-    clause: Span,
+    resume: Resume<'_>,
 ) -> Option<SimpleClause> {
     let mut e = body;
     while let ExprKind::Block(b) = &e.kind {
@@ -194,9 +220,7 @@ fn simple_clause(
     let ExprKind::Call { callee, args } = &e.kind else {
         return None;
     };
-    if !matches!(&callee.kind, ExprKind::Var(v)
-        if resolution.get(v.span) == Some(&Resolved::Local(clause)))
-    {
+    if !resume.is_expr(callee) {
         return None;
     }
     let operand = |a: &Expr| -> Option<Operand> {
@@ -206,7 +230,7 @@ fn simple_clause(
             ExprKind::Bool(b) => Operand::Bool(*b),
             ExprKind::Var(v) => {
                 // Which parameter the checker found the name to be.
-                let Some(Resolved::Local(binder)) = resolution.get(v.span) else {
+                let Some(Resolved::Local(binder)) = resume.resolution.get(v.span) else {
                     return None;
                 };
                 let bound =
@@ -242,41 +266,37 @@ fn simple_clause(
     }
 }
 
-/// Whether a clause body resumes only in tail position (see the module
-/// docs); `is_resume` says whether a name is the clause's `resume`.
+/// Whether a clause body resumes only in tail position, and uses its
+/// `resume` nowhere else (see the module docs).
 fn tail_resumptive(
     body: &Expr,
     never: &dyn Fn(&writ_lang::ast::Perform) -> bool,
-    is_resume: &dyn Fn(&Ident) -> bool,
+    resume: Resume<'_>,
 ) -> bool {
     let mut tails = 0;
-    if !tails_resume(body, never, is_resume, &mut tails) {
-        return false;
-    }
-    let mut uses = Uses::default();
-    uses.expr(body);
-    !uses.binds && uses.count == tails
+    tails_resume(body, never, resume, &mut tails) && resume.uses(body) == tails
 }
 
+/// Whether every way out of `e` is a call of `resume` (counted in
+/// `tails`) whose arguments do not use it, or an operation that never
+/// returns.
 fn tails_resume(
     e: &Expr,
     never: &dyn Fn(&writ_lang::ast::Perform) -> bool,
-    is_resume: &dyn Fn(&Ident) -> bool,
+    resume: Resume<'_>,
     tails: &mut usize,
 ) -> bool {
     match &e.kind {
         ExprKind::Call { callee, args } => {
-            if matches!(&callee.kind, ExprKind::Var(v) if is_resume(v)) {
+            if resume.is_expr(callee) {
                 *tails += 1;
-                let mut uses = Uses::default();
-                args.iter().for_each(|a| uses.expr(a));
-                return uses.count == 0;
+                return args.iter().all(|a| resume.uses(a) == 0);
             }
             false
         }
         ExprKind::Perform(p) => never(p),
         ExprKind::Block(b) => match b.stmts.last() {
-            Some(Stmt::Expr(last)) => tails_resume(last, never, is_resume, tails),
+            Some(Stmt::Expr(last)) => tails_resume(last, never, resume, tails),
             _ => false,
         },
         ExprKind::If {
@@ -287,156 +307,14 @@ fn tails_resume(
                 return false;
             };
             let block_ok = |b: &writ_lang::ast::Block, tails: &mut usize| match b.stmts.last() {
-                Some(Stmt::Expr(last)) => tails_resume(last, never, is_resume, tails),
+                Some(Stmt::Expr(last)) => tails_resume(last, never, resume, tails),
                 _ => false,
             };
             branches.iter().all(|(_, b)| block_ok(b, tails)) && block_ok(other, tails)
         }
         ExprKind::Match { arms, .. } => arms
             .iter()
-            .all(|a| tails_resume(&a.body, never, is_resume, tails)),
+            .all(|a| tails_resume(&a.body, never, resume, tails)),
         _ => false,
-    }
-}
-
-/// Counts the uses of the name `resume` in an expression, and whether it
-/// binds that name anywhere.
-#[derive(Default)]
-struct Uses {
-    count: usize,
-    binds: bool,
-}
-
-impl Uses {
-    fn pattern(&mut self, p: &Pattern) {
-        match &p.kind {
-            PatternKind::Bind(n) if n.name == "resume" => self.binds = true,
-            PatternKind::Tuple(ps) | PatternKind::Ctor { args: ps, .. } => {
-                ps.iter().for_each(|p| self.pattern(p))
-            }
-            PatternKind::Record { fields, .. } => {
-                for f in fields {
-                    match &f.pattern {
-                        Some(p) => self.pattern(p),
-                        None if f.name.name == "resume" => self.binds = true,
-                        None => {}
-                    }
-                }
-            }
-            PatternKind::List { items, rest } => {
-                items.iter().for_each(|p| self.pattern(p));
-                if rest
-                    .as_ref()
-                    .and_then(|r| r.name.as_ref())
-                    .is_some_and(|n| n.name == "resume")
-                {
-                    self.binds = true;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn block(&mut self, b: &writ_lang::ast::Block) {
-        for s in &b.stmts {
-            match s {
-                Stmt::Let(l) => {
-                    self.pattern(&l.pattern);
-                    self.expr(&l.value);
-                }
-                Stmt::Fn(f) => {
-                    if f.name.name == "resume" || f.params.iter().any(|p| p.name.name == "resume") {
-                        self.binds = true;
-                    }
-                    if let Some(b) = &f.body {
-                        self.block(b);
-                    }
-                }
-                Stmt::Expr(e) => self.expr(e),
-            }
-        }
-    }
-
-    fn expr(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Var(v) if v.name == "resume" => self.count += 1,
-            ExprKind::Interp(parts) => {
-                for p in parts {
-                    if let StrPart::Expr(e) = p {
-                        self.expr(e);
-                    }
-                }
-            }
-            ExprKind::List(xs) | ExprKind::Tuple(xs) => xs.iter().for_each(|x| self.expr(x)),
-            ExprKind::Record(fs) => fs.iter().for_each(|f| self.expr(&f.value)),
-            ExprKind::RecordUpdate { base, fields } => {
-                self.expr(base);
-                fields.iter().for_each(|f| self.expr(&f.value));
-            }
-            ExprKind::Field { expr, .. } => self.expr(expr),
-            ExprKind::Call { callee, args } => {
-                self.expr(callee);
-                args.iter().for_each(|a| self.expr(a));
-            }
-            ExprKind::Perform(p) => p.args.iter().for_each(|a| self.expr(a)),
-            ExprKind::Lambda(l) => {
-                if l.params.iter().any(|p| p.name.name == "resume") {
-                    self.binds = true;
-                }
-                self.block(&l.body);
-            }
-            ExprKind::Block(b) => self.block(b),
-            ExprKind::If {
-                branches,
-                otherwise,
-            } => {
-                for (c, b) in branches {
-                    self.expr(c);
-                    self.block(b);
-                }
-                if let Some(b) = otherwise {
-                    self.block(b);
-                }
-            }
-            ExprKind::Match { scrutinee, arms } => {
-                self.expr(scrutinee);
-                for a in arms {
-                    self.pattern(&a.pattern);
-                    if let Some(g) = &a.guard {
-                        self.expr(g);
-                    }
-                    self.expr(&a.body);
-                }
-            }
-            ExprKind::Handle(h) => {
-                self.expr(&h.body);
-                if let Some(s) = &h.state {
-                    if s.name.name == "resume" {
-                        self.binds = true;
-                    }
-                    self.expr(&s.init);
-                }
-                for c in &h.clauses {
-                    match c {
-                        // A nested clause binds its own `resume`.
-                        Clause::Op { params, body, .. } => {
-                            self.binds = true;
-                            params.iter().for_each(|p| self.pattern(p));
-                            self.expr(body);
-                        }
-                        Clause::Return { param, body, .. } => {
-                            self.pattern(param);
-                            self.expr(body);
-                        }
-                    }
-                }
-            }
-            ExprKind::Binary { lhs, rhs, .. } => {
-                self.expr(lhs);
-                self.expr(rhs);
-            }
-            ExprKind::Unary { expr, .. } => self.expr(expr),
-            _ => {}
-        }
     }
 }
