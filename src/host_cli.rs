@@ -73,7 +73,7 @@ fn ask(question: &str, cancel: Option<&AtomicBool>) -> bool {
     // unanswered, it is refused when the run's time is up (the run then
     // ends with its time limit, `E5005`), so nobody at the terminal cannot
     // keep the host waiting.
-    let deadline = writ_runtime::meter::time_left().map(|(_, until)| until);
+    let deadline = writ_runtime::meter::deadline().map(|d| d.at);
     match wait_for_answer(deadline, cancel) {
         Wait::Answer => {}
         Wait::TimeUp => {

@@ -27,7 +27,9 @@
 pub mod explain;
 pub mod render;
 
-pub use writ_lang::types::{DEFAULT_GRANTS, GrantedBy, Grants, ManifestEntry, Signature};
+pub use writ_lang::types::{
+    DEFAULT_GRANTS, GrantedBy, Grants, HOST_CAPABILITIES, ManifestEntry, Signature,
+};
 pub use writ_lang::{Code, Diagnostic, Hint, Label, LineIndex, Position, Severity, Span};
 pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 

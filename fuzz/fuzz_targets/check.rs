@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let checked = if data.first().is_none_or(|b| b % 2 == 0) {
         writ::check_source(text)
     } else {
-        let all: Vec<String> = ["Log", "Http", "Pay", "Records", "Audit", "Confirm"]
+        let all: Vec<String> = writ::HOST_CAPABILITIES
             .iter()
             .map(|g| g.to_string())
             .collect();

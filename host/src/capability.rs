@@ -14,7 +14,7 @@ use writ_runtime::Value;
 /// It runs on the run's thread, as the embedder's own code, which the host
 /// cannot interrupt: a handler that waits (on the network, on a person)
 /// should wait no longer than the run's time left,
-/// [`writ_runtime::meter::time_left`]. The run's time limit and
+/// [`writ_runtime::meter::deadline`]`()?.left()`. The run's time limit and
 /// cancellation are checked again when it returns.
 pub type Handler = Arc<dyn Fn(&str, &Args<'_>) -> Result<Value, Refusal> + Send + Sync>;
 

@@ -639,17 +639,17 @@ fn money(cents: i64) -> String {
 }
 
 /// When the running run's time is up: a request or a wait for the
-/// store's lock ends then (see [`writ_runtime::meter::time_left`]).
+/// store's lock ends then (see [`writ_runtime::meter::deadline`]).
 fn run_until() -> Option<Instant> {
-    writ_runtime::meter::time_left().map(|(_, until)| until)
+    writ_runtime::meter::deadline().map(|d| d.at)
 }
 
 /// The run's time-limit error, if its time is up: what an operation that
 /// failed then reports, instead of its own failure (a request or a wait
 /// for the store was cut short by the run's time).
 fn out_of_time() -> Option<HostError> {
-    let (limit, until) = writ_runtime::meter::time_left()?;
-    (Instant::now() >= until).then(|| HostError::Stop(RunError::out_of_time(limit)))
+    let d = writ_runtime::meter::deadline()?;
+    (Instant::now() >= d.at).then(|| HostError::Stop(RunError::out_of_time(d.limit)))
 }
 
 impl Host for PolicyHost<'_> {

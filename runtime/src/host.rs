@@ -36,7 +36,7 @@ impl From<RunError> for HostError {
 pub trait Host {
     /// Perform `effect.op(args)`; the result goes back to the program.
     /// An operation that waits should wait no longer than the run's time
-    /// left ([`crate::meter::time_left`]): as soon as it returns (with a
+    /// left ([`crate::meter::deadline`]): as soon as it returns (with a
     /// value or `Fail`), a run past its time or cancelled meanwhile ends
     /// (`E5005`, `E5006`).
     fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError>;

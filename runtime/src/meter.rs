@@ -180,14 +180,33 @@ pub(crate) fn cancelled() -> bool {
     })
 }
 
-/// The running run's time limit and the moment it is up, for a host
-/// operation that waits (a request, a lock): it waits no longer than
-/// that, and ends the run with [`RunError::out_of_time`] if the run's time
-/// is what ran out. `None` outside a run.
+/// A run's time limit and the moment it is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadline {
+    /// The run's time limit, as set (what [`RunError::out_of_time`] names).
+    pub limit: Duration,
+    /// When the run's time is up.
+    pub at: Instant,
+}
+
+impl Deadline {
+    /// The time left until [`Deadline::at`]; zero once it has passed.
+    pub fn left(&self) -> Duration {
+        self.at.saturating_duration_since(Instant::now())
+    }
+}
+
+/// The running run's deadline, for a host operation that waits (a
+/// request, a lock, a question to the person): it waits no longer than
+/// [`Deadline::left`], and ends the run with [`RunError::out_of_time`] if
+/// the run's time is what ran out. `None` outside a run, or for a run
+/// without a time limit.
 ///
 /// [`RunError::out_of_time`]: crate::RunError::out_of_time
-pub fn time_left() -> Option<(Duration, Instant)> {
-    RUN.with(Cell::get).and_then(|r| r.deadline)
+pub fn deadline() -> Option<Deadline> {
+    RUN.with(Cell::get)
+        .and_then(|r| r.deadline)
+        .map(|(limit, at)| Deadline { limit, at })
 }
 
 /// Units charged in the running run.
@@ -317,5 +336,29 @@ mod tests {
             assert!(!Meter::AMBIENT.charge(POLL_EVERY));
             assert_eq!(tripped(), Some(Limit::Time));
         }
+    }
+
+    #[test]
+    fn a_runs_deadline_is_seen_inside_it_only_and_its_time_left_never_goes_below_zero() {
+        assert_eq!(deadline(), None, "outside a run");
+        let limit = Duration::from_secs(60);
+        let at = Instant::now() + limit;
+        {
+            let _scope = Scope::start(u64::MAX, Some((limit, at)), None);
+            let d = deadline().expect("inside a run with a time limit");
+            assert_eq!((d.limit, d.at), (limit, at));
+            assert!(d.left() <= limit && d.left() > Duration::from_secs(50));
+            {
+                let _inner = Scope::start(u64::MAX, None, None);
+                assert_eq!(deadline(), None, "a run without a time limit");
+            }
+            assert_eq!(deadline().map(|d| d.at), Some(at), "restored");
+        }
+        assert_eq!(deadline(), None, "gone with the scope");
+        let past = Deadline {
+            limit,
+            at: Instant::now() - Duration::from_millis(5),
+        };
+        assert_eq!(past.left(), Duration::ZERO);
     }
 }
