@@ -145,7 +145,7 @@ fn every_library_function_is_total_on_edge_values() {
         if matches!(ns, "prelude" | "capabilities") {
             continue;
         }
-        for item in writ_lang::parser::parse_library(file.source).program.items {
+        for item in writ_lang::parse_library(file.source).program.items {
             let Item::Fn(f) = item else { continue };
             let pools: Option<Vec<Vec<String>>> = f
                 .params

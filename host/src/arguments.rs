@@ -280,7 +280,7 @@ pub fn for_question(s: &str, max: usize) -> String {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             ' ' => out.push(' '),
-            c if c.is_control() || c.is_whitespace() || writ_lang::lexer::is_deceptive(c) => {
+            c if c.is_control() || c.is_whitespace() || writ_lang::is_deceptive(c) => {
                 out.push_str(&format!("\\u{{{:x}}}", c as u32));
             }
             c => out.push(c),

@@ -360,7 +360,7 @@ impl Session {
         let checked = self.check.check(&parsed.program, Some(grants));
         let mut diagnostics = parsed.diagnostics;
         diagnostics.extend(checked.typed.diagnostics.iter().cloned());
-        writ_lang::diagnostic::sort_and_dedup(&mut diagnostics);
+        writ_lang::sort_and_dedup(&mut diagnostics);
         out.diagnostics = diagnostics;
         if !checked.accepted() {
             return out;

@@ -1,6 +1,7 @@
 //! Parse-stage benchmark: generates realistic programs of 500 and 5,000
 //! lines and reports the time of each stage and the growth between sizes.
-//! Run with `cargo bench -p writ-lang --bench parse`.
+//! Run with `cargo bench -p writ-lang --bench parse --features internals`
+//! (the lexer alone is timed through the crate's internals).
 
 use std::time::{Duration, Instant};
 

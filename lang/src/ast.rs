@@ -318,7 +318,7 @@ impl Expr {
     }
 }
 
-/// Binary operators, loosest first in [`docs/language.md`]'s table.
+/// Binary operators, loosest first in `docs/language.md`'s table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     /// `||`

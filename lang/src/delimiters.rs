@@ -31,7 +31,7 @@ use crate::span::{LineIndex, Span};
 use crate::token::Token;
 
 /// The deepest bracket nesting accepted.
-pub const MAX_NESTING: usize = 256;
+pub(crate) const MAX_NESTING: usize = 256;
 
 /// The most unclosed brackets reported at one place; the rest are counted
 /// in a note.
@@ -47,26 +47,26 @@ const MAX_UNCLOSED_DIAGNOSTICS: usize = MAX_DIAGNOSTICS;
 /// What the balancer found and did not build into diagnostics (see
 /// [`MAX_UNCLOSED_DIAGNOSTICS`]).
 #[derive(Debug, Default)]
-pub struct Unreported {
+pub(crate) struct Unreported {
     /// How many unclosed brackets were not reported.
-    pub count: usize,
+    pub(crate) count: usize,
     /// For each, the span of its opener and where it was closed (the
     /// secondary and primary spans its diagnostic would have had).
-    pub regions: Vec<(Span, Span)>,
+    pub(crate) regions: Vec<(Span, Span)>,
 }
 
 /// The balanced tokens of a text, and the unclosed brackets not reported.
 #[derive(Debug, Default)]
-pub struct Balanced {
+pub(crate) struct Balanced {
     /// The tokens, with every bracket closed.
-    pub tokens: Vec<(Token, Span)>,
+    pub(crate) tokens: Vec<(Token, Span)>,
     /// The unclosed brackets not built into diagnostics.
-    pub unreported: Unreported,
+    pub(crate) unreported: Unreported,
 }
 
 /// The deepest syntax tree accepted, counting bracket levels and operator
 /// chains (`a + b + ...`, `!!x`, `a.b.c`, `A -> B -> C`) together.
-pub const MAX_DEPTH: usize = 1000;
+pub(crate) const MAX_DEPTH: usize = 1000;
 
 /// The depth bookkeeping of one bracket level.
 #[derive(Clone, Copy, Default)]
@@ -309,15 +309,11 @@ impl Balancer<'_> {
 }
 
 /// Balance the brackets of `tokens`, reporting every repair (unclosed
-/// brackets past [`MAX_UNCLOSED_DIAGNOSTICS`] only in [`Unreported`]).
-pub fn balance(src: &str, tokens: Vec<(Token, Span)>, diags: &mut Vec<Diagnostic>) -> Balanced {
-    balance_at(src, 0, tokens, diags)
-}
-
-/// As [`balance`], for a text whose first line starts at byte `base` (see
+/// brackets past [`MAX_UNCLOSED_DIAGNOSTICS`] only in [`Unreported`]), for
+/// a text whose first line starts at byte `base` (see
 /// [`LineIndex::starting_at`]): positions named in messages are the
 /// text's own.
-pub fn balance_at(
+pub(crate) fn balance_at(
     src: &str,
     base: usize,
     tokens: Vec<(Token, Span)>,
@@ -794,7 +790,7 @@ mod tests {
 
     fn run(src: &str) -> (Vec<Token>, Vec<Code>) {
         let mut diags = Vec::new();
-        let toks = balance(src, lex(src).tokens, &mut diags).tokens;
+        let toks = balance_at(src, 0, lex(src).tokens, &mut diags).tokens;
         (
             toks.into_iter().map(|(t, _)| t).collect(),
             diags.iter().map(|d| d.code).collect(),
@@ -837,7 +833,7 @@ mod tests {
     fn unclosed_brackets_past_the_limit_are_only_counted() {
         let src = "f((1, 2\n".repeat(200);
         let mut diags = Vec::new();
-        let out = balance(&src, lex(&src).tokens, &mut diags);
+        let out = balance_at(&src, 0, lex(&src).tokens, &mut diags);
         assert_eq!(diags.len(), MAX_UNCLOSED_DIAGNOSTICS);
         assert_eq!(out.unreported.count, 400 - MAX_UNCLOSED_DIAGNOSTICS);
         assert_eq!(out.unreported.regions.len(), out.unreported.count);
@@ -853,14 +849,14 @@ mod tests {
         // note on the 11 beyond them would go on a report never built.
         let src = format!("{}{}", "f(x\n".repeat(95), "{[".repeat(10));
         let mut diags = Vec::new();
-        let out = balance(&src, lex(&src).tokens, &mut diags);
+        let out = balance_at(&src, 0, lex(&src).tokens, &mut diags);
         assert_eq!(diags.len(), MAX_UNCLOSED_DIAGNOSTICS);
         assert_eq!(out.unreported.count, 4);
         assert!(diags.iter().all(|d| d.notes.is_empty()), "{diags:?}");
         // With room for them, the ten are built and the last one has it.
         let src = format!("{}{}", "f(x\n".repeat(5), "{[".repeat(10));
         let mut diags = Vec::new();
-        balance(&src, lex(&src).tokens, &mut diags);
+        balance_at(&src, 0, lex(&src).tokens, &mut diags);
         assert_eq!(diags.len(), 14);
         let notes: Vec<_> = diags.iter().flat_map(|d| &d.notes).collect();
         assert_eq!(notes.len(), 1, "{diags:?}");
@@ -890,7 +886,7 @@ mod tests {
         let deep = 100;
         let src = format!("{}[[\"${{(a]}}\"]{}", "(".repeat(deep), ")".repeat(deep));
         let mut diags = Vec::new();
-        let out = balance(&src, lex(&src).tokens, &mut diags).tokens;
+        let out = balance_at(&src, 0, lex(&src).tokens, &mut diags).tokens;
         let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
         assert_eq!(
             codes,

@@ -9,7 +9,7 @@
 //! `cargo test --release -p writ-lang --test checker_budget -- --ignored --nocapture`.
 
 use proptest::prelude::*;
-use writ_lang::types::budget::WORK_LIMIT;
+use writ_lang::types::WORK_LIMIT;
 use writ_lang::{Code, parse, types};
 
 /// How one level of a chain of `let`s builds its value from the one

@@ -177,7 +177,7 @@ pub fn safe_text(s: &str, keep_lines: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         let kept = keep_lines && matches!(c, '\n' | '\t');
-        if !kept && (c.is_control() || writ_lang::lexer::is_deceptive(c)) {
+        if !kept && (c.is_control() || writ_lang::is_deceptive(c)) {
             let _ = write!(out, "\\u{{{:x}}}", c as u32);
         } else {
             out.push(c);
@@ -220,7 +220,7 @@ pub fn quoted(s: &str, out: &mut String) {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             '$' => out.push_str("\\$"),
-            c if c.is_control() || writ_lang::lexer::is_deceptive(c) => {
+            c if c.is_control() || writ_lang::is_deceptive(c) => {
                 let _ = write!(out, "\\u{{{:x}}}", c as u32);
             }
             c => out.push(c),

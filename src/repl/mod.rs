@@ -9,7 +9,7 @@
 //!
 //! An input is a command (a line starting with `:`) or Writ text: lines
 //! are read until brackets close and the last line does not end asking
-//! for more ([`input::needs_more`]); an empty line ends an unfinished
+//! for more ([`writ_lang::needs_more`]); an empty line ends an unfinished
 //! input early. Results go to standard output, diagnostics and run-time
 //! errors to standard error.
 //!
@@ -19,7 +19,6 @@
 
 mod commands;
 mod complete;
-mod input;
 mod show;
 
 use std::io::{BufRead, IsTerminal};
@@ -259,7 +258,7 @@ impl Repl {
             }
             let mut text = first;
             let mut dropped = false;
-            while input::needs_more(&text) {
+            while writ_lang::needs_more(&text) {
                 match reader.read(more) {
                     Read::Line(l) if l.trim().is_empty() => break,
                     Read::Line(l) => {
@@ -277,7 +276,7 @@ impl Repl {
                 continue;
             }
             reader.remember(&text);
-            if writ_lang::lexer::lex(&text).tokens.is_empty() {
+            if writ_lang::is_blank(&text) {
                 // Only comments: nothing to check or run.
                 continue;
             }

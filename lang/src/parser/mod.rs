@@ -105,7 +105,7 @@ impl<'t> Inspector<'t, Tokens<'t>> for ParseState<'t> {
 /// a file made of errors costs about as much to parse as a correct one;
 /// it is ten times [`MAX_DIAGNOSTICS`], so that everything shown is found
 /// before the parser stops.
-pub const MAX_RECOVERIES: usize = 1000;
+pub(crate) const MAX_RECOVERIES: usize = 1000;
 
 /// Runs after each recovery (the skipping of a damaged statement, item,
 /// list element or match arm): counts it, and past [`MAX_RECOVERIES`]
@@ -274,7 +274,7 @@ const PARSER_RED_ZONE: usize = 1 << 26;
 
 /// A line does not start anew when the line before it ends with one of
 /// these: the construct goes on.
-pub fn expects_more(tok: &Token) -> bool {
+pub(crate) fn expects_more(tok: &Token) -> bool {
     tok.is_open()
         || tok.is_binary_operator()
         || matches!(
@@ -319,7 +319,7 @@ fn line_starts(src: &str, tokens: &[(Token, SimpleSpan)]) -> Vec<usize> {
 
 /// The most diagnostics reported for one file; past it, the last one says
 /// how many more there were.
-pub const MAX_DIAGNOSTICS: usize = 100;
+pub(crate) const MAX_DIAGNOSTICS: usize = 100;
 
 /// Keep the first [`MAX_DIAGNOSTICS`] diagnostics, noting how many more
 /// (counting `unreported` ones found but never built, which all sort after

@@ -2,7 +2,7 @@
 //!
 //! The files live in the repository's `stdlib/` directory; each is
 //! included here at compile time so that the front end can read the host
-//! capability interfaces without touching the file system. [`reference`]
+//! capability interfaces without touching the file system. [`mod@reference`]
 //! turns their declarations and doc comments into `docs/stdlib.md`.
 
 pub mod reference;

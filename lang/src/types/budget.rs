@@ -46,53 +46,53 @@ pub const WORK_LIMIT: u64 = 40_000_000;
 /// A counter of work units against [`WORK_LIMIT`]. Interior mutability
 /// lets read-only walks (`&self`) charge too.
 #[derive(Clone, Debug, Default)]
-pub struct Work {
+pub(super) struct Work {
     used: Cell<u64>,
 }
 
 impl Work {
     /// Spend `units`; false when the budget is (now) spent.
-    pub fn charge(&self, units: u64) -> bool {
+    pub(super) fn charge(&self, units: u64) -> bool {
         let used = self.used.get().saturating_add(units);
         self.used.set(used);
         used <= WORK_LIMIT
     }
 
     /// Whether the budget is spent.
-    pub fn out(&self) -> bool {
+    pub(super) fn out(&self) -> bool {
         self.used.get() > WORK_LIMIT
     }
 
     /// The units spent so far.
-    pub fn used(&self) -> u64 {
+    pub(super) fn used(&self) -> u64 {
         self.used.get()
     }
 
     /// The units left.
-    pub fn remaining(&self) -> u64 {
+    pub(super) fn remaining(&self) -> u64 {
         WORK_LIMIT.saturating_sub(self.used.get())
     }
 
     /// Start a new check, with the whole budget.
-    pub fn restart(&self) {
+    pub(super) fn restart(&self) {
         self.used.set(0);
     }
 }
 
 impl Checker {
     /// Spend `units` of the check's budget; false when it is spent.
-    pub fn charge(&self, units: u64) -> bool {
+    pub(super) fn charge(&self, units: u64) -> bool {
         self.arena.work.charge(units)
     }
 
     /// Whether the check's budget is spent.
-    pub fn out_of_work(&self) -> bool {
+    pub(super) fn out_of_work(&self) -> bool {
         self.arena.work.out()
     }
 
     /// If the budget ran out inside the expression or item at `span` and
     /// that has not been reported yet, report it there.
-    pub fn report_out_of_work(&mut self, span: Span) {
+    pub(super) fn report_out_of_work(&mut self, span: Span) {
         if !self.out_of_work() || self.work_reported {
             return;
         }
@@ -114,7 +114,7 @@ impl Checker {
     /// Check the exhaustiveness of `arms` within what is left of the
     /// budget (at most [`exhaust::BUDGET`]), charging what it spent. A
     /// check stopped by the program's budget leaves it spent.
-    pub fn exhaustive(&self, arms: &[exhaust::Arm]) -> exhaust::Report {
+    pub(super) fn exhaustive(&self, arms: &[exhaust::Arm]) -> exhaust::Report {
         let left = usize::try_from(self.arena.work.remaining()).unwrap_or(usize::MAX);
         let allowed = exhaust::BUDGET.min(left);
         let report = exhaust::check_within(arms, allowed);
@@ -126,7 +126,7 @@ impl Checker {
     /// Whether `ty`, counted as a tree (a shared part once per path to
     /// it), has more than `limit` nodes. Bounded: each node is counted
     /// once, and counting stops past `limit`.
-    pub fn tree_size_over(&mut self, ty: TyId, limit: usize) -> bool {
+    pub(super) fn tree_size_over(&mut self, ty: TyId, limit: usize) -> bool {
         self.tree_size(ty, limit, &mut HashMap::new()) > limit
     }
 
@@ -167,7 +167,7 @@ impl Checker {
 
     /// If `ty` is larger than the checker builds (as a tree), report it at
     /// `span` and give `Error` instead, so later walks stay small.
-    pub fn limit_tree_size(&mut self, ty: TyId, span: Span) -> TyId {
+    pub(super) fn limit_tree_size(&mut self, ty: TyId, span: Span) -> TyId {
         if self.out_of_work() || !self.tree_size_over(ty, MAX_INSTANCE_NODES) {
             return ty;
         }

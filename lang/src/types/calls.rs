@@ -17,20 +17,20 @@ use crate::types::ty::{Classes, Node, TyId};
 use crate::types::typedecl::{EffectInfo, VarMode};
 
 /// A function's type as its signature gives it.
-pub struct FnSig {
+pub(super) struct FnSig {
     /// Parameter types.
-    pub params: Vec<TyId>,
+    pub(crate) params: Vec<TyId>,
     /// Result type.
-    pub ret: TyId,
+    pub(crate) ret: TyId,
     /// Effect row.
-    pub row: TyId,
+    pub(crate) row: TyId,
     /// Whether every parameter and the result are annotated.
-    pub annotated: bool,
+    pub(crate) annotated: bool,
 }
 
 impl Checker {
     /// `callee(args)`, or `piped |> callee(args)` when `piped` is given.
-    pub fn infer_call(
+    pub(super) fn infer_call(
         &mut self,
         span: Span,
         callee: &Expr,
@@ -171,7 +171,7 @@ impl Checker {
     }
 
     /// `Eff.op(args)`.
-    pub fn infer_perform(&mut self, span: Span, p: &Perform, piped: Option<&Expr>) -> TyId {
+    pub(super) fn infer_perform(&mut self, span: Span, p: &Perform, piped: Option<&Expr>) -> TyId {
         let all: Vec<&Expr> = piped.into_iter().chain(p.args.iter()).collect();
         let Some(info) = self.types.effects.get(&p.effect.name).cloned() else {
             for a in &all {
@@ -238,7 +238,7 @@ impl Checker {
     }
 
     /// Report that effect `info` has no operation `op`.
-    pub fn unknown_operation(&mut self, info: &EffectInfo, op: &crate::ast::Ident) {
+    pub(super) fn unknown_operation(&mut self, info: &EffectInfo, op: &crate::ast::Ident) {
         let names: Vec<&str> = info.ops.iter().map(|o| o.name.as_str()).collect();
         let d = Diagnostic::new(
             Code::UnknownOperation,
@@ -257,7 +257,7 @@ impl Checker {
 
     /// The type a signature gives a function. Type variables it names are
     /// rigid at `level`; missing annotations are fresh variables.
-    pub fn signature(
+    pub(super) fn signature(
         &mut self,
         generics: &[crate::ast::Generic],
         params: &[Param],
@@ -344,7 +344,7 @@ impl Checker {
 
     /// A function's body, in the function's own effect row (`name` says
     /// whose, for messages).
-    pub fn infer_fn_body(
+    pub(super) fn infer_fn_body(
         &mut self,
         name: String,
         params: &[Param],
@@ -363,7 +363,7 @@ impl Checker {
     }
 
     /// Bind the parameters, then check the body against the result type.
-    pub fn infer_body(
+    pub(super) fn infer_body(
         &mut self,
         params: &[Param],
         sig: &FnSig,
@@ -396,7 +396,7 @@ impl Checker {
     }
 
     /// `fn(params) { body }`, checked against `expected` when it is known.
-    pub fn infer_lambda(&mut self, l: &Lambda, _span: Span, expected: Option<TyId>) -> TyId {
+    pub(super) fn infer_lambda(&mut self, l: &Lambda, _span: Span, expected: Option<TyId>) -> TyId {
         let saved = self.tyvars.names.len();
         let sig = self.signature(&[], &l.params, l.ret.as_ref(), l.effects.as_ref(), false);
         self.tyvars.names.truncate(saved);
@@ -424,7 +424,7 @@ impl Checker {
     }
 
     /// A statement; returns the type of an expression statement.
-    pub fn infer_stmt(&mut self, s: &Stmt) -> Option<TyId> {
+    pub(super) fn infer_stmt(&mut self, s: &Stmt) -> Option<TyId> {
         match s {
             Stmt::Expr(e) => Some(self.infer(e)),
             Stmt::Let(l) => {
@@ -439,7 +439,7 @@ impl Checker {
     }
 
     /// `let pattern (: T)? = value`, binding the pattern's names.
-    pub fn infer_let(&mut self, l: &Let) {
+    pub(super) fn infer_let(&mut self, l: &Let) {
         let since = self.arena.len() as TyId;
         self.level += 1;
         let t = self.let_value(l);
@@ -480,7 +480,7 @@ impl Checker {
     }
 
     /// The type of a `let`'s value, checked against its annotation.
-    pub fn let_value(&mut self, l: &Let) -> TyId {
+    pub(super) fn let_value(&mut self, l: &Let) -> TyId {
         let t = self.let_value_unchecked(l);
         self.limit_tree_size(t, l.value.span)
     }
@@ -505,7 +505,7 @@ impl Checker {
     }
 
     /// A `fn` inside a block: recursive, generalised after its body.
-    pub fn infer_local_fn(&mut self, f: &FnDecl) {
+    pub(super) fn infer_local_fn(&mut self, f: &FnDecl) {
         let Some(body) = &f.body else {
             return;
         };
@@ -553,7 +553,7 @@ impl Checker {
 }
 
 /// Whether `e` is a syntactic value (safe to generalise).
-pub fn is_value(e: &Expr) -> bool {
+pub(super) fn is_value(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Lambda(_)
         | ExprKind::Unit

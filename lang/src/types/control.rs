@@ -22,7 +22,7 @@ impl Checker {
     /// `match scrutinee { arms }`.
     /// With `expected`, every arm is checked against it (the match's
     /// context fixes the type); otherwise the first arm fixes it.
-    pub fn infer_match(
+    pub(super) fn infer_match(
         &mut self,
         span: Span,
         scrutinee: &Expr,
@@ -149,7 +149,7 @@ impl Checker {
     }
 
     /// `handle body with (state)? { clauses }`.
-    pub fn infer_handle(&mut self, h: &Handle) -> TyId {
+    pub(super) fn infer_handle(&mut self, h: &Handle) -> TyId {
         // The effects the clauses handle, each with one set of type
         // arguments shared by the body and every clause.
         let mut effect_args: HashMap<String, Vec<TyId>> = HashMap::new();

@@ -20,16 +20,16 @@ use crate::types::typedecl::{CtorInfo, EffectInfo, OpInfo, TyVars, TypeDef, Type
 
 /// A record type whose body is not translated yet.
 #[derive(Clone, Debug)]
-pub struct PendingRecord {
+pub(super) struct PendingRecord {
     /// The declaration.
-    pub decl: TypeDecl,
+    pub(crate) decl: TypeDecl,
     /// Whether its translation has started (a second visit is a cycle).
-    pub started: bool,
+    pub(crate) started: bool,
 }
 
 impl Checker {
     /// Declare the types and effects of `program`.
-    pub fn declare(&mut self, program: &Program) {
+    pub(super) fn declare(&mut self, program: &Program) {
         let mut sums: Vec<(TypeCon, &TypeDecl)> = Vec::new();
         for item in &program.items {
             let Item::Type(t) = item else { continue };
@@ -239,7 +239,7 @@ impl Checker {
     }
 
     /// Translate a record type's body (on first use).
-    pub fn define_record(&mut self, con: TypeCon) {
+    pub(super) fn define_record(&mut self, con: TypeCon) {
         let Some(p) = self.pending.get_mut(&con) else {
             return;
         };
@@ -428,7 +428,7 @@ impl Checker {
     /// The row variables inside `t`: the tails of its function types'
     /// rows, and the arguments it gives to row parameters of declared types
     /// and effects.
-    pub fn row_tails(&mut self, t: TyId) -> Vec<TyId> {
+    pub(super) fn row_tails(&mut self, t: TyId) -> Vec<TyId> {
         let mut out = Vec::new();
         for id in self.arena.reachable(t, |_, _| true) {
             let flagged = |name: &str, args: &[TyId], out: &mut Vec<TyId>| {

@@ -13,7 +13,7 @@
 /// The strongly connected components of a graph given as adjacency lists,
 /// each component's members in ascending order, components in an order
 /// where every component comes after those it has edges to.
-pub fn components(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+pub(super) fn components(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
     let n = edges.len();
     let mut index = vec![usize::MAX; n];
     let mut low = vec![0usize; n];

@@ -57,31 +57,31 @@ use crate::types::unify::Mismatch;
 
 /// Where a row's constraint comes from, for messages.
 #[derive(Clone, Debug)]
-pub struct RowOwner {
+pub(super) struct RowOwner {
     /// What owns the row: `` `fetch` ``, `this function`.
-    pub name: String,
+    pub(crate) name: String,
     /// The row annotation, if the effects were declared.
-    pub annotation: Option<Span>,
+    pub(crate) annotation: Option<Span>,
 }
 
 /// One place that performs an operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PerformSite {
+pub(super) struct PerformSite {
     /// The effect.
-    pub effect: String,
+    pub(crate) effect: String,
     /// The operation.
-    pub op: String,
+    pub(crate) op: String,
     /// Where it is performed.
-    pub span: Span,
+    pub(crate) span: Span,
     /// Whether a `handle` around it, in the same function body, handles
     /// its effect (then it cannot reach the program's row from here).
-    pub handled: bool,
+    pub(crate) handled: bool,
 }
 
 impl Checker {
     /// Add the effect `name[args]` to the current row (an operation at
     /// `span`).
-    pub fn perform_effect(&mut self, name: &str, op: &str, args: Vec<TyId>, span: Span) {
+    pub(super) fn perform_effect(&mut self, name: &str, op: &str, args: Vec<TyId>, span: Span) {
         let handled = self.handling.iter().any(|h| h == name);
         self.performs.push(PerformSite {
             effect: name.to_string(),
@@ -100,7 +100,7 @@ impl Checker {
     }
 
     /// Add a callee's latent row to the current row (a call at `span`).
-    pub fn call_effects(&mut self, row: TyId, span: Span, what: &str) {
+    pub(super) fn call_effects(&mut self, row: TyId, span: Span, what: &str) {
         self.row_span = span;
         let cur = self.cur_row;
         if let Err(m) = self.include(row, cur, &[]) {
@@ -117,7 +117,12 @@ impl Checker {
     /// becomes `sup` without `sub`'s own labels (so the effects of a
     /// callee do not flow back into the callee's row twice); a signature's
     /// row variable in `sub` must be `sup`'s too.
-    pub fn include(&mut self, sub: TyId, sup: TyId, exclude: &[u32]) -> Result<(), Mismatch> {
+    pub(super) fn include(
+        &mut self,
+        sub: TyId,
+        sup: TyId,
+        exclude: &[u32],
+    ) -> Result<(), Mismatch> {
         let (sup_labels, sup_tail) = self.arena.row_fields(sup);
         let sup_tail = self.arena.resolve(sup_tail);
         let (labels, tail) = self.arena.row_fields(sub);
@@ -180,7 +185,7 @@ impl Checker {
     /// Settle the row variables that waited for a body to finish (see
     /// `include`): each open row that must end in a signature's row
     /// variable now does.
-    pub fn settle_row_waits(&mut self, from: usize) {
+    pub(super) fn settle_row_waits(&mut self, from: usize) {
         let waits: Vec<(TyId, TyId, Span)> = self.row_waits.drain(from..).collect();
         for (sup, rigid, span) in waits {
             let (_, sup_tail) = self.arena.row_fields(sup);
@@ -199,7 +204,7 @@ impl Checker {
     /// A function value's type, with a closed effect row opened: a
     /// function declared pure (or with `/ {Log}`) may be passed where a
     /// function with more effects is expected.
-    pub fn open_fn(&mut self, ty: TyId) -> TyId {
+    pub(super) fn open_fn(&mut self, ty: TyId) -> TyId {
         let Node::Fn(ps, r, row) = self.arena.node(ty).clone() else {
             return ty;
         };
@@ -213,7 +218,7 @@ impl Checker {
     }
 
     /// Report that the current row does not allow what `what` performs.
-    pub fn report_row_at(&mut self, span: Span, what: &str, effect: &str, m: Mismatch) {
+    pub(super) fn report_row_at(&mut self, span: Span, what: &str, effect: &str, m: Mismatch) {
         self.report_row(span, what, effect, m);
     }
 
@@ -297,7 +302,7 @@ impl Checker {
     }
 
     /// The effect names in a row (without its tail).
-    pub fn row_labels(&self, row: TyId) -> Vec<String> {
+    pub(super) fn row_labels(&self, row: TyId) -> Vec<String> {
         let (labels, _) = self.arena.row_fields(row);
         labels
             .iter()
@@ -307,7 +312,7 @@ impl Checker {
 
     /// Run `f` with `row` as the current row and `owner` for messages,
     /// restoring both (and the handled effects) afterwards.
-    pub fn in_row<T>(
+    pub(super) fn in_row<T>(
         &mut self,
         row: TyId,
         owner: Option<RowOwner>,

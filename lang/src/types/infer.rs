@@ -24,28 +24,28 @@ use crate::types::typedecl::{TyVars, TypeTable};
 use crate::types::{STACK_CHUNK, STACK_RED_ZONE, TypeCon, suggest};
 
 /// The level of the variables of a declared template (never unified).
-pub const GENERIC: u32 = u32::MAX;
+pub(super) const GENERIC: u32 = u32::MAX;
 
 /// The most type nodes one use of a polymorphic name may copy. A type
 /// larger than this (built by doubling it through a chain of functions) is
 /// reported rather than built: its size is exponential in the program's.
-pub const MAX_INSTANCE_NODES: usize = 50_000;
+pub(super) const MAX_INSTANCE_NODES: usize = 50_000;
 
 /// The most diagnostics the type checker reports for one program.
 const MAX_DIAGNOSTICS: usize = 100;
 
 /// A polymorphic type: `vars` are replaced by fresh variables at each use.
 #[derive(Clone, Debug)]
-pub struct Scheme {
+pub(super) struct Scheme {
     /// The quantified variables (nodes of `ty`).
-    pub vars: Vec<TyId>,
+    pub(crate) vars: Vec<TyId>,
     /// The type.
-    pub ty: TyId,
+    pub(crate) ty: TyId,
 }
 
 impl Scheme {
     /// A type with nothing quantified.
-    pub fn mono(ty: TyId) -> Scheme {
+    pub(super) fn mono(ty: TyId) -> Scheme {
         Scheme {
             vars: Vec::new(),
             ty,
@@ -55,14 +55,14 @@ impl Scheme {
 
 /// Interned names (record fields, effect labels, type variable names).
 #[derive(Clone, Debug, Default)]
-pub struct Interner {
+pub(super) struct Interner {
     map: HashMap<String, u32>,
     names: Vec<String>,
 }
 
 impl Interner {
     /// The number for `name`.
-    pub fn intern(&mut self, name: &str) -> u32 {
+    pub(super) fn intern(&mut self, name: &str) -> u32 {
         if let Some(n) = self.map.get(name) {
             return *n;
         }
@@ -74,7 +74,7 @@ impl Interner {
 
     /// Give `name` a new number from now on; the old number still prints
     /// as `name` (a declaration that replaces another in a session).
-    pub fn rebind(&mut self, name: &str) -> u32 {
+    pub(super) fn rebind(&mut self, name: &str) -> u32 {
         let n = self.names.len() as u32;
         self.names.push(name.to_string());
         self.map.insert(name.to_string(), n);
@@ -82,12 +82,12 @@ impl Interner {
     }
 
     /// The number `name` has now, if it has one.
-    pub fn current(&self, name: &str) -> Option<u32> {
+    pub(super) fn current(&self, name: &str) -> Option<u32> {
         self.map.get(name).copied()
     }
 
     /// The name numbered `n`.
-    pub fn name(&self, n: u32) -> &str {
+    pub(super) fn name(&self, n: u32) -> &str {
         self.names
             .get(n as usize)
             .map(String::as_str)
@@ -97,25 +97,25 @@ impl Interner {
 
 /// What a name in scope refers to.
 #[derive(Clone, Debug)]
-pub struct Binding {
+pub(super) struct Binding {
     /// Its type.
-    pub scheme: Scheme,
+    pub(crate) scheme: Scheme,
     /// Where it is defined.
-    pub span: Span,
+    pub(crate) span: Span,
 }
 
 /// Where an expectation came from, for the secondary label of a mismatch.
 #[derive(Clone, Debug)]
-pub struct Origin {
+pub(super) struct Origin {
     /// The place.
-    pub span: Span,
+    pub(crate) span: Span,
     /// What the label says there.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl Origin {
     /// An origin at `span` saying `why`.
-    pub fn new(span: Span, why: impl Into<String>) -> Option<Origin> {
+    pub(super) fn new(span: Span, why: impl Into<String>) -> Option<Origin> {
         Some(Origin {
             span,
             why: why.into(),
@@ -133,108 +133,108 @@ enum Tier {
 
 /// The state of one program's check.
 #[derive(Clone)]
-pub struct Checker {
+pub(super) struct Checker {
     /// Every type node.
-    pub arena: Arena,
+    pub(crate) arena: Arena,
     /// Named types, constructors and effects.
-    pub types: TypeTable,
+    pub(crate) types: TypeTable,
     /// Interned labels and names.
-    pub syms: Interner,
+    pub(crate) syms: Interner,
     /// What was found.
-    pub diagnostics: Vec<Diagnostic>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
     /// How many errors were dropped over the limit.
-    pub dropped: usize,
+    pub(crate) dropped: usize,
     /// How many errors were reported (kept or dropped).
-    pub errors: usize,
+    pub(crate) errors: usize,
     /// Current `let` depth.
-    pub level: u32,
+    pub(crate) level: u32,
     values: HashMap<String, Vec<Binding>>,
     undo: Vec<String>,
     /// Standard-library namespaces: `list` → `map` → its type.
-    pub namespaces: HashMap<String, HashMap<String, Binding>>,
+    pub(crate) namespaces: HashMap<String, HashMap<String, Binding>>,
     /// Type variables of the enclosing signatures.
-    pub tyvars: TyVars,
+    pub(crate) tyvars: TyVars,
     /// Every top-level `let` name with the item positions binding it.
-    pub let_sites: HashMap<String, Vec<(usize, Span)>>,
+    pub(crate) let_sites: HashMap<String, Vec<(usize, Span)>>,
     /// Top-level `let` bindings inferred so far, by item position.
-    pub top_lets: HashMap<String, Vec<(usize, Binding)>>,
+    pub(crate) top_lets: HashMap<String, Vec<(usize, Binding)>>,
     /// Top-level functions: binding, monomorphic type, item position.
-    pub top_fns: HashMap<String, (Binding, TyId, usize)>,
+    pub(crate) top_fns: HashMap<String, (Binding, TyId, usize)>,
     /// The item position being inferred (a top-level `let` is visible
     /// only after its position).
-    pub top_position: usize,
+    pub(crate) top_position: usize,
     /// The signature type variables of each top-level function.
-    pub fn_tyvars: HashMap<usize, Vec<(String, TyId)>>,
+    pub(crate) fn_tyvars: HashMap<usize, Vec<(String, TyId)>>,
     /// Whether the program (not the standard library) is being checked.
-    pub user_code: bool,
+    pub(crate) user_code: bool,
     /// Host capabilities an embedder declared beside the built-in ones.
-    pub extra_hosts: Vec<String>,
+    pub(crate) extra_hosts: Vec<String>,
     /// Each use of `list.sum` in the program (the span of its `list`),
     /// with its instantiated type (its result is `Int` or `Float`, known
     /// only once inference ends).
-    pub sum_uses: Vec<(Span, TyId)>,
+    pub(crate) sum_uses: Vec<(Span, TyId)>,
     /// What each name inferred so far refers to (handed to lowering).
-    pub resolution: crate::types::resolution::Resolution,
+    pub(crate) resolution: crate::types::resolution::Resolution,
     /// The resolution of each standard-library file's functions, recorded
     /// while the library is loaded.
-    pub library_resolution: HashMap<String, crate::types::resolution::Resolution>,
+    pub(crate) library_resolution: HashMap<String, crate::types::resolution::Resolution>,
     /// Record types declared but not translated yet.
-    pub pending: HashMap<TypeCon, crate::types::declare::PendingRecord>,
+    pub(crate) pending: HashMap<TypeCon, crate::types::declare::PendingRecord>,
     /// Numeric variables left ambiguous, to default at the end.
-    pub num_vars: Vec<TyId>,
+    pub(crate) num_vars: Vec<TyId>,
     /// The effect row of the body being inferred (see `effects`).
-    pub cur_row: TyId,
+    pub(crate) cur_row: TyId,
     /// The program's row: the effects of the top-level statements.
-    pub top_row: TyId,
+    pub(crate) top_row: TyId,
     /// Who owns the current row, for messages.
-    pub row_owner: Option<crate::types::effects::RowOwner>,
+    pub(crate) row_owner: Option<crate::types::effects::RowOwner>,
     /// Open rows that must end in a signature's row variable once their
     /// body is inferred (see `effects::include`).
-    pub row_waits: Vec<(TyId, TyId, Span)>,
+    pub(crate) row_waits: Vec<(TyId, TyId, Span)>,
     /// Where the current row inclusion happens (for a waiting one).
-    pub row_span: Span,
+    pub(crate) row_span: Span,
     /// The top-level statement that first brought each effect to the
     /// program's row.
-    pub top_sources: HashMap<String, Span>,
+    pub(crate) top_sources: HashMap<String, Span>,
     /// Every operation performed, for the manifest.
-    pub performs: Vec<crate::types::effects::PerformSite>,
+    pub(crate) performs: Vec<crate::types::effects::PerformSite>,
     /// The effects handled by the `handle`s around the current expression,
     /// within the current function body.
-    pub handling: Vec<String>,
+    pub(crate) handling: Vec<String>,
     /// Signature variables that stand for effect rows.
-    pub row_rigids: std::collections::HashSet<TyId>,
+    pub(crate) row_rigids: std::collections::HashSet<TyId>,
     /// Nodes the current instantiation may still copy.
-    pub copy_budget: usize,
+    pub(crate) copy_budget: usize,
     /// Set when an instantiation ran out of budget (reported by the use).
-    pub too_large: bool,
+    pub(crate) too_large: bool,
     /// Pairs of structural types unified so far (see `unify`).
-    pub unified: std::collections::HashSet<(TyId, TyId)>,
+    pub(crate) unified: std::collections::HashSet<(TyId, TyId)>,
     /// Variables whose binding failed: they become `Error` when the
     /// failure is reported.
-    pub poisoned: Vec<TyId>,
+    pub(crate) poisoned: Vec<TyId>,
     /// Where the bindings kept monomorphic by the value restriction are
     /// defined (for the note explaining a mismatch through one).
-    pub weak: std::collections::HashSet<Span>,
+    pub(crate) weak: std::collections::HashSet<Span>,
     /// The function whose arguments are being checked, for messages.
-    pub call_context: Option<String>,
+    pub(crate) call_context: Option<String>,
     /// Position of each top-level function's (first) declaration.
-    pub fn_pos: HashMap<String, usize>,
+    pub(crate) fn_pos: HashMap<String, usize>,
     /// The type declaration being translated, for messages.
-    pub decl_name: Option<String>,
+    pub(crate) decl_name: Option<String>,
     /// In a session (the REPL), the top-level values of earlier inputs:
     /// seen after the current input's own top level.
-    pub session: HashMap<String, Binding>,
+    pub(crate) session: HashMap<String, Binding>,
     /// The type of each top-level expression statement, by item position.
-    pub expr_types: Vec<(usize, TyId)>,
+    pub(crate) expr_types: Vec<(usize, TyId)>,
     /// Whether running out of the work budget has been reported (see
     /// [`crate::types::budget`]).
-    pub work_reported: bool,
+    pub(crate) work_reported: bool,
     /// Pairs (type, classes) already required in the current
     /// [`Checker::require`] (a shared part is checked once).
-    pub required: std::collections::HashSet<(TyId, u8)>,
+    pub(crate) required: std::collections::HashSet<(TyId, u8)>,
     /// The `Error` types standing for values reported as too large (a
     /// type containing one is too large too, but not reported again).
-    pub oversized: std::collections::HashSet<TyId>,
+    pub(crate) oversized: std::collections::HashSet<TyId>,
 }
 
 impl Default for Checker {
@@ -245,7 +245,7 @@ impl Default for Checker {
 
 impl Checker {
     /// A checker with the built-in types and nothing else.
-    pub fn new() -> Checker {
+    pub(super) fn new() -> Checker {
         let mut arena = Arena::default();
         let top_row = arena.var(0, Kind::Row);
         Checker {
@@ -298,7 +298,7 @@ impl Checker {
     }
 
     /// Record a diagnostic (up to the limit).
-    pub fn report(&mut self, d: Diagnostic) {
+    pub(super) fn report(&mut self, d: Diagnostic) {
         // Once the budget is spent, walks give neutral answers: what is
         // found after that is not trustworthy, and the budget's own error
         // rejects the program.
@@ -320,14 +320,14 @@ impl Checker {
 
     /// Whether a diagnostic reported now would be dropped (over the
     /// limit): what it would say need not be worked out.
-    pub fn diagnostics_full(&self) -> bool {
+    pub(super) fn diagnostics_full(&self) -> bool {
         self.diagnostics.len() >= MAX_DIAGNOSTICS
     }
 
     /// The closest of `candidates` to a misspelt `name` (see
     /// [`suggest::closest`]), charging the comparisons to the work budget:
     /// none when the diagnostic would be dropped or the budget is spent.
-    pub fn closest<'a>(
+    pub(super) fn closest<'a>(
         &self,
         name: &str,
         candidates: impl Iterator<Item = &'a str>,
@@ -344,27 +344,27 @@ impl Checker {
 
     /// How many errors (not warnings) have been found so far; a later
     /// count tells whether something in between was wrong.
-    pub fn error_count(&self) -> usize {
+    pub(super) fn error_count(&self) -> usize {
         self.errors
     }
 
     /// A fresh `Error` type.
-    pub fn error_ty(&mut self) -> TyId {
+    pub(super) fn error_ty(&mut self) -> TyId {
         self.arena.add(Node::Error)
     }
 
     /// A fresh type variable at the current level.
-    pub fn fresh(&mut self) -> TyId {
+    pub(super) fn fresh(&mut self) -> TyId {
         self.arena.var(self.level, Kind::Type)
     }
 
     /// A fresh row variable at the current level.
-    pub fn fresh_row(&mut self) -> TyId {
+    pub(super) fn fresh_row(&mut self) -> TyId {
         self.arena.var(self.level, Kind::Row)
     }
 
     /// Report `name` defined twice.
-    pub fn duplicate(&mut self, what: &str, name: &str, first: Span, again: Span) {
+    pub(super) fn duplicate(&mut self, what: &str, name: &str, first: Span, again: Span) {
         self.report(
             Diagnostic::new(
                 Code::DuplicateDefinition,
@@ -378,7 +378,7 @@ impl Checker {
 
     /// The label of each field name, or `None` for a name already given
     /// (reported as a duplicate field, pointing at both).
-    pub fn field_labels<'i>(
+    pub(super) fn field_labels<'i>(
         &mut self,
         names: impl IntoIterator<Item = &'i crate::ast::Ident>,
     ) -> Vec<Option<u32>> {
@@ -402,12 +402,12 @@ impl Checker {
     // ----- scopes -----
 
     /// The current scope mark.
-    pub fn mark(&self) -> usize {
+    pub(super) fn mark(&self) -> usize {
         self.undo.len()
     }
 
     /// Close every scope opened since `mark`.
-    pub fn pop_to(&mut self, mark: usize) {
+    pub(super) fn pop_to(&mut self, mark: usize) {
         while self.undo.len() > mark {
             if let Some(name) = self.undo.pop()
                 && let Some(stack) = self.values.get_mut(&name)
@@ -418,7 +418,7 @@ impl Checker {
     }
 
     /// Bind `name` in the innermost scope.
-    pub fn bind(&mut self, name: &str, binding: Binding) {
+    pub(super) fn bind(&mut self, name: &str, binding: Binding) {
         self.values
             .entry(name.to_string())
             .or_default()
@@ -427,14 +427,14 @@ impl Checker {
     }
 
     /// The innermost binding of `name`.
-    pub fn lookup(&self, name: &str) -> Option<&Binding> {
+    pub(super) fn lookup(&self, name: &str) -> Option<&Binding> {
         self.find(name).map(|(b, _)| b)
     }
 
     /// The binding of `name` where it is used now, and what it refers to
     /// (see [`crate::types::resolution`]): the one lookup that both
     /// types a name and records it for lowering.
-    pub fn resolve_name(&self, name: &str) -> Option<(&Binding, Resolved)> {
+    pub(super) fn resolve_name(&self, name: &str) -> Option<(&Binding, Resolved)> {
         let (b, tier) = self.find(name)?;
         let to = match tier {
             Tier::Local => Resolved::Local(b.span),
@@ -466,7 +466,7 @@ impl Checker {
     }
 
     /// Every value name in scope (for suggestions).
-    pub fn names_in_scope(&self) -> Vec<String> {
+    pub(super) fn names_in_scope(&self) -> Vec<String> {
         let mut v: Vec<String> = self
             .values
             .iter()
@@ -489,7 +489,7 @@ impl Checker {
     // ----- expressions -----
 
     /// Infer `e` and require it to have type `expected`.
-    pub fn check(&mut self, e: &Expr, expected: TyId, origin: Option<Origin>) {
+    pub(super) fn check(&mut self, e: &Expr, expected: TyId, origin: Option<Origin>) {
         stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
             self.check_inner(e, expected, origin)
         });
@@ -528,7 +528,7 @@ impl Checker {
     }
 
     /// Check a block's value against `expected`.
-    pub fn check_block(&mut self, b: &Block, expected: TyId, origin: Option<Origin>) {
+    pub(super) fn check_block(&mut self, b: &Block, expected: TyId, origin: Option<Origin>) {
         let mark = self.mark();
         let n = b.stmts.len();
         for (i, s) in b.stmts.iter().enumerate() {
@@ -548,7 +548,7 @@ impl Checker {
 
     /// Require `found` (the type of what is at `span`) to be `expected`;
     /// false if it is not (and that was reported).
-    pub fn expect(
+    pub(super) fn expect(
         &mut self,
         span: Span,
         expected: TyId,
@@ -565,7 +565,7 @@ impl Checker {
     }
 
     /// The type of `e`.
-    pub fn infer(&mut self, e: &Expr) -> TyId {
+    pub(super) fn infer(&mut self, e: &Expr) -> TyId {
         if !self.charge(1) {
             self.report_out_of_work(e.span);
             return self.error_ty();
@@ -590,7 +590,7 @@ impl Checker {
     /// If a use inside the expression at `span` needed a type larger than
     /// the checker builds, report it (the part not built is `Error`, which
     /// must never let a program through unreported).
-    pub fn report_too_large(&mut self, span: Span) {
+    pub(super) fn report_too_large(&mut self, span: Span) {
         if std::mem::take(&mut self.too_large) {
             self.report(
                 Diagnostic::new(
@@ -716,7 +716,7 @@ impl Checker {
     }
 
     /// A block's type; its bindings end with it.
-    pub fn infer_block(&mut self, b: &Block) -> TyId {
+    pub(super) fn infer_block(&mut self, b: &Block) -> TyId {
         let mark = self.mark();
         let mut last = None;
         for (i, s) in b.stmts.iter().enumerate() {
@@ -868,12 +868,12 @@ impl Checker {
 }
 
 /// The span of a block's value: its last statement, or the block.
-pub fn block_value_span(b: &Block) -> Span {
+pub(super) fn block_value_span(b: &Block) -> Span {
     b.stmts.last().map(|s| s.span()).unwrap_or(b.span)
 }
 
 /// Suggestions for an unknown value name.
-pub fn suggest_value(c: &Checker, name: &str) -> Option<String> {
+pub(super) fn suggest_value(c: &Checker, name: &str) -> Option<String> {
     if c.diagnostics_full() {
         return None;
     }
@@ -884,7 +884,7 @@ pub fn suggest_value(c: &Checker, name: &str) -> Option<String> {
 impl Checker {
     /// Whether `name` is a host capability (built in, or declared by the
     /// embedder).
-    pub fn is_host_capability(&self, name: &str) -> bool {
+    pub(super) fn is_host_capability(&self, name: &str) -> bool {
         crate::types::items::HOST_CAPABILITIES.contains(&name)
             || self.extra_hosts.iter().any(|h| h == name)
     }

@@ -26,7 +26,7 @@ pub const HOST_CAPABILITIES: &[&str] =
 /// Check a whole program, with the host capability interfaces an embedder
 /// declares in `interfaces` (Writ source of `effect` declarations) beside
 /// the built-in ones.
-pub fn check_program(
+pub(super) fn check_program(
     program: &Program,
     grants: Option<crate::types::Grants<'_>>,
     interfaces: &[String],
@@ -109,14 +109,6 @@ impl Checker {
             work: self.arena.work.used(),
         }
     }
-}
-
-/// The diagnostics of checking the standard library itself (none, unless
-/// the library has a bug).
-pub fn stdlib_diagnostics() -> Vec<Diagnostic> {
-    let mut c = Checker::new();
-    load_stdlib(&mut c);
-    c.diagnostics
 }
 
 pub(crate) fn load_stdlib(c: &mut Checker) {
@@ -748,5 +740,17 @@ fn item_span(item: &Item) -> Span {
         Item::Type(t) => t.span,
         Item::Effect(e) => e.span,
         Item::Stmt(s) => s.span(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The standard library checks without a diagnostic (one would be a
+    /// bug in the library).
+    #[test]
+    fn stdlib_type_checks_cleanly() {
+        let mut c = super::Checker::new();
+        super::load_stdlib(&mut c);
+        assert!(c.diagnostics.is_empty(), "{:#?}", c.diagnostics);
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! One pass over the tree resolves names and infers types together
 //! (algorithm J with mutable unification variables in an arena,
-//! [`ty::Arena`]). Generalisation uses levels: a variable created while
+//! `ty::Arena`). Generalisation uses levels: a variable created while
 //! inferring a `let`'s value at depth *n* has level *n + 1*, unifying lowers
 //! levels, and generalising takes the variables still deeper than *n*.
 //! Resolving a name records what it refers to ([`resolution`]): that record
@@ -39,7 +39,7 @@
 //! - **`Never`**: a call or operation whose declared result is `Never` has
 //!   a fresh type, so it fits wherever a value is expected.
 //! - **Patterns** are checked for exhaustiveness and redundancy by
-//!   Maranget's usefulness algorithm ([`exhaust`]).
+//!   Maranget's usefulness algorithm (`exhaust`).
 //!
 //! # Invariants
 //!
@@ -48,33 +48,47 @@
 //! wrong has the type `Error`, which unifies with everything, so each
 //! mistake is reported once. The type checker runs only on programs that
 //! parsed without errors. Every walk over expressions, types and match
-//! rows charges one work budget per check ([`budget`]); a check that spends
+//! rows charges one work budget per check (`budget`); a check that spends
 //! it stops at once and rejects the program with `E2013`, so no input can
 //! keep the checker busy for long.
+//!
+//! # The surface
+//!
+//! Outside this crate, checking is: the entry points ([`check`],
+//! [`check_granted`], [`check_hosted`]) and what they find ([`Typed`]:
+//! diagnostics, [`Signature`]s, the [`ManifestEntry`]s of the capability
+//! manifest, the [`Resolution`] lowering compiles from, the [`WORK_LIMIT`]
+//! spent); what grants capabilities ([`Grants`], [`GrantedBy`],
+//! [`DEFAULT_GRANTS`], [`HOST_CAPABILITIES`]); the [`session`] that checks
+//! a REPL's inputs one at a time; and [`suggest_name`], the "did you mean"
+//! rule, for the names of a policy and the REPL's commands. The checker's
+//! machinery (inference, unification, the type arena, declarations,
+//! exhaustiveness, printing) is `pub(crate)`.
 
-pub mod aliases;
-pub mod budget;
+mod aliases;
+mod budget;
 mod calls;
 mod control;
-pub mod declare;
+mod declare;
 mod deps;
-pub mod effects;
-pub mod exhaust;
-pub mod infer;
+mod effects;
+mod exhaust;
+mod infer;
 mod items;
 mod names;
 mod pattern;
-pub mod print;
+mod print;
 mod report;
 pub mod resolution;
 mod schemes;
 pub mod session;
 mod suggest;
-pub mod ty;
-pub mod typedecl;
-pub mod unify;
+mod ty;
+mod typedecl;
+mod unify;
 
-pub use items::{HOST_CAPABILITIES, stdlib_diagnostics};
+pub use budget::WORK_LIMIT;
+pub use items::HOST_CAPABILITIES;
 pub use resolution::{Resolution, Resolved};
 
 use crate::ast::Program;
@@ -88,25 +102,25 @@ pub(crate) const STACK_CHUNK: usize = 4 * 1024 * 1024;
 
 /// A type constructor: an index into the table of named types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TypeCon(pub u32);
+pub(crate) struct TypeCon(pub(crate) u32);
 
 impl TypeCon {
     /// `Int`
-    pub const INT: TypeCon = TypeCon(0);
+    pub(crate) const INT: TypeCon = TypeCon(0);
     /// `Float`
-    pub const FLOAT: TypeCon = TypeCon(1);
+    pub(crate) const FLOAT: TypeCon = TypeCon(1);
     /// `Bool`
-    pub const BOOL: TypeCon = TypeCon(2);
+    pub(crate) const BOOL: TypeCon = TypeCon(2);
     /// `Str`
-    pub const STR: TypeCon = TypeCon(3);
+    pub(crate) const STR: TypeCon = TypeCon(3);
     /// `Unit`, written `()` or `Unit`
-    pub const UNIT: TypeCon = TypeCon(4);
+    pub(crate) const UNIT: TypeCon = TypeCon(4);
     /// `Never`, the type of no value
-    pub const NEVER: TypeCon = TypeCon(5);
+    pub(crate) const NEVER: TypeCon = TypeCon(5);
     /// `List[a]`
-    pub const LIST: TypeCon = TypeCon(6);
+    pub(crate) const LIST: TypeCon = TypeCon(6);
     /// `Map[k, v]`
-    pub const MAP: TypeCon = TypeCon(7);
+    pub(crate) const MAP: TypeCon = TypeCon(7);
 }
 
 /// The inferred signature of one top-level function.
@@ -149,8 +163,8 @@ pub struct Typed {
     /// lowering compiles names from it, and from nothing else. Complete
     /// only when the program is accepted.
     pub resolution: Resolution,
-    /// The units of work the check spent (see [`budget`]): at most
-    /// [`budget::WORK_LIMIT`] and a little over when the budget ran out,
+    /// The units of work the check spent (see the module docs): at most
+    /// [`WORK_LIMIT`] and a little over when the budget ran out,
     /// which the diagnostics then say (`E2013`).
     pub work: u64,
 }

@@ -19,7 +19,7 @@ use crate::types::unify::Mismatch;
 
 impl Checker {
     /// The type of a variable.
-    pub fn infer_var(&mut self, name: &Ident) -> TyId {
+    pub(super) fn infer_var(&mut self, name: &Ident) -> TyId {
         if let Some((b, to)) = self.resolve_name(&name.name) {
             let scheme = b.scheme.clone();
             self.resolution.insert(name.span, to);
@@ -57,7 +57,7 @@ impl Checker {
     }
 
     /// Report an unknown value name with the best suggestion available.
-    pub fn unknown_name(&mut self, name: &Ident) {
+    pub(super) fn unknown_name(&mut self, name: &Ident) {
         let mut d = Diagnostic::new(
             Code::UnknownName,
             format!("expected a name in scope, found `{}`", name.name),
@@ -98,7 +98,7 @@ impl Checker {
     }
 
     /// `ns.name` for a bare `name` that some namespace defines.
-    pub fn qualified_guess(&self, name: &str) -> Option<String> {
+    pub(super) fn qualified_guess(&self, name: &str) -> Option<String> {
         let mut hits: Vec<String> = self
             .namespaces
             .iter()
@@ -112,7 +112,7 @@ impl Checker {
     }
 
     /// The type of a constructor used as a value.
-    pub fn infer_ctor(&mut self, name: &Ident) -> TyId {
+    pub(super) fn infer_ctor(&mut self, name: &Ident) -> TyId {
         match self.types.ctor(&name.name).map(|c| c.scheme.clone()) {
             Some(s) => self.instantiate(&s),
             None => {
@@ -123,7 +123,7 @@ impl Checker {
     }
 
     /// Report an unknown constructor.
-    pub fn unknown_ctor(&mut self, name: &Ident) {
+    pub(super) fn unknown_ctor(&mut self, name: &Ident) {
         let mut d = Diagnostic::new(
             Code::UnknownConstructor,
             format!(
@@ -158,7 +158,7 @@ impl Checker {
     }
 
     /// `expr.name`: a namespace member or a record field.
-    pub fn infer_field(&mut self, whole: &Expr, expr: &Expr, name: &Ident) -> TyId {
+    pub(super) fn infer_field(&mut self, whole: &Expr, expr: &Expr, name: &Ident) -> TyId {
         if let ExprKind::Var(ns) = &expr.kind
             && self.lookup(&ns.name).is_none()
             && let Some(members) = self.namespaces.get(&ns.name)
@@ -347,17 +347,17 @@ impl Checker {
 }
 
 /// The member a misspelt or borrowed `ns.name` most likely means.
-pub struct Guess {
+pub(super) struct Guess {
     /// The member's name.
-    pub name: String,
+    pub(crate) name: String,
     /// How to write what the borrowed name usually does, if the member
     /// alone does not say it.
-    pub hint: Option<&'static str>,
+    pub(crate) hint: Option<&'static str>,
 }
 
 impl Guess {
     /// "did you mean `ns.name`?", with the hint after it.
-    pub fn help(&self, ns: &str) -> String {
+    pub(super) fn help(&self, ns: &str) -> String {
         match self.hint {
             Some(h) => format!("did you mean `{ns}.{}`? ({h})", self.name),
             None => format!("did you mean `{ns}.{}`?", self.name),
@@ -368,7 +368,7 @@ impl Guess {
 impl Checker {
     /// The member of namespace `ns` that `name` most likely means: the
     /// alias table's answer, else the closest member.
-    pub fn member_guess(&self, ns: &str, name: &str) -> Option<Guess> {
+    pub(super) fn member_guess(&self, ns: &str, name: &str) -> Option<Guess> {
         let members = self.namespaces.get(ns)?;
         if let Some(a) = aliases::member(ns, name).filter(|a| members.contains_key(a.target)) {
             return Some(Guess {
@@ -384,7 +384,7 @@ impl Checker {
 
     /// The help for `alias.member`, where `alias` is another language's name
     /// for the namespace `real`.
-    pub fn namespace_help(&self, real: &str, member: &str) -> String {
+    pub(super) fn namespace_help(&self, real: &str, member: &str) -> String {
         let exists = self
             .namespaces
             .get(real)

@@ -22,19 +22,19 @@ use crate::types::typedecl::TypeDef;
 
 /// Side information gathered while typing patterns.
 #[derive(Default)]
-pub struct PatInfo {
+pub(super) struct PatInfo {
     /// The names bound, in order.
-    pub bound: Vec<(String, Span, TyId)>,
+    pub(crate) bound: Vec<(String, Span, TyId)>,
     /// The type of each record pattern (by address), to list its fields.
-    pub records: HashMap<usize, TyId>,
+    pub(crate) records: HashMap<usize, TyId>,
     /// Whether typing the pattern reported an error (then its coverage is
     /// not checked: the error explains the problem).
-    pub failed: bool,
+    pub(crate) failed: bool,
 }
 
 impl Checker {
     /// Type `p` against `t`, collecting its bindings in `info`.
-    pub fn type_pattern(&mut self, p: &Pattern, t: TyId, info: &mut PatInfo, origin: Span) {
+    pub(super) fn type_pattern(&mut self, p: &Pattern, t: TyId, info: &mut PatInfo, origin: Span) {
         stacker::maybe_grow(
             crate::types::STACK_RED_ZONE,
             crate::types::STACK_CHUNK,
@@ -238,7 +238,7 @@ impl Checker {
     }
 
     /// Bind every name a typed pattern collected, monomorphically.
-    pub fn bind_pattern_names(&mut self, info: &PatInfo) {
+    pub(super) fn bind_pattern_names(&mut self, info: &PatInfo) {
         for (n, s, t) in &info.bound {
             self.bind(
                 n,
@@ -250,27 +250,8 @@ impl Checker {
         }
     }
 
-    /// Bind a `let` pattern; a plain name gets the (possibly polymorphic)
-    /// scheme, and a pattern that may not match is an error.
-    pub fn bind_let_pattern(&mut self, p: &Pattern, scheme: Scheme) {
-        if let PatternKind::Bind(name) = &p.kind {
-            self.bind(
-                &name.name,
-                Binding {
-                    scheme,
-                    span: name.span,
-                },
-            );
-            return;
-        }
-        let mut info = PatInfo::default();
-        self.type_pattern(p, scheme.ty, &mut info, p.span);
-        self.irrefutable(p, &info, "a `let`");
-        self.bind_pattern_names(&info);
-    }
-
     /// Report `p` if some value of its type does not match it.
-    pub fn irrefutable(&mut self, p: &Pattern, info: &PatInfo, place: &str) {
+    pub(super) fn irrefutable(&mut self, p: &Pattern, info: &PatInfo, place: &str) {
         if info.failed {
             return;
         }
@@ -296,7 +277,7 @@ impl Checker {
     }
 
     /// Report a match or pattern too large to check.
-    pub fn too_complex(&mut self, span: Span) {
+    pub(super) fn too_complex(&mut self, span: Span) {
         self.report(
             Diagnostic::new(
                 Code::TooComplex,
@@ -308,7 +289,7 @@ impl Checker {
     }
 
     /// The simplified form of a typed pattern.
-    pub fn simplify(&mut self, p: &Pattern, info: &PatInfo) -> Pat {
+    pub(super) fn simplify(&mut self, p: &Pattern, info: &PatInfo) -> Pat {
         stacker::maybe_grow(
             crate::types::STACK_RED_ZONE,
             crate::types::STACK_CHUNK,
@@ -418,7 +399,7 @@ impl Checker {
 }
 
 /// The names a pattern binds, in order.
-pub fn collect_names(p: &Pattern, out: &mut Vec<(String, Span)>) {
+pub(super) fn collect_names(p: &Pattern, out: &mut Vec<(String, Span)>) {
     match &p.kind {
         PatternKind::Bind(n) => out.push((n.name.clone(), n.span)),
         PatternKind::Tuple(items) => items.iter().for_each(|i| collect_names(i, out)),

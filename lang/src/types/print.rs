@@ -19,7 +19,7 @@ use crate::types::ty::{Node, TyId};
 use crate::types::typedecl::TypeDef;
 
 /// The longest type text printed, in characters.
-pub const MAX_TYPE_TEXT: usize = 400;
+pub(super) const MAX_TYPE_TEXT: usize = 400;
 
 #[derive(Default)]
 struct Namer {
@@ -76,7 +76,7 @@ impl Namer {
 
 impl Checker {
     /// Print types for one message, naming variables consistently.
-    pub fn show(&mut self, tys: &[TyId]) -> Vec<String> {
+    pub(super) fn show(&mut self, tys: &[TyId]) -> Vec<String> {
         let mut namer = Namer::default();
         let mut counted = HashSet::new();
         for t in tys {
@@ -102,7 +102,7 @@ impl Checker {
     /// kept it so, and its first use will fix it) and prints as `_a`,
     /// `_b`, ... — the difference a reader needs between `List[a]`, a list
     /// of anything, and `List[_a]`, a list of one type not known yet.
-    pub fn show_binding(&mut self, ty: TyId, vars: &[TyId]) -> String {
+    pub(super) fn show_binding(&mut self, ty: TyId, vars: &[TyId]) -> String {
         let quantified: HashSet<TyId> = vars.iter().map(|v| self.arena.resolve(*v)).collect();
         let mut namer = Namer::default();
         self.rigid_names(ty, &mut namer.taken);
@@ -131,7 +131,7 @@ impl Checker {
     }
 
     /// Print a function signature: `fn name[a: Eq](x: a) -> Bool`.
-    pub fn show_signature(&mut self, name: &str, params: &[String], ty: TyId) -> String {
+    pub(super) fn show_signature(&mut self, name: &str, params: &[String], ty: TyId) -> String {
         let mut namer = Namer::default();
         self.rigid_names(ty, &mut namer.taken);
         // Parameter names live in another namespace, but a reader would
@@ -549,7 +549,7 @@ fn cut(mut s: String) -> String {
 
 /// A short rendering of a simple expression for a hint (`xs`, `a.b`), or
 /// `...` when it is not simple.
-pub fn snippet(e: &Expr) -> String {
+pub(super) fn snippet(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Var(v) => v.name.clone(),
         ExprKind::Field { expr, name } => {
@@ -565,6 +565,6 @@ pub fn snippet(e: &Expr) -> String {
 }
 
 /// Whether `con` is one of the numeric types.
-pub fn is_numeric(con: TypeCon) -> bool {
+pub(super) fn is_numeric(con: TypeCon) -> bool {
     con == TypeCon::INT || con == TypeCon::FLOAT
 }

@@ -19,7 +19,7 @@ use crate::types::unify::Mismatch;
 
 impl Checker {
     /// Report that `found` (at `span`) is not `expected`.
-    pub fn report_mismatch(
+    pub(super) fn report_mismatch(
         &mut self,
         span: Span,
         expected: TyId,
@@ -202,7 +202,7 @@ impl Checker {
     }
 
     /// Report that `t` (at `span`) does not support `op`.
-    pub fn report_class(&mut self, span: Span, t: TyId, m: Mismatch, op: &str) {
+    pub(super) fn report_class(&mut self, span: Span, t: TyId, m: Mismatch, op: &str) {
         match m {
             Mismatch::Class(c, offender) => self.report_class_inner(span, t, c, offender, op),
             other => self.report_mismatch(span, t, t, other, None),
@@ -305,7 +305,7 @@ impl Checker {
     }
 
     /// Report a functional update whose field does not fit the record.
-    pub fn report_update(
+    pub(super) fn report_update(
         &mut self,
         span: Span,
         base_span: Span,

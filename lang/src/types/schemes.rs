@@ -16,7 +16,7 @@ use crate::types::{STACK_CHUNK, STACK_RED_ZONE};
 
 impl Checker {
     /// A fresh copy of `scheme`'s type.
-    pub fn instantiate(&mut self, scheme: &Scheme) -> TyId {
+    pub(super) fn instantiate(&mut self, scheme: &Scheme) -> TyId {
         if scheme.vars.is_empty() {
             return scheme.ty;
         }
@@ -43,7 +43,7 @@ impl Checker {
     }
 
     /// `scheme` with its variables replaced by `args`, in order.
-    pub fn instantiate_with(&mut self, scheme: &Scheme, args: &[TyId]) -> TyId {
+    pub(super) fn instantiate_with(&mut self, scheme: &Scheme, args: &[TyId]) -> TyId {
         self.copy_budget = MAX_INSTANCE_NODES;
         let mut map = HashMap::new();
         for (v, a) in scheme.vars.iter().zip(args.iter()) {
@@ -119,7 +119,7 @@ impl Checker {
     /// Only nodes made since `since` are visited: older nodes hold no
     /// variable deeper than the current level (see [`Checker::settle`]),
     /// which keeps a long chain of `let`s linear.
-    pub fn generalize(&mut self, ty: TyId, since: TyId) -> Scheme {
+    pub(super) fn generalize(&mut self, ty: TyId, since: TyId) -> Scheme {
         let vars = self.deep_vars(ty, since);
         Scheme { vars, ty }
     }
@@ -128,7 +128,7 @@ impl Checker {
     /// level, so that a later generalisation at this level leaves them
     /// alone (they belong to a binding the value restriction kept
     /// monomorphic).
-    pub fn settle(&mut self, ty: TyId, since: TyId) -> bool {
+    pub(super) fn settle(&mut self, ty: TyId, since: TyId) -> bool {
         let vars = self.deep_vars(ty, since);
         let any = !vars.is_empty();
         for v in vars {

@@ -8,7 +8,7 @@
 //! alphabetically first candidate, so suggestions are deterministic.
 
 /// The edit distance between `a` and `b`, ignoring case.
-pub fn distance(a: &str, b: &str) -> usize {
+pub(super) fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
     let (n, m) = (a.len(), b.len());
@@ -32,7 +32,7 @@ pub fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate to `name`, if one is close enough.
-pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+pub(super) fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
     // One- and two-letter names are too short for a guess to mean much.
     let len = name.chars().count();
     let limit = if len <= 2 { 0 } else { (len / 3).max(1) };
@@ -54,7 +54,7 @@ pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
 }
 
 /// Names in backquotes, separated by commas: `` `a`, `b` ``.
-pub fn quoted(names: &[&str]) -> String {
+pub(super) fn quoted(names: &[&str]) -> String {
     names
         .iter()
         .map(|n| format!("`{n}`"))
@@ -63,7 +63,7 @@ pub fn quoted(names: &[&str]) -> String {
 }
 
 /// Writ's name for a type another language calls `name`.
-pub fn type_alias(name: &str) -> Option<&'static str> {
+pub(super) fn type_alias(name: &str) -> Option<&'static str> {
     Some(match name {
         "String" | "string" | "str" | "Text" => "Str",
         "Integer" | "int" | "i32" | "i64" | "Long" | "Number" | "usize" => "Int",
@@ -79,7 +79,7 @@ pub fn type_alias(name: &str) -> Option<&'static str> {
 }
 
 /// Help for a constructor name another language uses.
-pub fn ctor_alias(name: &str) -> Option<String> {
+pub(super) fn ctor_alias(name: &str) -> Option<String> {
     Some(
         match name {
             "Just" => "Writ's optional values are `Some(x)` and `None`",
@@ -97,7 +97,7 @@ pub fn ctor_alias(name: &str) -> Option<String> {
 }
 
 /// Help for a name from another language's standard library.
-pub fn keyword_help(name: &str) -> Option<String> {
+pub(super) fn keyword_help(name: &str) -> Option<String> {
     Some(
         match name {
             "print" | "println" | "printf" | "puts" | "console" | "echo" => {

@@ -17,54 +17,54 @@
 use crate::types::TypeCon;
 
 /// A type: an index into the [`Arena`].
-pub type TyId = u32;
+pub(super) type TyId = u32;
 
 /// A set of type classes a type variable must belong to (bit flags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Classes(pub u8);
+pub(super) struct Classes(pub(super) u8);
 
 impl Classes {
     /// No requirement.
-    pub const NONE: Classes = Classes(0);
+    pub(super) const NONE: Classes = Classes(0);
     /// Supports `==` and `!=` (and has a display form: the types with
     /// equality are exactly the types with a display form).
-    pub const EQ: Classes = Classes(1 | 16);
+    pub(super) const EQ: Classes = Classes(1 | 16);
     /// Supports `<`, `<=`, `>`, `>=` (and equality).
-    pub const ORD: Classes = Classes(2 | 1 | 16);
+    pub(super) const ORD: Classes = Classes(2 | 1 | 16);
     /// `Int` or `Float`: supports arithmetic (and ordering, display).
-    pub const NUM: Classes = Classes(4 | 2 | 1 | 16);
+    pub(super) const NUM: Classes = Classes(4 | 2 | 1 | 16);
     /// `Str` or a `List`: supports `++`.
-    pub const CONCAT: Classes = Classes(8);
+    pub(super) const CONCAT: Classes = Classes(8);
     /// Has a display form (can be interpolated into a string).
-    pub const SHOW: Classes = Classes(16);
+    pub(super) const SHOW: Classes = Classes(16);
 
     /// Both sets of requirements.
-    pub fn union(self, other: Classes) -> Classes {
+    pub(super) fn union(self, other: Classes) -> Classes {
         Classes(self.0 | other.0)
     }
 
     /// Whether every requirement of `other` is in `self`.
-    pub fn contains(self, other: Classes) -> bool {
+    pub(super) fn contains(self, other: Classes) -> bool {
         self.0 & other.0 == other.0
     }
 
     /// Whether nothing is required.
-    pub fn is_empty(self) -> bool {
+    pub(super) fn is_empty(self) -> bool {
         self.0 == 0
     }
 
     /// The requirements of `self` that are not in `other`.
-    pub fn minus(self, other: Classes) -> Classes {
+    pub(super) fn minus(self, other: Classes) -> Classes {
         Classes(self.0 & !other.0)
     }
 
     /// Whether no type can satisfy the set (`Num` and `++` together).
-    pub fn impossible(self) -> bool {
+    pub(super) fn impossible(self) -> bool {
         self.0 & 4 != 0 && self.0 & 8 != 0
     }
 
     /// The bound names, as written in a signature (`Num`, `Ord + Show`).
-    pub fn names(self) -> Vec<&'static str> {
+    pub(super) fn names(self) -> Vec<&'static str> {
         let mut out = Vec::new();
         if self.contains(Classes::NUM) {
             out.push("Num");
@@ -82,7 +82,7 @@ impl Classes {
     }
 
     /// The class a bound name stands for.
-    pub fn from_name(name: &str) -> Option<Classes> {
+    pub(super) fn from_name(name: &str) -> Option<Classes> {
         Some(match name {
             "Eq" => Classes::EQ,
             "Ord" => Classes::ORD,
@@ -96,7 +96,7 @@ impl Classes {
 
 /// Whether a variable stands for a type or a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(super) enum Kind {
     /// An ordinary type.
     Type,
     /// A row of labelled types.
@@ -104,11 +104,11 @@ pub enum Kind {
 }
 
 /// A label in a row: a record field's or an effect's name (interned).
-pub type Label = u32;
+pub(super) type Label = u32;
 
 /// One node of a type.
 #[derive(Clone, Debug)]
-pub enum Node {
+pub(super) enum Node {
     /// An unbound unification variable.
     Var {
         /// `let` depth at creation (lowered when unified with an outer one).
@@ -149,7 +149,7 @@ pub enum Node {
 
 /// Every type node made while checking one program.
 #[derive(Clone, Debug, Default)]
-pub struct Arena {
+pub(super) struct Arena {
     nodes: Vec<Node>,
     /// Visit marks for traversals, parallel to `nodes`.
     marks: Vec<u32>,
@@ -158,12 +158,12 @@ pub struct Arena {
     /// variable below them), parallel to `nodes`; 0 when not known.
     sizes: Vec<u32>,
     /// The check's work budget, charged by every walk over types.
-    pub work: crate::types::budget::Work,
+    pub(crate) work: crate::types::budget::Work,
 }
 
 impl Arena {
     /// Add a node.
-    pub fn add(&mut self, node: Node) -> TyId {
+    pub(super) fn add(&mut self, node: Node) -> TyId {
         let id = self.nodes.len() as TyId;
         self.nodes.push(node);
         self.marks.push(0);
@@ -172,7 +172,7 @@ impl Arena {
     }
 
     /// A fresh variable.
-    pub fn var(&mut self, level: u32, kind: Kind) -> TyId {
+    pub(super) fn var(&mut self, level: u32, kind: Kind) -> TyId {
         self.add(Node::Var {
             level,
             kind,
@@ -181,7 +181,7 @@ impl Arena {
     }
 
     /// A fresh type variable with class requirements.
-    pub fn var_with(&mut self, level: u32, classes: Classes) -> TyId {
+    pub(super) fn var_with(&mut self, level: u32, classes: Classes) -> TyId {
         self.add(Node::Var {
             level,
             kind: Kind::Type,
@@ -190,13 +190,13 @@ impl Arena {
     }
 
     /// The node of `id` (after following links).
-    pub fn node(&self, id: TyId) -> &Node {
+    pub(super) fn node(&self, id: TyId) -> &Node {
         let id = self.resolve(id);
         self.nodes.get(id as usize).unwrap_or(&Node::Error)
     }
 
     /// Follow links to the representative node.
-    pub fn resolve(&self, mut id: TyId) -> TyId {
+    pub(super) fn resolve(&self, mut id: TyId) -> TyId {
         // Links form chains without cycles; the bound keeps a corrupted
         // arena from looping.
         for _ in 0..self.nodes.len() + 1 {
@@ -212,7 +212,7 @@ impl Arena {
     /// the end (path compression), so that a chain of links made one
     /// binding at a time is walked once, not once per use. Bindings are
     /// never undone, so this changes no type.
-    pub fn resolve_compress(&mut self, id: TyId) -> TyId {
+    pub(super) fn resolve_compress(&mut self, id: TyId) -> TyId {
         let end = self.resolve(id);
         let mut cur = id;
         while cur != end {
@@ -229,14 +229,14 @@ impl Arena {
     }
 
     /// Replace the node at `id` (used to bind variables).
-    pub fn set(&mut self, id: TyId, node: Node) {
+    pub(super) fn set(&mut self, id: TyId, node: Node) {
         if let Some(slot) = self.nodes.get_mut(id as usize) {
             *slot = node;
         }
     }
 
     /// Start a traversal: nodes marked in this epoch have been visited.
-    pub fn new_epoch(&mut self) {
+    pub(super) fn new_epoch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.marks.iter_mut().for_each(|m| *m = 0);
@@ -245,7 +245,7 @@ impl Arena {
     }
 
     /// Mark `id` visited; false if it already was in this epoch.
-    pub fn visit(&mut self, id: TyId) -> bool {
+    pub(super) fn visit(&mut self, id: TyId) -> bool {
         match self.marks.get_mut(id as usize) {
             Some(m) if *m == self.epoch => false,
             Some(m) => {
@@ -257,7 +257,7 @@ impl Arena {
     }
 
     /// The tree size of `id`, if it is known and can no longer change.
-    pub fn known_size(&self, id: TyId) -> Option<usize> {
+    pub(super) fn known_size(&self, id: TyId) -> Option<usize> {
         match self.sizes.get(id as usize) {
             Some(0) | None => None,
             Some(n) => Some(*n as usize),
@@ -265,20 +265,15 @@ impl Arena {
     }
 
     /// Remember the tree size of `id`, which has no variable below it.
-    pub fn remember_size(&mut self, id: TyId, size: usize) {
+    pub(super) fn remember_size(&mut self, id: TyId, size: usize) {
         if let (Some(slot), Ok(n)) = (self.sizes.get_mut(id as usize), u32::try_from(size)) {
             *slot = n;
         }
     }
 
     /// The number of nodes made so far.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.nodes.len()
-    }
-
-    /// Whether no node has been made.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
     }
 
     /// Every node reachable from `root` (links followed), each once, in
@@ -286,7 +281,11 @@ impl Arena {
     /// host stack allows). `descend(arena, id)` says whether to look below
     /// `id`; `id` itself is listed either way. Each node charges the work
     /// budget; once it is spent the list stops short.
-    pub fn reachable(&mut self, root: TyId, descend: impl Fn(&Arena, TyId) -> bool) -> Vec<TyId> {
+    pub(super) fn reachable(
+        &mut self,
+        root: TyId,
+        descend: impl Fn(&Arena, TyId) -> bool,
+    ) -> Vec<TyId> {
         self.new_epoch();
         let mut out = Vec::new();
         let mut stack = vec![root];
@@ -307,7 +306,7 @@ impl Arena {
     }
 
     /// The fields of a row, in order, and what it ends in.
-    pub fn row_fields(&self, row: TyId) -> (Vec<(Label, TyId)>, TyId) {
+    pub(super) fn row_fields(&self, row: TyId) -> (Vec<(Label, TyId)>, TyId) {
         let mut fields = Vec::new();
         let mut cur = self.resolve(row);
         while let Some(Node::RowExt(l, t, rest)) = self.nodes.get(cur as usize) {
@@ -318,7 +317,7 @@ impl Arena {
     }
 
     /// The children of a node, for traversals.
-    pub fn children(&self, id: TyId) -> Vec<TyId> {
+    pub(super) fn children(&self, id: TyId) -> Vec<TyId> {
         match self.node(id) {
             Node::Con(_, args) | Node::Tuple(args) => args.clone(),
             Node::Fn(params, ret, row) => {

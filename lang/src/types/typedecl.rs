@@ -19,7 +19,7 @@ use crate::types::ty::{Classes, Kind, Node, TyId};
 
 /// What a named type is.
 #[derive(Clone, Debug)]
-pub enum TypeDef {
+pub(super) enum TypeDef {
     /// Built into the checker.
     Builtin,
     /// A sum type with these constructors (indices into the table).
@@ -30,83 +30,83 @@ pub enum TypeDef {
 
 /// A named type.
 #[derive(Clone, Debug)]
-pub struct TypeInfo {
+pub(super) struct TypeInfo {
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// How many type arguments it takes.
-    pub arity: usize,
+    pub(crate) arity: usize,
     /// What it is.
-    pub def: TypeDef,
+    pub(crate) def: TypeDef,
     /// Where it is declared (`None` for built-ins).
-    pub span: Option<Span>,
+    pub(crate) span: Option<Span>,
     /// The classes every instance supports at most.
-    pub classes: Classes,
+    pub(crate) classes: Classes,
 }
 
 /// A constructor of a sum type.
 #[derive(Clone, Debug)]
-pub struct CtorInfo {
+pub(super) struct CtorInfo {
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// The type it builds.
-    pub ty: TypeCon,
+    pub(crate) ty: TypeCon,
     /// Its position among the type's constructors.
-    pub index: usize,
+    pub(crate) index: usize,
     /// How many fields it has.
-    pub arity: usize,
+    pub(crate) arity: usize,
     /// `fn(fields) -> T[params]`, or `T[params]` for a constant.
-    pub scheme: Scheme,
+    pub(crate) scheme: Scheme,
     /// Where it is declared.
-    pub span: Option<Span>,
+    pub(crate) span: Option<Span>,
 }
 
 /// An effect operation's signature.
 #[derive(Clone, Debug)]
-pub struct OpInfo {
+pub(super) struct OpInfo {
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// `fn(params) -> result` over the effect's parameters.
-    pub scheme: Scheme,
+    pub(crate) scheme: Scheme,
     /// Whether its declared result is `Never`.
-    pub never: bool,
+    pub(crate) never: bool,
 }
 
 /// A declared effect.
 #[derive(Clone, Debug)]
-pub struct EffectInfo {
+pub(super) struct EffectInfo {
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// How many type parameters it takes.
-    pub arity: usize,
+    pub(crate) arity: usize,
     /// Its operations, in order.
-    pub ops: Vec<OpInfo>,
+    pub(crate) ops: Vec<OpInfo>,
     /// Where it is declared (`None` for built-ins).
-    pub span: Option<Span>,
+    pub(crate) span: Option<Span>,
     /// Whether the host provides it (a capability).
-    pub host: bool,
+    pub(crate) host: bool,
 }
 
 /// All named types and constructors.
 #[derive(Clone, Debug, Default)]
-pub struct TypeTable {
+pub(super) struct TypeTable {
     /// Every type, indexed by [`TypeCon`].
-    pub types: Vec<TypeInfo>,
+    pub(crate) types: Vec<TypeInfo>,
     /// Type names.
-    pub by_name: HashMap<String, TypeCon>,
+    pub(crate) by_name: HashMap<String, TypeCon>,
     /// Every constructor.
-    pub ctors: Vec<CtorInfo>,
+    pub(crate) ctors: Vec<CtorInfo>,
     /// Constructor names.
-    pub ctor_by_name: HashMap<String, usize>,
+    pub(crate) ctor_by_name: HashMap<String, usize>,
     /// Effects by name.
-    pub effects: HashMap<String, EffectInfo>,
+    pub(crate) effects: HashMap<String, EffectInfo>,
     /// For declared types and effects (by name) with a row parameter:
     /// which parameters are effect rows (they take a row variable, `e`).
-    pub row_params: HashMap<String, Vec<bool>>,
+    pub(crate) row_params: HashMap<String, Vec<bool>>,
 }
 
 impl TypeTable {
     /// A table holding the built-in types.
-    pub fn new() -> TypeTable {
+    pub(super) fn new() -> TypeTable {
         let mut t = TypeTable::default();
         let all = Classes::NUM.union(Classes::CONCAT);
         let basic = Classes::ORD.union(Classes::SHOW);
@@ -132,7 +132,7 @@ impl TypeTable {
     }
 
     /// Add a type; returns its constructor.
-    pub fn add_type(&mut self, info: TypeInfo) -> TypeCon {
+    pub(super) fn add_type(&mut self, info: TypeInfo) -> TypeCon {
         let con = TypeCon(self.types.len() as u32);
         self.by_name.insert(info.name.clone(), con);
         self.types.push(info);
@@ -140,29 +140,29 @@ impl TypeTable {
     }
 
     /// The type's entry.
-    pub fn info(&self, con: TypeCon) -> Option<&TypeInfo> {
+    pub(super) fn info(&self, con: TypeCon) -> Option<&TypeInfo> {
         self.types.get(con.0 as usize)
     }
 
     /// The classes `con`'s instances can support.
-    pub fn classes_of(&self, con: TypeCon) -> Classes {
+    pub(super) fn classes_of(&self, con: TypeCon) -> Classes {
         self.info(con).map(|i| i.classes).unwrap_or(Classes::NONE)
     }
 
     /// The constructor called `name`.
-    pub fn ctor(&self, name: &str) -> Option<&CtorInfo> {
+    pub(super) fn ctor(&self, name: &str) -> Option<&CtorInfo> {
         self.ctor_by_name.get(name).and_then(|i| self.ctors.get(*i))
     }
 
     /// The type's name.
-    pub fn name(&self, con: TypeCon) -> &str {
+    pub(super) fn name(&self, con: TypeCon) -> &str {
         self.info(con).map(|i| i.name.as_str()).unwrap_or("?")
     }
 }
 
 /// How a type variable written in an annotation is treated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VarMode {
+pub(super) enum VarMode {
     /// In a `fn` signature: a new name is a rigid variable at this level.
     Rigid(u32),
     /// In a `let` or lambda annotation: a new name is a fresh variable at
@@ -174,14 +174,14 @@ pub enum VarMode {
 
 /// The type variables in scope while translating annotations.
 #[derive(Clone, Debug, Default)]
-pub struct TyVars {
+pub(super) struct TyVars {
     /// Name to variable, innermost last.
-    pub names: Vec<(String, TyId)>,
+    pub(crate) names: Vec<(String, TyId)>,
 }
 
 impl TyVars {
     /// The variable called `name`, if any.
-    pub fn get(&self, name: &str) -> Option<TyId> {
+    pub(super) fn get(&self, name: &str) -> Option<TyId> {
         self.names
             .iter()
             .rev()
@@ -192,7 +192,7 @@ impl TyVars {
 
 impl Checker {
     /// Translate a written type.
-    pub fn translate(&mut self, te: &TypeExpr, vars: &mut TyVars, mode: VarMode) -> TyId {
+    pub(super) fn translate(&mut self, te: &TypeExpr, vars: &mut TyVars, mode: VarMode) -> TyId {
         let t = stacker::maybe_grow(
             crate::types::STACK_RED_ZONE,
             crate::types::STACK_CHUNK,
@@ -360,7 +360,7 @@ impl Checker {
     }
 
     /// Translate an effect row annotation; `None` is a fresh open row.
-    pub fn translate_row(
+    pub(super) fn translate_row(
         &mut self,
         row: Option<&EffectRow>,
         vars: &mut TyVars,
@@ -570,7 +570,7 @@ impl Checker {
     }
 
     /// Report an unknown effect name.
-    pub fn unknown_effect(&mut self, name: &crate::ast::Ident) {
+    pub(super) fn unknown_effect(&mut self, name: &crate::ast::Ident) {
         let candidates: Vec<String> = self.types.effects.keys().cloned().collect();
         let mut d = Diagnostic::new(
             Code::UnknownEffect,
@@ -589,7 +589,7 @@ impl Checker {
     }
 
     /// `con[args]`.
-    pub fn con(&mut self, con: TypeCon, args: Vec<TyId>) -> TyId {
+    pub(super) fn con(&mut self, con: TypeCon, args: Vec<TyId>) -> TyId {
         self.arena.add(Node::Con(con, args))
     }
 }

@@ -24,7 +24,7 @@ use crate::types::{STACK_CHUNK, STACK_RED_ZONE, TypeCon};
 
 /// Why two types could not be unified.
 #[derive(Clone, Debug)]
-pub enum Mismatch {
+pub(super) enum Mismatch {
     /// These two parts differ (expected side first).
     Types(TyId, TyId),
     /// Binding a variable to a type containing itself (the variable, the
@@ -75,7 +75,7 @@ impl<'a> Fields<'a> {
 
 impl Checker {
     /// Make `expected` and `found` the same type.
-    pub fn unify(&mut self, expected: TyId, found: TyId) -> Result<(), Mismatch> {
+    pub(super) fn unify(&mut self, expected: TyId, found: TyId) -> Result<(), Mismatch> {
         // The memo of structures already unified lives for one call: a
         // failed attempt leaves nothing behind, and it does not grow with
         // the program.
@@ -233,7 +233,7 @@ impl Checker {
     }
 
     /// A row with `fields` in front of `tail`.
-    pub fn extend(&mut self, fields: &[(Label, TyId)], tail: TyId) -> TyId {
+    pub(super) fn extend(&mut self, fields: &[(Label, TyId)], tail: TyId) -> TyId {
         fields.iter().rev().fold(tail, |rest, (l, t)| {
             self.arena.add(Node::RowExt(*l, *t, rest))
         })
@@ -326,7 +326,7 @@ impl Checker {
     }
 
     /// Require `ty` to belong to `classes`.
-    pub fn require(&mut self, ty: TyId, classes: Classes) -> Result<(), Mismatch> {
+    pub(super) fn require(&mut self, ty: TyId, classes: Classes) -> Result<(), Mismatch> {
         // A shared part is checked once per call (`(v, v)` needs `v`
         // checked once, not twice).
         self.required.clear();

@@ -20,7 +20,7 @@ impl Lowerer {
         let mut bodies: Vec<(&str, FnDecl, u32)> = Vec::new();
         for file in writ_lang::stdlib::FILES {
             let ns = file.name.strip_suffix(".writ").unwrap_or(file.name);
-            let parsed = writ_lang::parser::parse_library(file.source);
+            let parsed = writ_lang::parse_library(file.source);
             if parsed.has_errors() {
                 return Err(format!(
                     "the standard library file {} does not parse",

@@ -191,7 +191,7 @@ impl Lowerer {
         };
         l.library()?;
         for source in interfaces {
-            let parsed = writ_lang::parser::parse_library(source);
+            let parsed = writ_lang::parse_library(source);
             if parsed.has_errors() {
                 return Err("a host capability interface does not parse".to_string());
             }

@@ -102,7 +102,7 @@ use std::rc::Rc;
 /// A family of constructors: everything the checker needs to know about the
 /// type of a column.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Family {
+pub(super) enum Family {
     /// A sum type: constructor names and arities, in declaration order.
     /// (Also usable for `Bool` as `[("true", 0), ("false", 0)]`, printed
     /// `true`/`false`.) Share one `Rc` per type: families are compared by
@@ -166,7 +166,7 @@ impl Family {
 
 /// A literal in a pattern (for `Infinite` families).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Lit {
+pub(super) enum Lit {
     /// An `Int` literal.
     Int(i64),
     /// A `Float` literal (never NaN); compared by its bits.
@@ -177,7 +177,7 @@ pub enum Lit {
 
 /// A simplified pattern.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Pat {
+pub(super) enum Pat {
     /// `_` or a binding name: matches anything.
     Wild,
     /// Constructor number `index` of `family` with its sub-patterns
@@ -195,40 +195,36 @@ pub enum Pat {
 }
 
 /// One arm as the checker sees it.
-pub struct Arm {
+pub(super) struct Arm {
     /// The arm's pattern.
-    pub pat: Pat,
+    pub(crate) pat: Pat,
     /// Whether the arm has an `if` guard (which may be false, so the arm
     /// never counts toward exhaustiveness).
-    pub guarded: bool,
+    pub(crate) guarded: bool,
 }
 
 /// What the check found.
 #[derive(Debug, Default)]
-pub struct Report {
+pub(super) struct Report {
     /// Up to 3 example values not matched by any arm, printed as patterns
     /// (empty when exhaustive).
-    pub missing: Vec<String>,
+    pub(crate) missing: Vec<String>,
     /// Indices of arms that can never be reached (every value they match is
     /// matched by earlier unguarded arms), in increasing order.
-    pub unreachable: Vec<usize>,
+    pub(crate) unreachable: Vec<usize>,
     /// True when the work budget ran out before the answer was known (the
     /// caller then reports an error: fail closed). When true, `missing` may
     /// be incomplete and `unreachable` is empty.
-    pub gave_up: bool,
+    pub(crate) gave_up: bool,
     /// The work units the check spent.
-    pub used: usize,
+    pub(crate) used: usize,
 }
 
 /// Check `arms` (in order) of a match whose scrutinee's family is known only
-/// through the patterns themselves. See the [module docs](self).
-pub fn check(arms: &[Arm]) -> Report {
-    check_within(arms, BUDGET)
-}
-
-/// As [`check`], with at most `budget` units of work (the smaller of
-/// [`BUDGET`] and what is left of the whole program's budget).
-pub fn check_within(arms: &[Arm], budget: usize) -> Report {
+/// through the patterns themselves (see the [module docs](self)), with at
+/// most `budget` units of work (the smaller of [`BUDGET`] and what is left
+/// of the whole program's budget).
+pub(super) fn check_within(arms: &[Arm], budget: usize) -> Report {
     let wild = Pat::Wild;
     let mut checker = Checker {
         arms,
@@ -270,7 +266,7 @@ pub fn check_within(arms: &[Arm], budget: usize) -> Report {
 }
 
 /// Work units allowed for one [`check`].
-pub const BUDGET: usize = 1_000_000;
+pub(super) const BUDGET: usize = 1_000_000;
 /// How many missing values are reported at most.
 const MAX_WITNESSES: usize = 6;
 /// Grow the stack when less than this is left...

@@ -3,6 +3,11 @@
 use super::*;
 use std::time::{Duration, Instant};
 
+/// Check `arms` with the usual budget.
+fn check(arms: &[Arm]) -> Report {
+    check_within(arms, BUDGET)
+}
+
 // ---- building patterns ----
 
 fn sum(ctors: &[(&str, usize)]) -> Family {

@@ -1,15 +1,21 @@
-//! The alias table (`writ_lang::types::aliases`), entry by entry: each name
-//! another language uses is not a function of its namespace, its target is,
-//! and checking a program that uses the alias gives the diagnostic that
-//! names the target. `tests/aliases.out` shows the help each entry
-//! produces, as a user reads it; `WRIT_BLESS=1` rewrites it.
+//! The alias table, entry by entry: each name another language uses is not
+//! a function of its namespace, its target is, and checking a program that
+//! uses the alias gives the diagnostic that names the target.
+//! `lang/tests/aliases.out` shows the help each entry produces, as a user
+//! reads it; `WRIT_BLESS=1` rewrites it.
 
 use std::path::Path;
-use writ_lang::types::aliases::{MEMBER_ALIASES, NAMESPACE_ALIASES};
+
+use super::{MEMBER_ALIASES, NAMESPACE_ALIASES};
+
+/// Check `src` as `writ check` does.
+fn check(src: &str) -> crate::Analysis {
+    crate::analyse(src, None, &[])
+}
 
 /// The code and help of the only diagnostic of checking `src`.
 fn only_diagnostic(src: &str) -> Result<(String, String), String> {
-    let checked = writ::check_source(src);
+    let checked = check(src);
     match checked.diagnostics.as_slice() {
         [d] => Ok((d.code.to_string(), d.help.clone().unwrap_or_default())),
         ds => Err(format!(
@@ -24,13 +30,13 @@ fn golden(lines: &[String]) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/aliases.out");
     let want = lines.join("\n") + "\n";
     if std::env::var_os("WRIT_BLESS").is_some() {
-        std::fs::write(&path, &want).expect("write tests/aliases.out");
+        std::fs::write(&path, &want).expect("write lang/tests/aliases.out");
         return;
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "tests/aliases.out differs from the table; review and run WRIT_BLESS=1 cargo test --test aliases"
+        "lang/tests/aliases.out differs from the table; review and run WRIT_BLESS=1 cargo test -p writ-lang aliases"
     );
 }
 
@@ -42,7 +48,7 @@ fn every_member_alias_is_unknown_and_suggests_its_target() {
         .enumerate()
         .map(|(i, a)| format!("let f{i} = {}.{}\n", a.namespace, a.target))
         .collect();
-    let checked = writ::check_source(&targets);
+    let checked = check(&targets);
     assert!(checked.accepted(), "{:#?}", checked.diagnostics);
     let mut failures = Vec::new();
     let mut lines = Vec::new();
@@ -91,8 +97,8 @@ fn namespace_lines() -> Vec<String> {
             .find(|a| a.namespace == *real)
             .map(|a| a.target)
             .unwrap_or("length");
-        if writ::check_source(&format!("let {alias} = 1\n")).accepted()
-            && writ::check_source(&format!("let f = {alias}.{member}\n")).accepted()
+        if check(&format!("let {alias} = 1\n")).accepted()
+            && check(&format!("let f = {alias}.{member}\n")).accepted()
         {
             failures.push(format!("`{alias}` is a namespace of its own"));
             continue;
@@ -130,12 +136,12 @@ fn an_alias_of_an_alias_namespace_is_followed() {
 #[test]
 fn a_local_name_wins_over_a_namespace_alias() {
     let src = "let text = { length: 3 }\nlet n = text.length\n";
-    assert!(writ::check_source(src).accepted());
+    assert!(check(src).accepted());
 }
 
 #[test]
 fn a_method_call_with_a_borrowed_name_gets_the_hint() {
-    let checked = writ::check_source("let xs = [1, 2]\nlet ys = xs.push(3)\n");
+    let checked = check("let xs = [1, 2]\nlet ys = xs.push(3)\n");
     let d = checked
         .diagnostics
         .first()

@@ -4,13 +4,13 @@
 //!
 //! None of these names is added as a function; the checker uses the tables
 //! to turn an unknown name into a "did you mean". Invariants (each entry is
-//! tested in `tests/aliases.rs`, against the rendered diagnostic): an alias
+//! tested in `aliases/tests.rs`, against the diagnostic): an alias
 //! is never itself a member of its namespace, its target always is, and a
 //! namespace alias is never a namespace.
 
 /// A member name a model may guess for a namespace, and the one it means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemberAlias {
+pub(super) struct MemberAlias {
     /// The namespace, as Writ spells it (`list`).
     pub namespace: &'static str,
     /// The guessed name (`len`).
@@ -59,7 +59,7 @@ const COUNT_IF: &str =
     "to count the elements that pass a test, write `list.length(list.filter(xs, test))`";
 
 /// Every member alias, grouped by namespace.
-pub const MEMBER_ALIASES: &[MemberAlias] = &[
+pub(super) const MEMBER_ALIASES: &[MemberAlias] = &[
     // list
     to("list", "len", "length"),
     to("list", "size", "length"),
@@ -365,7 +365,7 @@ pub const MEMBER_ALIASES: &[MemberAlias] = &[
 ];
 
 /// Names other languages give a namespace, and Writ's namespace.
-pub const NAMESPACE_ALIASES: &[(&str, &str)] = &[
+pub(super) const NAMESPACE_ALIASES: &[(&str, &str)] = &[
     ("string", "str"),
     ("strings", "str"),
     ("String", "str"),
@@ -403,16 +403,19 @@ pub const NAMESPACE_ALIASES: &[(&str, &str)] = &[
 ];
 
 /// The member of `namespace` that another language's `name` means.
-pub fn member(namespace: &str, name: &str) -> Option<&'static MemberAlias> {
+pub(super) fn member(namespace: &str, name: &str) -> Option<&'static MemberAlias> {
     MEMBER_ALIASES
         .iter()
         .find(|a| a.namespace == namespace && a.alias == name)
 }
 
 /// The namespace another language's `name` means.
-pub fn namespace(name: &str) -> Option<&'static str> {
+pub(super) fn namespace(name: &str) -> Option<&'static str> {
     NAMESPACE_ALIASES
         .iter()
         .find(|(a, _)| *a == name)
         .map(|(_, ns)| *ns)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,14 +1,15 @@
-//! When an input is finished: the REPL reads lines until the text has no
+//! When an input is finished: a REPL reads lines until the text has no
 //! open bracket, no unfinished block comment, and does not end with
 //! something that asks for more (an operator, `=`, `,`, `=>`, ...).
 //!
 //! Invariants: decided from the lexer's tokens alone, so it never panics
 //! and agrees with how the parser joins lines.
 
-use writ_lang::Code;
-use writ_lang::lexer::lex;
+use crate::diagnostic::Code;
+use crate::lexer::lex;
 
-/// Whether `text` needs more lines before it can be checked.
+/// Whether `text` needs more lines before it can be checked: a REPL reads
+/// on while this holds.
 pub fn needs_more(text: &str) -> bool {
     let lexed = lex(text);
     if lexed
@@ -32,12 +33,17 @@ pub fn needs_more(text: &str) -> bool {
     lexed
         .tokens
         .last()
-        .is_some_and(|(t, _)| writ_lang::parser::expects_more(t))
+        .is_some_and(|(t, _)| crate::parser::expects_more(t))
+}
+
+/// Whether `text` holds nothing to check or run: only blanks and comments.
+pub fn is_blank(text: &str) -> bool {
+    lex(text).tokens.is_empty()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::needs_more;
+    use super::{is_blank, needs_more};
 
     #[test]
     fn open_brackets_and_trailing_operators_continue() {
@@ -69,6 +75,16 @@ mod tests {
             "// a comment (",
         ] {
             assert!(!needs_more(text), "{text:?} should be finished");
+        }
+    }
+
+    #[test]
+    fn only_blanks_and_comments_are_blank() {
+        for text in ["", "  \n", "// a comment", "/* a */ // b\n"] {
+            assert!(is_blank(text), "{text:?} should be blank");
+        }
+        for text in ["1", "// a comment\nx", "\"", "@"] {
+            assert!(!is_blank(text), "{text:?} should not be blank");
         }
     }
 }
