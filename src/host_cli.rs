@@ -273,7 +273,7 @@ pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
     } else {
         // Fields are shown escaped, whatever the store holds (a record
         // written before escaping, or edited).
-        let clean = writ_host::policy_host::clean;
+        let clean = writ_host::engine::clean;
         for r in &records {
             out(&format!(
                 "#{} {} {} {}({}) {}: {} [program {}]\n",

@@ -178,7 +178,12 @@ fn a_write_that_cannot_get_the_store_lock_stops_the_run_with_nothing_written() {
         Ok(s) => s,
         Err(e) => panic!("{e}"),
     };
-    assert_eq!(holder.execute_unchecked("BEGIN IMMEDIATE"), Ok(()));
+    // Another process's connection holds the write lock.
+    let lock = match rusqlite::Connection::open(&db) {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(lock.execute_batch("BEGIN IMMEDIATE"), Ok(()));
     let busy = "(the store is busy: other runs held its write lock for over 300 ms (database is locked); nothing was written)";
     for (program, said) in [
         (
@@ -197,7 +202,7 @@ fn a_write_that_cannot_get_the_store_lock_stops_the_run_with_nothing_written() {
         assert_eq!(o.status.code(), Some(3), "{err}");
         assert!(err.starts_with(&said), "{err}");
     }
-    assert_eq!(holder.execute_unchecked("COMMIT"), Ok(()));
+    assert_eq!(lock.execute_batch("COMMIT"), Ok(()));
     assert_eq!(
         holder.records().map(|r| r.len()),
         Ok(0),

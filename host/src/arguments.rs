@@ -12,7 +12,7 @@
 //! [`SHOWN_IN_FULL`] is recorded with its SHA-256, a pass over at most its
 //! maximum).
 //!
-//! Invariants: [`text`] and [`measure`] read an argument without copying
+//! Invariants: `text` and `measure` read an argument without copying
 //! it and stop measuring at the bound (a list of a million elements costs
 //! a walk of at most a bound's worth of them); everything the host does
 //! for one operation (gate, escape, record, show, send) costs a bounded
@@ -40,7 +40,7 @@ pub const MAX_QUESTION: usize = 1024;
 /// before the host is reached, is usually smaller).
 pub const MAX_LOG_LINE: usize = 1024 * 1024;
 /// The most bytes of each argument of an embedder's capability, measured
-/// as [`measure`] does.
+/// as the gate measures it.
 pub const MAX_CAPABILITY_ARGUMENT: usize = 64 * 1024;
 /// How deeply an argument of an embedder's capability may nest.
 pub const MAX_CAPABILITY_DEPTH: usize = 32;
@@ -53,9 +53,9 @@ pub const SHOWN_IN_FULL: usize = 1024;
 #[derive(Debug)]
 pub(crate) struct Oversized {
     /// The argument as the audit record shows it (bounded).
-    pub shown: String,
+    pub(crate) shown: String,
     /// The rule that refused it.
-    pub rule: String,
+    pub(crate) rule: String,
 }
 
 /// Argument `i` as text, if it is at most `max` bytes; else how to record
@@ -117,7 +117,7 @@ pub(crate) fn start(s: &str, max: usize) -> &str {
 
 /// Why a structured value is over its bound.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Exceeded {
+pub(crate) enum Exceeded {
     /// It holds more than the bound's bytes.
     Size,
     /// It nests deeper than the bound's depth.
@@ -130,7 +130,7 @@ pub enum Exceeded {
 /// most `depth` deep. Iterative, and it stops at the bound: each value is
 /// counted when it is reached, before its own parts are, so the work is at
 /// most about `max / 8` values whatever `v` holds.
-pub fn measure(v: &Value, max: usize, depth: usize) -> Result<usize, Exceeded> {
+pub(crate) fn measure(v: &Value, max: usize, depth: usize) -> Result<usize, Exceeded> {
     let mut total = 0usize;
     let mut work: Vec<(&Value, usize)> = vec![(v, 0)];
     while let Some((v, d)) = work.pop() {
@@ -245,7 +245,7 @@ fn kind(v: &Value) -> &'static str {
 }
 
 /// How many characters of what the program chose a confirmation shows.
-pub const CONFIRM_SHOWN: usize = 48;
+pub(crate) const CONFIRM_SHOWN: usize = 48;
 
 /// Text the program chose, as a confirmation question shows it: quoted;
 /// newlines, tabs and returns as `\n`, `\t`, `\r`; other control,
@@ -253,7 +253,7 @@ pub const CONFIRM_SHOWN: usize = 48;
 /// more other whitespace characters collapsed to `⟨N blanks⟩`; and at most
 /// `max` characters of it, then `…` and its full length in bytes. Its
 /// length is what the caller's gate allowed, so this is bounded.
-pub fn for_question(s: &str, max: usize) -> String {
+pub(crate) fn for_question(s: &str, max: usize) -> String {
     let mut out = String::from("\"");
     let mut chars = s.chars().peekable();
     let mut taken = 0usize;

@@ -12,7 +12,7 @@
 
 /// A capability the host provides itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Builtin {
+pub(crate) enum Builtin {
     /// `Http`: requests to the URLs the grant allows.
     Http,
     /// `Pay`: payments within the grant's payees and caps.
@@ -31,7 +31,7 @@ pub enum Builtin {
 
 impl Builtin {
     /// Every built-in capability, in the checker's order.
-    pub const ALL: [Builtin; 7] = [
+    pub(crate) const ALL: [Builtin; 7] = [
         Builtin::Http,
         Builtin::Pay,
         Builtin::Records,
@@ -42,7 +42,7 @@ impl Builtin {
     ];
 
     /// The effect's name, as programs and policies write it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Builtin::Http => "Http",
             Builtin::Pay => "Pay",
@@ -55,13 +55,13 @@ impl Builtin {
     }
 
     /// The built-in capability named `name`, if there is one.
-    pub fn named(name: &str) -> Option<Builtin> {
+    pub(crate) fn named(name: &str) -> Option<Builtin> {
         Builtin::ALL.into_iter().find(|b| b.name() == name)
     }
 
     /// The keys its grant takes besides those every grant takes
     /// (`audit`, `audit_arguments`, `on_deny`).
-    pub fn scope_keys(self) -> &'static [&'static str] {
+    pub(crate) fn scope_keys(self) -> &'static [&'static str] {
         match self {
             Builtin::Http => &["allow", "recorded", "max_response_bytes", "timeout"],
             Builtin::Pay => &[
@@ -79,7 +79,7 @@ impl Builtin {
 
     /// Whether its grant audits each operation unless it says otherwise:
     /// those that reach outside the run or are the audit log's content.
-    pub fn audited_by_default(self) -> bool {
+    pub(crate) fn audited_by_default(self) -> bool {
         match self {
             Builtin::Http | Builtin::Pay | Builtin::Records | Builtin::Audit => true,
             Builtin::Log | Builtin::Clock | Builtin::Confirm => false,
@@ -89,7 +89,7 @@ impl Builtin {
 
 /// An operation of a built-in capability.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BuiltinOp {
+pub(crate) enum BuiltinOp {
     /// `Http.get`.
     HttpGet,
     /// `Http.post`.
@@ -112,7 +112,7 @@ pub enum BuiltinOp {
 
 impl BuiltinOp {
     /// Every operation of the built-in capabilities.
-    pub const ALL: [BuiltinOp; 9] = [
+    pub(crate) const ALL: [BuiltinOp; 9] = [
         BuiltinOp::HttpGet,
         BuiltinOp::HttpPost,
         BuiltinOp::Pay,
@@ -125,7 +125,7 @@ impl BuiltinOp {
     ];
 
     /// The capability it belongs to.
-    pub fn capability(self) -> Builtin {
+    pub(crate) fn capability(self) -> Builtin {
         match self {
             BuiltinOp::HttpGet | BuiltinOp::HttpPost => Builtin::Http,
             BuiltinOp::Pay => Builtin::Pay,
@@ -138,7 +138,7 @@ impl BuiltinOp {
     }
 
     /// The operation's name within its capability (`get`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             BuiltinOp::HttpGet => "get",
             BuiltinOp::HttpPost => "post",
@@ -153,7 +153,7 @@ impl BuiltinOp {
     }
 
     /// The operation `effect.op`, if it is a built-in one.
-    pub fn of(effect: &str, op: &str) -> Option<BuiltinOp> {
+    pub(crate) fn of(effect: &str, op: &str) -> Option<BuiltinOp> {
         BuiltinOp::ALL
             .into_iter()
             .find(|o| o.capability().name() == effect && o.name() == op)

@@ -4,7 +4,7 @@
 //! [`Engine::check`] type-checks a program with the policy's grants (a
 //! program that could perform an effect nobody granted is rejected before
 //! its first step) and compiles it once; [`Engine::run`] runs a checked
-//! [`Program`] under a policy, with a [`PolicyHost`] that carries out each
+//! [`Program`] under a policy, with a policy host that carries out each
 //! host operation only after checking its arguments' sizes
 //! ([`crate::arguments`]) and then against the grant's scope, writing the
 //! audit record first.
@@ -25,7 +25,8 @@ pub use crate::capability::{ArgError, Args, Capability, FromValue, Handler, Into
 use crate::http::load_recorded;
 pub use crate::policy::Decision;
 use crate::policy::{Policy, Scope};
-pub use crate::policy_host::{PolicyHost, clean};
+use crate::policy_host::PolicyHost;
+pub use crate::policy_host::clean;
 use crate::store::{self, Store};
 
 /// A checked, compiled program, ready to run any number of times.

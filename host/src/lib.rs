@@ -6,14 +6,44 @@
 //! store, and the seed and recorded-responses files a policy names) and
 //! the network (`Http`), each only as a policy allows. The policy's own
 //! text is given to it by the embedder.
+//!
+//! # The surface
+//!
+//! What an embedder (and the command line) uses, and nothing else:
+//!
+//! - [`engine`]: the [`Engine`](engine::Engine) that checks a program
+//!   against a policy into a [`Program`](engine::Program) and runs it
+//!   ([`RunOptions`](engine::RunOptions), [`Outcome`](engine::Outcome),
+//!   each [`Operation`](engine::Operation) with its
+//!   [`Decision`](engine::Decision)), and the embedder's own capabilities
+//!   ([`Capability`](engine::Capability), [`Handler`](engine::Handler),
+//!   [`Args`](engine::Args), [`FromValue`](engine::FromValue),
+//!   [`IntoValue`](engine::IntoValue), [`Refusal`](engine::Refusal));
+//! - [`policy`]: parsing a policy file into a [`Policy`](policy::Policy)
+//!   (or its diagnostics), and the policy as data;
+//! - [`session`]: a [`Session`](session::Session) that checks and runs
+//!   inputs one at a time (the REPL's back end);
+//! - [`store`]: the [`Store`](store::Store) opened, read and verified
+//!   (the audit log, its head, the ledger), and its errors;
+//! - [`url`]: the URLs and rules of a policy's `Http` allow-list;
+//! - [`arguments`]: the fixed maximum size of each host operation's
+//!   arguments.
+//!
+//! The built-in capabilities' dispatch (the policy host), the gate's
+//! measuring, the network, and the store's writes are `pub(crate)`: only
+//! the engine carries out an operation, and only after the policy's
+//! checks.
+
+#![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod arguments;
-pub mod builtin;
-pub mod capability;
+mod builtin;
+mod capability;
 pub mod engine;
 mod http;
 pub mod policy;
-pub mod policy_host;
+mod policy_host;
 pub mod session;
 pub mod store;
 pub mod url;

@@ -198,7 +198,9 @@ pub struct RecordsScope {
 }
 
 /// Parse a policy's text; `Err` holds every problem found, each pointing
-/// into the text.
+/// into the text. An engine with capabilities of its own parses with
+/// [`Engine::parse_policy`](crate::engine::Engine::parse_policy), which
+/// knows them.
 pub fn parse(text: &str) -> Result<Policy, Vec<Diagnostic>> {
     parse_with(text, &[])
 }
@@ -206,7 +208,7 @@ pub fn parse(text: &str) -> Result<Policy, Vec<Diagnostic>> {
 /// As [`parse`], where the host also provides the capabilities named in
 /// `extra` (registered by an embedder); their grants take the keys every
 /// grant has (`audit`, default `true`, and `on_deny`).
-pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic>> {
+pub(crate) fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic>> {
     let root = match DeTable::parse(text) {
         Ok(t) => t,
         Err(e) => {

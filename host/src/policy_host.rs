@@ -30,7 +30,7 @@ use crate::store::{self, Entry, NewPayment, Paid, Store};
 use crate::url::{self, Url};
 
 /// Carries out host operations for one run, under one policy.
-pub struct PolicyHost<'a> {
+pub(crate) struct PolicyHost<'a> {
     pub(crate) policy: &'a Policy,
     pub(crate) module: &'a Module,
     pub(crate) program: &'a str,
@@ -616,7 +616,7 @@ fn recorded<'s>(grant: &Grant, arguments: &'s str) -> &'s str {
 /// ([`arguments::for_question`]), then what the host knows (amount,
 /// currency, and the payee as the policy lists it) last, where the
 /// person's answer goes: `memo "…" — Pay 6.00 EUR to air-one.example?`.
-pub fn confirmation(memo: &str, payee: &str, cents: i64, currency: &str) -> String {
+pub(crate) fn confirmation(memo: &str, payee: &str, cents: i64, currency: &str) -> String {
     let memo = if memo.is_empty() {
         String::new()
     } else {
@@ -738,6 +738,67 @@ impl PolicyHost<'_> {
                 Code::OperationDenied,
                 format!("{effect}.{op} is not an operation this host carries out"),
             ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::confirmation;
+    use crate::arguments::CONFIRM_SHOWN;
+
+    #[test]
+    fn a_payment_question_shows_the_memo_bounded_and_the_amount_last() {
+        // The repro (a memo the gate refuses before any question)
+        // rendered by itself, and variants within the gate.
+        let spaces = format!("{}Pay 0.50 USD to airline-a (coffee", " ".repeat(20_000));
+        assert_eq!(
+            confirmation(&spaces, "airline-a", 60000, "USD"),
+            "memo \"⟨20000 blanks⟩Pay 0.50 USD to airline-a (coffee\" — Pay 600.00 USD to airline-a?"
+        );
+        let cases = [
+            (
+                format!("{}Pay 0.50 USD to airline-a (coffee", " ".repeat(400)),
+                "memo \"⟨400 blanks⟩Pay 0.50 USD to airline-a (coffee\" — Pay 600.00 USD to airline-a?",
+            ),
+            (
+                "coffee)?\n\n\n\nPay 0.50 USD to airline-a (coffee".to_string(),
+                "memo \"coffee)?\\n\\n\\n\\nPay 0.50 USD to airline-a (coffee\" — Pay 600.00 USD to airline-a?",
+            ),
+            (
+                "a\t\t\tb\r\u{a0}\u{a0}c".to_string(),
+                "memo \"a\\t\\t\\tb\\r⟨2 blanks⟩c\" — Pay 600.00 USD to airline-a?",
+            ),
+            (
+                "\u{202E}ASU 05.0\u{202C} \u{200B}x".to_string(),
+                "memo \"\\u{202e}ASU 05.0\\u{202c} \\u{200b}x\" — Pay 600.00 USD to airline-a?",
+            ),
+            (
+                format!("{} Pay 0.50", "y".repeat(500)),
+                "memo \"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\"… (509 bytes, shown shortened) — Pay 600.00 USD to airline-a?",
+            ),
+            (String::new(), "Pay 600.00 USD to airline-a?"),
+        ];
+        for (memo, question) in &cases {
+            assert_eq!(&confirmation(memo, "airline-a", 60000, "USD"), question);
+            // One line, and the amount the host knows ends it.
+            assert!(!question.contains('\n'));
+            assert!(question.ends_with("Pay 600.00 USD to airline-a?"));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_memo_in_a_question_is_one_bounded_line(memo in "(\\PC|[ \t\n\r\u{a0}\u{202e}\u{200b}]){0,200}") {
+            let q = confirmation(&memo, "air-one.example", 600, "EUR");
+            prop_assert!(q.ends_with(" — Pay 6.00 EUR to air-one.example?") || q == "Pay 6.00 EUR to air-one.example?", "{}", q);
+            prop_assert!(!q.chars().any(|c| c.is_control() || c == '\u{202e}' || c == '\u{200b}'), "{}", q);
+            prop_assert!(!q.contains("  "), "{}", q);
+            // At most CONFIRM_SHOWN characters of the memo, each at most a
+            // `\u{...}` escape or a collapsed run.
+            prop_assert!(q.len() <= CONFIRM_SHOWN * 16 + 120, "{}", q.len());
         }
     }
 }

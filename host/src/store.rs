@@ -17,16 +17,16 @@
 //!
 //! Concurrency: every write is one transaction that takes the write lock
 //! before it reads (`BEGIN IMMEDIATE`), waiting for it up to the store's
-//! lock wait ([`DEFAULT_LOCK_WAIT`], [`Store::set_lock_wait`]) in a few
+//! lock wait ([`DEFAULT_LOCK_WAIT`], or a policy's) in a few
 //! bounded attempts; a write that still cannot get the lock fails whole.
 //! A read waits as long for a writer. Within a run, no wait goes past the
-//! run's time ([`Store::set_until`]); the one place a wait is bounded is
-//! [`Store::deadline`], which every statement's wait is set from.
+//! run's time (`Store::set_until`); the one place a wait is bounded is
+//! `Store::deadline`, which every statement's wait is set from.
 //! A payment's check of the day's total, its ledger row and its audit
-//! record are one such transaction ([`Store::pay`]), so runs paying at
+//! record are one such transaction (`Store::pay`), so runs paying at
 //! once cannot together pass a cap.
 //!
-//! Invariant: [`Store::audit`] and [`Store::pay`] return only once what
+//! Invariant: `Store::audit` and `Store::pay` return only once what
 //! they wrote is committed; a caller that cannot get a record committed
 //! denies the operation.
 
@@ -144,7 +144,7 @@ pub struct AuditRecord {
 
 /// What to write in a new audit record.
 #[derive(Clone, Debug)]
-pub struct Entry<'a> {
+pub(crate) struct Entry<'a> {
     /// For whom.
     pub principal: &'a str,
     /// The program's hash.
@@ -205,7 +205,7 @@ impl LedgerRow {
 
 /// A payment to make: what its ledger row holds besides who paid.
 #[derive(Clone, Debug)]
-pub struct NewPayment<'a> {
+pub(crate) struct NewPayment<'a> {
     /// To whom.
     pub payee: &'a str,
     /// How much, in cents.
@@ -222,7 +222,7 @@ pub struct NewPayment<'a> {
 
 /// How [`Store::pay`] ended; either way its audit record is committed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Paid {
+pub(crate) enum Paid {
     /// The payment is in the ledger.
     Made {
         /// Its ledger row.
@@ -337,8 +337,9 @@ impl Store {
         Store::init(conn, seed)
     }
 
-    /// A store in memory (for tests and dry runs), created with `seed`.
-    pub fn in_memory(seed: Option<&str>) -> Result<Store, StoreError> {
+    /// A store in memory (for the store's tests), created with `seed`.
+    #[cfg(test)]
+    pub(crate) fn in_memory(seed: Option<&str>) -> Result<Store, StoreError> {
         Store::init(Connection::open_in_memory().map_err(sqlite)?, seed)
     }
 
@@ -389,14 +390,14 @@ impl Store {
     /// Wait up to `wait`, in all, for the write lock before a write fails
     /// (default [`DEFAULT_LOCK_WAIT`]; at most about 24 days); a read
     /// waits as long for a writer.
-    pub fn set_lock_wait(&mut self, wait: Duration) {
+    pub(crate) fn set_lock_wait(&mut self, wait: Duration) {
         self.lock_wait = wait.min(LONGEST_LOCK_WAIT);
     }
 
     /// Let reads and writes wait for the lock no later than `until` (the
     /// running run's time being up), even within the lock wait; `None`
     /// lifts it.
-    pub fn set_until(&mut self, until: Option<Instant>) {
+    pub(crate) fn set_until(&mut self, until: Option<Instant>) {
         self.until = until;
     }
 
@@ -463,7 +464,7 @@ impl Store {
     }
 
     /// Append an audit record; returns its sequence number once committed.
-    pub fn audit(&mut self, e: &Entry<'_>) -> Result<i64, StoreError> {
+    pub(crate) fn audit(&mut self, e: &Entry<'_>) -> Result<i64, StoreError> {
         self.write(|tx| append(tx, e, None))
     }
 
@@ -473,7 +474,7 @@ impl Store {
     }
 
     /// The cents `principal` paid on `day`, in every run. Only a hint
-    /// (it may be stale by the time it is used): [`Store::pay`] reads the
+    /// (it may be stale by the time it is used): `Store::pay` reads the
     /// total again under the write lock.
     pub fn paid_on(&self, principal: &str, day: &str) -> Result<i64, StoreError> {
         self.read(|conn| paid_on(conn, principal, day))
@@ -484,7 +485,7 @@ impl Store {
     /// if the payment keeps it within `p.max_day_cents`, write its ledger
     /// row and its audit record `e` (which commits to the row); if not,
     /// write only a denial's audit record, whose rule is `over(today)`.
-    pub fn pay(
+    pub(crate) fn pay(
         &mut self,
         e: &Entry<'_>,
         p: &NewPayment<'_>,
@@ -534,7 +535,7 @@ impl Store {
     }
 
     /// An employee: name, manager, and fields (a JSON object of strings).
-    pub fn employee(
+    pub(crate) fn employee(
         &self,
         id: &str,
     ) -> Result<Option<(String, Option<String>, String)>, StoreError> {
@@ -549,7 +550,7 @@ impl Store {
     }
 
     /// The ids of `manager`'s direct and indirect reports, in order.
-    pub fn reports(&self, manager: &str) -> Result<Vec<String>, StoreError> {
+    pub(crate) fn reports(&self, manager: &str) -> Result<Vec<String>, StoreError> {
         self.read(|conn| {
             let mut st = conn.prepare(
                 "WITH RECURSIVE chain(id) AS (
@@ -563,17 +564,12 @@ impl Store {
     }
 
     /// Every employee id, in order.
-    pub fn employee_ids(&self) -> Result<Vec<String>, StoreError> {
+    pub(crate) fn employee_ids(&self) -> Result<Vec<String>, StoreError> {
         self.read(|conn| {
             let mut st = conn.prepare("SELECT id FROM employees ORDER BY id")?;
             let rows = st.query_map([], |r| r.get::<_, String>(0))?;
             rows.collect()
         })
-    }
-
-    /// Run SQL directly (for tests that tamper with the store).
-    pub fn execute_unchecked(&self, sql: &str) -> Result<(), StoreError> {
-        self.read(|conn| conn.execute_batch(sql))
     }
 }
 

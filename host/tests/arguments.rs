@@ -16,7 +16,6 @@ use writ_host::arguments::{
 };
 use writ_host::engine::{Engine, Outcome};
 use writ_host::policy::{self, Policy};
-use writ_host::policy_host::confirmation;
 
 /// Counts the bytes this thread holds, and the most it held, so a test can
 /// bound what one run allocates (other tests' threads do not count).
@@ -355,43 +354,9 @@ fn the_repros_end_within_their_limits() {
 
 #[test]
 fn a_payment_question_shows_the_memo_bounded_and_the_amount_last() {
-    // The repro (a memo the gate refuses before any question)
-    // rendered by itself, and variants within the gate.
-    let spaces = format!("{}Pay 0.50 USD to airline-a (coffee", " ".repeat(20_000));
-    assert_eq!(
-        confirmation(&spaces, "airline-a", 60000, "USD"),
-        "memo \"⟨20000 blanks⟩Pay 0.50 USD to airline-a (coffee\" — Pay 600.00 USD to airline-a?"
-    );
-    let cases = [
-        (
-            format!("{}Pay 0.50 USD to airline-a (coffee", " ".repeat(400)),
-            "memo \"⟨400 blanks⟩Pay 0.50 USD to airline-a (coffee\" — Pay 600.00 USD to airline-a?",
-        ),
-        (
-            "coffee)?\n\n\n\nPay 0.50 USD to airline-a (coffee".to_string(),
-            "memo \"coffee)?\\n\\n\\n\\nPay 0.50 USD to airline-a (coffee\" — Pay 600.00 USD to airline-a?",
-        ),
-        (
-            "a\t\t\tb\r\u{a0}\u{a0}c".to_string(),
-            "memo \"a\\t\\t\\tb\\r⟨2 blanks⟩c\" — Pay 600.00 USD to airline-a?",
-        ),
-        (
-            "\u{202E}ASU 05.0\u{202C} \u{200B}x".to_string(),
-            "memo \"\\u{202e}ASU 05.0\\u{202c} \\u{200b}x\" — Pay 600.00 USD to airline-a?",
-        ),
-        (
-            format!("{} Pay 0.50", "y".repeat(500)),
-            "memo \"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\"… (509 bytes, shown shortened) — Pay 600.00 USD to airline-a?",
-        ),
-        (String::new(), "Pay 600.00 USD to airline-a?"),
-    ];
-    for (memo, question) in &cases {
-        assert_eq!(&confirmation(memo, "airline-a", 60000, "USD"), question);
-        // One line, and the amount the host knows ends it.
-        assert!(!question.contains('\n'));
-        assert!(question.ends_with("Pay 600.00 USD to airline-a?"));
-    }
-    // Through a run: the memo the program chose, then the amount.
+    // How the question is worded for each memo is a test of
+    // `host/src/policy_host.rs`; here, a run asks it.
+    // The memo the program chose, then the amount.
     let p = policy("question", "");
     let memo = format!("{}Pay 0.50 EUR (coffee", " ".repeat(300));
     let Ran {

@@ -4,11 +4,10 @@
 //! capabilities the text names, or at least one policy error (`E6xxx`)
 //! with its labels inside the text; random URLs parse to a URL that prints
 //! back to itself, or are refused with a one-line reason; a parsed URL's
-//! path holds no encoded separator, dot or `%` and no `;`; what a payment
-//! question shows of a memo is one bounded line.
+//! path holds no encoded separator, dot or `%` and no `;`.
 
 use proptest::prelude::*;
-use writ_host::{arguments, policy, url};
+use writ_host::{policy, url};
 use writ_lang::types::HOST_CAPABILITIES;
 
 const VALID: &str = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[limits]\ntime = \"5s\"\n\n[grants.Log]\n\n[grants.Http]\nallow = [\"https://air-one.example/offers\"]\ntimeout = \"2s\"\n\n[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n\n[grants.Records]\nscope = \"self\"\nredact = [\"ssn\"]\n";
@@ -107,16 +106,5 @@ proptest! {
             }
             prop_assert!(!u.path.split('/').any(|seg| seg == "." || seg == ".."), "{}", u.path);
         }
-    }
-
-    #[test]
-    fn a_memo_in_a_question_is_one_bounded_line(memo in "(\\PC|[ \t\n\r\u{a0}\u{202e}\u{200b}]){0,200}") {
-        let q = writ_host::policy_host::confirmation(&memo, "air-one.example", 600, "EUR");
-        prop_assert!(q.ends_with(" — Pay 6.00 EUR to air-one.example?") || q == "Pay 6.00 EUR to air-one.example?", "{}", q);
-        prop_assert!(!q.chars().any(|c| c.is_control() || c == '\u{202e}' || c == '\u{200b}'), "{}", q);
-        prop_assert!(!q.contains("  "), "{}", q);
-        // At most CONFIRM_SHOWN characters of the memo, each at most a
-        // `\u{...}` escape or a collapsed run.
-        prop_assert!(q.len() <= arguments::CONFIRM_SHOWN * 16 + 120, "{}", q.len());
     }
 }

@@ -5,8 +5,8 @@
 //! value, [`HostError::Fail`] (the machine performs `Fail.fail(reason)`
 //! where the operation was, so the program's handlers see it), or
 //! [`HostError::Stop`] (the run ends). [`LogHost`] grants only `Log`; the
-//! policy-driven host is `writ_host::engine::PolicyHost`. `Fail.fail` with
-//! no handler never reaches the host: it ends the run with `E4003`.
+//! policy-driven host is inside `writ_host::engine::Engine`. `Fail.fail`
+//! with no handler never reaches the host: it ends the run with `E4003`.
 //!
 //! Invariants: a host that does not know an operation refuses it (an
 //! error, never a default value): fail closed.

@@ -325,7 +325,7 @@ impl Repl {
             Ok(records) if records.is_empty() => out("The audit log is empty.\n"),
             Ok(records) => {
                 let mut o = String::new();
-                let clean = writ_host::policy_host::clean;
+                let clean = writ_host::engine::clean;
                 for r in records {
                     let _ = writeln!(
                         o,

@@ -35,7 +35,8 @@ pub enum StoreError {
         reason: String,
     },
     /// Other connections held the write lock through the whole lock wait
-    /// ([`super::Store::set_lock_wait`]); nothing was written.
+    /// (the store's lock wait: [`DEFAULT_LOCK_WAIT`](super::DEFAULT_LOCK_WAIT), or a
+    /// policy's `[store] lock_wait`); nothing was written.
     Busy {
         /// The lock wait that ran out.
         waited: Duration,

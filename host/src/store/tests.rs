@@ -5,15 +5,15 @@
 
 use super::*;
 
-/// Run `sql` on `s` directly (tampering as someone with the file would);
-/// it must succeed.
+/// Run `sql` on `s`'s connection directly (tampering as someone with the
+/// file would); it must succeed.
 fn sql(s: &Store, sql: &str) {
-    assert_eq!(s.execute_unchecked(sql), Ok(()), "{sql}");
+    assert_eq!(s.conn.execute_batch(sql), Ok(()), "{sql}");
 }
 
-/// Run `sql` on `s` directly; the store must refuse it.
+/// Run `sql` on `s`'s connection directly; the store must refuse it.
 fn refused(s: &Store, sql: &str) {
-    assert!(s.execute_unchecked(sql).is_err(), "{sql}");
+    assert!(s.conn.execute_batch(sql).is_err(), "{sql}");
 }
 
 /// What a check found broken, as `writ audit verify` says it; anything
