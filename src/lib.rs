@@ -21,16 +21,41 @@
 //! terminal; only the host capabilities of [`host`] do (the store, the
 //! network for `Http`, the files a policy names), each as a policy allows.
 //! No input makes any function here panic.
+//!
+//! # The surface
+//!
+//! - Checking: [`check_source`] (and [`check_source_granted`],
+//!   [`check_source_with`] against a set of [`Grants`]), [`check_syntax`];
+//!   each gives a [`Checked`]: [`Diagnostic`]s, [`Signature`]s and the
+//!   capability manifest ([`ManifestEntry`]). [`source_text`] applies the
+//!   size and encoding rules to a file's bytes.
+//! - Running with `Log` only: [`run_source`] under [`Limits`], giving a
+//!   [`Ran`]; a run's error is a [`RunError`].
+//! - Under a person's policy, and one input at a time: [`host`].
+//! - Showing what happened: [`render`] (diagnostics for people and as
+//!   JSON, and the words of advice that depend on where a program ran);
+//!   [`explain`] (the documentation of each code).
+//!
+//! The re-exported types are those of the crates below (`writ-lang`,
+//! `writ-runtime`, `writ-host`), so that an embedder needs no other
+//! dependency; what those crates keep to themselves, this one does too.
 
 #![warn(missing_docs)]
 
 pub mod explain;
 pub mod render;
 
+/// What a check finds and is told: the inferred signatures, the
+/// capability manifest, and the grants a program is checked against
+/// (with where they came from, and the defaults).
 pub use writ_lang::types::{
     DEFAULT_GRANTS, GrantedBy, Grants, HOST_CAPABILITIES, ManifestEntry, Signature,
 };
+/// Diagnostics as data (code, severity, message, labelled spans, advice),
+/// and where they point: byte spans, and lines and columns.
 pub use writ_lang::{Code, Diagnostic, Hint, Label, LineIndex, Position, Severity, Span};
+/// A run's limits (fuel, memory, depth, output, time) and how it ended
+/// when it did not end well (with the exhausted limit and the trace).
 pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 
 /// Embedding: check a program against a person's policy once, then run it
@@ -63,6 +88,20 @@ pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 /// assert_eq!(outcome.output, ["hi"]);
 /// # let _ = std::fs::remove_file(db);
 /// ```
+///
+/// What is here: the [`Engine`](host::Engine) that checks a program into
+/// a [`Program`](host::Program) and runs it ([`RunOptions`](host::RunOptions),
+/// [`Outcome`](host::Outcome): each [`Operation`](host::Operation) with its
+/// [`Decision`](host::Decision)); an embedder's own capabilities
+/// ([`Engine::with_capability`](host::Engine::with_capability) with a
+/// [`Handler`](host::Handler), its [`Args`](host::Args) read with
+/// [`FromValue`](host::FromValue), its results made with
+/// [`IntoValue`](host::IntoValue), its refusals a [`Refusal`](host::Refusal));
+/// the person's answer to a question ([`Confirmer`](host::Confirmer));
+/// [`policy`](host::policy) files; the [`session`](host::session) that
+/// runs inputs one at a time (the REPL's back end); and the
+/// [`store`](host::store), read and verified (the audit log and the
+/// ledger), which only a run writes.
 pub mod host {
     pub use writ_host::engine::{
         ArgError, Args, Capability, Confirmer, DEFAULT_STORE, Decision, Engine, FromValue, Handler,
