@@ -71,6 +71,9 @@ pub mod host {
     pub use writ_host::policy::{self, Policy};
     pub use writ_host::session::{self, Evaluation, Event, Session};
     pub use writ_host::store::{self, Store};
+    // A program's values, opaque: what a capability's handler reads and
+    // returns (decision 008).
+    pub use writ_runtime::{FromValueError, ListRef, MapRef, RecordRef, Value, VariantRef, View};
 }
 
 use std::sync::Arc;
@@ -214,7 +217,7 @@ pub fn run_source(
         let mut host = writ_runtime::LogHost::new(|line: &str| log(line));
         let value = writ_runtime::run(&module, limits, &mut host, cancel)?;
         Ok(match value {
-            writ_runtime::Value::Unit => String::new(),
+            v if v.is_unit() => String::new(),
             v => writ_runtime::display::to_string(&v, &module, false, limits.output),
         })
     });
