@@ -55,16 +55,43 @@ pub use view::{ListRef, MapRef, RecordRef, VariantRef, View};
 /// them (their memory is counted per thread).
 ///
 /// [`Host`]: crate::Host
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 #[repr(transparent)]
 pub struct Value(pub(crate) Repr);
+
+/// Written out on the wrapper rather than derived on both: a derived
+/// clone of the wrapper would be inlined into the machine's loop around
+/// an out-of-line clone of the representation, copying every cloned value
+/// once more. This is the derive of the enum, as one function.
+impl Clone for Value {
+    #[inline]
+    fn clone(&self) -> Value {
+        Value(match &self.0 {
+            Repr::Unit => Repr::Unit,
+            Repr::Bool(b) => Repr::Bool(*b),
+            Repr::Int(n) => Repr::Int(*n),
+            Repr::Float(x) => Repr::Float(*x),
+            Repr::Str(s) => Repr::Str(Rc::clone(s)),
+            Repr::Tuple(t) => Repr::Tuple(Rc::clone(t)),
+            Repr::Record(r) => Repr::Record(Rc::clone(r)),
+            Repr::Tag(c) => Repr::Tag(*c),
+            Repr::Variant(v) => Repr::Variant(Rc::clone(v)),
+            Repr::List(l) => Repr::List(Rc::clone(l)),
+            Repr::Map(m) => Repr::Map(Rc::clone(m)),
+            Repr::Func(f) => Repr::Func(*f),
+            Repr::Native(n) => Repr::Native(*n),
+            Repr::Closure(c) => Repr::Closure(Rc::clone(c)),
+            Repr::Resume(r) => Repr::Resume(Rc::clone(r)),
+        })
+    }
+}
 
 /// The machine's representation of a value (see [`Value`]).
 ///
 /// The tag is a full word (`repr(u64)`), so a value is two clean words:
 /// copying one never reads a half-written word, which keeps the machine's
 /// pushes and pops free of store-forwarding stalls.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 #[repr(u64)]
 pub(crate) enum Repr {
     /// `()`
