@@ -96,7 +96,9 @@ pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 /// ([`Engine::with_capability`](host::Engine::with_capability) with a
 /// [`Handler`](host::Handler), its [`Args`](host::Args) read with
 /// [`FromValue`](host::FromValue), its results made with
-/// [`IntoValue`](host::IntoValue), its refusals a [`Refusal`](host::Refusal));
+/// [`IntoValue`](host::IntoValue), its refusals a [`Refusal`](host::Refusal),
+/// the program's values opaque [`Value`](host::Value)s walked through a
+/// [`View`](host::View));
 /// the person's answer to a question ([`Confirmer`](host::Confirmer));
 /// [`policy`](host::policy) files; the [`session`](host::session) that
 /// runs inputs one at a time (the REPL's back end); and the
@@ -110,6 +112,9 @@ pub mod host {
     pub use writ_host::policy::{self, Policy};
     pub use writ_host::session::{self, Evaluation, Event, Session};
     pub use writ_host::store::{self, Store};
+    /// A program's values, opaque: what a capability's handler reads and
+    /// returns (decision 008).
+    pub use writ_runtime::{FromValueError, ListRef, MapRef, RecordRef, Value, VariantRef, View};
 }
 
 use std::sync::Arc;
@@ -253,7 +258,7 @@ pub fn run_source(
         let mut host = writ_runtime::LogHost::new(|line: &str| log(line));
         let value = writ_runtime::run(&module, limits, &mut host, cancel)?;
         Ok(match value {
-            writ_runtime::Value::Unit => String::new(),
+            v if v.is_unit() => String::new(),
             v => writ_runtime::display::to_string(&v, &module, false, limits.output),
         })
     });

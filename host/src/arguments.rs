@@ -18,7 +18,7 @@
 //! for one operation (gate, escape, record, show, send) costs a bounded
 //! multiple of its arguments' maxima, whatever the arguments' sizes.
 
-use writ_runtime::{Module, Value};
+use writ_runtime::{Module, Value, View};
 
 use crate::store;
 
@@ -137,8 +137,9 @@ pub(crate) fn measure(v: &Value, max: usize, depth: usize) -> Result<usize, Exce
         if d > depth {
             return Err(Exceeded::Depth);
         }
-        if let Value::Str(s) = v {
-            total = total.saturating_add(s.text.len());
+        let view = v.view();
+        if let View::Str(s) = view {
+            total = total.saturating_add(s.len());
         }
         if total > max {
             return Err(Exceeded::Size);
@@ -150,36 +151,36 @@ pub(crate) fn measure(v: &Value, max: usize, depth: usize) -> Result<usize, Exce
             }
             Ok(())
         };
-        match v {
-            Value::Tuple(t) => {
-                for c in t.items.iter() {
+        match view {
+            View::Tuple(parts) => {
+                for c in parts {
                     reach()?;
                     work.push((c, d + 1));
                 }
             }
-            Value::List(l) => {
+            View::List(l) => {
                 for c in l.iter() {
                     reach()?;
                     work.push((c, d + 1));
                 }
             }
-            Value::Record(r) => {
-                for c in r.values.iter() {
+            View::Record(r) => {
+                for c in r.values() {
                     reach()?;
                     work.push((c, d + 1));
                 }
             }
-            Value::Variant(var) => {
-                for c in var.fields.iter() {
+            View::Variant(var) => {
+                for c in var.fields() {
                     reach()?;
                     work.push((c, d + 1));
                 }
             }
-            Value::Map(m) => {
-                for (k, c) in m.entries.iter() {
+            View::Map(m) => {
+                for (k, c) in m.iter() {
                     reach()?;
                     reach()?;
-                    work.push((&k.0, d + 1));
+                    work.push((k, d + 1));
                     work.push((c, d + 1));
                 }
             }
@@ -200,9 +201,9 @@ pub(crate) fn capability(args: &[Value], module: &Module) -> Result<String, Over
             Ok(_) => shown.push(writ_runtime::display::to_string(a, module, false, 4096)),
             Err(why) => {
                 let what = format!("argument {}", i + 1);
-                let o = match (a, why) {
-                    (Value::Str(s), _) => too_long(&s.text, &what, MAX_CAPABILITY_ARGUMENT),
-                    (_, why) => {
+                let o = match (a.as_str(), why) {
+                    (Some(s), _) => too_long(s, &what, MAX_CAPABILITY_ARGUMENT),
+                    (None, why) => {
                         let size = match why {
                             Exceeded::Size => {
                                 format!("of more than {MAX_CAPABILITY_ARGUMENT} bytes")
@@ -234,12 +235,12 @@ pub(crate) fn capability(args: &[Value], module: &Module) -> Result<String, Over
 
 /// The kind of a structured value, for a refusal.
 fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Tuple(_) => "a tuple",
-        Value::List(_) => "a list",
-        Value::Record(_) => "a record",
-        Value::Variant(_) => "a constructed value",
-        Value::Map(_) => "a map",
+    match v.view() {
+        View::Tuple(_) => "a tuple",
+        View::List(_) => "a list",
+        View::Record(_) => "a record",
+        View::Variant(_) => "a constructed value",
+        View::Map(_) => "a map",
         _ => "a value",
     }
 }
@@ -326,15 +327,15 @@ mod tests {
 
     #[test]
     fn measuring_stops_at_the_bound() {
-        let small = Value::list(imbl::Vector::from(vec![Value::str("ab"), Value::Int(1)]));
+        let small = Value::list([Value::str("ab"), Value::int(1)]);
         assert_eq!(measure(&small, 100, 4), Ok(8 + 2 + 8));
         assert_eq!(measure(&small, 17, 4), Err(Exceeded::Size));
         assert_eq!(measure(&Value::str("abc"), 3, 0), Ok(3));
-        let long = Value::list((0..100_000).map(Value::Int).collect());
+        let long = Value::list((0..100_000).map(Value::int));
         assert_eq!(measure(&long, 1000, 4), Err(Exceeded::Size));
-        let mut deep = Value::Int(0);
+        let mut deep = Value::int(0);
         for _ in 0..40 {
-            deep = Value::list(imbl::Vector::from(vec![deep]));
+            deep = Value::list([deep]);
         }
         assert_eq!(measure(&deep, 1 << 20, 32), Err(Exceeded::Depth));
         assert!(measure(&deep, 1 << 20, 40).is_ok());

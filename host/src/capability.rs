@@ -1,11 +1,12 @@
 //! Capabilities an embedder writes in Rust: the interface (Writ source),
-//! the handler, and the typed conversions between Writ values and Rust
-//! values that handlers use.
+//! the handler, and its arguments, read with the runtime's typed
+//! conversions ([`FromValue`], [`IntoValue`], re-exported here).
 
 use std::fmt;
 use std::sync::Arc;
 
 use writ_runtime::Value;
+pub use writ_runtime::{FromValue, IntoValue};
 
 /// A host capability's handler: given the operation's name and arguments,
 /// the result, or why it was refused (a refusal is audited and handled by
@@ -62,15 +63,19 @@ pub struct ArgError {
     pub index: usize,
     /// The Writ type asked for, as [`FromValue::NAME`] says it.
     pub expected: &'static str,
+    /// What the argument is, as [`writ_runtime::Value::describe`] says
+    /// it; `None` if there is no such argument.
+    pub found: Option<&'static str>,
 }
 
 impl fmt::Display for ArgError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "expected argument {} to be {}",
+            "expected argument {} to be {}, found {}",
             self.index.saturating_add(1),
-            self.expected
+            self.expected,
+            self.found.unwrap_or("none")
         )
     }
 }
@@ -94,105 +99,19 @@ pub struct Args<'a>(pub &'a [Value]);
 
 impl Args<'_> {
     /// Argument `i` (from 0) as a Rust value; an error names what was
-    /// expected.
+    /// expected and what was found.
     pub fn get<T: FromValue>(&self, i: usize) -> Result<T, ArgError> {
-        self.0.get(i).and_then(T::from_value).ok_or(ArgError {
+        let missing = ArgError {
             index: i,
             expected: T::NAME,
+            found: None,
+        };
+        let v = self.0.get(i).ok_or(missing)?;
+        T::from_value(v).map_err(|e| ArgError {
+            index: i,
+            expected: e.expected,
+            found: Some(e.found),
         })
-    }
-}
-
-/// A Rust type a Writ value converts to.
-pub trait FromValue: Sized {
-    /// The Writ type, for messages.
-    const NAME: &'static str;
-    /// The conversion, if the value has this type.
-    fn from_value(v: &Value) -> Option<Self>;
-}
-
-impl FromValue for i64 {
-    const NAME: &'static str = "an Int";
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Int(n) => Some(*n),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for f64 {
-    const NAME: &'static str = "a Float";
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Float(x) => Some(*x),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for bool {
-    const NAME: &'static str = "a Bool";
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for String {
-    const NAME: &'static str = "a Str";
-    fn from_value(v: &Value) -> Option<Self> {
-        v.as_str().map(str::to_string)
-    }
-}
-
-/// A Rust value that converts to a Writ value.
-pub trait IntoValue {
-    /// The conversion.
-    fn into_value(self) -> Value;
-}
-
-impl IntoValue for i64 {
-    fn into_value(self) -> Value {
-        Value::Int(self)
-    }
-}
-
-impl IntoValue for f64 {
-    fn into_value(self) -> Value {
-        Value::Float(self)
-    }
-}
-
-impl IntoValue for bool {
-    fn into_value(self) -> Value {
-        Value::Bool(self)
-    }
-}
-
-impl IntoValue for String {
-    fn into_value(self) -> Value {
-        Value::str(self)
-    }
-}
-
-impl IntoValue for &str {
-    fn into_value(self) -> Value {
-        Value::str(self)
-    }
-}
-
-impl IntoValue for () {
-    fn into_value(self) -> Value {
-        Value::Unit
-    }
-}
-
-impl<T: IntoValue> IntoValue for Vec<T> {
-    fn into_value(self) -> Value {
-        Value::list(self.into_iter().map(IntoValue::into_value).collect())
     }
 }
 
@@ -201,8 +120,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_argument_missing_or_of_another_type_names_what_was_expected() {
-        let values = [Value::Int(3)];
+    fn an_argument_missing_or_of_another_type_names_what_was_expected_and_found() {
+        let values = [Value::int(3)];
         let args = Args(&values);
         assert_eq!(args.get::<i64>(0), Ok(3));
         let wrong = args.get::<String>(0);
@@ -210,17 +129,18 @@ mod tests {
             wrong,
             Err(ArgError {
                 index: 0,
-                expected: "a Str"
+                expected: "a Str",
+                found: Some("an Int"),
             })
         );
         assert_eq!(
             wrong.map_err(|e| e.to_string()),
-            Err("expected argument 1 to be a Str".to_string())
+            Err("expected argument 1 to be a Str, found an Int".to_string())
         );
         assert_eq!(
             args.get::<bool>(1).map_err(Refusal::from),
             Err(Refusal {
-                reason: "expected argument 2 to be a Bool".into()
+                reason: "expected argument 2 to be a Bool, found none".into()
             })
         );
     }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use writ_lang::{Code, Diagnostic};
-use writ_runtime::{Module, RunError, Value};
+use writ_runtime::{Module, RunError};
 
 use crate::builtin::Builtin;
 pub use crate::capability::{ArgError, Args, Capability, FromValue, Handler, IntoValue, Refusal};
@@ -229,7 +229,7 @@ impl Engine {
         };
         let result =
             writ_runtime::run(&program.module, &policy.limits, &mut host, None).map(|v| match v {
-                Value::Unit => String::new(),
+                v if v.is_unit() => String::new(),
                 v => writ_runtime::display::to_string(
                     &v,
                     &program.module,

@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use writ_lang::Code;
-use writ_runtime::value::{Key, MapObj};
 use writ_runtime::{Host, HostError, Module, RunError, Value};
 
 use crate::arguments::{self, Oversized};
@@ -308,10 +307,7 @@ impl PolicyHost<'_> {
             )));
         };
         let op = "Pay.pay";
-        let cents = match args.get(1) {
-            Some(Value::Int(n)) => *n,
-            _ => 0,
-        };
+        let cents = args.get(1).and_then(Value::as_int).unwrap_or(0);
         // Both texts pass their gates before either is copied.
         let gated = (
             arguments::text(args, 0, "the payee", arguments::MAX_PAYEE),
@@ -450,7 +446,7 @@ impl PolicyHost<'_> {
             vec![
                 ("id", Value::str(format!("pay-{id}"))),
                 ("payee", Value::str(payee)),
-                ("cents", Value::Int(cents)),
+                ("cents", Value::int(cents)),
                 ("currency", Value::str(scope.currency.clone())),
             ],
         )
@@ -492,7 +488,7 @@ impl PolicyHost<'_> {
         };
         if op == BuiltinOp::RecordsList {
             self.allow(grant, &operation, "", "the ids the scope allows")?;
-            return Ok(Value::list(readable.into_iter().map(Value::str).collect()));
+            return Ok(Value::list(readable.into_iter().map(Value::str)));
         }
         let id = id.to_string();
         let shown = quoted(&id);
@@ -530,21 +526,20 @@ impl PolicyHost<'_> {
         let (name, manager, fields) = row;
         let fields: HashMap<String, serde_json::Value> =
             serde_json::from_str(&fields).unwrap_or_default();
-        let mut map = imbl::OrdMap::new();
-        for (k, v) in fields {
-            if scope.redact.contains(&k) {
-                continue;
-            }
-            let v = match v {
-                serde_json::Value::String(s) => s,
-                other => other.to_string(),
-            };
-            map.insert(Key(Value::str(k)), Value::str(v));
-        }
-        let pre = self.module.prelude;
+        let fields = fields
+            .into_iter()
+            .filter(|(k, _)| !scope.redact.contains(k))
+            .map(|(k, v)| {
+                let v = match v {
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                (Value::str(k), Value::str(v))
+            });
+        let fields = Value::map(fields);
         let manager = match manager {
-            Some(m) => Value::variant(pre.some, vec![Value::str(m)]),
-            None => Value::Tag(pre.none),
+            Some(m) => Value::some(self.module, Value::str(m)),
+            None => Value::none(self.module),
         };
         Value::record(
             self.module,
@@ -552,7 +547,7 @@ impl PolicyHost<'_> {
                 ("id", Value::str(id)),
                 ("name", Value::str(name)),
                 ("manager", manager),
-                ("fields", Value::Map(MapObj::new(map))),
+                ("fields", fields),
             ],
         )
         .ok_or_else(|| {
@@ -700,17 +695,17 @@ impl PolicyHost<'_> {
                 self.allow(grant, "Log.info", &arguments::recorded(line), "granted")?;
                 (self.log)(line);
                 self.output.push(line.to_string());
-                Ok(Value::Unit)
+                Ok(Value::unit())
             }
             Some(BuiltinOp::ClockNow) => {
                 self.allow(grant, "Clock.now", "", "granted")?;
-                Ok(Value::Int((self.clock)()))
+                Ok(Value::int((self.clock)()))
             }
             Some(BuiltinOp::ConfirmAsk) => {
                 let q = (0, "the question", arguments::MAX_QUESTION);
                 let q = self.gate(grant, "Confirm.ask", args, q)?;
                 self.allow(grant, "Confirm.ask", &quoted(q), "granted")?;
-                Ok(Value::Bool((self.confirm)(q)))
+                Ok(Value::bool((self.confirm)(q)))
             }
             Some(BuiltinOp::AuditNote) => {
                 let m = (0, "the note", arguments::MAX_NOTE);
@@ -724,7 +719,7 @@ impl PolicyHost<'_> {
                     "granted",
                 )?;
                 self.note("Audit.note", &m, Decision::Allowed, "granted", Some(seq));
-                Ok(Value::Unit)
+                Ok(Value::unit())
             }
             Some(o @ (BuiltinOp::HttpGet | BuiltinOp::HttpPost)) => self.http(grant, o, args),
             Some(BuiltinOp::Pay) => self.pay(grant, args),

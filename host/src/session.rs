@@ -435,7 +435,7 @@ impl Session {
             }
         }
         if let Some(ty) = &checked.value_type
-            && !matches!(value, Value::Unit)
+            && !value.is_unit()
         {
             out.values.push(Shown {
                 name: "-".to_string(),

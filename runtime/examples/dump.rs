@@ -1,5 +1,7 @@
 //! Print the compiled code of a program's own functions (for reading what
-//! lowering produces): `cargo run -p writ-runtime --example dump FILE`.
+//! lowering produces): `cargo run -p writ-runtime --features internals
+//! --example dump FILE` (`DUMP_LIBRARY=1` for the standard library's
+//! functions too).
 
 fn main() {
     let Some(path) = std::env::args().nth(1) else {
@@ -16,19 +18,8 @@ fn main() {
             return;
         }
     };
-    for (i, h) in module.handlers.iter().enumerate() {
-        println!("handler #{i}: {h:?}");
-    }
-    for (i, f) in module.functions.iter().enumerate() {
-        if f.library && std::env::var_os("DUMP_LIBRARY").is_none() {
-            continue;
-        }
-        println!(
-            "fn #{i} {} (arity {}, locals {}, captures {:?})",
-            f.name, f.arity, f.locals, f.captures
-        );
-        for (pc, op) in f.ops.iter().enumerate() {
-            println!("  {pc:4} {op:?}");
-        }
-    }
+    print!(
+        "{}",
+        module.listing(std::env::var_os("DUMP_LIBRARY").is_some())
+    );
 }

@@ -15,38 +15,45 @@
 
 use writ_lang::Span;
 
-/// A compiled program, with the standard library it uses.
+/// A compiled program, with the standard library it uses: what [`run`]
+/// runs, and what names the constructors, fields and functions of the
+/// values a run makes ([`Value::record`], [`display::to_string`]).
+/// Opaque: the bytecode is not part of the runtime's API.
+///
+/// [`run`]: crate::run
+/// [`Value::record`]: crate::Value::record
+/// [`display::to_string`]: crate::display::to_string
 #[derive(Clone, Debug, Default)]
 pub struct Module {
     /// Every function: top-level, local, lambdas, handler clauses,
     /// library functions written in Writ, and the top level itself.
-    pub functions: Vec<Function>,
+    pub(crate) functions: Vec<Function>,
     /// Literal values.
-    pub literals: Vec<Literal>,
+    pub(crate) literals: Vec<Literal>,
     /// Record field names, by symbol.
-    pub symbols: Vec<String>,
+    pub(crate) symbols: Vec<String>,
     /// Record shapes: field symbols sorted by name.
-    pub shapes: Vec<Vec<u32>>,
+    pub(crate) shapes: Vec<Vec<u32>>,
     /// Constructors, by constructor id.
-    pub ctors: Vec<CtorInfo>,
+    pub(crate) ctors: Vec<CtorInfo>,
     /// Effects, by effect id.
-    pub effects: Vec<EffectInfo>,
+    pub(crate) effects: Vec<EffectInfo>,
     /// Handlers, by handler id.
-    pub handlers: Vec<HandlerInfo>,
+    pub(crate) handlers: Vec<HandlerInfo>,
     /// The natives a program may call, by native id.
-    pub natives: Vec<NativeInfo>,
+    pub(crate) natives: Vec<NativeInfo>,
     /// How many global slots the top level needs.
-    pub globals: u32,
+    pub(crate) globals: u32,
     /// The function that runs the top-level statements.
-    pub main: u32,
+    pub(crate) main: u32,
     /// The prelude's constructors.
-    pub prelude: PreludeCtors,
+    pub(crate) prelude: PreludeCtors,
 }
 
 impl Module {
     /// The symbol of a record field name, if the program or its library
     /// declares or uses it.
-    pub fn symbol(&self, name: &str) -> Option<u32> {
+    pub(crate) fn symbol(&self, name: &str) -> Option<u32> {
         self.symbols
             .iter()
             .position(|s| s == name)
@@ -54,7 +61,7 @@ impl Module {
     }
 
     /// The id of a constructor, by name.
-    pub fn ctor(&self, name: &str) -> Option<u32> {
+    pub(crate) fn ctor(&self, name: &str) -> Option<u32> {
         self.ctors
             .iter()
             .position(|c| c.name == name)
@@ -62,11 +69,40 @@ impl Module {
     }
 }
 
-/// A literal in the program text.
+/// What lowering produced, as text for a person reading it (the `dump`
+/// example): each handler, then each function with its ops. Only with
+/// the feature `internals`, which is off by default: the bytecode is not
+/// part of the runtime's API, and this text's form is not stable.
+#[cfg(any(test, feature = "internals"))]
+impl Module {
+    /// The listing; the standard library's functions only with `library`.
+    pub fn listing(&self, library: bool) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for (i, h) in self.handlers.iter().enumerate() {
+            let _ = writeln!(out, "handler #{i}: {h:?}");
+        }
+        for (i, f) in self.functions.iter().enumerate() {
+            if f.library && !library {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "fn #{i} {} (arity {}, locals {}, captures {:?})",
+                f.name, f.arity, f.locals, f.captures
+            );
+            for (pc, op) in f.ops.iter().enumerate() {
+                let _ = writeln!(out, "  {pc:4} {op:?}");
+            }
+        }
+        out
+    }
+}
+
+/// A literal in the program text that an op cannot hold inline (an
+/// integer is an operand of [`Op::Int`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
-    /// An integer.
-    Int(i64),
     /// A float.
     Float(f64),
     /// A string.
@@ -358,4 +394,19 @@ pub enum Op {
     /// As `ResumeTail` for a parameterised handler: pops the next
     /// parameter, then the result.
     ResumeTailWith,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_listing_shows_the_programs_functions_and_the_library_on_request() {
+        let parsed = writ_lang::parse("fn twice(x: Int) -> Int { x * 2 }\ntwice(21)\n");
+        let typed = writ_lang::types::check(&parsed.program);
+        let module = crate::compile(&parsed.program, &typed).expect("compiles");
+        let own = module.listing(false);
+        assert!(own.contains(" twice (arity 1,"), "{own}");
+        assert!(own.contains("<top level>"), "{own}");
+        assert!(!own.contains("list.map"), "{own}");
+        assert!(module.listing(true).contains("list.map"));
+    }
 }

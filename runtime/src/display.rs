@@ -12,8 +12,8 @@
 //! recursion), lazy (a list's elements are visited as they are printed,
 //! never queued ahead) and bounded (printing stops after `max` bytes,
 //! ending in `…`), so printing can neither overflow the stack nor exhaust
-//! memory. The program's own displays ([`display_in`]) are metered: one
-//! unit per piece printed and one per [`crate::meter::BYTES_PER_UNIT`]
+//! memory. The program's own displays (interpolation, `str.from`,
+//! `list.join`) are metered: one unit per piece printed and one per 16
 //! bytes of text, stopping early (with a cut-short text the caller
 //! discards) once the meter trips.
 
@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 
 use crate::code::Module;
 use crate::meter::{self, Meter};
-use crate::value::{Key, Value};
+use crate::value::{Key, Repr, Value};
 
 type Entries<'a> = Box<dyn Iterator<Item = (&'a Key, &'a Value)> + 'a>;
 
@@ -47,13 +47,13 @@ enum Piece<'a> {
 /// string at the top is written as its text when `raw_str` is set. Not
 /// metered (the host's displays are bounded by `max`, and the work by it:
 /// every piece printed is at least a byte); never cut short.
-pub fn display(v: &Value, module: &Module, raw_str: bool, out: &mut String, max: usize) {
+pub(crate) fn display(v: &Value, module: &Module, raw_str: bool, out: &mut String, max: usize) {
     display_in(v, module, raw_str, out, max, Meter::OFF);
 }
 
 /// [`display`], charging `meter` (what the program's own displays use:
 /// interpolation, `str.from`, `list.join`).
-pub fn display_in(
+pub(crate) fn display_in(
     v: &Value,
     module: &Module,
     raw_str: bool,
@@ -61,7 +61,7 @@ pub fn display_in(
     max: usize,
     meter: Meter,
 ) {
-    if raw_str && let Value::Str(s) = v {
+    if raw_str && let Value(Repr::Str(s)) = v {
         if meter::push_str(out, prefix(&s.text, max), meter) && s.text.len() > max {
             out.push('…');
         }
@@ -128,7 +128,10 @@ pub fn display_in(
     }
 }
 
-/// Display a value as a new string (bounded by `max` bytes).
+/// A value as a program prints it, at most `max` bytes (then `…`); a
+/// string at the top is its text when `raw_str` is set, else quoted.
+/// `module` is the one the value was made with (it names constructors,
+/// fields and functions). Not metered: the work is bounded by `max`.
 pub fn to_string(v: &Value, module: &Module, raw_str: bool, max: usize) -> String {
     let mut s = String::new();
     display(v, module, raw_str, &mut s, max);
@@ -153,7 +156,7 @@ fn truncate_to(out: &mut String, limit: usize) {
 }
 
 /// Write a float so that it reads as a float.
-pub fn float_text(x: f64) -> String {
+pub(crate) fn float_text(x: f64) -> String {
     if x.is_nan() {
         "NaN".into()
     } else if x.is_infinite() {
@@ -190,7 +193,7 @@ pub fn safe_text(s: &str, keep_lines: bool) -> String {
 /// at a character boundary), then, when `s` is longer, `…` and its full
 /// length in bytes. The work is bounded by `max`, whatever the length of
 /// `s`.
-pub fn safe_start(s: &str, max: usize, keep_lines: bool) -> String {
+pub(crate) fn safe_start(s: &str, max: usize, keep_lines: bool) -> String {
     if s.len() <= max {
         return safe_text(s, keep_lines);
     }
@@ -210,7 +213,7 @@ pub fn shortened(len: usize) -> String {
 }
 
 /// Write a string literal with quotes and escapes.
-pub fn quoted(s: &str, out: &mut String) {
+pub(crate) fn quoted(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -238,34 +241,34 @@ fn scalar_or_push<'a>(
     meter: Meter,
 ) {
     match v {
-        Value::Unit => out.push_str("()"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(n) => {
+        Value(Repr::Unit) => out.push_str("()"),
+        Value(Repr::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+        Value(Repr::Int(n)) => {
             let _ = write!(out, "{n}");
         }
-        Value::Float(x) => out.push_str(&float_text(*x)),
-        Value::Str(s) => {
+        Value(Repr::Float(x)) => out.push_str(&float_text(*x)),
+        Value(Repr::Str(s)) => {
             // At most what fits: the rest would be cut anyway.
             let shown = prefix(&s.text, left);
             if meter.charge(meter::bytes(shown.len())) {
                 quoted(shown, out);
             }
         }
-        Value::Tuple(t) => {
+        Value(Repr::Tuple(t)) => {
             out.push('(');
             push_items(work, Box::new(t.items.iter()), ")");
         }
-        Value::List(l) => {
+        Value(Repr::List(l)) => {
             out.push('[');
             push_items(work, Box::new(l.iter()), "]");
         }
-        Value::Tag(c) => out.push_str(ctor_name(module, *c)),
-        Value::Variant(var) => {
+        Value(Repr::Tag(c)) => out.push_str(ctor_name(module, *c)),
+        Value(Repr::Variant(var)) => {
             out.push_str(ctor_name(module, var.ctor));
             out.push('(');
             push_items(work, Box::new(var.fields.iter()), ")");
         }
-        Value::Record(r) => {
+        Value(Repr::Record(r)) => {
             if r.values.is_empty() {
                 out.push_str("{}");
                 return;
@@ -284,35 +287,35 @@ fn scalar_or_push<'a>(
                 }
             }
         }
-        Value::Map(m) => {
+        Value(Repr::Map(m)) => {
             out.push_str("map.from_list([");
             work.push(Piece::Entries {
                 entries: Box::new(m.entries.iter()),
                 first: true,
             });
         }
-        Value::Func(f) => {
+        Value(Repr::Func(f)) => {
             let name = module
                 .functions
                 .get(*f as usize)
                 .map_or("?", |f| f.name.as_str());
             let _ = write!(out, "<fn {name}>");
         }
-        Value::Native(n) => {
+        Value(Repr::Native(n)) => {
             let name = module
                 .natives
                 .get(*n as usize)
                 .map_or("?", |f| f.name.as_str());
             let _ = write!(out, "<fn {name}>");
         }
-        Value::Closure(c) => {
+        Value(Repr::Closure(c)) => {
             let name = module
                 .functions
                 .get(c.func as usize)
                 .map_or("?", |f| f.name.as_str());
             let _ = write!(out, "<fn {name}>");
         }
-        Value::Resume(_) => out.push_str("<resume>"),
+        Value(Repr::Resume(_)) => out.push_str("<resume>"),
     }
 }
 

@@ -14,7 +14,7 @@
 use writ_lang::Code;
 
 use crate::error::RunError;
-use crate::value::Value;
+use crate::value::{Repr, Value};
 
 /// Why the host gives no value back for an operation.
 #[derive(Debug)]
@@ -59,7 +59,7 @@ impl<F: FnMut(&str)> Host for LogHost<F> {
         match (effect, op, args) {
             ("Log", "info", [message]) => {
                 (self.sink)(message.as_str().unwrap_or_default());
-                Ok(Value::Unit)
+                Ok(Value(Repr::Unit))
             }
             _ => Err(HostError::Stop(RunError::new(
                 Code::InternalError,
@@ -79,7 +79,7 @@ mod tests {
         let mut lines = Vec::new();
         let mut host = LogHost::new(|l: &str| lines.push(l.to_string()));
         let ok = host.perform("Log", "info", &[Value::str("hi")]);
-        assert!(matches!(ok, Ok(Value::Unit)));
+        assert!(matches!(ok, Ok(Value(Repr::Unit))));
         let refused = host.perform("Pay", "pay", &[]);
         let Err(HostError::Stop(refused)) = refused else {
             panic!("expected a refusal, found {refused:?}");

@@ -6,33 +6,54 @@
 //! (with the standard library) to a [`Module`]; [`run`] executes the
 //! module under [`Limits`], handing operations of host capabilities to a
 //! [`Host`]. A module is plain data and can be run many times.
+//! [`session`] does the same one input at a time (the REPL's back end).
+//!
+//! What a host works with:
+//! - [`Value`]: a program's values, opaque. Made with its constructors or
+//!   [`IntoValue`], read with its accessors, [`FromValue`] or
+//!   [`Value::view`] (one level of structure at a time: [`View`]), shown
+//!   with [`display::to_string`];
+//! - [`Host`] and [`HostError`]: how operations leave the machine, and how
+//!   a host refuses one or ends the run; [`LogHost`] grants only `Log`;
+//! - [`RunError`] (with its [`TraceEntry`]s), [`Limits`] and [`Limit`]:
+//!   how a run ends when it does not end with a value, and what bounds
+//!   it; [`meter::deadline`]: the time a host operation may still wait;
+//! - [`display::safe_text`]: text from a program made safe to show.
+//!
+//! The bytecode and the machine are not part of this surface: a
+//! [`Module`] is opaque (the feature `internals` adds a listing of its
+//! code, for reading what lowering produced).
 //!
 //! Invariants: nothing here touches the file system, network or terminal
 //! except through the [`Host`] it is given; no program — however deep,
 //! large or looping — panics the machine, overflows the host stack or
-//! runs past its limits: it ends with a value or a [`RunError`].
+//! runs past its limits: it ends with a value or a [`RunError`]. Outside
+//! this crate a [`Value`] is opaque: its representation is the machine's
+//! to change (`docs/decisions/008-opaque-values.md`).
 
 #![warn(missing_docs)]
 
-pub mod code;
+mod code;
 pub mod display;
-pub mod error;
-pub mod host;
+mod error;
+mod host;
 pub mod limits;
 mod lower;
-pub mod machine;
+mod machine;
 pub mod meter;
 mod natives;
 mod order;
 pub mod session;
-pub mod value;
+mod value;
 
 pub use code::Module;
 pub use error::{RunError, TraceEntry};
 pub use host::{Host, HostError, LogHost};
 pub use limits::{Limit, Limits};
 pub use machine::run;
-pub use value::Value;
+pub use value::{
+    FromValue, FromValueError, IntoValue, ListRef, MapRef, RecordRef, Value, VariantRef, View,
+};
 
 /// Grow the host stack when less than this much is left while lowering.
 const STACK_RED_ZONE: usize = 128 * 1024;

@@ -3,8 +3,8 @@
 //! A limit that is exhausted ends the run cleanly with a [`crate::RunError`]
 //! naming the limit, where it was hit and the Writ stack at that point; a
 //! program cannot catch it (it is not an effect). The machine counts fuel
-//! on every step and checks time, cancellation and memory every
-//! [`CHECK_EVERY`] steps, and before any allocation whose size depends on
+//! on every step and checks time, cancellation and memory every 4,096
+//! steps, and before any allocation whose size depends on
 //! the program's data.
 
 use std::fmt;
@@ -14,7 +14,7 @@ use writ_lang::Code;
 
 /// How many machine steps pass between checks of the clock, the
 /// cancellation flag and the memory counter.
-pub const CHECK_EVERY: u64 = 4096;
+pub(crate) const CHECK_EVERY: u64 = 4096;
 
 /// The limits of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]

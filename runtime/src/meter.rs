@@ -1,5 +1,7 @@
 //! The work meter: fuel, time and cancellation for work that is not a
-//! machine step.
+//! machine step. What a host sees of it is the running run's
+//! [`deadline`]: an operation that waits (a request, a lock, a person's
+//! answer) waits no longer than its [`Deadline::left`].
 //!
 //! The machine charges one unit of fuel per instruction. Everything else a
 //! program can make the runtime do in proportion to its data — a library
@@ -10,27 +12,27 @@
 //!
 //! - one unit per value visited, compared, copied or made (a list element,
 //!   a pair of nodes compared, a map entry, a piece of a display);
-//! - one unit per [`BYTES_PER_UNIT`] bytes of text read, searched, copied
+//! - one unit per `BYTES_PER_UNIT` (16) bytes of text read, searched, copied
 //!   or written.
 //!
 //! A unit is about the cost of a machine step, and units are the same fuel
 //! as steps: a run's fuel is spent by its steps plus its units.
 //!
 //! Invariants:
-//! - **Polled often.** Every [`POLL_EVERY`] units (well under a
+//! - **Polled often.** Every `POLL_EVERY` (4,096) units (well under a
 //!   millisecond of work) the meter checks the fuel, the clock and the
 //!   run's cancellation flag, so no single operation runs past a limit by
 //!   more than that. The flag is a clone of the host's, held by the meter
 //!   for the run, so work that cannot be handed the machine (comparisons
 //!   of map keys inside the persistent map) sees it too.
-//! - **Tripped is sticky.** Once a limit is exhausted, [`Meter::charge`]
+//! - **Tripped is sticky.** Once a limit is exhausted, `Meter::charge`
 //!   returns `false` for the rest of the run and every metered operation
 //!   stops early with an arbitrary but harmless result; the machine or the
-//!   native that started the operation reports the limit ([`tripped`])
+//!   native that started the operation reports the limit (`tripped`)
 //!   instead of that result, at the call. Nothing metered panics when it
 //!   stops early.
 //! - **Per run, per thread.** The counters are thread-local (values are
-//!   single-threaded), set up by the machine for one run with a [`Scope`]
+//!   single-threaded), set up by the machine for one run with a `Scope`
 //!   that restores what was there before, so a run nested inside a host
 //!   call does not disturb the outer run's limits. Outside a run nothing
 //!   trips.
@@ -44,14 +46,14 @@ use crate::limits::Limit;
 
 /// Units between two polls of the fuel, the clock and the cancellation
 /// flag.
-pub const POLL_EVERY: u64 = 4096;
+pub(crate) const POLL_EVERY: u64 = 4096;
 
 /// Bytes of text per unit.
-pub const BYTES_PER_UNIT: usize = 16;
+pub(crate) const BYTES_PER_UNIT: usize = 16;
 
 /// The units for handling `bytes` bytes of text (at least one).
 #[inline]
-pub fn bytes(bytes: usize) -> u64 {
+pub(crate) fn bytes(bytes: usize) -> u64 {
     (bytes / BYTES_PER_UNIT) as u64 + 1
 }
 
@@ -184,6 +186,8 @@ pub(crate) fn cancelled() -> bool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Deadline {
     /// The run's time limit, as set (what [`RunError::out_of_time`] names).
+    ///
+    /// [`RunError::out_of_time`]: crate::RunError::out_of_time
     pub limit: Duration,
     /// When the run's time is up.
     pub at: Instant,
@@ -239,7 +243,7 @@ fn trip(limit: Limit) -> bool {
 /// A handle to charge work with: the thread's meter (and through it the
 /// running run's fuel, deadline and cancellation flag), or none.
 #[derive(Clone, Copy, Default)]
-pub struct Meter {
+pub(crate) struct Meter {
     off: bool,
 }
 

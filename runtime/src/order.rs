@@ -14,23 +14,26 @@ use std::cmp::Ordering;
 use std::rc::Rc;
 
 use crate::meter::{self, Meter};
-use crate::value::Value;
+use crate::value::{Repr, Value};
 
 /// The rank of a value's kind, ordering values of different kinds (which
 /// the type checker never compares; the order only has to be total).
 fn rank(v: &Value) -> u8 {
     match v {
-        Value::Unit => 0,
-        Value::Bool(_) => 1,
-        Value::Int(_) => 2,
-        Value::Float(_) => 3,
-        Value::Str(_) => 4,
-        Value::Tuple(_) => 5,
-        Value::Record(_) => 6,
-        Value::Tag(_) | Value::Variant(_) => 7,
-        Value::List(_) => 8,
-        Value::Map(_) => 9,
-        Value::Func(_) | Value::Native(_) | Value::Closure(_) | Value::Resume(_) => 10,
+        Value(Repr::Unit) => 0,
+        Value(Repr::Bool(_)) => 1,
+        Value(Repr::Int(_)) => 2,
+        Value(Repr::Float(_)) => 3,
+        Value(Repr::Str(_)) => 4,
+        Value(Repr::Tuple(_)) => 5,
+        Value(Repr::Record(_)) => 6,
+        Value(Repr::Tag(_)) | Value(Repr::Variant(_)) => 7,
+        Value(Repr::List(_)) => 8,
+        Value(Repr::Map(_)) => 9,
+        Value(Repr::Func(_))
+        | Value(Repr::Native(_))
+        | Value(Repr::Closure(_))
+        | Value(Repr::Resume(_)) => 10,
     }
 }
 
@@ -111,30 +114,33 @@ fn node<'a>(a: &'a Value, b: &'a Value, ieee: bool, meter: Meter) -> Step<'a> {
     let done = Step::Done;
     let unequal_lengths = |x: usize, y: usize| ieee && x != y;
     match (a, b) {
-        (Value::Unit, Value::Unit) => done(Ordering::Equal),
-        (Value::Bool(x), Value::Bool(y)) => done(x.cmp(y)),
-        (Value::Int(x), Value::Int(y)) => done(x.cmp(y)),
-        (Value::Float(x), Value::Float(y)) if ieee => done(if x == y {
+        (Value(Repr::Unit), Value(Repr::Unit)) => done(Ordering::Equal),
+        (Value(Repr::Bool(x)), Value(Repr::Bool(y))) => done(x.cmp(y)),
+        (Value(Repr::Int(x)), Value(Repr::Int(y))) => done(x.cmp(y)),
+        (Value(Repr::Float(x)), Value(Repr::Float(y))) if ieee => done(if x == y {
             Ordering::Equal
         } else {
             Ordering::Less
         }),
-        (Value::Float(x), Value::Float(y)) => done(float_order(*x, *y)),
-        (Value::Str(x), Value::Str(y)) => {
+        (Value(Repr::Float(x)), Value(Repr::Float(y))) => done(float_order(*x, *y)),
+        (Value(Repr::Str(x)), Value(Repr::Str(y))) => {
             meter.charge(meter::bytes(x.text.len().min(y.text.len())));
             done(x.text.cmp(&y.text))
         }
-        (Value::Tuple(x), Value::Tuple(y)) => {
+        (Value(Repr::Tuple(x)), Value(Repr::Tuple(y))) => {
             if unequal_lengths(x.items.len(), y.items.len()) {
                 return done(Ordering::Less);
             }
             slices(&x.items, &y.items, x.items.len().cmp(&y.items.len()))
         }
-        (Value::Record(x), Value::Record(y)) => match x.shape.cmp(&y.shape) {
+        (Value(Repr::Record(x)), Value(Repr::Record(y))) => match x.shape.cmp(&y.shape) {
             Ordering::Equal => slices(&x.values, &y.values, Ordering::Equal),
             o => done(o),
         },
-        (Value::Tag(_) | Value::Variant(_), Value::Tag(_) | Value::Variant(_)) => {
+        (
+            Value(Repr::Tag(_)) | Value(Repr::Variant(_)),
+            Value(Repr::Tag(_)) | Value(Repr::Variant(_)),
+        ) => {
             let (xs, ys) = (a.parts(), b.parts());
             match a.ctor().cmp(&b.ctor()) {
                 Ordering::Equal if unequal_lengths(xs.len(), ys.len()) => done(Ordering::Less),
@@ -142,7 +148,7 @@ fn node<'a>(a: &'a Value, b: &'a Value, ieee: bool, meter: Meter) -> Step<'a> {
                 o => done(o),
             }
         }
-        (Value::List(x), Value::List(y)) => {
+        (Value(Repr::List(x)), Value(Repr::List(y))) => {
             if ieee && Rc::ptr_eq(x, y) {
                 return done(Ordering::Equal);
             }
@@ -155,7 +161,7 @@ fn node<'a>(a: &'a Value, b: &'a Value, ieee: bool, meter: Meter) -> Step<'a> {
                 lengths: x.len().cmp(&y.len()),
             })
         }
-        (Value::Map(x), Value::Map(y)) => {
+        (Value(Repr::Map(x)), Value(Repr::Map(y))) => {
             if unequal_lengths(x.entries.len(), y.entries.len()) {
                 return done(Ordering::Less);
             }
@@ -174,11 +180,11 @@ fn walk<'a>(a: &'a Value, b: &'a Value, meter: Meter, ieee: bool) -> Ordering {
     // The commonest pairs (sort and map keys) answered at once: their
     // answer is complete, so a tripped meter changes nothing.
     match (a, b) {
-        (Value::Int(x), Value::Int(y)) => {
+        (Value(Repr::Int(x)), Value(Repr::Int(y))) => {
             meter.charge(1);
             return x.cmp(y);
         }
-        (Value::Str(x), Value::Str(y)) => {
+        (Value(Repr::Str(x)), Value(Repr::Str(y))) => {
             meter.charge(meter::bytes(x.text.len().min(y.text.len())));
             return x.text.cmp(&y.text);
         }
@@ -223,8 +229,12 @@ fn walk<'a>(a: &'a Value, b: &'a Value, meter: Meter, ieee: bool) -> Ordering {
 /// values without polling the meter in between.
 pub(crate) fn is_cheap(v: &Value) -> bool {
     match v {
-        Value::Unit | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Tag(_) => true,
-        Value::Str(s) => s.text.len() <= CHEAP_TEXT,
+        Value(Repr::Unit)
+        | Value(Repr::Bool(_))
+        | Value(Repr::Int(_))
+        | Value(Repr::Float(_))
+        | Value(Repr::Tag(_)) => true,
+        Value(Repr::Str(s)) => s.text.len() <= CHEAP_TEXT,
         _ => false,
     }
 }
@@ -236,12 +246,12 @@ pub(crate) const CHEAP_TEXT: usize = 64;
 /// caller charges for it).
 pub(crate) fn compare_cheap(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
-        (Value::Unit, Value::Unit) => Ordering::Equal,
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        (Value::Int(x), Value::Int(y)) => x.cmp(y),
-        (Value::Float(x), Value::Float(y)) => float_order(*x, *y),
-        (Value::Str(x), Value::Str(y)) => x.text.cmp(&y.text),
-        (Value::Tag(x), Value::Tag(y)) => x.cmp(y),
+        (Value(Repr::Unit), Value(Repr::Unit)) => Ordering::Equal,
+        (Value(Repr::Bool(x)), Value(Repr::Bool(y))) => x.cmp(y),
+        (Value(Repr::Int(x)), Value(Repr::Int(y))) => x.cmp(y),
+        (Value(Repr::Float(x)), Value(Repr::Float(y))) => float_order(*x, *y),
+        (Value(Repr::Str(x)), Value(Repr::Str(y))) => x.text.cmp(&y.text),
+        (Value(Repr::Tag(x)), Value(Repr::Tag(y))) => x.cmp(y),
         _ => rank(a).cmp(&rank(b)),
     }
 }

@@ -1,4 +1,5 @@
-//! Run-time values: what the machine computes with.
+//! Run-time values: what the machine computes with, and what a host
+//! reads and makes.
 //!
 //! A [`Value`] is 16 bytes: scalars inline, everything else behind a
 //! reference-counted pointer (Writ has no mutation, so sharing is safe and
@@ -6,6 +7,16 @@
 //! so `xs ++ [x]` shares structure with `xs`.
 //!
 //! Invariants:
+//! - **Outside the runtime a value is opaque.** [`Value`] is a
+//!   transparent wrapper of the crate-private [`Repr`], the machine's
+//!   representation, which the machine, the natives and the displays
+//!   match on directly. Everyone else makes values with the constructors
+//!   ([`Value::int`], [`Value::list`], [`Value::record`], ...), reads them
+//!   with the accessors ([`Value::as_int`], [`Value::as_str`], ...) and
+//!   walks their structure with [`Value::view`] ([`view`]), or converts
+//!   them with [`FromValue`] and [`IntoValue`] ([`convert`]). The
+//!   representation can change without changing that surface
+//!   (`docs/decisions/008-opaque-values.md`).
 //! - **Memory is accounted.** Every heap object records the bytes it was
 //!   charged when made and gives them back when dropped, on a per-thread
 //!   counter ([`live_bytes`]); the machine compares that counter with the
@@ -15,20 +26,74 @@
 //!   displaying a value nested a million deep use explicit work lists, so
 //!   no program-built value can overflow the host stack.
 
+mod convert;
+mod view;
+
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+use crate::code::Module;
 use crate::machine::Resumption;
 
-/// A value.
+pub use convert::{FromValue, FromValueError, IntoValue};
+pub use view::{ListRef, MapRef, RecordRef, VariantRef, View};
+
+/// A value of a Writ program: what a run returns, what a [`Host`]
+/// receives as an operation's arguments and gives back as its result, and
+/// what a session keeps in its globals.
+///
+/// Opaque: make one with a constructor ([`Value::unit`], [`Value::int`],
+/// [`Value::str`], [`Value::list`], [`Value::record`], ...) or
+/// [`IntoValue`]; read it with an accessor ([`Value::as_int`],
+/// [`Value::as_str`], ...), [`FromValue`], or [`Value::view`], which
+/// shows its structure one level at a time (so a walk of a deep value is
+/// a loop with a work list, never a recursion). Cloning one is cheap: the
+/// parts of a structured value are shared, never copied.
+///
+/// Values are not `Send`: they belong to the thread of the run that made
+/// them (their memory is counted per thread).
+///
+/// [`Host`]: crate::Host
+#[derive(Debug)]
+#[repr(transparent)]
+pub struct Value(pub(crate) Repr);
+
+/// Written out on the wrapper rather than derived on both: a derived
+/// clone of the wrapper would be inlined into the machine's loop around
+/// an out-of-line clone of the representation, copying every cloned value
+/// once more. This is the derive of the enum, as one function.
+impl Clone for Value {
+    #[inline]
+    fn clone(&self) -> Value {
+        Value(match &self.0 {
+            Repr::Unit => Repr::Unit,
+            Repr::Bool(b) => Repr::Bool(*b),
+            Repr::Int(n) => Repr::Int(*n),
+            Repr::Float(x) => Repr::Float(*x),
+            Repr::Str(s) => Repr::Str(Rc::clone(s)),
+            Repr::Tuple(t) => Repr::Tuple(Rc::clone(t)),
+            Repr::Record(r) => Repr::Record(Rc::clone(r)),
+            Repr::Tag(c) => Repr::Tag(*c),
+            Repr::Variant(v) => Repr::Variant(Rc::clone(v)),
+            Repr::List(l) => Repr::List(Rc::clone(l)),
+            Repr::Map(m) => Repr::Map(Rc::clone(m)),
+            Repr::Func(f) => Repr::Func(*f),
+            Repr::Native(n) => Repr::Native(*n),
+            Repr::Closure(c) => Repr::Closure(Rc::clone(c)),
+            Repr::Resume(r) => Repr::Resume(Rc::clone(r)),
+        })
+    }
+}
+
+/// The machine's representation of a value (see [`Value`]).
 ///
 /// The tag is a full word (`repr(u64)`), so a value is two clean words:
 /// copying one never reads a half-written word, which keeps the machine's
 /// pushes and pops free of store-forwarding stalls.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 #[repr(u64)]
-pub enum Value {
+pub(crate) enum Repr {
     /// `()`
     Unit,
     /// `true`, `false`
@@ -62,6 +127,10 @@ pub enum Value {
     Resume(Rc<Resumption>),
 }
 
+/// The machine's stack and every structure hold values by the slot; the
+/// wrapper must cost nothing.
+const _: () = assert!(std::mem::size_of::<Value>() == 16);
+
 thread_local! {
     static LIVE: Cell<usize> = const { Cell::new(0) };
     static PENDING: RefCell<Vec<Value>> = const { RefCell::new(Vec::new()) };
@@ -69,7 +138,7 @@ thread_local! {
 }
 
 /// Bytes of values alive on this thread (as charged when they were made).
-pub fn live_bytes() -> usize {
+pub(crate) fn live_bytes() -> usize {
     LIVE.with(Cell::get)
 }
 
@@ -84,9 +153,9 @@ pub(crate) fn credit(bytes: usize) {
 }
 
 /// The size of one value slot, used for charging containers.
-pub const SLOT: usize = std::mem::size_of::<Value>();
+pub(crate) const SLOT: usize = std::mem::size_of::<Value>();
 /// What a heap object costs besides its contents (count, header).
-pub const HEADER: usize = 32;
+pub(crate) const HEADER: usize = 32;
 
 /// Drop the children of a dropped object without recursing: they join a
 /// per-thread work list that the outermost drop empties.
@@ -117,13 +186,13 @@ macro_rules! heap_object {
     ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* $(,)? } children: $children:ident) => {
         $(#[$doc])*
         #[derive(Debug)]
-        pub struct $name {
+        pub(crate) struct $name {
             $($(#[$fdoc])* pub $field: $ty,)*
             charged: usize,
         }
         impl $name {
             /// Make one, charging its size.
-            pub fn new($($field: $ty),*) -> Rc<Self> {
+            pub(crate) fn new($($field: $ty),*) -> Rc<Self> {
                 let charged = HEADER + $children.len() * SLOT;
                 charge(charged);
                 Rc::new($name { $($field,)* charged })
@@ -179,7 +248,7 @@ heap_object! {
 
 /// A string.
 #[derive(Debug)]
-pub struct StrObj {
+pub(crate) struct StrObj {
     /// The text.
     pub text: String,
 }
@@ -202,7 +271,7 @@ impl Drop for StrObj {
 /// another list from some index on (the rest of a list in a pattern,
 /// `[x, ..rest]`), which costs nothing to make.
 #[derive(Debug)]
-pub struct ListObj {
+pub(crate) struct ListObj {
     /// The elements (empty for a view).
     items: imbl::Vector<Value>,
     /// For a view: the list whose elements it shows, kept alive as long as
@@ -320,7 +389,7 @@ impl Drop for ListObj {
 
 /// A map key: a value ordered by [`compare`].
 #[derive(Clone, Debug)]
-pub struct Key(pub Value);
+pub(crate) struct Key(pub Value);
 
 impl PartialEq for Key {
     fn eq(&self, other: &Self) -> bool {
@@ -341,7 +410,7 @@ impl Ord for Key {
 
 /// A persistent ordered map.
 #[derive(Debug)]
-pub struct MapObj {
+pub(crate) struct MapObj {
     /// The entries.
     pub entries: imbl::OrdMap<Key, Value>,
     charged: usize,
@@ -366,27 +435,72 @@ impl Value {
     /// Whether the value lives behind a pointer.
     fn is_heap(&self) -> bool {
         !matches!(
-            self,
-            Value::Unit
-                | Value::Bool(_)
-                | Value::Int(_)
-                | Value::Float(_)
-                | Value::Tag(_)
-                | Value::Func(_)
-                | Value::Native(_)
+            self.0,
+            Repr::Unit
+                | Repr::Bool(_)
+                | Repr::Int(_)
+                | Repr::Float(_)
+                | Repr::Tag(_)
+                | Repr::Func(_)
+                | Repr::Native(_)
         )
     }
 
-    /// A string value.
-    pub fn str(text: impl Into<String>) -> Value {
-        Value::Str(StrObj::new(text.into()))
+    /// `()`.
+    #[inline]
+    pub const fn unit() -> Value {
+        Value(Repr::Unit)
     }
 
-    /// A record value with the given fields, for a host building a value
-    /// of a declared record type; `None` if a field name is not a symbol
-    /// of the module.
-    pub fn record(module: &crate::code::Module, fields: Vec<(&str, Value)>) -> Option<Value> {
-        let mut fields = fields;
+    /// `true` or `false`.
+    #[inline]
+    pub const fn bool(b: bool) -> Value {
+        Value(Repr::Bool(b))
+    }
+
+    /// An `Int`.
+    #[inline]
+    pub const fn int(n: i64) -> Value {
+        Value(Repr::Int(n))
+    }
+
+    /// A `Float`.
+    #[inline]
+    pub const fn float(x: f64) -> Value {
+        Value(Repr::Float(x))
+    }
+
+    /// A `Str`.
+    pub fn str(text: impl Into<String>) -> Value {
+        Value(Repr::Str(StrObj::new(text.into())))
+    }
+
+    /// A `List` of the given elements, in order.
+    pub fn list(items: impl IntoIterator<Item = Value>) -> Value {
+        Value::from_vector(items.into_iter().collect())
+    }
+
+    /// A tuple of the given parts, in order (a Writ tuple has two or
+    /// more).
+    pub fn tuple(parts: impl IntoIterator<Item = Value>) -> Value {
+        Value(Repr::Tuple(Parts::new(parts.into_iter().collect())))
+    }
+
+    /// A `Map` of the given entries (a later entry for an equal key
+    /// replaces an earlier one).
+    pub fn map(entries: impl IntoIterator<Item = (Value, Value)>) -> Value {
+        let entries = entries.into_iter().map(|(k, v)| (Key(k), v)).collect();
+        Value(Repr::Map(MapObj::new(entries)))
+    }
+
+    /// A record with the given fields, for a value of a record type the
+    /// program declares or uses; `None` if a field name is not one that
+    /// `module` knows (then no program of that module can read it).
+    pub fn record<'n>(
+        module: &Module,
+        fields: impl IntoIterator<Item = (&'n str, Value)>,
+    ) -> Option<Value> {
+        let mut fields: Vec<(&str, Value)> = fields.into_iter().collect();
         fields.sort_by(|a, b| a.0.cmp(b.0));
         let mut shape = Vec::with_capacity(fields.len());
         let mut values = Vec::with_capacity(fields.len());
@@ -394,56 +508,99 @@ impl Value {
             shape.push(module.symbol(name)?);
             values.push(v);
         }
-        Some(Value::Record(RecordObj::new(Rc::from(shape), values)))
+        Some(Value(Repr::Record(RecordObj::new(Rc::from(shape), values))))
     }
 
-    /// A list value.
-    pub fn list(items: imbl::Vector<Value>) -> Value {
-        Value::List(ListObj::new(items))
+    /// The constructor named `name` applied to `fields` (none for a
+    /// constructor without fields, such as `None`); `None` if `module` has
+    /// no constructor of that name. The prelude's `Option` has its own
+    /// ([`Value::some`], [`Value::none`]).
+    pub fn variant(module: &Module, name: &str, fields: Vec<Value>) -> Option<Value> {
+        Some(Value::constructed(module.ctor(name)?, fields))
     }
 
-    /// A tuple value.
-    pub fn tuple(items: Vec<Value>) -> Value {
-        Value::Tuple(Parts::new(items))
+    /// `Some(v)`, the prelude's.
+    pub fn some(module: &Module, v: Value) -> Value {
+        Value::constructed(module.prelude.some, vec![v])
     }
 
-    /// A constructor applied to fields (a [`Value::Tag`] when there are
-    /// none).
-    pub fn variant(ctor: u32, fields: Vec<Value>) -> Value {
-        if fields.is_empty() {
-            Value::Tag(ctor)
-        } else {
-            Value::Variant(VariantObj::new(ctor, fields))
-        }
+    /// `None`, the prelude's.
+    pub fn none(module: &Module) -> Value {
+        Value(Repr::Tag(module.prelude.none))
     }
 
-    /// The constructor of a variant value.
-    pub fn ctor(&self) -> Option<u32> {
-        match self {
-            Value::Tag(c) => Some(*c),
-            Value::Variant(v) => Some(v.ctor),
+    /// Whether the value is `()`.
+    pub fn is_unit(&self) -> bool {
+        matches!(self.0, Repr::Unit)
+    }
+
+    /// The value of a `Bool`.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.0 {
+            Repr::Bool(b) => Some(b),
             _ => None,
         }
     }
 
-    /// The text of a string value.
+    /// The value of an `Int`.
+    pub fn as_int(&self) -> Option<i64> {
+        match self.0 {
+            Repr::Int(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The value of a `Float`.
+    pub fn as_float(&self) -> Option<f64> {
+        match self.0 {
+            Repr::Float(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The text of a `Str`.
     pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Value::Str(s) => Some(&s.text),
+        match &self.0 {
+            Repr::Str(s) => Some(&s.text),
+            _ => None,
+        }
+    }
+
+    /// A list of the elements of a persistent vector (shared, not
+    /// copied).
+    pub(crate) fn from_vector(items: imbl::Vector<Value>) -> Value {
+        Value(Repr::List(ListObj::new(items)))
+    }
+
+    /// The constructor `ctor` applied to fields (a [`Repr::Tag`] when
+    /// there are none).
+    pub(crate) fn constructed(ctor: u32, fields: Vec<Value>) -> Value {
+        if fields.is_empty() {
+            Value(Repr::Tag(ctor))
+        } else {
+            Value(Repr::Variant(VariantObj::new(ctor, fields)))
+        }
+    }
+
+    /// The constructor of a variant value.
+    pub(crate) fn ctor(&self) -> Option<u32> {
+        match &self.0 {
+            Repr::Tag(c) => Some(*c),
+            Repr::Variant(v) => Some(v.ctor),
             _ => None,
         }
     }
 
     /// The parts of a tuple, the fields of a variant or the values of a
     /// record.
-    pub fn parts(&self) -> &[Value] {
-        match self {
-            Value::Tuple(t) => &t.items,
-            Value::Variant(v) => &v.fields,
-            Value::Record(r) => &r.values,
+    pub(crate) fn parts(&self) -> &[Value] {
+        match &self.0 {
+            Repr::Tuple(t) => &t.items,
+            Repr::Variant(v) => &v.fields,
+            Repr::Record(r) => &r.values,
             _ => &[],
         }
     }
 }
 
-pub use crate::order::{compare, equal, float_order};
+pub(crate) use crate::order::{compare, equal};

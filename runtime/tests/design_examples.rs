@@ -31,17 +31,17 @@ impl Host for TestHost<'_> {
             })),
             ("Pay", "pay", [payee, cents, memo]) => {
                 let payee = payee.as_str().unwrap_or_default().to_string();
-                let Value::Int(cents) = cents else {
+                let Some(cents) = cents.as_int() else {
                     return Err(RunError::internal("cents").into());
                 };
                 let memo = memo.as_str().unwrap_or_default().to_string();
-                self.paid.push((payee.clone(), *cents, memo));
+                self.paid.push((payee.clone(), cents, memo));
                 Value::record(
                     self.module,
                     vec![
                         ("id", Value::str(format!("r{}", self.paid.len()))),
                         ("payee", Value::str(payee)),
-                        ("cents", Value::Int(*cents)),
+                        ("cents", Value::int(cents)),
                         ("currency", Value::str("USD")),
                     ],
                 )

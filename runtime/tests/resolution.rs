@@ -3,7 +3,10 @@
 //! local functions and handlers run as the checker resolved them, and a
 //! resolution changed on purpose changes what runs, the way the new
 //! resolution says. A name the checker did not resolve is an internal
-//! error, not a guess by name.
+//! error, not a guess by name. (That a nested clause's `resume` is its
+//! own, as the analysis of handler clauses reads it from the resolution,
+//! is tested beside that analysis, in `runtime/src/lower/handlers.rs`:
+//! it reads the compiled handlers, which are not the crate's API.)
 
 use writ_lang::types::{Resolution, Resolved};
 use writ_lang::{Code, Span};
@@ -153,58 +156,4 @@ fn a_session_follows_the_checker_across_inputs() {
         checker = checked.commit().unwrap();
     }
     assert_eq!(last, "(1, 2)");
-}
-
-/// Check and compile `src`; each handler's clauses, as (tail-resumptive,
-/// abortive), and the display of its value.
-fn clauses_and_value(src: &str) -> (Vec<Vec<(bool, bool)>>, String) {
-    let parsed = writ_lang::parse(src);
-    assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-    let typed = writ_lang::types::check(&parsed.program);
-    assert!(typed.diagnostics.is_empty(), "{:#?}", typed.diagnostics);
-    let module = writ_runtime::compile(&parsed.program, &typed).unwrap();
-    let clauses = module
-        .handlers
-        .iter()
-        .map(|h| {
-            h.clauses
-                .iter()
-                .map(|c| (c.tail_resumptive, c.abortive))
-                .collect()
-        })
-        .collect();
-    let mut host = LogHost::new(|_| {});
-    let v = run(&module, &Limits::default(), &mut host, None).unwrap();
-    let shown = writ_runtime::display::to_string(&v, &module, false, 10_000);
-    (clauses, shown)
-}
-
-/// Which uses are a clause's `resume` is the checker's: a nested clause's
-/// `resume` is that clause's own, so the outer clause still resumes only
-/// in tail position (and runs in place), or, using its own nowhere, drops
-/// its continuation.
-#[test]
-fn a_nested_clause_s_resume_is_its_own() {
-    let effects = "effect Ask {\n  fn ask() -> Int\n}\neffect Tell {\n  fn tell() -> Int\n}\n";
-    let src = format!(
-        "{effects}handle Ask.ask() + 1 with {{\n  Ask.ask() => resume(handle Tell.tell() with {{\n    Tell.tell() => resume(41)\n  }})\n}}\n"
-    );
-    let (clauses, value) = clauses_and_value(&src);
-    assert_eq!(value, "42");
-    // The outer handler is lowered after the inner one in its clause.
-    assert_eq!(clauses, [vec![(true, false)], vec![(true, false)]]);
-    let src = format!(
-        "{effects}handle Ask.ask() + 1 with {{\n  Ask.ask() => handle Tell.tell() with {{\n    Tell.tell() => resume(7)\n  }}\n}}\n"
-    );
-    let (clauses, value) = clauses_and_value(&src);
-    assert_eq!(value, "7");
-    assert!(clauses.contains(&vec![(false, true)]), "{clauses:?}");
-    // A local function named `resume` hides the clause's: calling it is
-    // not resuming, so the clause takes the general path.
-    let src = format!(
-        "{effects}handle Ask.ask() + 1 with {{\n  Ask.ask() => {{\n    fn resume(n) {{ n * 2 }}\n    resume(5)\n  }}\n}}\n"
-    );
-    let (clauses, value) = clauses_and_value(&src);
-    assert_eq!(value, "10");
-    assert_eq!(clauses, [vec![(false, true)]]);
 }

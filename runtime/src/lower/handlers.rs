@@ -318,3 +318,62 @@ fn tails_resume(
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Limits, LogHost, run};
+
+    /// Check and compile `src`; each handler's clauses, as (tail-resumptive,
+    /// abortive), and the display of its value.
+    fn clauses_and_value(src: &str) -> (Vec<Vec<(bool, bool)>>, String) {
+        let parsed = writ_lang::parse(src);
+        assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
+        let typed = writ_lang::types::check(&parsed.program);
+        assert!(typed.diagnostics.is_empty(), "{:#?}", typed.diagnostics);
+        let module = crate::compile(&parsed.program, &typed).unwrap();
+        let clauses = module
+            .handlers
+            .iter()
+            .map(|h| {
+                h.clauses
+                    .iter()
+                    .map(|c| (c.tail_resumptive, c.abortive))
+                    .collect()
+            })
+            .collect();
+        let mut host = LogHost::new(|_| {});
+        let v = run(&module, &Limits::default(), &mut host, None).unwrap();
+        let shown = crate::display::to_string(&v, &module, false, 10_000);
+        (clauses, shown)
+    }
+
+    /// Which uses are a clause's `resume` is the checker's: a nested clause's
+    /// `resume` is that clause's own, so the outer clause still resumes only
+    /// in tail position (and runs in place), or, using its own nowhere, drops
+    /// its continuation.
+    #[test]
+    fn a_nested_clause_s_resume_is_its_own() {
+        let effects = "effect Ask {\n  fn ask() -> Int\n}\neffect Tell {\n  fn tell() -> Int\n}\n";
+        let src = format!(
+            "{effects}handle Ask.ask() + 1 with {{\n  Ask.ask() => resume(handle Tell.tell() with {{\n    Tell.tell() => resume(41)\n  }})\n}}\n"
+        );
+        let (clauses, value) = clauses_and_value(&src);
+        assert_eq!(value, "42");
+        // The outer handler is lowered after the inner one in its clause.
+        assert_eq!(clauses, [vec![(true, false)], vec![(true, false)]]);
+        let src = format!(
+            "{effects}handle Ask.ask() + 1 with {{\n  Ask.ask() => handle Tell.tell() with {{\n    Tell.tell() => resume(7)\n  }}\n}}\n"
+        );
+        let (clauses, value) = clauses_and_value(&src);
+        assert_eq!(value, "7");
+        assert!(clauses.contains(&vec![(false, true)]), "{clauses:?}");
+        // A local function named `resume` hides the clause's: calling it is
+        // not resuming, so the clause takes the general path.
+        let src = format!(
+            "{effects}handle Ask.ask() + 1 with {{\n  Ask.ask() => {{\n    fn resume(n) {{ n * 2 }}\n    resume(5)\n  }}\n}}\n"
+        );
+        let (clauses, value) = clauses_and_value(&src);
+        assert_eq!(value, "10");
+        assert_eq!(clauses, [vec![(false, true)]]);
+    }
+}

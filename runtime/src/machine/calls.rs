@@ -17,7 +17,7 @@ use std::rc::Rc;
 use crate::code::{CaptureFrom, Module};
 use crate::error::RunError;
 use crate::limits::Limit;
-use crate::value::{ClosureObj, Value};
+use crate::value::{ClosureObj, Repr, Value};
 
 use super::{Entry, Frame, Kind, Machine, bad_index};
 
@@ -27,8 +27,8 @@ impl<'a> Machine<'a> {
     pub(super) fn current_fn(&self) -> Result<Value, RunError> {
         let f = self.frames.last().ok_or_else(bad_index)?;
         Ok(match &f.closure {
-            Some(c) => Value::Closure(c.clone()),
-            None => Value::Func(f.func),
+            Some(c) => Value(Repr::Closure(c.clone())),
+            None => Value(Repr::Func(f.func)),
         })
     }
 
@@ -52,18 +52,18 @@ impl<'a> Machine<'a> {
             };
             captures.push(v.ok_or_else(bad_index)?);
         }
-        Ok(Value::Closure(ClosureObj::new(f, captures)))
+        Ok(Value(Repr::Closure(ClosureObj::new(f, captures))))
     }
 
     /// Call a function value with the `argc` arguments on top of the stack.
     pub(super) fn call(&mut self, callee: Value, argc: usize, tail: bool) -> Result<(), RunError> {
         match callee {
-            Value::Func(f) => self.enter(f, None, argc, tail),
-            Value::Closure(c) => {
+            Value(Repr::Func(f)) => self.enter(f, None, argc, tail),
+            Value(Repr::Closure(c)) => {
                 let f = c.func;
                 self.enter(f, Some(c), argc, tail)
             }
-            Value::Native(n) => {
+            Value(Repr::Native(n)) => {
                 let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
                 let v = crate::natives::call(self, n, start)?;
                 self.metered()?;
@@ -71,7 +71,7 @@ impl<'a> Machine<'a> {
                 self.stack.push(v);
                 Ok(())
             }
-            Value::Resume(k) => self.resume(k, argc),
+            Value(Repr::Resume(k)) => self.resume(k, argc),
             _ => Err(RunError::internal("called a value that is not a function")),
         }
     }
@@ -128,7 +128,8 @@ impl<'a> Machine<'a> {
             });
             start
         };
-        self.stack.resize(base + func.locals as usize, Value::Unit);
+        self.stack
+            .resize(base + func.locals as usize, Value(Repr::Unit));
         Ok(())
     }
 

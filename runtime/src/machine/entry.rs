@@ -23,7 +23,7 @@ use crate::error::{RunError, TraceEntry};
 use crate::host::Host;
 use crate::limits::Limits;
 use crate::meter;
-use crate::value::{self, Value};
+use crate::value::{self, Repr, Value};
 
 use super::{Frame, Kind};
 
@@ -59,7 +59,7 @@ pub fn run_function(
         cancel.cloned(),
     );
     let mut kept = std::mem::take(globals);
-    kept.resize(module.globals as usize, Value::Unit);
+    kept.resize(module.globals as usize, Value(Repr::Unit));
     let mut m = Machine {
         module,
         host,
@@ -86,8 +86,7 @@ pub fn run_function(
         .literals
         .iter()
         .map(|l| match l {
-            Literal::Int(n) => Value::Int(*n),
-            Literal::Float(x) => Value::Float(*x),
+            Literal::Float(x) => Value(Repr::Float(*x)),
             Literal::Str(s) => Value::str(s.as_str()),
         })
         .collect();
@@ -117,7 +116,7 @@ impl<'a> Machine<'a> {
             kind: Kind::Top,
             closure: None,
         });
-        self.stack.resize(locals as usize, Value::Unit);
+        self.stack.resize(locals as usize, Value(Repr::Unit));
         Ok(())
     }
 

@@ -30,7 +30,7 @@ use super::{Entry, Frame, Kind, Machine, bad_index};
 use crate::error::RunError;
 use crate::host::HostError;
 use crate::limits::Limit;
-use crate::value::{self, Value};
+use crate::value::{self, Repr, Value};
 
 /// The rest of a handled computation: what `resume` calls.
 #[derive(Debug, Default)]
@@ -76,7 +76,7 @@ impl Drop for Resumption {
         }
         for f in std::mem::take(&mut self.frames) {
             if let Some(c) = f.closure {
-                held.push(Value::Closure(c));
+                held.push(Value(Repr::Closure(c)));
             }
         }
         value::defer_drop(&mut held);
@@ -102,7 +102,7 @@ impl<'a> Machine<'a> {
         let state = if info.has_state {
             self.stack.pop().ok_or_else(bad_index)?
         } else {
-            Value::Unit
+            Value(Repr::Unit)
         };
         self.handlers.push(Entry::Handler {
             info: id,
@@ -216,7 +216,7 @@ impl<'a> Machine<'a> {
             self.frames.truncate(frame);
             self.stack.truncate(stack_base);
             self.handlers.truncate(i);
-            Value::Unit
+            Value(Repr::Unit)
         } else {
             // Moving the captured part costs a unit per slot moved.
             let moved = (self.frames.len() - frame)
@@ -231,7 +231,7 @@ impl<'a> Machine<'a> {
                 + stack.len() * value::SLOT
                 + handlers.len() * std::mem::size_of::<Entry>();
             value::charge(charged);
-            Value::Resume(Rc::new(Resumption {
+            Value(Repr::Resume(Rc::new(Resumption {
                 frames,
                 stack,
                 handlers,
@@ -239,7 +239,7 @@ impl<'a> Machine<'a> {
                 stack_base: stack_base as u32,
                 handler_base: i as u32,
                 charged,
-            }))
+            })))
         };
         self.stack.extend(args);
         if has_state {

@@ -17,7 +17,7 @@ use crate::code::{Arith, Op};
 use crate::display;
 use crate::error::RunError;
 use crate::meter;
-use crate::value::{self, ListObj, Parts, RecordObj, Value, VariantObj};
+use crate::value::{self, ListObj, Parts, RecordObj, Repr, Value, VariantObj};
 
 fn overflow(x: i64, op: &str, y: i64) -> RunError {
     RunError::overflow(&format!("{x} {op} {y}"))
@@ -42,12 +42,12 @@ impl<'a> Machine<'a> {
         if b.len() <= 64 {
             self.check_memory(b.len() * value::SLOT)?;
             if ListObj::extend_unique(&mut a, &b, false) {
-                return Ok(Value::List(a));
+                return Ok(Value(Repr::List(a)));
             }
         } else if a.len() <= 64 {
             self.check_memory(a.len() * value::SLOT)?;
             if ListObj::extend_unique(&mut b, &a, true) {
-                return Ok(Value::List(b));
+                return Ok(Value(Repr::List(b)));
             }
         }
         self.check_memory((a.len() + b.len()) * value::SLOT)?;
@@ -66,64 +66,66 @@ impl<'a> Machine<'a> {
             items.append(b.vector());
             items
         };
-        Ok(Value::list(items))
+        Ok(Value::from_vector(items))
     }
 
     /// A binary operator on two values.
     pub(super) fn arith(&mut self, op: Arith, x: Value, y: Value) -> Result<Value, RunError> {
         use Arith::*;
         let (x, y) = match (x, y) {
-            (Value::List(a), Value::List(b)) if op == Concat => return self.concat_lists(a, b),
+            (Value(Repr::List(a)), Value(Repr::List(b))) if op == Concat => {
+                return self.concat_lists(a, b);
+            }
             pair => pair,
         };
         Ok(match (op, &x, &y) {
-            (Add, Value::Int(a), Value::Int(b)) => {
-                Value::Int(a.checked_add(*b).ok_or_else(|| overflow(*a, "+", *b))?)
-            }
-            (Sub, Value::Int(a), Value::Int(b)) => {
-                Value::Int(a.checked_sub(*b).ok_or_else(|| overflow(*a, "-", *b))?)
-            }
-            (Mul, Value::Int(a), Value::Int(b)) => {
-                Value::Int(a.checked_mul(*b).ok_or_else(|| overflow(*a, "*", *b))?)
-            }
-            (Div, Value::Int(a), Value::Int(0)) => return Err(by_zero(*a, "/")),
-            (Rem, Value::Int(a), Value::Int(0)) => return Err(by_zero(*a, "%")),
-            (Div, Value::Int(a), Value::Int(b)) => {
-                Value::Int(a.checked_div(*b).ok_or_else(|| overflow(*a, "/", *b))?)
-            }
+            (Add, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Int(
+                a.checked_add(*b).ok_or_else(|| overflow(*a, "+", *b))?,
+            )),
+            (Sub, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Int(
+                a.checked_sub(*b).ok_or_else(|| overflow(*a, "-", *b))?,
+            )),
+            (Mul, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Int(
+                a.checked_mul(*b).ok_or_else(|| overflow(*a, "*", *b))?,
+            )),
+            (Div, Value(Repr::Int(a)), Value(Repr::Int(0))) => return Err(by_zero(*a, "/")),
+            (Rem, Value(Repr::Int(a)), Value(Repr::Int(0))) => return Err(by_zero(*a, "%")),
+            (Div, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Int(
+                a.checked_div(*b).ok_or_else(|| overflow(*a, "/", *b))?,
+            )),
             // The remainder always fits (`MIN % -1` is 0).
-            (Rem, Value::Int(a), Value::Int(b)) => Value::Int(a.wrapping_rem(*b)),
-            (Add, Value::Float(a), Value::Float(b)) => Value::Float(a + b),
-            (Sub, Value::Float(a), Value::Float(b)) => Value::Float(a - b),
-            (Mul, Value::Float(a), Value::Float(b)) => Value::Float(a * b),
-            (Div, Value::Float(a), Value::Float(b)) => Value::Float(a / b),
-            (Rem, Value::Float(a), Value::Float(b)) => Value::Float(a % b),
-            (Lt, Value::Int(a), Value::Int(b)) => Value::Bool(a < b),
-            (Le, Value::Int(a), Value::Int(b)) => Value::Bool(a <= b),
-            (Gt, Value::Int(a), Value::Int(b)) => Value::Bool(a > b),
-            (Ge, Value::Int(a), Value::Int(b)) => Value::Bool(a >= b),
-            (Lt, Value::Float(a), Value::Float(b)) => Value::Bool(a < b),
-            (Le, Value::Float(a), Value::Float(b)) => Value::Bool(a <= b),
-            (Gt, Value::Float(a), Value::Float(b)) => Value::Bool(a > b),
-            (Ge, Value::Float(a), Value::Float(b)) => Value::Bool(a >= b),
-            (Eq, Value::Int(a), Value::Int(b)) => Value::Bool(a == b),
-            (Ne, Value::Int(a), Value::Int(b)) => Value::Bool(a != b),
+            (Rem, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Int(a.wrapping_rem(*b))),
+            (Add, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a + b)),
+            (Sub, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a - b)),
+            (Mul, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a * b)),
+            (Div, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a / b)),
+            (Rem, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a % b)),
+            (Lt, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a < b)),
+            (Le, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a <= b)),
+            (Gt, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a > b)),
+            (Ge, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a >= b)),
+            (Lt, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Bool(a < b)),
+            (Le, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Bool(a <= b)),
+            (Gt, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Bool(a > b)),
+            (Ge, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Bool(a >= b)),
+            (Eq, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a == b)),
+            (Ne, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a != b)),
             (Eq | Ne, _, _) => {
                 let same = value::equal(&x, &y);
                 self.metered()?;
-                Value::Bool(same == (op == Eq))
+                Value(Repr::Bool(same == (op == Eq)))
             }
             (Lt | Le | Gt | Ge, _, _) => {
                 let o = value::compare(&x, &y);
                 self.metered()?;
-                Value::Bool(match op {
+                Value(Repr::Bool(match op {
                     Lt => o == Ordering::Less,
                     Le => o != Ordering::Greater,
                     Gt => o == Ordering::Greater,
                     _ => o != Ordering::Less,
-                })
+                }))
             }
-            (Concat, Value::Str(a), Value::Str(b)) => {
+            (Concat, Value(Repr::Str(a)), Value(Repr::Str(b))) => {
                 let n = a.text.len() + b.text.len();
                 self.check_memory(n + value::HEADER)?;
                 let mut s = String::with_capacity(n);
@@ -146,19 +148,19 @@ impl<'a> Machine<'a> {
         match op {
             Op::Tuple(n) => {
                 let items = self.take(n as usize)?;
-                self.stack.push(Value::Tuple(Parts::new(items)));
+                self.stack.push(Value(Repr::Tuple(Parts::new(items))));
             }
             Op::List(n) => {
                 let items = self.take(n as usize)?;
                 self.stack
-                    .push(Value::List(ListObj::new(items.into_iter().collect())));
+                    .push(Value(Repr::List(ListObj::new(items.into_iter().collect()))));
             }
             Op::Variant(c, n) => {
                 let fields = self.take(n as usize)?;
                 self.stack.push(if fields.is_empty() {
-                    Value::Tag(c)
+                    Value(Repr::Tag(c))
                 } else {
-                    Value::Variant(VariantObj::new(c, fields))
+                    Value(Repr::Variant(VariantObj::new(c, fields)))
                 });
             }
             Op::Record(shape) => {
@@ -169,7 +171,7 @@ impl<'a> Machine<'a> {
                     .ok_or_else(bad_index)?;
                 let values = self.take(shape.len())?;
                 self.stack
-                    .push(Value::Record(RecordObj::new(shape, values)));
+                    .push(Value(Repr::Record(RecordObj::new(shape, values))));
             }
             Op::Update(shape) => {
                 let fields = self
@@ -178,7 +180,7 @@ impl<'a> Machine<'a> {
                     .cloned()
                     .ok_or_else(bad_index)?;
                 let new = self.take(fields.len())?;
-                let Value::Record(base) = pop(self)? else {
+                let Value(Repr::Record(base)) = pop(self)? else {
                     return Err(RunError::internal("updated a value that is not a record"));
                 };
                 let mut values = base.values.clone();
@@ -192,11 +194,13 @@ impl<'a> Machine<'a> {
                         *slot = v;
                     }
                 }
-                self.stack
-                    .push(Value::Record(RecordObj::new(base.shape.clone(), values)));
+                self.stack.push(Value(Repr::Record(RecordObj::new(
+                    base.shape.clone(),
+                    values,
+                ))));
             }
             Op::Field(sym) => {
-                let Value::Record(r) = pop(self)? else {
+                let Value(Repr::Record(r)) = pop(self)? else {
                     return Err(RunError::internal(
                         "a field of a value that is not a record",
                     ));
@@ -242,7 +246,7 @@ impl<'a> Machine<'a> {
                 }
             }
             Op::TestLen(n, target) | Op::TestMinLen(n, target) => {
-                let Value::List(l) = pop(self)? else {
+                let Value(Repr::List(l)) = pop(self)? else {
                     return Err(RunError::internal(
                         "a list pattern on a value that is not a list",
                     ));
@@ -258,7 +262,7 @@ impl<'a> Machine<'a> {
                 }
             }
             Op::Item(i) => {
-                let Value::List(l) = pop(self)? else {
+                let Value(Repr::List(l)) = pop(self)? else {
                     return Err(RunError::internal(
                         "an element of a value that is not a list",
                     ));
@@ -267,10 +271,11 @@ impl<'a> Machine<'a> {
                 self.stack.push(v);
             }
             Op::DropItems(n) => {
-                let Value::List(l) = pop(self)? else {
+                let Value(Repr::List(l)) = pop(self)? else {
                     return Err(RunError::internal("the rest of a value that is not a list"));
                 };
-                self.stack.push(Value::List(ListObj::rest(&l, n as usize)));
+                self.stack
+                    .push(Value(Repr::List(ListObj::rest(&l, n as usize))));
             }
             _ => return Err(RunError::internal(format!("unexpected op {op:?}"))),
         }

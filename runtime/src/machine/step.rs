@@ -19,7 +19,7 @@
 
 use crate::code::{Arith, Function, Module, Op, Operand};
 use crate::error::RunError;
-use crate::value::Value;
+use crate::value::{Repr, Value};
 
 use super::{Entry, Frame, Kind, Machine, bad_index};
 
@@ -92,9 +92,9 @@ impl<'a> Machine<'a> {
                 tri!(self.check());
             }
             match op {
-                Op::Unit => self.stack.push(Value::Unit),
-                Op::Bool(b) => self.stack.push(Value::Bool(b)),
-                Op::Int(n) => self.stack.push(Value::Int(n)),
+                Op::Unit => self.stack.push(Value(Repr::Unit)),
+                Op::Bool(b) => self.stack.push(Value(Repr::Bool(b))),
+                Op::Int(n) => self.stack.push(Value(Repr::Int(n))),
                 Op::Literal(i) => {
                     let v = tri!(self.literals.get(i as usize).cloned().ok_or_else(bad_index));
                     self.stack.push(v);
@@ -112,7 +112,7 @@ impl<'a> Machine<'a> {
                     let v = tri!(
                         self.stack
                             .get_mut(base + i as usize)
-                            .map(|slot| std::mem::replace(slot, Value::Unit))
+                            .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
                             .ok_or_else(bad_index)
                     );
                     self.stack.push(v);
@@ -155,8 +155,8 @@ impl<'a> Machine<'a> {
                         }
                     }
                 }
-                Op::Func(f) => self.stack.push(Value::Func(f)),
-                Op::Native(n) => self.stack.push(Value::Native(n)),
+                Op::Func(f) => self.stack.push(Value(Repr::Func(f))),
+                Op::Native(n) => self.stack.push(Value(Repr::Native(n))),
                 Op::Closure(f) => {
                     let v = tri!(self.make_closure(f, base));
                     self.stack.push(v);
@@ -169,7 +169,7 @@ impl<'a> Machine<'a> {
                     let x = pop!();
                     // The common case inline: Int with Int.
                     let fast = match (&x, &y) {
-                        (Value::Int(p), Value::Int(q)) => int_fast(a, *p, *q),
+                        (Value(Repr::Int(p)), Value(Repr::Int(q))) => int_fast(a, *p, *q),
                         _ => None,
                     };
                     let v = match fast {
@@ -182,14 +182,14 @@ impl<'a> Machine<'a> {
                     let x = self.stack.get(base + slot as usize);
                     let k = i64::from(k);
                     let fast = match x {
-                        Some(Value::Int(p)) => int_fast(a, *p, k),
+                        Some(Value(Repr::Int(p))) => int_fast(a, *p, k),
                         _ => None,
                     };
                     let v = match fast {
                         Some(v) => v,
                         None => {
                             let x = tri!(x.cloned().ok_or_else(bad_index));
-                            tri!(self.arith(a, x, Value::Int(k)))
+                            tri!(self.arith(a, x, Value(Repr::Int(k))))
                         }
                     };
                     self.stack.push(v);
@@ -198,7 +198,9 @@ impl<'a> Machine<'a> {
                     let x = self.stack.get(base + p as usize);
                     let y = self.stack.get(base + q as usize);
                     let fast = match (x, y) {
-                        (Some(Value::Int(p)), Some(Value::Int(q))) => int_fast(a, *p, *q),
+                        (Some(Value(Repr::Int(p))), Some(Value(Repr::Int(q)))) => {
+                            int_fast(a, *p, *q)
+                        }
                         _ => None,
                     };
                     let v = match fast {
@@ -213,11 +215,11 @@ impl<'a> Machine<'a> {
                 }
                 Op::BranchLocalInt(slot, cmp, k, t) => {
                     let holds = match self.stack.get(base + slot as usize) {
-                        Some(Value::Int(x)) => int_cmp(cmp, *x, i64::from(k)),
+                        Some(Value(Repr::Int(x))) => int_cmp(cmp, *x, i64::from(k)),
                         other => {
                             let x = tri!(other.cloned().ok_or_else(bad_index));
-                            match tri!(self.arith(cmp, x, Value::Int(i64::from(k)))) {
-                                Value::Bool(b) => b,
+                            match tri!(self.arith(cmp, x, Value(Repr::Int(i64::from(k))))) {
+                                Value(Repr::Bool(b)) => b,
                                 _ => false,
                             }
                         }
@@ -230,12 +232,14 @@ impl<'a> Machine<'a> {
                     let x = self.stack.get(base + p as usize);
                     let y = self.stack.get(base + q as usize);
                     let holds = match (x, y) {
-                        (Some(Value::Int(x)), Some(Value::Int(y))) => int_cmp(cmp, *x, *y),
+                        (Some(Value(Repr::Int(x))), Some(Value(Repr::Int(y)))) => {
+                            int_cmp(cmp, *x, *y)
+                        }
                         _ => {
                             let x = tri!(x.cloned().ok_or_else(bad_index));
                             let y = tri!(y.cloned().ok_or_else(bad_index));
                             match tri!(self.arith(cmp, x, y)) {
-                                Value::Bool(b) => b,
+                                Value(Repr::Bool(b)) => b,
                                 _ => false,
                             }
                         }
@@ -246,12 +250,12 @@ impl<'a> Machine<'a> {
                 }
                 Op::Neg => {
                     let v = match pop!() {
-                        Value::Int(n) => tri!(
+                        Value(Repr::Int(n)) => tri!(
                             n.checked_neg()
-                                .map(Value::Int)
+                                .map(Value::int)
                                 .ok_or_else(|| RunError::overflow(&format!("-({n})")))
                         ),
-                        Value::Float(x) => Value::Float(-x),
+                        Value(Repr::Float(x)) => Value(Repr::Float(-x)),
                         _ => tri!(Err(RunError::internal(
                             "negated a value that is not a number"
                         ))),
@@ -260,14 +264,14 @@ impl<'a> Machine<'a> {
                 }
                 Op::Not => {
                     let v = match pop!() {
-                        Value::Bool(b) => Value::Bool(!b),
+                        Value(Repr::Bool(b)) => Value(Repr::Bool(!b)),
                         _ => tri!(Err(RunError::internal("`!` of a value that is not a Bool"))),
                     };
                     self.stack.push(v);
                 }
                 Op::Jump(t) => pc = t as usize,
                 Op::JumpIfFalse(t) => match pop!() {
-                    Value::Bool(b) => {
+                    Value(Repr::Bool(b)) => {
                         if !b {
                             pc = t as usize;
                         }
@@ -322,7 +326,7 @@ impl<'a> Machine<'a> {
                             }
                             self.stack.truncate(base + n);
                             for _ in func.arity..func.locals {
-                                self.stack.push(Value::Unit);
+                                self.stack.push(Value(Repr::Unit));
                             }
                             if let Some(top) = self.frames.last_mut() {
                                 top.func = f;
@@ -457,7 +461,7 @@ impl<'a> Machine<'a> {
             closure: None,
         });
         for _ in func.arity..func.locals {
-            self.stack.push(Value::Unit);
+            self.stack.push(Value(Repr::Unit));
         }
     }
 
@@ -529,7 +533,7 @@ impl<'a> Machine<'a> {
                     if !c.tail_resumptive {
                         return None;
                     }
-                    let Some(Value::Func(f)) = closures.get(c.clause as usize) else {
+                    let Some(Value(Repr::Func(f))) = closures.get(c.clause as usize) else {
                         return None;
                     };
                     return Some((i, *f, info.has_state.then(|| state.clone())));
@@ -545,12 +549,12 @@ fn operand(o: Operand, args: &[Value], state: &Value) -> Value {
     match o {
         Operand::Arg(k) => match args.get(k as usize) {
             Some(v) => v.clone(),
-            None => Value::Unit,
+            None => Value(Repr::Unit),
         },
         Operand::State => state.clone(),
-        Operand::Unit => Value::Unit,
-        Operand::Int(n) => Value::Int(n),
-        Operand::Bool(b) => Value::Bool(b),
+        Operand::Unit => Value(Repr::Unit),
+        Operand::Int(n) => Value(Repr::Int(n)),
+        Operand::Bool(b) => Value(Repr::Bool(b)),
     }
 }
 
@@ -561,10 +565,10 @@ fn operand(o: Operand, args: &[Value], state: &Value) -> Value {
 fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
     match op {
         Arith::Lt | Arith::Le | Arith::Gt | Arith::Ge | Arith::Eq | Arith::Ne => {
-            Some(Value::Bool(int_cmp(op, x, y)))
+            Some(Value(Repr::Bool(int_cmp(op, x, y))))
         }
-        Arith::Add => x.checked_add(y).map(Value::Int),
-        Arith::Sub => x.checked_sub(y).map(Value::Int),
+        Arith::Add => x.checked_add(y).map(Value::int),
+        Arith::Sub => x.checked_sub(y).map(Value::int),
         _ => None,
     }
 }

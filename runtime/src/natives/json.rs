@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use super::{Cx, text, wrong_args};
 use crate::error::RunError;
 use crate::meter;
-use crate::value::{Key, MapObj, SLOT, Value};
+use crate::value::{Key, MapObj, Repr, SLOT, Value};
 
 /// Bytes written between two charges: one poll's worth.
 const CHUNK: usize = meter::POLL_EVERY as usize * meter::BYTES_PER_UNIT;
@@ -183,16 +183,22 @@ impl Parser<'_, '_, '_, '_> {
         }
         let pre = self.cx.module().prelude;
         match self.peek() {
-            Some(b'n') => self.literal("null", Value::Tag(pre.null)),
-            Some(b't') => self.literal("true", Value::variant(pre.bool, vec![Value::Bool(true)])),
-            Some(b'f') => self.literal("false", Value::variant(pre.bool, vec![Value::Bool(false)])),
+            Some(b'n') => self.literal("null", Value(Repr::Tag(pre.null))),
+            Some(b't') => self.literal(
+                "true",
+                Value::constructed(pre.bool, vec![Value(Repr::Bool(true))]),
+            ),
+            Some(b'f') => self.literal(
+                "false",
+                Value::constructed(pre.bool, vec![Value(Repr::Bool(false))]),
+            ),
             Some(b'"') => {
                 let s = self.string()?;
-                Ok(Value::variant(pre.string, vec![Value::str(s)]))
+                Ok(Value::constructed(pre.string, vec![Value::str(s)]))
             }
             Some(b'-' | b'0'..=b'9') => {
                 let x = self.number()?;
-                Ok(Value::variant(pre.number, vec![Value::Float(x)]))
+                Ok(Value::constructed(pre.number, vec![Value(Repr::Float(x))]))
             }
             Some(b'[') | Some(b'{') if depth >= MAX_DEPTH => Err(self.error(&format!(
                 "expected arrays and objects nested at most {MAX_DEPTH} deep"
@@ -219,7 +225,10 @@ impl Parser<'_, '_, '_, '_> {
                     }
                 }
                 self.cx.reserve(items.len() * SLOT).map_err(Problem::Run)?;
-                Ok(Value::variant(pre.array, vec![Value::list(items)]))
+                Ok(Value::constructed(
+                    pre.array,
+                    vec![Value::from_vector(items)],
+                ))
             }
             Some(b'{') => {
                 self.pos += 1;
@@ -254,7 +263,10 @@ impl Parser<'_, '_, '_, '_> {
                     }
                 }
                 self.cx.reserve(m.len() * 2 * SLOT).map_err(Problem::Run)?;
-                Ok(Value::variant(pre.object, vec![Value::Map(MapObj::new(m))]))
+                Ok(Value::constructed(
+                    pre.object,
+                    vec![Value(Repr::Map(MapObj::new(m)))],
+                ))
             }
             _ => Err(self.error("expected a JSON value")),
         }
@@ -582,11 +594,13 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                 let field = v.parts().first();
                 match (field, c) {
                     (_, c) if c == pre.null => out.push_str("null"),
-                    (Some(Value::Bool(b)), _) => out.push_str(if *b { "true" } else { "false" }),
-                    (Some(Value::Float(x)), _) => number_text(*x, &mut out),
-                    (Some(Value::Str(s)), _) => string_text(cx, &s.text, &mut out)?,
-                    (Some(Value::List(l)), _) if l.is_empty() => out.push_str("[]"),
-                    (Some(Value::List(l)), _) => {
+                    (Some(Value(Repr::Bool(b))), _) => {
+                        out.push_str(if *b { "true" } else { "false" })
+                    }
+                    (Some(Value(Repr::Float(x))), _) => number_text(*x, &mut out),
+                    (Some(Value(Repr::Str(s))), _) => string_text(cx, &s.text, &mut out)?,
+                    (Some(Value(Repr::List(l))), _) if l.is_empty() => out.push_str("[]"),
+                    (Some(Value(Repr::List(l))), _) => {
                         out.push('[');
                         work.push(Piece::Items {
                             items: Box::new(l.iter()),
@@ -594,8 +608,8 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                             first: true,
                         });
                     }
-                    (Some(Value::Map(m)), _) if m.entries.is_empty() => out.push_str("{}"),
-                    (Some(Value::Map(m)), _) => {
+                    (Some(Value(Repr::Map(m))), _) if m.entries.is_empty() => out.push_str("{}"),
+                    (Some(Value(Repr::Map(m))), _) => {
                         out.push('{');
                         work.push(Piece::Entries {
                             entries: Box::new(m.entries.iter()),

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use super::{Cx, int, items, new_str, reserve_list, sort, wrong_args};
 use crate::display;
 use crate::error::RunError;
-use crate::value::{self, Value};
+use crate::value::{self, Repr, Value};
 
 type R = Result<Value, RunError>;
 
@@ -28,7 +28,7 @@ fn mapped<T>(
 
 fn list(cx: &Cx, v: imbl::Vector<Value>) -> R {
     reserve_list(cx, v.len())?;
-    Ok(Value::list(v))
+    Ok(Value::from_vector(v))
 }
 
 /// A count argument: negative counts act as zero.
@@ -40,14 +40,14 @@ pub(super) fn length(_: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.length"));
     };
-    Ok(Value::Int(items(xs, "list.length")?.len() as i64))
+    Ok(Value(Repr::Int(items(xs, "list.length")?.len() as i64)))
 }
 
 pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.is_empty"));
     };
-    Ok(Value::Bool(items(xs, "list.is_empty")?.is_empty()))
+    Ok(Value(Repr::Bool(items(xs, "list.is_empty")?.is_empty())))
 }
 
 pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
@@ -57,17 +57,18 @@ pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
     let xs = items(xs, "list.sum")?;
     let mut it = xs.iter();
     let Some(first) = it.next() else {
-        return Ok(Value::Int(0));
+        return Ok(Value(Repr::Int(0)));
     };
     let mut acc = first.clone();
     for x in it {
         cx.tick(1)?;
         acc = match (&acc, x) {
-            (Value::Int(a), Value::Int(b)) => Value::Int(
-                a.checked_add(*b)
-                    .ok_or_else(|| RunError::overflow(&format!("{a} + {b} in list.sum")))?,
-            ),
-            (Value::Float(a), Value::Float(b)) => Value::Float(a + b),
+            (Value(Repr::Int(a)), Value(Repr::Int(b))) => {
+                Value(Repr::Int(a.checked_add(*b).ok_or_else(|| {
+                    RunError::overflow(&format!("{a} + {b} in list.sum"))
+                })?))
+            }
+            (Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a + b)),
             _ => return Err(wrong_args("list.sum")),
         };
     }
@@ -76,7 +77,7 @@ pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
 
 pub(super) fn sum_float(cx: &Cx, a: &[Value]) -> R {
     match a {
-        [xs] if items(xs, "list.sum")?.is_empty() => Ok(Value::Float(0.0)),
+        [xs] if items(xs, "list.sum")?.is_empty() => Ok(Value(Repr::Float(0.0))),
         _ => sum(cx, a),
     }
 }
@@ -137,7 +138,7 @@ pub(super) fn sort_pairs(cx: &Cx, a: &[Value]) -> R {
     cx.reserve(pairs.len().saturating_mul(std::mem::size_of::<&Value>()))?;
     let keys: Vec<&Value> = pairs
         .iter()
-        .map(|p| p.parts().first().unwrap_or(&Value::Unit))
+        .map(|p| p.parts().first().unwrap_or(&Value(Repr::Unit)))
         .collect();
     let order = sort::sorted_order(cx, &keys)?;
     in_order(cx, &pairs, &order)
@@ -199,8 +200,8 @@ pub(super) fn unzip(cx: &Cx, a: &[Value]) -> R {
         seconds.push_back(y.clone());
     }
     Ok(Value::tuple(vec![
-        Value::list(firsts),
-        Value::list(seconds),
+        Value::from_vector(firsts),
+        Value::from_vector(seconds),
     ]))
 }
 
@@ -211,7 +212,7 @@ pub(super) fn enumerate(cx: &Cx, a: &[Value]) -> R {
     let xs = items(xs, "list.enumerate")?;
     reserve_list(cx, xs.len() * 3)?;
     let out = mapped(cx, xs.iter(), |i, x| {
-        Value::tuple(vec![Value::Int(i as i64), x.clone()])
+        Value::tuple(vec![Value(Repr::Int(i as i64)), x.clone()])
     })?;
     list(cx, out)
 }
@@ -229,7 +230,7 @@ pub(super) fn range(cx: &Cx, a: &[Value]) -> R {
     while from < e {
         let to = from.saturating_add(BLOCK).min(e);
         cx.tick((to - from) as u64)?;
-        out.extend((from..to).map(Value::Int));
+        out.extend((from..to).map(Value::int));
         from = to;
     }
     list(cx, out)
@@ -242,10 +243,10 @@ pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
     for y in items(xs, "list.contains")?.iter() {
         cx.tick(1)?;
         if value::equal(x, y) {
-            return Ok(Value::Bool(true));
+            return Ok(Value(Repr::Bool(true)));
         }
     }
-    Ok(Value::Bool(false))
+    Ok(Value(Repr::Bool(false)))
 }
 
 pub(super) fn first(cx: &Cx, a: &[Value]) -> R {

@@ -8,20 +8,20 @@
 
 use super::{Cx, items, reserve_list, wrong_args};
 use crate::error::RunError;
-use crate::value::{Key, MapObj, SLOT, Value};
+use crate::value::{Key, MapObj, Repr, SLOT, Value};
 
 type R = Result<Value, RunError>;
 
 fn entries<'v>(v: &'v Value, name: &str) -> Result<&'v imbl::OrdMap<Key, Value>, RunError> {
     match v {
-        Value::Map(m) => Ok(&m.entries),
+        Value(Repr::Map(m)) => Ok(&m.entries),
         _ => Err(wrong_args(name)),
     }
 }
 
 fn new_map(cx: &Cx, m: imbl::OrdMap<Key, Value>) -> R {
     cx.reserve(m.len().saturating_mul(2 * SLOT))?;
-    Ok(Value::Map(MapObj::new(m)))
+    Ok(Value(Repr::Map(MapObj::new(m))))
 }
 
 pub(super) fn empty(cx: &Cx, a: &[Value]) -> R {
@@ -79,9 +79,9 @@ pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("map.contains"));
     };
     cx.tick(1)?;
-    Ok(Value::Bool(
+    Ok(Value(Repr::Bool(
         entries(m, "map.contains")?.contains_key(&Key(k.clone())),
-    ))
+    )))
 }
 
 pub(super) fn keys(cx: &Cx, a: &[Value]) -> R {
@@ -119,14 +119,14 @@ pub(super) fn size(_: &Cx, a: &[Value]) -> R {
     let [m] = a else {
         return Err(wrong_args("map.size"));
     };
-    Ok(Value::Int(entries(m, "map.size")?.len() as i64))
+    Ok(Value(Repr::Int(entries(m, "map.size")?.len() as i64)))
 }
 
 pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
     let [m] = a else {
         return Err(wrong_args("map.is_empty"));
     };
-    Ok(Value::Bool(entries(m, "map.is_empty")?.is_empty()))
+    Ok(Value(Repr::Bool(entries(m, "map.is_empty")?.is_empty())))
 }
 
 pub(super) fn merge(cx: &Cx, a: &[Value]) -> R {
@@ -163,5 +163,5 @@ fn listed(cx: &Cx, values: impl Iterator<Item = Value>) -> R {
         cx.tick(1)?;
         out.push_back(v);
     }
-    Ok(Value::list(out))
+    Ok(Value::from_vector(out))
 }

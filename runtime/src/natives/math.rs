@@ -2,35 +2,37 @@
 
 use super::{Cx, float, int, wrong_args};
 use crate::error::RunError;
-use crate::value::Value;
+use crate::value::{Repr, Value};
 use std::cmp::Ordering;
 
 type R = Result<Value, RunError>;
 
 pub(super) fn abs(_: &Cx, a: &[Value]) -> R {
     match a {
-        [Value::Int(n)] => n
+        [Value(Repr::Int(n))] => n
             .checked_abs()
-            .map(Value::Int)
+            .map(Value::int)
             .ok_or_else(|| RunError::overflow(&format!("math.abs({n})"))),
-        [Value::Float(x)] => Ok(Value::Float(x.abs())),
+        [Value(Repr::Float(x))] => Ok(Value(Repr::Float(x.abs()))),
         _ => Err(wrong_args("math.abs")),
     }
 }
 
 pub(super) fn min(_: &Cx, a: &[Value]) -> R {
     match a {
-        [Value::Int(x), Value::Int(y)] => Ok(Value::Int(*x.min(y))),
-        [Value::Float(x), Value::Float(y)] => Ok(Value::Float(float_pick(*x, *y, Ordering::Less))),
+        [Value(Repr::Int(x)), Value(Repr::Int(y))] => Ok(Value(Repr::Int(*x.min(y)))),
+        [Value(Repr::Float(x)), Value(Repr::Float(y))] => {
+            Ok(Value(Repr::Float(float_pick(*x, *y, Ordering::Less))))
+        }
         _ => Err(wrong_args("math.min")),
     }
 }
 
 pub(super) fn max(_: &Cx, a: &[Value]) -> R {
     match a {
-        [Value::Int(x), Value::Int(y)] => Ok(Value::Int(*x.max(y))),
-        [Value::Float(x), Value::Float(y)] => {
-            Ok(Value::Float(float_pick(*x, *y, Ordering::Greater)))
+        [Value(Repr::Int(x)), Value(Repr::Int(y))] => Ok(Value(Repr::Int(*x.max(y)))),
+        [Value(Repr::Float(x)), Value(Repr::Float(y))] => {
+            Ok(Value(Repr::Float(float_pick(*x, *y, Ordering::Greater))))
         }
         _ => Err(wrong_args("math.max")),
     }
@@ -56,9 +58,9 @@ pub(super) fn pow(_: &Cx, a: &[Value]) -> R {
     let [b, e] = a else {
         return Err(wrong_args("math.pow"));
     };
-    Ok(Value::Float(
+    Ok(Value(Repr::Float(
         float(b, "math.pow")?.powf(float(e, "math.pow")?),
-    ))
+    )))
 }
 
 pub(super) fn ipow(cx: &Cx, a: &[Value]) -> R {
@@ -75,24 +77,24 @@ pub(super) fn ipow(cx: &Cx, a: &[Value]) -> R {
         // Any other base overflows long before 2^32.
         (b, e) => u32::try_from(e).ok().and_then(|e| b.checked_pow(e)),
     };
-    Ok(cx.option(r.map(Value::Int)))
+    Ok(cx.option(r.map(Value::int)))
 }
 
 pub(super) fn sqrt(cx: &Cx, a: &[Value]) -> R {
     let x = unary(a, "math.sqrt")?;
-    Ok(cx.option((x >= 0.0).then(|| Value::Float(x.sqrt()))))
+    Ok(cx.option((x >= 0.0).then(|| Value(Repr::Float(x.sqrt())))))
 }
 
 pub(super) fn floor(_: &Cx, a: &[Value]) -> R {
-    Ok(Value::Float(unary(a, "math.floor")?.floor()))
+    Ok(Value(Repr::Float(unary(a, "math.floor")?.floor())))
 }
 
 pub(super) fn ceil(_: &Cx, a: &[Value]) -> R {
-    Ok(Value::Float(unary(a, "math.ceil")?.ceil()))
+    Ok(Value(Repr::Float(unary(a, "math.ceil")?.ceil())))
 }
 
 pub(super) fn round(_: &Cx, a: &[Value]) -> R {
-    Ok(Value::Float(unary(a, "math.round")?.round()))
+    Ok(Value(Repr::Float(unary(a, "math.round")?.round())))
 }
 
 pub(super) fn to_int(cx: &Cx, a: &[Value]) -> R {
@@ -100,19 +102,19 @@ pub(super) fn to_int(cx: &Cx, a: &[Value]) -> R {
     // 2^63 is exactly representable; every float below it in magnitude
     // converts exactly after truncation.
     let fits = (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x);
-    Ok(cx.option(fits.then_some(Value::Int(x as i64))))
+    Ok(cx.option(fits.then_some(Value(Repr::Int(x as i64)))))
 }
 
 pub(super) fn to_float(_: &Cx, a: &[Value]) -> R {
     match a {
-        [n] => Ok(Value::Float(int(n, "math.to_float")? as f64)),
+        [n] => Ok(Value(Repr::Float(int(n, "math.to_float")? as f64))),
         _ => Err(wrong_args("math.to_float")),
     }
 }
 
 pub(super) fn pi(_: &Cx, a: &[Value]) -> R {
     match a {
-        [] => Ok(Value::Float(std::f64::consts::PI)),
+        [] => Ok(Value(Repr::Float(std::f64::consts::PI))),
         _ => Err(wrong_args("math.pi")),
     }
 }

@@ -27,7 +27,7 @@ use crate::code::Module;
 use crate::error::RunError;
 use crate::machine::Machine;
 use crate::meter::Meter;
-use crate::value::{self, Value};
+use crate::value::{self, Repr, Value};
 
 /// The context a native runs in: the machine (for the module and the
 /// memory limit).
@@ -59,12 +59,12 @@ impl Cx<'_, '_> {
 
     /// `Some(v)`.
     pub(crate) fn some(&self, v: Value) -> Value {
-        Value::variant(self.module().prelude.some, vec![v])
+        Value::constructed(self.module().prelude.some, vec![v])
     }
 
     /// `None`.
     pub(crate) fn none(&self) -> Value {
-        Value::Tag(self.module().prelude.none)
+        Value(Repr::Tag(self.module().prelude.none))
     }
 
     /// `Some(v)` or `None`.
@@ -77,12 +77,12 @@ impl Cx<'_, '_> {
 
     /// `Ok(v)`.
     pub(crate) fn ok(&self, v: Value) -> Value {
-        Value::variant(self.module().prelude.ok, vec![v])
+        Value::constructed(self.module().prelude.ok, vec![v])
     }
 
     /// `Err(v)`.
     pub(crate) fn err(&self, v: Value) -> Value {
-        Value::variant(self.module().prelude.err, vec![v])
+        Value::constructed(self.module().prelude.err, vec![v])
     }
 }
 
@@ -207,7 +207,7 @@ pub(crate) fn wrong_args(name: &str) -> RunError {
 /// An integer argument.
 pub(crate) fn int(v: &Value, name: &str) -> Result<i64, RunError> {
     match v {
-        Value::Int(n) => Ok(*n),
+        Value(Repr::Int(n)) => Ok(*n),
         _ => Err(wrong_args(name)),
     }
 }
@@ -215,7 +215,7 @@ pub(crate) fn int(v: &Value, name: &str) -> Result<i64, RunError> {
 /// A float argument.
 pub(crate) fn float(v: &Value, name: &str) -> Result<f64, RunError> {
     match v {
-        Value::Float(x) => Ok(*x),
+        Value(Repr::Float(x)) => Ok(*x),
         _ => Err(wrong_args(name)),
     }
 }
@@ -228,7 +228,7 @@ pub(crate) fn text<'v>(v: &'v Value, name: &str) -> Result<&'v str, RunError> {
 /// A list argument's elements (a vector sharing structure with it).
 pub(crate) fn items(v: &Value, name: &str) -> Result<imbl::Vector<Value>, RunError> {
     match v {
-        Value::List(l) => Ok(l.vector()),
+        Value(Repr::List(l)) => Ok(l.vector()),
         _ => Err(wrong_args(name)),
     }
 }

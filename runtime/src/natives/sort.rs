@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use super::Cx;
 use crate::error::RunError;
 use crate::order::{compare_cheap, is_cheap};
-use crate::value::{self, Value};
+use crate::value::{self, Repr, Value};
 
 /// The length of the blocks of cheap keys sorted without polling.
 const BLOCK: usize = 2048;
@@ -25,7 +25,7 @@ pub(super) fn sorted_order(cx: &Cx, keys: &[&Value]) -> Result<Vec<usize>, RunEr
     let n = keys.len();
     cx.reserve(n.saturating_mul(2 * std::mem::size_of::<usize>()))?;
     cx.tick(n as u64)?;
-    let key = |i: usize| keys.get(i).copied().unwrap_or(&Value::Unit);
+    let key = |i: usize| keys.get(i).copied().unwrap_or(&Value(Repr::Unit));
     let cheap = keys.iter().all(|k| is_cheap(k));
     let mut order: Vec<usize> = (0..n).collect();
     let mut width = 1;

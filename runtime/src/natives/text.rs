@@ -12,7 +12,7 @@ use super::{Cx, int, items, new_str, reserve_list, text, wrong_args};
 use crate::display;
 use crate::error::RunError;
 use crate::meter::{self, Meter};
-use crate::value::{self, Value};
+use crate::value::{self, Repr, Value};
 
 type R = Result<Value, RunError>;
 
@@ -203,7 +203,7 @@ fn strings<'s>(cx: &Cx, parts: impl Iterator<Item = &'s str> + Clone) -> R {
         cx.tick(meter::bytes(p.len()))?;
         out.push_back(Value::str(p));
     }
-    Ok(Value::list(out))
+    Ok(Value::from_vector(out))
 }
 
 /// Each character of `s` as its own piece of `s`.
@@ -212,13 +212,13 @@ fn pieces(s: &str) -> impl Iterator<Item = &str> + Clone {
 }
 
 pub(super) fn length(cx: &Cx, a: &[Value]) -> R {
-    Ok(Value::Int(
-        char_count(one(a, "str.length")?, cx.meter()) as i64
-    ))
+    Ok(Value(Repr::Int(
+        char_count(one(a, "str.length")?, cx.meter()) as i64,
+    )))
 }
 
 pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
-    Ok(Value::Bool(one(a, "str.is_empty")?.is_empty()))
+    Ok(Value(Repr::Bool(one(a, "str.is_empty")?.is_empty())))
 }
 
 pub(super) fn split(cx: &Cx, a: &[Value]) -> R {
@@ -296,19 +296,19 @@ pub(super) fn trim(cx: &Cx, a: &[Value]) -> R {
 
 pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.contains")?;
-    Ok(Value::Bool(find(s, t, cx.meter()).is_some()))
+    Ok(Value(Repr::Bool(find(s, t, cx.meter()).is_some())))
 }
 
 pub(super) fn starts_with(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.starts_with")?;
     cx.tick(meter::bytes(t.len().min(s.len())))?;
-    Ok(Value::Bool(s.starts_with(t)))
+    Ok(Value(Repr::Bool(s.starts_with(t))))
 }
 
 pub(super) fn ends_with(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.ends_with")?;
     cx.tick(meter::bytes(t.len().min(s.len())))?;
-    Ok(Value::Bool(s.ends_with(t)))
+    Ok(Value(Repr::Bool(s.ends_with(t))))
 }
 
 pub(super) fn replace(cx: &Cx, a: &[Value]) -> R {
@@ -396,7 +396,7 @@ pub(super) fn chars(cx: &Cx, a: &[Value]) -> R {
 pub(super) fn parse_int(cx: &Cx, a: &[Value]) -> R {
     let s = one(a, "str.parse_int")?;
     cx.tick(meter::bytes(s.len()))?;
-    Ok(cx.option(s.parse::<i64>().ok().map(Value::Int)))
+    Ok(cx.option(s.parse::<i64>().ok().map(Value::int)))
 }
 
 pub(super) fn parse_float(cx: &Cx, a: &[Value]) -> R {
@@ -409,7 +409,7 @@ pub(super) fn parse_float(cx: &Cx, a: &[Value]) -> R {
         s.parse::<f64>()
             .ok()
             .filter(|x| ok && x.is_finite())
-            .map(Value::Float),
+            .map(Value::float),
     ))
 }
 
@@ -469,7 +469,7 @@ pub(super) fn index_of(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.index_of")?;
     let m = cx.meter();
     Ok(cx.option(
-        find(s, t, m).map(|b| Value::Int(s.get(..b).map_or(0, |p| char_count(p, m)) as i64)),
+        find(s, t, m).map(|b| Value(Repr::Int(s.get(..b).map_or(0, |p| char_count(p, m)) as i64))),
     ))
 }
 
