@@ -363,13 +363,13 @@ fn many_unknown_names_among_many_names_end_within_the_budget() {
 /// from earlier inputs are walked once however they share parts.
 #[test]
 fn each_session_input_has_its_own_budget() {
-    use writ_lang::types::session::Session;
-    let input = |session: &Session, src: &str| {
+    use writ_lang::types::session::CheckSession;
+    let input = |session: &CheckSession, src: &str| {
         let parsed = parse(src);
         assert!(!parsed.has_errors());
         session.check(&parsed.program, None)
     };
-    let mut session = Session::new(&[]);
+    let mut session = CheckSession::new(&[]);
     // Values below the limit, kept by the session.
     let chain = program(&[Step::Tuple; 13], Use::Eq, false);
     let first = input(&session, &chain);

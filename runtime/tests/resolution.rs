@@ -135,8 +135,8 @@ fn a_parameter_named_resume_is_hidden_by_the_continuation() {
 /// one, and a function keeps the binding it was checked with.
 #[test]
 fn a_session_follows_the_checker_across_inputs() {
-    let mut checker = writ_lang::types::session::Session::new(&[]);
-    let mut session = writ_runtime::session::Session::new(&[]).unwrap();
+    let mut checker = writ_lang::types::session::CheckSession::new(&[]);
+    let mut session = writ_runtime::session::CodeSession::new(&[]).unwrap();
     let mut last = String::new();
     for input in ["let x = 1", "fn f() { x }", "let x = 2", "(f(), x)"] {
         let parsed = writ_lang::parse(input);

@@ -249,7 +249,7 @@ mod tests {
         // interfaces, which are declared after the library): it is the
         // one a fresh load of the library computes.
         let sms = "effect Sms {\n  fn send(to: Str) -> Unit\n}\n".to_string();
-        let _session = crate::types::session::Session::new(&[sms]);
+        let _session = crate::types::session::CheckSession::new(&[sms]);
         let mut fresh = crate::types::infer::Checker::new();
         crate::types::items::load_stdlib(&mut fresh);
         assert!(!fresh.library_resolution.is_empty());
