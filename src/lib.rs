@@ -65,8 +65,8 @@ pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 /// ```
 pub mod host {
     pub use writ_host::engine::{
-        ArgError, Args, Capability, Confirmer, DEFAULT_STORE, Decision, Engine, FromValue, Handler,
-        IntoValue, Operation, Outcome, PolicyHost, Program, Refusal, RunOptions,
+        ArgError, Args, Capability, Compiled, Confirmer, DEFAULT_STORE, Decision, Engine,
+        FromValue, Handler, IntoValue, Operation, Outcome, PolicyHost, Refusal, RunOptions,
     };
     pub use writ_host::policy::{self, Policy};
     pub use writ_host::session::{self, Evaluation, Event, Session};
