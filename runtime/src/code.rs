@@ -128,7 +128,7 @@ pub enum Operand {
     /// The operation's argument at this index.
     Arg(u32),
     /// The handler's parameter.
-    State,
+    Param,
     /// `()`
     Unit,
     /// An integer constant.
@@ -148,7 +148,7 @@ pub struct HandlerInfo {
     /// Whether there is a `return(x)` clause (the last closure).
     pub has_return: bool,
     /// Whether the handler has a parameter `(p = init)`.
-    pub has_state: bool,
+    pub has_param: bool,
 }
 
 /// A native function's entry.

@@ -65,10 +65,10 @@ impl Drop for Resumption {
         let mut held: Vec<Value> = std::mem::take(&mut self.stack);
         for e in std::mem::take(&mut self.handlers) {
             if let Entry::Handler {
-                closures, state, ..
+                closures, param, ..
             } = e
             {
-                held.push(state);
+                held.push(param);
                 if let Ok(cl) = Rc::try_unwrap(closures) {
                     held.extend(cl);
                 }
@@ -99,7 +99,7 @@ impl<'a> Machine<'a> {
             .checked_sub(info.closures as usize)
             .ok_or_else(bad_index)?;
         let closures = self.stack.split_off(start);
-        let state = if info.has_state {
+        let param = if info.has_param {
             self.stack.pop().ok_or_else(bad_index)?
         } else {
             Value::Unit
@@ -107,7 +107,7 @@ impl<'a> Machine<'a> {
         self.handlers.push(Entry::Handler {
             info: id,
             closures: Rc::new(closures),
-            state,
+            param,
             frame: self.frames.len() as u32,
             stack: self.stack.len() as u32,
         });
@@ -124,7 +124,7 @@ impl<'a> Machine<'a> {
         let Some(Entry::Handler {
             info,
             closures,
-            state,
+            param,
             ..
         }) = self.handlers.pop()
         else {
@@ -144,8 +144,8 @@ impl<'a> Machine<'a> {
         let ret = closures.last().cloned().ok_or_else(bad_index)?;
         self.stack.push(v);
         let mut argc = 1;
-        if info.has_state {
-            self.stack.push(state);
+        if info.has_param {
+            self.stack.push(param);
             argc += 1;
         }
         self.call(ret, argc, false)
@@ -170,18 +170,18 @@ impl<'a> Machine<'a> {
                         .iter()
                         .find(|c| c.effect == effect && c.op == op)
                     {
-                        break Some((i, c, info.has_state));
+                        break Some((i, c, info.has_param));
                     }
                 }
                 None => return Err(bad_index()),
             }
         };
-        let Some((i, clause, has_state)) = found else {
+        let Some((i, clause, has_param)) = found else {
             return self.perform_host(effect, op, argc);
         };
         let Some(Entry::Handler {
             closures,
-            state,
+            param,
             frame,
             stack,
             ..
@@ -193,15 +193,15 @@ impl<'a> Machine<'a> {
             .get(clause.clause as usize)
             .cloned()
             .ok_or_else(bad_index)?;
-        let state = state.clone();
+        let param = param.clone();
         let (frame, stack_base) = (*frame as usize, *stack as usize);
-        let with_state = usize::from(has_state);
+        let with_param = usize::from(has_param);
         if clause.tail_resumptive {
             self.handlers.push(Entry::Skip(i as u32));
-            if has_state {
-                self.stack.push(state);
+            if has_param {
+                self.stack.push(param);
             }
-            self.call(body, argc + with_state, false)?;
+            self.call(body, argc + with_param, false)?;
             if let Some(f) = self.frames.last_mut() {
                 f.kind = Kind::Clause;
             }
@@ -242,12 +242,12 @@ impl<'a> Machine<'a> {
             }))
         };
         self.stack.extend(args);
-        if has_state {
-            self.stack.push(state);
+        if has_param {
+            self.stack.push(param);
         }
         self.stack.push(resume);
         self.check_memory(0)?;
-        self.call(body, argc + with_state + 1, false)
+        self.call(body, argc + with_param + 1, false)
     }
 
     /// An operation no handler in the program handles: `Fail` ends the
@@ -320,7 +320,7 @@ impl<'a> Machine<'a> {
     /// Call a resumption with its argument (and the handler's next
     /// parameter).
     pub(super) fn resume(&mut self, k: Rc<Resumption>, argc: usize) -> Result<(), RunError> {
-        let state = if argc == 2 {
+        let param = if argc == 2 {
             Some(self.stack.pop().ok_or_else(bad_index)?)
         } else {
             None
@@ -357,21 +357,21 @@ impl<'a> Machine<'a> {
                 Entry::Handler {
                     info,
                     closures,
-                    state,
+                    param,
                     frame,
                     stack,
                 } => Entry::Handler {
                     info,
                     closures,
-                    state,
+                    param,
                     frame: rebase(frame, fb, nf)?,
                     stack: rebase(stack, sb, ns)?,
                 },
             });
         }
-        if let Some(s) = state {
+        if let Some(s) = param {
             match self.handlers.get_mut(nh) {
-                Some(Entry::Handler { state, .. }) => *state = s,
+                Some(Entry::Handler { param, .. }) => *param = s,
                 _ => return Err(bad_index()),
             }
         }
@@ -384,14 +384,14 @@ impl<'a> Machine<'a> {
     pub(super) fn resume_tail(
         &mut self,
         v: Value,
-        state: Option<Value>,
+        param: Option<Value>,
     ) -> Result<Option<Value>, RunError> {
-        if let Some(s) = state {
+        if let Some(s) = param {
             let Some(&Entry::Skip(t)) = self.handlers.last() else {
                 return Err(RunError::internal("resumed in place outside a clause"));
             };
             match self.handlers.get_mut(t as usize) {
-                Some(Entry::Handler { state, .. }) => *state = s,
+                Some(Entry::Handler { param, .. }) => *param = s,
                 _ => return Err(bad_index()),
             }
         }

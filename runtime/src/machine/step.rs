@@ -364,7 +364,7 @@ impl<'a> Machine<'a> {
                 Op::ResumeTail | Op::ResumeTailWith => {
                     // The common case inline: return to the performer,
                     // updating the handler's parameter.
-                    let state = if op == Op::ResumeTailWith {
+                    let param = if op == Op::ResumeTailWith {
                         Some(pop!())
                     } else {
                         None
@@ -375,9 +375,9 @@ impl<'a> Machine<'a> {
                         && top.kind == Kind::Clause
                         && self.frames.len() > 1
                     {
-                        if let Some(s) = state {
+                        if let Some(s) = param {
                             match self.handlers.get_mut(t as usize) {
-                                Some(Entry::Handler { state, .. }) => *state = s,
+                                Some(Entry::Handler { param, .. }) => *param = s,
                                 _ => {
                                     sync!();
                                     return Err(bad_index());
@@ -393,7 +393,7 @@ impl<'a> Machine<'a> {
                         continue;
                     }
                     sync!();
-                    if let Some(done) = tri!(self.resume_tail(v, state)) {
+                    if let Some(done) = tri!(self.resume_tail(v, param)) {
                         return Ok(done);
                     }
                     reload!();
@@ -408,13 +408,13 @@ impl<'a> Machine<'a> {
                     }
                     // The common case inline: a tail-resumptive clause that
                     // captures nothing runs in place, in a new frame.
-                    if let Some((i, f, state)) = self.tail_clause(e, o)
+                    if let Some((i, f, param)) = self.tail_clause(e, o)
                         && let Some(func) = functions.get(f as usize)
-                        && func.arity as usize == n as usize + usize::from(state.is_some())
+                        && func.arity as usize == n as usize + usize::from(param.is_some())
                         && self.frames.len() < self.limits.depth
                     {
                         self.handlers.push(Entry::Skip(i as u32));
-                        if let Some(s) = state {
+                        if let Some(s) = param {
                             self.stack.push(s);
                         }
                         base = self.stack.len() - func.arity as usize;
@@ -490,13 +490,13 @@ impl<'a> Machine<'a> {
         if !in_range(Some(simple.result)) || !in_range(simple.next) {
             return None;
         }
-        let Some(Entry::Handler { state, .. }) = self.handlers.get_mut(at) else {
+        let Some(Entry::Handler { param, .. }) = self.handlers.get_mut(at) else {
             return None;
         };
         let args = self.stack.get(start..).unwrap_or(&[]);
-        let result = operand(simple.result, args, state);
+        let result = operand(simple.result, args, param);
         if let Some(next) = simple.next {
-            *state = operand(next, args, state);
+            *param = operand(next, args, param);
         }
         self.stack.truncate(start);
         Some(result)
@@ -515,7 +515,7 @@ impl<'a> Machine<'a> {
                 Entry::Handler {
                     info,
                     closures,
-                    state,
+                    param,
                     ..
                 } => {
                     let info = self.module.handlers.get(*info as usize)?;
@@ -532,7 +532,7 @@ impl<'a> Machine<'a> {
                     let Some(Value::Func(f)) = closures.get(c.clause as usize) else {
                         return None;
                     };
-                    return Some((i, *f, info.has_state.then(|| state.clone())));
+                    return Some((i, *f, info.has_param.then(|| param.clone())));
                 }
             }
         }
@@ -541,13 +541,13 @@ impl<'a> Machine<'a> {
 
 /// The value of a simple clause's operand (its index was checked).
 #[inline(always)]
-fn operand(o: Operand, args: &[Value], state: &Value) -> Value {
+fn operand(o: Operand, args: &[Value], param: &Value) -> Value {
     match o {
         Operand::Arg(k) => match args.get(k as usize) {
             Some(v) => v.clone(),
             None => Value::Unit,
         },
-        Operand::State => state.clone(),
+        Operand::Param => param.clone(),
         Operand::Unit => Value::Unit,
         Operand::Int(n) => Value::Int(n),
         Operand::Bool(b) => Value::Bool(b),
