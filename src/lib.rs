@@ -12,7 +12,7 @@
 //! `writ = { version = "0.1", default-features = false }`.
 //!
 //! ```
-//! let checked = writ::check_source("let x = 1 +\n");
+//! let checked = writ::check_source("let x = 1 +\n", &writ::CheckOptions::default());
 //! assert!(!checked.accepted());
 //! assert_eq!(checked.diagnostics[0].code, writ::Code::UnexpectedToken);
 //! ```
@@ -28,7 +28,7 @@ pub mod explain;
 pub mod render;
 
 pub use writ_lang::types::{
-    DEFAULT_GRANTS, GrantedBy, Grants, HOST_CAPABILITIES, ManifestEntry, Signature,
+    CheckOptions, DEFAULT_GRANTS, GrantedBy, Grants, HOST_CAPABILITIES, ManifestEntry, Signature,
 };
 pub use writ_lang::{Code, Diagnostic, Hint, Label, LineIndex, Position, Severity, Span};
 pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
@@ -101,39 +101,28 @@ impl Checked {
 }
 
 /// Check a program's source text: parse it, then (if it parsed) resolve
-/// its names and infer its types.
-pub fn check_source(text: &str) -> Checked {
-    check_source_granted(text, None)
-}
-
-/// Check a program's source text as [`check_source`] does and, with
-/// `granted`, also reject it if it needs a host capability outside the
-/// granted set (`E3002`: the program would not be run).
+/// its names and infer its types, against `options`. With grants, a
+/// program that needs a host capability outside them is rejected (`E3002`:
+/// the program would not be run); E3002 carries the missing capability and
+/// the grants' origin as data ([`Hint::Grant`]), its help is worded for any
+/// host, and [`render::words::reword`] words it for an edge that knows
+/// more.
 ///
 /// ```
+/// use writ::{CheckOptions, Grants};
+///
 /// let src = "let page = Http.get(\"https://a.example\")\nLog.info(page)\n";
 /// let granted = vec!["Log".to_string()];
-/// let checked = writ::check_source_granted(src, Some(&granted));
+/// let options = CheckOptions { grants: Some(Grants::list(&granted)), ..Default::default() };
+/// let checked = writ::check_source(src, &options);
 /// assert!(!checked.accepted());
 /// assert_eq!(checked.diagnostics[0].code, writ::Code::EffectNotGranted);
-/// let all = writ::check_source(src);
+/// let all = writ::check_source(src, &CheckOptions::default());
 /// let needs: Vec<&str> = all.manifest.iter().map(|m| m.effect.as_str()).collect();
 /// assert_eq!(needs, ["Http", "Log"]);
 /// ```
-pub fn check_source_granted(text: &str, granted: Option<&[String]>) -> Checked {
-    let grants = granted.map(|names| Grants {
-        names,
-        by: GrantedBy::List,
-    });
-    check_source_with(text, grants)
-}
-
-/// Check a program's source text with `grants`. E3002 carries the
-/// missing capability and the grants' origin as data
-/// ([`Hint::Grant`]); its help is worded for any host, and
-/// [`render::words::reword`] words it for an edge that knows more.
-pub fn check_source_with(text: &str, grants: Option<Grants<'_>>) -> Checked {
-    let a = writ_lang::analyse(text, grants, &[]);
+pub fn check_source(text: &str, options: &CheckOptions<'_>) -> Checked {
+    let a = writ_lang::analyse(text, options);
     let (signatures, manifest) = a
         .typed
         .map(|t| (t.signatures, t.manifest))
@@ -187,7 +176,11 @@ pub fn run_source(
         names: &names,
         by: GrantedBy::Default,
     };
-    let a = writ_lang::analyse(text, Some(grants), &[]);
+    let options = CheckOptions {
+        grants: Some(grants),
+        ..Default::default()
+    };
+    let a = writ_lang::analyse(text, &options);
     let accepted = a.accepted();
     let Some(typed) = a.typed else {
         return Ran {

@@ -240,7 +240,13 @@ fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> 
             let mut checked = if syntax_only {
                 writ::check_syntax(&text)
             } else {
-                writ::check_source_with(&text, grants)
+                writ::check_source(
+                    &text,
+                    &writ::CheckOptions {
+                        grants,
+                        ..Default::default()
+                    },
+                )
             };
             render::words::reword(&mut checked.diagnostics, Edge::Cli);
             FileReport {
@@ -530,10 +536,7 @@ fn main() -> ExitCode {
                 );
                 return ExitCode::from(2);
             }
-            let grants = grant.as_deref().map(|names| writ::Grants {
-                names,
-                by: writ::GrantedBy::List,
-            });
+            let grants = grant.as_deref().map(writ::Grants::list);
             check(&files, format, syntax_only, grants)
         }
         Command::Run {

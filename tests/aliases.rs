@@ -9,7 +9,7 @@ use writ_lang::types::aliases::{MEMBER_ALIASES, NAMESPACE_ALIASES};
 
 /// The code and help of the only diagnostic of checking `src`.
 fn only_diagnostic(src: &str) -> Result<(String, String), String> {
-    let checked = writ::check_source(src);
+    let checked = writ::check_source(src, &writ::CheckOptions::default());
     match checked.diagnostics.as_slice() {
         [d] => Ok((d.code.to_string(), d.help.clone().unwrap_or_default())),
         ds => Err(format!(
@@ -42,7 +42,7 @@ fn every_member_alias_is_unknown_and_suggests_its_target() {
         .enumerate()
         .map(|(i, a)| format!("let f{i} = {}.{}\n", a.namespace, a.target))
         .collect();
-    let checked = writ::check_source(&targets);
+    let checked = writ::check_source(&targets, &writ::CheckOptions::default());
     assert!(checked.accepted(), "{:#?}", checked.diagnostics);
     let mut failures = Vec::new();
     let mut lines = Vec::new();
@@ -91,8 +91,16 @@ fn namespace_lines() -> Vec<String> {
             .find(|a| a.namespace == *real)
             .map(|a| a.target)
             .unwrap_or("length");
-        if writ::check_source(&format!("let {alias} = 1\n")).accepted()
-            && writ::check_source(&format!("let f = {alias}.{member}\n")).accepted()
+        if writ::check_source(
+            &format!("let {alias} = 1\n"),
+            &writ::CheckOptions::default(),
+        )
+        .accepted()
+            && writ::check_source(
+                &format!("let f = {alias}.{member}\n"),
+                &writ::CheckOptions::default(),
+            )
+            .accepted()
         {
             failures.push(format!("`{alias}` is a namespace of its own"));
             continue;
@@ -130,12 +138,15 @@ fn an_alias_of_an_alias_namespace_is_followed() {
 #[test]
 fn a_local_name_wins_over_a_namespace_alias() {
     let src = "let text = { length: 3 }\nlet n = text.length\n";
-    assert!(writ::check_source(src).accepted());
+    assert!(writ::check_source(src, &writ::CheckOptions::default()).accepted());
 }
 
 #[test]
 fn a_method_call_with_a_borrowed_name_gets_the_hint() {
-    let checked = writ::check_source("let xs = [1, 2]\nlet ys = xs.push(3)\n");
+    let checked = writ::check_source(
+        "let xs = [1, 2]\nlet ys = xs.push(3)\n",
+        &writ::CheckOptions::default(),
+    );
     let d = checked
         .diagnostics
         .first()

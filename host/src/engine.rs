@@ -183,7 +183,11 @@ impl Engine {
             names: &granted,
             by: writ_lang::types::GrantedBy::Policy,
         };
-        let a = writ_lang::analyse(source, Some(grants), &interfaces);
+        let options = writ_lang::types::CheckOptions {
+            grants: Some(grants),
+            interfaces: &interfaces,
+        };
+        let a = writ_lang::analyse(source, &options);
         let accepted = a.accepted();
         let (Some(typed), true) = (a.typed, accepted) else {
             return Err(a.diagnostics);

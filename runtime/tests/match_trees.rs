@@ -177,7 +177,7 @@ proptest! {
 
         let parsed = writ_lang::parse(&src);
         prop_assert!(!parsed.has_errors(), "{src}\n{:#?}", parsed.diagnostics);
-        let typed = writ_lang::types::check(&parsed.program);
+        let typed = writ_lang::types::check(&parsed.program, &Default::default());
         prop_assert!(!typed.diagnostics.iter().any(|d| d.is_error()), "{src}\n{:#?}", typed.diagnostics);
         let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
         let mut host = LogHost::new(|_: &str| {});

@@ -32,7 +32,7 @@ fn at(src: &str, name: &str, nth: usize) -> Span {
 fn run_with(src: &str, edit: impl FnOnce(&mut Resolution)) -> Result<String, RunError> {
     let parsed = writ_lang::parse(src);
     assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-    let mut typed = writ_lang::types::check(&parsed.program);
+    let mut typed = writ_lang::types::check(&parsed.program, &Default::default());
     assert!(
         !typed.diagnostics.iter().any(|d| d.is_error()),
         "{:#?}",
@@ -160,7 +160,7 @@ fn a_session_follows_the_checker_across_inputs() {
 fn clauses_and_value(src: &str) -> (Vec<Vec<(bool, bool)>>, String) {
     let parsed = writ_lang::parse(src);
     assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-    let typed = writ_lang::types::check(&parsed.program);
+    let typed = writ_lang::types::check(&parsed.program, &Default::default());
     assert!(typed.diagnostics.is_empty(), "{:#?}", typed.diagnostics);
     let module = writ_runtime::compile(&parsed.program, &typed).unwrap();
     let clauses = module

@@ -155,22 +155,6 @@ pub struct Typed {
     pub work: u64,
 }
 
-/// Type-check a parsed program against the standard library, without a
-/// granted set (any host capability may appear in the manifest).
-pub fn check(program: &Program) -> Typed {
-    check_granted(program, None)
-}
-
-/// Type-check a parsed program; with `granted`, reject it if its manifest
-/// holds a host capability not in the set (`Fail` needs no grant).
-pub fn check_granted(program: &Program, granted: Option<&[String]>) -> Typed {
-    let grants = granted.map(|names| Grants {
-        names,
-        by: GrantedBy::List,
-    });
-    check_hosted(program, grants, &[])
-}
-
 /// What granted a program's capabilities, as the caller tells it: E3002
 /// carries it as data ([`crate::Hint::Grant`]), so that the edge (the
 /// command line, the REPL, an embedder) can say where to grant one more.
@@ -198,13 +182,37 @@ pub struct Grants<'a> {
     pub by: GrantedBy,
 }
 
-/// As [`check_granted`], with host capabilities an embedder declares
-/// beside the built-in ones: each of `interfaces` is Writ source holding
-/// `effect` declarations (with `///` comments), which programs may perform
-/// (if granted) but not redeclare.
-pub fn check_hosted(program: &Program, grants: Option<Grants<'_>>, interfaces: &[String]) -> Typed {
+impl<'a> Grants<'a> {
+    /// `names`, granted by a list the caller gave ([`GrantedBy::List`]).
+    pub fn list(names: &'a [String]) -> Grants<'a> {
+        Grants {
+            names,
+            by: GrantedBy::List,
+        }
+    }
+}
+
+/// What a program is checked against beside the standard library: the
+/// grants, and the host capabilities an embedder declares. The default
+/// grants nothing in particular (any host capability may appear in the
+/// manifest) and declares no capability of its own.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CheckOptions<'a> {
+    /// With grants, a program whose manifest holds a host capability
+    /// outside them is rejected (`E3002`; `Fail` needs no grant). `None`:
+    /// the program is checked, not judged.
+    pub grants: Option<Grants<'a>>,
+    /// Host capabilities beside the built-in ones: each is Writ source
+    /// holding `effect` declarations (with `///` comments), which programs
+    /// may perform (if granted) but not redeclare.
+    pub interfaces: &'a [String],
+}
+
+/// Type-check a parsed program against the standard library and
+/// `options` (its grants and the embedder's capabilities).
+pub fn check(program: &Program, options: &CheckOptions<'_>) -> Typed {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        items::check_program(program, grants, interfaces)
+        items::check_program(program, options.grants, options.interfaces)
     })
 }
 

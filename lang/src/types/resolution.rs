@@ -138,7 +138,7 @@ mod tests {
     fn resolve(src: &str) -> Resolution {
         let parsed = crate::parse(src);
         assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-        let typed = crate::types::check(&parsed.program);
+        let typed = crate::types::check(&parsed.program, &Default::default());
         assert!(
             !typed.diagnostics.iter().any(|d| d.is_error()),
             "{:#?}",

@@ -97,11 +97,11 @@ impl Checked {
 
 impl CheckSession {
     /// A session holding the standard library and the embedder's
-    /// capability `interfaces` (see [`crate::types::check_hosted`]).
+    /// capability `interfaces` (see [`crate::types::CheckOptions::interfaces`]).
     pub fn new(interfaces: &[String]) -> CheckSession {
         stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
             // The interfaces' own diagnostics are the embedder's to see
-            // (`check_hosted` reports them); inputs start clean.
+            // (`types::check` reports them); inputs start clean.
             let mut c = crate::types::items::with_library(interfaces);
             c.diagnostics.clear();
             CheckSession {

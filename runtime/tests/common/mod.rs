@@ -12,7 +12,7 @@ use writ_runtime::{Limit, Limits, LogHost, Module, RunError, run};
 pub fn compile(src: &str) -> Module {
     let parsed = writ_lang::parse(src);
     assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-    let typed = writ_lang::types::check(&parsed.program);
+    let typed = writ_lang::types::check(&parsed.program, &Default::default());
     assert!(
         !typed.diagnostics.iter().any(|d| d.is_error()),
         "{:#?}",
