@@ -208,7 +208,12 @@ pub fn run_source(
         let value = writ_runtime::run(&module, limits, &mut host, cancel)?;
         Ok(match value {
             writ_runtime::Value::Unit => String::new(),
-            v => writ_runtime::display::to_string(&v, &module, false, limits.output),
+            v => writ_runtime::display::to_string(
+                &v,
+                &module,
+                writ_runtime::display::StrForm::Quoted,
+                limits.output,
+            ),
         })
     });
     Ran {

@@ -236,7 +236,7 @@ impl Engine {
                 v => writ_runtime::display::to_string(
                     &v,
                     &program.module,
-                    false,
+                    writ_runtime::display::StrForm::Quoted,
                     policy.limits.output,
                 ),
             });

@@ -415,7 +415,14 @@ impl Session {
             }
         };
         let module = prepared.module();
-        let show = |v: &Value| writ_runtime::display::to_string(v, module, false, limits.output);
+        let show = |v: &Value| {
+            writ_runtime::display::to_string(
+                v,
+                module,
+                writ_runtime::display::StrForm::Quoted,
+                limits.output,
+            )
+        };
         for (i, d) in checked.defined.iter().enumerate() {
             // A name bound twice in one input is shown once, as it is now.
             let later = checked

@@ -182,7 +182,7 @@ proptest! {
         let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
         let mut host = LogHost::new(|_: &str| {});
         let v = run(&module, &Limits::default(), &mut host, None).map_err(|e| e.message);
-        let shown = v.map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000));
+        let shown = v.map(|v| writ_runtime::display::to_string(&v, &module, writ_runtime::display::StrForm::Quoted, 10_000));
         prop_assert_eq!(shown, Ok(expected), "{}", src);
     }
 }

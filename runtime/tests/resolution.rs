@@ -41,8 +41,14 @@ fn run_with(src: &str, edit: impl FnOnce(&mut Resolution)) -> Result<String, Run
     edit(&mut typed.resolution);
     let module = writ_runtime::compile(&parsed.program, &typed)?;
     let mut host = LogHost::new(|_| {});
-    run(&module, &Limits::default(), &mut host, None)
-        .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
+    run(&module, &Limits::default(), &mut host, None).map(|v| {
+        writ_runtime::display::to_string(
+            &v,
+            &module,
+            writ_runtime::display::StrForm::Quoted,
+            10_000,
+        )
+    })
 }
 
 /// Point the name at `from` to the local binder at `to`.
@@ -148,7 +154,12 @@ fn a_session_follows_the_checker_across_inputs() {
         let v = session
             .run(&prepared, &Limits::default(), &mut host, None)
             .unwrap();
-        last = writ_runtime::display::to_string(&v, prepared.module(), false, 10_000);
+        last = writ_runtime::display::to_string(
+            &v,
+            prepared.module(),
+            writ_runtime::display::StrForm::Quoted,
+            10_000,
+        );
         session.commit(prepared);
         checker = checked.commit().unwrap();
     }
@@ -175,7 +186,12 @@ fn clauses_and_value(src: &str) -> (Vec<Vec<(bool, bool)>>, String) {
         .collect();
     let mut host = LogHost::new(|_| {});
     let v = run(&module, &Limits::default(), &mut host, None).unwrap();
-    let shown = writ_runtime::display::to_string(&v, &module, false, 10_000);
+    let shown = writ_runtime::display::to_string(
+        &v,
+        &module,
+        writ_runtime::display::StrForm::Quoted,
+        10_000,
+    );
     (clauses, shown)
 }
 

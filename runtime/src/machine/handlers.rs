@@ -269,7 +269,7 @@ impl<'a> Machine<'a> {
                 // and bounded (it can be as long as memory allows).
                 format!(
                     "the program failed: {}",
-                    crate::display::safe_start(message, FAIL_SHOWN, false)
+                    crate::display::safe_start(message, FAIL_SHOWN, crate::display::LineBreaks::Escape)
                 ),
             )
             .with_help("`Fail.fail` was performed with no handler of `Fail` around it; handle `Fail` to recover instead"));

@@ -220,7 +220,14 @@ impl<'a> Machine<'a> {
                 let budget = self.memory_left();
                 for p in &parts {
                     let left = budget.saturating_sub(s.len());
-                    display::display_in(p, self.module, true, &mut s, left, self.meter());
+                    display::display_in(
+                        p,
+                        self.module,
+                        display::StrForm::Text,
+                        &mut s,
+                        left,
+                        self.meter(),
+                    );
                 }
                 self.metered()?;
                 self.check_memory(s.len() + value::HEADER)?;

@@ -42,8 +42,14 @@ pub fn exec_logging(
 ) -> Result<String, RunError> {
     let module = compile(src);
     let mut host = LogHost::new(on_log);
-    run(&module, limits, &mut host, cancel)
-        .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
+    run(&module, limits, &mut host, cancel).map(|v| {
+        writ_runtime::display::to_string(
+            &v,
+            &module,
+            writ_runtime::display::StrForm::Quoted,
+            10_000,
+        )
+    })
 }
 
 pub fn limits(set: &[(&str, &str)]) -> Limits {
