@@ -23,7 +23,7 @@ use writ_lang::Span;
 use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Ident, Pattern, PatternKind, Stmt};
 use writ_lang::types::{Resolution, Resolved};
 
-use super::{FnCtx, Lowerer, ResumeMode};
+use super::{FnCtx, Lowerer, Position, ResumeMode};
 use crate::code::{ClauseInfo, HandlerInfo, Op, Operand, SimpleClause};
 
 impl Lowerer {
@@ -32,7 +32,7 @@ impl Lowerer {
     pub(super) fn handle(&mut self, span: Span, h: &Handle) {
         let handler_param = h.param.as_ref().map(|s| s.name.span);
         if let Some(st) = &h.param {
-            self.expr(&st.init, false);
+            self.expr(&st.init, Position::Inner);
         }
         let mut clauses = Vec::new();
         let mut closures = 0u32;
@@ -103,7 +103,7 @@ impl Lowerer {
         // The body thunk.
         let ctx = FnCtx::new("<handled>".into(), 0);
         self.fns.push(ctx);
-        self.expr(&h.body, true);
+        self.expr(&h.body, Position::Tail);
         if let Some(ctx) = self.fns.pop() {
             self.push_function(ctx, h.body.span);
         }
@@ -167,7 +167,7 @@ impl Lowerer {
             self.pattern(p, slot, &mut fails);
         }
         self.fail_to_no_match(fails, span);
-        self.expr(body, true);
+        self.expr(body, Position::Tail);
         if let Some(ctx) = self.fns.pop() {
             self.push_function(ctx, span);
         }

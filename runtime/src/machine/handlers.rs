@@ -26,6 +26,7 @@ use std::rc::Rc;
 
 use writ_lang::Code;
 
+use super::calls::CallFrame;
 use super::{Entry, Frame, Kind, Machine, bad_index};
 use crate::error::RunError;
 use crate::host::HostError;
@@ -111,7 +112,7 @@ impl<'a> Machine<'a> {
             frame: self.frames.len() as u32,
             stack: self.stack.len() as u32,
         });
-        self.call(body, 0, false)?;
+        self.call(body, 0, CallFrame::New)?;
         if let Some(f) = self.frames.last_mut() {
             f.kind = Kind::Body;
         }
@@ -148,7 +149,7 @@ impl<'a> Machine<'a> {
             self.stack.push(param);
             argc += 1;
         }
-        self.call(ret, argc, false)
+        self.call(ret, argc, CallFrame::New)
     }
 
     /// Perform operation `op` of effect `effect` with the `argc` arguments
@@ -201,7 +202,7 @@ impl<'a> Machine<'a> {
             if has_param {
                 self.stack.push(param);
             }
-            self.call(body, argc + with_param, false)?;
+            self.call(body, argc + with_param, CallFrame::New)?;
             if let Some(f) = self.frames.last_mut() {
                 f.kind = Kind::Clause;
             }
@@ -247,7 +248,7 @@ impl<'a> Machine<'a> {
         }
         self.stack.push(resume);
         self.check_memory(0)?;
-        self.call(body, argc + with_param + 1, false)
+        self.call(body, argc + with_param + 1, CallFrame::New)
     }
 
     /// An operation no handler in the program handles: `Fail` ends the

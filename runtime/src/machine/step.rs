@@ -21,6 +21,7 @@ use crate::code::{Arith, Function, Module, Op, Operand};
 use crate::error::RunError;
 use crate::value::Value;
 
+use super::calls::CallFrame;
 use super::{Entry, Frame, Kind, Machine, bad_index};
 
 impl<'a> Machine<'a> {
@@ -286,7 +287,12 @@ impl<'a> Machine<'a> {
                             .ok_or_else(bad_index)
                     );
                     let callee = self.stack.remove(at);
-                    tri!(self.call(callee, n as usize, matches!(op, Op::TailCall(_))));
+                    let frame = if matches!(op, Op::TailCall(_)) {
+                        CallFrame::Reuse
+                    } else {
+                        CallFrame::New
+                    };
+                    tri!(self.call(callee, n as usize, frame));
                     reload!();
                 }
                 Op::CallFunc(f, n) => {
@@ -305,7 +311,7 @@ impl<'a> Machine<'a> {
                             pc = 0;
                         }
                         _ => {
-                            tri!(self.enter(f, None, n, false));
+                            tri!(self.enter(f, None, n, CallFrame::New));
                             reload!();
                         }
                     }
@@ -334,7 +340,7 @@ impl<'a> Machine<'a> {
                         }
                         _ => {
                             sync!();
-                            tri!(self.enter(f, None, n, true));
+                            tri!(self.enter(f, None, n, CallFrame::Reuse));
                             reload!();
                         }
                     }
