@@ -38,6 +38,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use writ::render::words::Edge;
 use writ::{Code, Diagnostic, MAX_SOURCE_BYTES, render};
+use writ_lang::types::BuiltinEffect;
 
 /// Writ: run programs an LLM writes, with exactly the authority a person grants.
 #[derive(Parser)]
@@ -516,7 +517,7 @@ fn main() -> ExitCode {
             let grant: Option<Vec<String>> = grant.map(|g| {
                 g.into_iter()
                     .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty() && s != "Fail")
+                    .filter(|s| !s.is_empty() && !BuiltinEffect::Fail.is(s))
                     .collect()
             });
             let known = writ_lang::types::HOST_CAPABILITIES;

@@ -171,7 +171,38 @@ pub enum GrantedBy {
 
 /// The capabilities granted when neither a policy nor a list of grants is
 /// given: `Log`, and `Fail`, which needs no grant.
-pub const DEFAULT_GRANTS: &[&str] = &["Log"];
+pub const DEFAULT_GRANTS: &[&str] = &[BuiltinEffect::Log.name()];
+
+/// The effects the language and its runtime give a meaning of their own,
+/// named once here for every crate that treats them apart (so a misspelt
+/// name does not compile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BuiltinEffect {
+    /// `Fail`, declared by the prelude: it needs no grant, and unhandled at
+    /// the top level it ends the run with its message instead of reaching
+    /// the host; a denied operation the program may handle is raised as
+    /// `Fail.fail` where it was performed.
+    Fail,
+    /// `Log`, the host capability granted when nothing else is
+    /// ([`DEFAULT_GRANTS`]); what it writes counts against the output
+    /// limit.
+    Log,
+}
+
+impl BuiltinEffect {
+    /// The effect's name, as programs, policies and the host write it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BuiltinEffect::Fail => "Fail",
+            BuiltinEffect::Log => "Log",
+        }
+    }
+
+    /// Whether `name` names this effect.
+    pub fn is(self, name: &str) -> bool {
+        name == self.name()
+    }
+}
 
 /// The capabilities a program may perform, and what granted them.
 #[derive(Clone, Copy, Debug)]
@@ -220,4 +251,27 @@ pub fn check(program: &Program, options: &CheckOptions<'_>) -> Typed {
 /// a typo (the rule the checker's "did you mean" uses).
 pub fn suggest_name(name: &str, candidates: &[&str]) -> Option<String> {
     suggest::closest(name, candidates.iter().copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BuiltinEffect, DEFAULT_GRANTS, HOST_CAPABILITIES};
+
+    #[test]
+    fn the_builtin_effects_are_the_librarys_fail_and_the_host_capability_log() {
+        let library = super::session::CheckSession::new(&[]);
+        let declared: Vec<String> = library.effect_ops().into_iter().map(|(e, _)| e).collect();
+        for e in [BuiltinEffect::Fail, BuiltinEffect::Log] {
+            assert!(declared.iter().any(|d| e.is(d)), "{e:?} is not declared");
+            assert!(
+                !e.is(&e.name().to_lowercase()),
+                "{e:?} matches another name"
+            );
+        }
+        // `Log` is a host capability and the default grant; `Fail` is
+        // neither: it needs no grant.
+        assert!(HOST_CAPABILITIES.contains(&BuiltinEffect::Log.name()));
+        assert!(!HOST_CAPABILITIES.contains(&BuiltinEffect::Fail.name()));
+        assert_eq!(DEFAULT_GRANTS, [BuiltinEffect::Log.name()]);
+    }
 }

@@ -25,6 +25,7 @@
 use std::rc::Rc;
 
 use writ_lang::Code;
+use writ_lang::types::BuiltinEffect;
 
 use super::calls::CallFrame;
 use super::{Entry, Frame, Kind, Machine, bad_index};
@@ -258,7 +259,7 @@ impl<'a> Machine<'a> {
         let info = module.effects.get(effect as usize).ok_or_else(bad_index)?;
         let op_name = info.ops.get(op as usize).ok_or_else(bad_index)?;
         let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
-        if info.name == "Fail" {
+        if BuiltinEffect::Fail.is(&info.name) {
             let message = self
                 .stack
                 .get(start)
@@ -275,7 +276,7 @@ impl<'a> Machine<'a> {
             )
             .with_help("`Fail.fail` was performed with no handler of `Fail` around it; handle `Fail` to recover instead"));
         }
-        if info.name == "Log" {
+        if BuiltinEffect::Log.is(&info.name) {
             let bytes: usize = self
                 .stack
                 .get(start..)
@@ -310,7 +311,7 @@ impl<'a> Machine<'a> {
                 let fail = module
                     .effects
                     .iter()
-                    .position(|e| e.name == "Fail")
+                    .position(|e| BuiltinEffect::Fail.is(&e.name))
                     .ok_or_else(bad_index)?;
                 self.stack.push(Value::str(message));
                 self.perform(fail as u32, 0, 1)
