@@ -41,12 +41,12 @@ impl<'a> Machine<'a> {
         self.tick(1 + a.len().min(b.len()).min(64) as u64)?;
         if b.len() <= 64 {
             self.check_memory(b.len() * value::SLOT)?;
-            if ListObj::extend_unique(&mut a, &b, false) {
+            if ListObj::append_unique(&mut a, &b) {
                 return Ok(Value::List(a));
             }
         } else if a.len() <= 64 {
             self.check_memory(a.len() * value::SLOT)?;
-            if ListObj::extend_unique(&mut b, &a, true) {
+            if ListObj::prepend_unique(&mut b, &a) {
                 return Ok(Value::List(b));
             }
         }
