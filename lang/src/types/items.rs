@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::ast::{FnDecl, Item, Program, Stmt};
 use crate::diagnostic::{Code, Diagnostic, sort_and_dedup};
 use crate::span::Span;
-use crate::types::calls::FnSig;
+use crate::types::calls::{FnSig, SigVars};
 use crate::types::deps;
 use crate::types::infer::{Binding, Checker, Scheme};
 use crate::types::pattern::collect_names;
@@ -182,7 +182,7 @@ impl Checker {
             &f.params,
             f.ret.as_ref(),
             f.effects.as_ref(),
-            true,
+            SigVars::Rigid,
         );
         if f.effects.is_none() {
             sig.row = self.arena.add(Node::RowEmpty);
@@ -516,7 +516,7 @@ impl Checker {
                 &f.params,
                 f.ret.as_ref(),
                 f.effects.as_ref(),
-                true,
+                SigVars::Rigid,
             );
             let vars_end = self.tyvars.names.len();
             let ft = self
