@@ -12,7 +12,7 @@
 //! `writ = { version = "0.1", default-features = false }`.
 //!
 //! ```
-//! let checked = writ::check_source("let x = 1 +\n");
+//! let checked = writ::check_source("let x = 1 +\n", &writ::CheckOptions::default());
 //! assert!(!checked.accepted());
 //! assert_eq!(checked.diagnostics[0].code, writ::Code::UnexpectedToken);
 //! ```
@@ -49,7 +49,7 @@ pub mod render;
 /// capability manifest, and the grants a program is checked against
 /// (with where they came from, and the defaults).
 pub use writ_lang::types::{
-    DEFAULT_GRANTS, GrantedBy, Grants, HOST_CAPABILITIES, ManifestEntry, Signature,
+    CheckOptions, DEFAULT_GRANTS, GrantedBy, Grants, HOST_CAPABILITIES, ManifestEntry, Signature,
 };
 /// Diagnostics as data (code, severity, message, labelled spans, advice),
 /// and where they point: byte spans, and lines and columns.
@@ -90,7 +90,7 @@ pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 /// ```
 ///
 /// What is here: the [`Engine`](host::Engine) that checks a program into
-/// a [`Program`](host::Program) and runs it ([`RunOptions`](host::RunOptions),
+/// a [`Compiled`](host::Compiled) program and runs it ([`RunOptions`](host::RunOptions),
 /// [`Outcome`](host::Outcome): each [`Operation`](host::Operation) with its
 /// [`Decision`](host::Decision)); an embedder's own capabilities
 /// ([`Engine::with_capability`](host::Engine::with_capability) with a
@@ -106,8 +106,8 @@ pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
 /// ledger), which only a run writes.
 pub mod host {
     pub use writ_host::engine::{
-        ArgError, Args, Capability, Confirmer, DEFAULT_STORE, Decision, Engine, FromValue, Handler,
-        IntoValue, Operation, Outcome, Program, Refusal, RunOptions,
+        ArgError, Args, Capability, Compiled, Confirmer, DEFAULT_STORE, Decision, Engine,
+        FromValue, Handler, IntoValue, Operation, Outcome, Refusal, RunOptions,
     };
     pub use writ_host::policy::{self, Policy};
     pub use writ_host::session::{self, Evaluation, Event, Session};
@@ -145,39 +145,28 @@ impl Checked {
 }
 
 /// Check a program's source text: parse it, then (if it parsed) resolve
-/// its names and infer its types.
-pub fn check_source(text: &str) -> Checked {
-    check_source_granted(text, None)
-}
-
-/// Check a program's source text as [`check_source`] does and, with
-/// `granted`, also reject it if it needs a host capability outside the
-/// granted set (`E3002`: the program would not be run).
+/// its names and infer its types, against `options`. With grants, a
+/// program that needs a host capability outside them is rejected (`E3002`:
+/// the program would not be run); E3002 carries the missing capability and
+/// the grants' origin as data ([`Hint::Grant`]), its help is worded for any
+/// host, and [`render::words::reword`] words it for an edge that knows
+/// more.
 ///
 /// ```
+/// use writ::{CheckOptions, Grants};
+///
 /// let src = "let page = Http.get(\"https://a.example\")\nLog.info(page)\n";
 /// let granted = vec!["Log".to_string()];
-/// let checked = writ::check_source_granted(src, Some(&granted));
+/// let options = CheckOptions { grants: Some(Grants::list(&granted)), ..Default::default() };
+/// let checked = writ::check_source(src, &options);
 /// assert!(!checked.accepted());
 /// assert_eq!(checked.diagnostics[0].code, writ::Code::EffectNotGranted);
-/// let all = writ::check_source(src);
+/// let all = writ::check_source(src, &CheckOptions::default());
 /// let needs: Vec<&str> = all.manifest.iter().map(|m| m.effect.as_str()).collect();
 /// assert_eq!(needs, ["Http", "Log"]);
 /// ```
-pub fn check_source_granted(text: &str, granted: Option<&[String]>) -> Checked {
-    let grants = granted.map(|names| Grants {
-        names,
-        by: GrantedBy::List,
-    });
-    check_source_with(text, grants)
-}
-
-/// Check a program's source text with `grants`. E3002 carries the
-/// missing capability and the grants' origin as data
-/// ([`Hint::Grant`]); its help is worded for any host, and
-/// [`render::words::reword`] words it for an edge that knows more.
-pub fn check_source_with(text: &str, grants: Option<Grants<'_>>) -> Checked {
-    let a = writ_lang::analyse(text, grants, &[]);
+pub fn check_source(text: &str, options: &CheckOptions<'_>) -> Checked {
+    let a = writ_lang::analyse(text, options);
     let (signatures, manifest) = a
         .typed
         .map(|t| (t.signatures, t.manifest))
@@ -231,7 +220,11 @@ pub fn run_source(
         names: &names,
         by: GrantedBy::Default,
     };
-    let a = writ_lang::analyse(text, Some(grants), &[]);
+    let options = CheckOptions {
+        grants: Some(grants),
+        ..Default::default()
+    };
+    let a = writ_lang::analyse(text, &options);
     let accepted = a.accepted();
     let Some(typed) = a.typed else {
         return Ran {
@@ -259,7 +252,12 @@ pub fn run_source(
         let value = writ_runtime::run(&module, limits, &mut host, cancel)?;
         Ok(match value {
             v if v.is_unit() => String::new(),
-            v => writ_runtime::display::to_string(&v, &module, false, limits.output),
+            v => writ_runtime::display::to_string(
+                &v,
+                &module,
+                writ_runtime::display::StrForm::Quoted,
+                limits.output,
+            ),
         })
     });
     Ran {

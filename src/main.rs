@@ -38,6 +38,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use writ::render::words::Edge;
 use writ::{Code, Diagnostic, MAX_SOURCE_BYTES, render};
+use writ_lang::types::BuiltinEffect;
 
 /// Writ: run programs an LLM writes, with exactly the authority a person grants.
 #[derive(Parser)]
@@ -240,7 +241,13 @@ fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> 
             let mut checked = if syntax_only {
                 writ::check_syntax(&text)
             } else {
-                writ::check_source_with(&text, grants)
+                writ::check_source(
+                    &text,
+                    &writ::CheckOptions {
+                        grants,
+                        ..Default::default()
+                    },
+                )
             };
             render::words::reword(&mut checked.diagnostics, Edge::Cli);
             FileReport {
@@ -510,7 +517,7 @@ fn main() -> ExitCode {
             let grant: Option<Vec<String>> = grant.map(|g| {
                 g.into_iter()
                     .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty() && s != "Fail")
+                    .filter(|s| !s.is_empty() && !BuiltinEffect::Fail.is(s))
                     .collect()
             });
             let known = writ_lang::types::HOST_CAPABILITIES;
@@ -530,10 +537,7 @@ fn main() -> ExitCode {
                 );
                 return ExitCode::from(2);
             }
-            let grants = grant.as_deref().map(|names| writ::Grants {
-                names,
-                by: writ::GrantedBy::List,
-            });
+            let grants = grant.as_deref().map(writ::Grants::list);
             check(&files, format, syntax_only, grants)
         }
         Command::Run {

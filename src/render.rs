@@ -30,7 +30,7 @@ pub fn want_color(is_terminal: bool, no_color: Option<&str>) -> bool {
 /// escapes, so a program cannot move the cursor, recolour the terminal,
 /// rewrite a line already shown or reorder what is shown.
 pub fn terminal_safe(text: &str) -> String {
-    writ_runtime::display::safe_text(text, true)
+    writ_runtime::display::safe_text(text, writ_runtime::display::LineBreaks::Keep)
 }
 
 /// Render diagnostics about the file `path` (whose text is `text`) for a

@@ -141,7 +141,7 @@ fn corpus() -> Vec<String> {
 #[test]
 fn checking_many_programs_keeps_memory_flat() {
     assert_flat("check_source", 20, 300, |i| {
-        let checked = writ::check_source(&program(i));
+        let checked = writ::check_source(&program(i), &writ::CheckOptions::default());
         assert_eq!(checked.accepted(), i % 4 != 3, "{:?}", checked.diagnostics);
     });
 }
@@ -149,7 +149,7 @@ fn checking_many_programs_keeps_memory_flat() {
 #[test]
 fn checking_the_same_program_keeps_memory_flat() {
     assert_flat("check_source(\"1 + 1\")", 10, 200, |_| {
-        assert!(writ::check_source("1 + 1").accepted());
+        assert!(writ::check_source("1 + 1", &writ::CheckOptions::default()).accepted());
     });
 }
 

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 fn render_all(bytes: &[u8]) {
     match writ::source_text(bytes) {
         Ok(text) => {
-            let checked = writ::check_source(text);
+            let checked = writ::check_source(text, &writ::CheckOptions::default());
             let human = writ::render::human(&checked.diagnostics, "p.writ", text, false);
             let json = writ::render::json(&checked.diagnostics, "p.writ", text);
             assert_eq!(

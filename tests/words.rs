@@ -163,7 +163,11 @@ fn an_embedders_grants_are_named_plainly() {
     let src = "Http.get(\"https://a.example\")\n";
     // A list the embedder gave.
     let granted = vec!["Log".to_string()];
-    let checked = writ::check_source_granted(src, Some(&granted));
+    let options = writ::CheckOptions {
+        grants: Some(writ::Grants::list(&granted)),
+        ..Default::default()
+    };
+    let checked = writ::check_source(src, &options);
     let [d] = checked.diagnostics.as_slice() else {
         panic!("expected one diagnostic: {:?}", checked.diagnostics);
     };

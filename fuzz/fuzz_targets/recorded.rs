@@ -7,13 +7,13 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 use libfuzzer_sys::fuzz_target;
-use writ_host::engine::{Engine, Program, RunOptions};
+use writ_host::engine::{Engine, Compiled, RunOptions};
 use writ_host::policy::{self, Policy};
 
 struct Fixture {
     engine: Engine,
     policy: Policy,
-    program: Program,
+    program: Compiled,
     file: PathBuf,
 }
 

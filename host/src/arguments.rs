@@ -198,7 +198,12 @@ pub(crate) fn capability(args: &[Value], module: &Module) -> Result<String, Over
     let mut why_refused = None;
     for (i, a) in args.iter().enumerate() {
         match measure(a, MAX_CAPABILITY_ARGUMENT, MAX_CAPABILITY_DEPTH) {
-            Ok(_) => shown.push(writ_runtime::display::to_string(a, module, false, 4096)),
+            Ok(_) => shown.push(writ_runtime::display::to_string(
+                a,
+                module,
+                writ_runtime::display::StrForm::Quoted,
+                4096,
+            )),
             Err(why) => {
                 let what = format!("argument {}", i + 1);
                 let o = match (a.as_str(), why) {

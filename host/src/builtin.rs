@@ -10,6 +10,8 @@
 //! an operation a program can perform under a grant always has a case
 //! here, and nothing here is unreachable.
 
+use writ_lang::types::BuiltinEffect;
+
 /// A capability the host provides itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Builtin {
@@ -48,7 +50,7 @@ impl Builtin {
             Builtin::Pay => "Pay",
             Builtin::Records => "Records",
             Builtin::Audit => "Audit",
-            Builtin::Log => "Log",
+            Builtin::Log => BuiltinEffect::Log.name(),
             Builtin::Clock => "Clock",
             Builtin::Confirm => "Confirm",
         }
@@ -180,7 +182,7 @@ mod tests {
         let mut effects: Vec<&str> = declared
             .iter()
             .map(|(effect, _)| effect.as_str())
-            .filter(|e| *e != "Fail")
+            .filter(|e| !BuiltinEffect::Fail.is(e))
             .collect();
         effects.sort_unstable();
         let mut builtins = names.clone();

@@ -3,8 +3,8 @@
 //!
 //! [`Engine::check`] type-checks a program with the policy's grants (a
 //! program that could perform an effect nobody granted is rejected before
-//! its first step) and compiles it once; [`Engine::run`] runs a checked
-//! [`Program`] under a policy, with a policy host that carries out each
+//! its first step) and compiles it once; [`Engine::run`] runs a
+//! [`Compiled`] program under a policy, with a policy host that carries out each
 //! host operation only after checking its arguments' sizes
 //! ([`crate::arguments`]) and then against the grant's scope, writing the
 //! audit record first.
@@ -30,7 +30,7 @@ pub use crate::policy_host::clean;
 use crate::store::{self, Store};
 
 /// A checked, compiled program, ready to run any number of times.
-pub struct Program {
+pub struct Compiled {
     module: Module,
     /// The SHA-256 of the program's text, recorded in every audit record.
     pub hash: String,
@@ -173,7 +173,7 @@ impl Engine {
 
     /// Check `source` against the capabilities `policy` grants and compile
     /// it; the diagnostics if it is rejected.
-    pub fn check(&self, source: &str, policy: &Policy) -> Result<Program, Vec<Diagnostic>> {
+    pub fn check(&self, source: &str, policy: &Policy) -> Result<Compiled, Vec<Diagnostic>> {
         let granted = policy.granted();
         let interfaces: Vec<String> = self
             .capabilities
@@ -184,14 +184,18 @@ impl Engine {
             names: &granted,
             by: writ_lang::types::GrantedBy::Policy,
         };
-        let a = writ_lang::analyse(source, Some(grants), &interfaces);
+        let options = writ_lang::types::CheckOptions {
+            grants: Some(grants),
+            interfaces: &interfaces,
+        };
+        let a = writ_lang::analyse(source, &options);
         let accepted = a.accepted();
         let (Some(typed), true) = (a.typed, accepted) else {
             return Err(a.diagnostics);
         };
         let module = writ_runtime::compile_hosted(&a.program, &typed, &interfaces)
             .map_err(|e| vec![Diagnostic::new(Code::InternalError, e.message)])?;
-        Ok(Program {
+        Ok(Compiled {
             module,
             hash: store::sha256_hex(source.as_bytes()),
             effects: typed.manifest.iter().map(|m| m.effect.clone()).collect(),
@@ -204,7 +208,7 @@ impl Engine {
     /// runs.
     pub fn run(
         &self,
-        program: &Program,
+        program: &Compiled,
         policy: &Policy,
         options: &RunOptions,
         log: &mut dyn FnMut(&str),
@@ -233,7 +237,7 @@ impl Engine {
                 v => writ_runtime::display::to_string(
                     &v,
                     &program.module,
-                    false,
+                    writ_runtime::display::StrForm::Quoted,
                     policy.limits.output,
                 ),
             });

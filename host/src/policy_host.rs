@@ -52,7 +52,7 @@ pub(crate) struct PolicyHost<'a> {
 /// [`writ_runtime::display::safe_text`]): an audit line cannot be made to
 /// look like another, on a terminal or in the log.
 pub fn clean(s: &str) -> String {
-    writ_runtime::display::safe_text(s, false)
+    writ_runtime::display::safe_text(s, writ_runtime::display::LineBreaks::Escape)
 }
 
 fn quoted(s: &str) -> String {

@@ -19,10 +19,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use writ_lang::types::session::{Defined, DefinedKind, Session as CheckSession};
+use writ_lang::types::session::{CheckSession, Defined, DefinedKind};
 use writ_lang::types::{GrantedBy, Grants, ManifestEntry};
 use writ_lang::{Diagnostic, Span};
-use writ_runtime::session::Session as CodeSession;
+use writ_runtime::session::CodeSession;
 use writ_runtime::{Limits, LogHost, RunError, Value};
 
 use crate::engine::{Engine, Operation, RunOptions, open_for};
@@ -415,7 +415,14 @@ impl Session {
             }
         };
         let module = prepared.module();
-        let show = |v: &Value| writ_runtime::display::to_string(v, module, false, limits.output);
+        let show = |v: &Value| {
+            writ_runtime::display::to_string(
+                v,
+                module,
+                writ_runtime::display::StrForm::Quoted,
+                limits.output,
+            )
+        };
         for (i, d) in checked.defined.iter().enumerate() {
             // A name bound twice in one input is shown once, as it is now.
             let later = checked

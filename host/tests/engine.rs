@@ -8,7 +8,7 @@ use std::sync::Arc;
 mod common;
 
 use common::{audit_lines, run_with};
-use writ_host::engine::{Decision, Engine, Program, RunOptions};
+use writ_host::engine::{Compiled, Decision, Engine, RunOptions};
 use writ_host::policy::{self, Policy};
 
 fn policy(extra: &str) -> Policy {
@@ -205,7 +205,7 @@ Log.info(\"${Records.list()}\")\nLog.info(read(\"ada\"))\nLog.info(read(\"bob\")
 fn engine_programs_and_policies_can_be_shared_across_threads() {
     fn shared<T: Send + Sync>() {}
     shared::<Engine>();
-    shared::<Program>();
+    shared::<Compiled>();
     shared::<Policy>();
     // Check once, run on several threads.
     let engine = Engine::new();

@@ -103,13 +103,16 @@ fn main() {
         let src = program(lines);
         let parsed = writ_lang::parse(&src);
         assert!(parsed.diagnostics.is_empty(), "{:#?}", parsed.diagnostics);
-        let typed = writ_lang::types::check(&parsed.program);
+        let typed = writ_lang::types::check(&parsed.program, &Default::default());
         assert!(typed.diagnostics.is_empty(), "{:#?}", typed.diagnostics);
         let parse = best(10, || {
             std::hint::black_box(writ_lang::parse(&src));
         });
         let check = best(10, || {
-            std::hint::black_box(writ_lang::types::check(&parsed.program));
+            std::hint::black_box(writ_lang::types::check(
+                &parsed.program,
+                &Default::default(),
+            ));
         });
         let both = parse + check;
         println!(

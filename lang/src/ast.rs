@@ -293,7 +293,7 @@ impl Expr {
             }
             ExprKind::Handle(h) => {
                 h.body.vars(out);
-                if let Some(s) = &h.state {
+                if let Some(s) = &h.param {
                     s.init.vars(out);
                 }
                 for c in &h.clauses {
@@ -453,7 +453,7 @@ pub enum Clause {
 
 /// The `(name = init)` of a parameterised handler.
 #[derive(Clone, Debug, PartialEq)]
-pub struct HandlerState {
+pub struct HandlerParam {
     /// The parameter's name, bound in every clause.
     pub name: Ident,
     /// Its initial value.
@@ -490,7 +490,7 @@ pub struct Handle {
     /// The handled computation.
     pub body: Expr,
     /// The parameter of a parameterised handler.
-    pub state: Option<HandlerState>,
+    pub param: Option<HandlerParam>,
     /// The clauses, in order.
     pub clauses: Vec<Clause>,
 }

@@ -78,9 +78,9 @@ impl Analysis {
     }
 }
 
-/// Parse `text` and, if it parses, check it with `grants` (see
-/// [`types::check_hosted`]) and the embedder's capability `interfaces`.
-pub fn analyse(text: &str, grants: Option<types::Grants<'_>>, interfaces: &[String]) -> Analysis {
+/// Parse `text` and, if it parses, check it with `options` (see
+/// [`types::check`]).
+pub fn analyse(text: &str, options: &types::CheckOptions<'_>) -> Analysis {
     let parsed = parse(text);
     if parsed.has_errors() {
         return Analysis {
@@ -89,7 +89,7 @@ pub fn analyse(text: &str, grants: Option<types::Grants<'_>>, interfaces: &[Stri
             diagnostics: parsed.diagnostics,
         };
     }
-    let typed = types::check_hosted(&parsed.program, grants, interfaces);
+    let typed = types::check(&parsed.program, options);
     let mut diagnostics = parsed.diagnostics;
     diagnostics.extend(typed.diagnostics.iter().cloned());
     diagnostic::sort_and_dedup(&mut diagnostics);

@@ -135,7 +135,7 @@ fn program(steps: &[Step], last: Use, nested: bool) -> String {
 fn check(src: &str) -> (Vec<Code>, u64) {
     let parsed = parse(src);
     assert!(!parsed.has_errors(), "{src}\n{:?}", parsed.diagnostics);
-    let typed = types::check(&parsed.program);
+    let typed = types::check(&parsed.program, &Default::default());
     (codes(&typed.diagnostics), typed.work)
 }
 
@@ -326,7 +326,7 @@ fn shipped_programs_use_a_small_part_of_the_budget() {
         if parsed.has_errors() {
             continue;
         }
-        let typed = types::check(&parsed.program);
+        let typed = types::check(&parsed.program, &Default::default());
         if typed.work > most.0 {
             most = (typed.work, path.display().to_string());
         }
@@ -348,7 +348,7 @@ fn many_unknown_names_among_many_names_end_within_the_budget() {
         src.push_str(&format!("total_amont_{i}\n"));
     }
     let parsed = parse(&src);
-    let typed = types::check(&parsed.program);
+    let typed = types::check(&parsed.program, &Default::default());
     let codes = codes(&typed.diagnostics);
     assert!(codes.iter().all(|c| *c == Code::UnknownName), "{codes:?}");
     // The diagnostics shown still make their suggestion.
@@ -363,13 +363,13 @@ fn many_unknown_names_among_many_names_end_within_the_budget() {
 /// from earlier inputs are walked once however they share parts.
 #[test]
 fn each_session_input_has_its_own_budget() {
-    use writ_lang::types::session::Session;
-    let input = |session: &Session, src: &str| {
+    use writ_lang::types::session::CheckSession;
+    let input = |session: &CheckSession, src: &str| {
         let parsed = parse(src);
         assert!(!parsed.has_errors());
         session.check(&parsed.program, None)
     };
-    let mut session = Session::new(&[]);
+    let mut session = CheckSession::new(&[]);
     // Values below the limit, kept by the session.
     let chain = program(&[Step::Tuple; 13], Use::Eq, false);
     let first = input(&session, &chain);

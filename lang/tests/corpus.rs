@@ -3,7 +3,7 @@
 //! [`writ_lang::parse`] for the cases under `parse/` (what
 //! `writ check --syntax-only` runs) and [`writ_lang::analyse`] for the
 //! others (what `writ check` runs, the standard library included, as the
-//! `writ` facade's `check_source_with` calls it), so that
+//! `writ` facade's `check_source` calls it), so that
 //! `cargo test -p writ-lang` exercises the checker without building or
 //! spawning the `writ` binary. The corpus stays the specification; the
 //! root harness, `tests/corpus.rs`, runs the same cases through the binary.
@@ -36,7 +36,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use writ_lang::types::{GrantedBy, Grants, ManifestEntry, Signature};
+use writ_lang::types::{CheckOptions, Grants, ManifestEntry, Signature};
 use writ_lang::{Code, Diagnostic, LineIndex, Span};
 
 fn corpus_dir() -> PathBuf {
@@ -84,11 +84,11 @@ fn check(rel: &str, text: &str, args: &[String]) -> Result<Found, String> {
             manifest: Vec::new(),
         });
     }
-    let grants = names.as_deref().map(|names| Grants {
-        names,
-        by: GrantedBy::List,
-    });
-    let a = writ_lang::analyse(text, grants, &[]);
+    let options = CheckOptions {
+        grants: names.as_deref().map(Grants::list),
+        ..Default::default()
+    };
+    let a = writ_lang::analyse(text, &options);
     let (signatures, manifest) = a
         .typed
         .map(|t| (t.signatures, t.manifest))

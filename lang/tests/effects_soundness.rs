@@ -45,7 +45,7 @@ fn check(src: &str) -> Typed {
         "{src}\n{:#?}",
         parsed.diagnostics
     );
-    types::check(&parsed.program)
+    types::check(&parsed.program, &Default::default())
 }
 
 fn effects(t: &Typed) -> Vec<String> {
@@ -121,7 +121,13 @@ fn a_granted_set_without_the_effect_rejects() {
     );
     let parsed = writ_lang::parse(&src);
     let granted = vec!["Log".to_string()];
-    let t = types::check_granted(&parsed.program, Some(&granted));
+    let t = types::check(
+        &parsed.program,
+        &types::CheckOptions {
+            grants: Some(types::Grants::list(&granted)),
+            ..Default::default()
+        },
+    );
     let codes: Vec<_> = t.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, vec![writ_lang::Code::EffectNotGranted]);
 }

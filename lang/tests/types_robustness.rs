@@ -11,7 +11,7 @@ fn codes(src: &str) -> Vec<Code> {
     let diagnostics = if parsed.has_errors() {
         parsed.diagnostics
     } else {
-        types::check(&parsed.program).diagnostics
+        types::check(&parsed.program, &Default::default()).diagnostics
     };
     well_formed(src, &diagnostics);
     diagnostics.iter().map(|d| d.code).collect()
@@ -116,7 +116,7 @@ proptest! {
             well_formed(&src, &parsed.diagnostics);
             return Ok(());
         }
-        let typed = types::check(&parsed.program);
+        let typed = types::check(&parsed.program, &Default::default());
         well_formed(&src, &typed.diagnostics);
         // An accepted program has its function's signature; a rejected
         // one has none.
@@ -221,7 +221,7 @@ fn exponentially_large_types_print_briefly() {
         }
         src.push_str(&format!("  let bad: Int = p{}\n  bad\n}}\n", depth - 1));
         let parsed = parse(&src);
-        let typed = types::check(&parsed.program);
+        let typed = types::check(&parsed.program, &Default::default());
         let codes: Vec<Code> = typed.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, vec![code]);
         assert!(typed.diagnostics[0].message.len() < 1_000);

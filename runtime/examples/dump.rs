@@ -10,7 +10,7 @@ fn main() {
     };
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let parsed = writ_lang::parse(&text);
-    let typed = writ_lang::types::check(&parsed.program);
+    let typed = writ_lang::types::check(&parsed.program, &Default::default());
     let module = match writ_runtime::compile(&parsed.program, &typed) {
         Ok(m) => m,
         Err(e) => {

@@ -164,7 +164,7 @@ pub enum Operand {
     /// The operation's argument at this index.
     Arg(u32),
     /// The handler's parameter.
-    State,
+    Param,
     /// `()`
     Unit,
     /// An integer constant.
@@ -184,7 +184,7 @@ pub struct HandlerInfo {
     /// Whether there is a `return(x)` clause (the last closure).
     pub has_return: bool,
     /// Whether the handler has a parameter `(p = init)`.
-    pub has_state: bool,
+    pub has_param: bool,
 }
 
 /// A native function's entry.
@@ -401,7 +401,7 @@ mod tests {
     #[test]
     fn the_listing_shows_the_programs_functions_and_the_library_on_request() {
         let parsed = writ_lang::parse("fn twice(x: Int) -> Int { x * 2 }\ntwice(21)\n");
-        let typed = writ_lang::types::check(&parsed.program);
+        let typed = writ_lang::types::check(&parsed.program, &Default::default());
         let module = crate::compile(&parsed.program, &typed).expect("compiles");
         let own = module.listing(false);
         assert!(own.contains(" twice (arity 1,"), "{own}");

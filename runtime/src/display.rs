@@ -43,12 +43,34 @@ enum Piece<'a> {
     },
 }
 
-/// Append the display form of `v` to `out`, at most `max` bytes more. A
-/// string at the top is written as its text when `raw_str` is set. Not
+/// How a string at the top of a display is written (a string inside a
+/// structure is always quoted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrForm {
+    /// As its text, unquoted: what interpolation, `str.from` and
+    /// `list.join` show.
+    Text,
+    /// Quoted and escaped, as inside a structure: how a run's value is
+    /// shown.
+    Quoted,
+}
+
+/// What [`safe_text`] does with `\n` and `\t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineBreaks {
+    /// Kept as they are: a program's output lines.
+    Keep,
+    /// Escaped like the other control characters: one field of a record,
+    /// one line of a message.
+    Escape,
+}
+
+/// Append the display form of `v` to `out`, at most `max` bytes more, a
+/// string at the top written in `form`. Not
 /// metered (the host's displays are bounded by `max`, and the work by it:
 /// every piece printed is at least a byte); never cut short.
-pub(crate) fn display(v: &Value, module: &Module, raw_str: bool, out: &mut String, max: usize) {
-    display_in(v, module, raw_str, out, max, Meter::OFF);
+pub(crate) fn display(v: &Value, module: &Module, form: StrForm, out: &mut String, max: usize) {
+    display_in(v, module, form, out, max, Meter::OFF);
 }
 
 /// [`display`], charging `meter` (what the program's own displays use:
@@ -56,12 +78,14 @@ pub(crate) fn display(v: &Value, module: &Module, raw_str: bool, out: &mut Strin
 pub(crate) fn display_in(
     v: &Value,
     module: &Module,
-    raw_str: bool,
+    form: StrForm,
     out: &mut String,
     max: usize,
     meter: Meter,
 ) {
-    if raw_str && let Value(Repr::Str(s)) = v {
+    if form == StrForm::Text
+        && let Value(Repr::Str(s)) = v
+    {
         if meter::push_str(out, prefix(&s.text, max), meter) && s.text.len() > max {
             out.push('…');
         }
@@ -129,12 +153,12 @@ pub(crate) fn display_in(
 }
 
 /// A value as a program prints it, at most `max` bytes (then `…`); a
-/// string at the top is its text when `raw_str` is set, else quoted.
-/// `module` is the one the value was made with (it names constructors,
-/// fields and functions). Not metered: the work is bounded by `max`.
-pub fn to_string(v: &Value, module: &Module, raw_str: bool, max: usize) -> String {
+/// string at the top is its text or quoted, as `form` says. `module` is
+/// the one the value was made with (it names constructors, fields and
+/// functions). Not metered: the work is bounded by `max`.
+pub fn to_string(v: &Value, module: &Module, form: StrForm, max: usize) -> String {
     let mut s = String::new();
-    display(v, module, raw_str, &mut s, max);
+    display(v, module, form, &mut s, max);
     s
 }
 
@@ -174,12 +198,11 @@ pub(crate) fn float_text(x: f64) -> String {
 /// bidirectional controls, invisible characters and line breaks other
 /// than `\n` become `\u{...}` escapes, so the text cannot move a terminal's
 /// cursor, recolour it, reorder what is shown, or pass for another line.
-/// With `keep_lines`, `\n` and `\t` are kept as they are (a program's
-/// output lines); without, they are escaped too (one field of a record).
-pub fn safe_text(s: &str, keep_lines: bool) -> String {
+/// `breaks` says whether `\n` and `\t` are kept ([`LineBreaks`]).
+pub fn safe_text(s: &str, breaks: LineBreaks) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        let kept = keep_lines && matches!(c, '\n' | '\t');
+        let kept = breaks == LineBreaks::Keep && matches!(c, '\n' | '\t');
         if !kept && (c.is_control() || writ_lang::is_deceptive(c)) {
             let _ = write!(out, "\\u{{{:x}}}", c as u32);
         } else {
@@ -193,16 +216,16 @@ pub fn safe_text(s: &str, keep_lines: bool) -> String {
 /// at a character boundary), then, when `s` is longer, `…` and its full
 /// length in bytes. The work is bounded by `max`, whatever the length of
 /// `s`.
-pub(crate) fn safe_start(s: &str, max: usize, keep_lines: bool) -> String {
+pub(crate) fn safe_start(s: &str, max: usize, breaks: LineBreaks) -> String {
     if s.len() <= max {
-        return safe_text(s, keep_lines);
+        return safe_text(s, breaks);
     }
     let mut cut = max;
     while !s.is_char_boundary(cut) {
         cut -= 1;
     }
     let start = s.get(..cut).unwrap_or_default();
-    format!("{}{}", safe_text(start, keep_lines), shortened(s.len()))
+    format!("{}{}", safe_text(start, breaks), shortened(s.len()))
 }
 
 /// What follows the start of a text of `len` bytes shown shortened:
@@ -341,29 +364,32 @@ fn ctor_name(module: &Module, c: u32) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{safe_start, safe_text};
+    use super::{LineBreaks, safe_start, safe_text};
 
     #[test]
     fn safe_text_escapes_what_could_rewrite_a_terminal_or_a_line() {
         let attack = "pay 1\u{1b}[2K\rpay 999\u{202E}\u{200B}\u{2028}";
-        let shown = safe_text(attack, true);
+        let shown = safe_text(attack, LineBreaks::Keep);
         assert_eq!(
             shown,
             "pay 1\\u{1b}[2K\\u{d}pay 999\\u{202e}\\u{200b}\\u{2028}"
         );
         assert!(!shown.chars().any(char::is_control));
         // Lines and tabs stay in program output, not in a record's field.
-        assert_eq!(safe_text("a\n\tb é", true), "a\n\tb é");
-        assert_eq!(safe_start("a\n\tb é", 7, true), "a\n\tb é");
+        assert_eq!(safe_text("a\n\tb é", LineBreaks::Keep), "a\n\tb é");
+        assert_eq!(safe_start("a\n\tb é", 7, LineBreaks::Keep), "a\n\tb é");
         // Cut at a character boundary: `é` is two bytes.
         assert_eq!(
-            safe_start("abé\u{1b}[2J", 3, false),
+            safe_start("abé\u{1b}[2J", 3, LineBreaks::Escape),
             "ab… (8 bytes, shown shortened)"
         );
         assert_eq!(
-            safe_start("\u{1b}xyz", 2, false),
+            safe_start("\u{1b}xyz", 2, LineBreaks::Escape),
             "\\u{1b}x… (4 bytes, shown shortened)"
         );
-        assert_eq!(safe_text("a\n\tb é", false), "a\\u{a}\\u{9}b é");
+        assert_eq!(
+            safe_text("a\n\tb é", LineBreaks::Escape),
+            "a\\u{a}\\u{9}b é"
+        );
     }
 }

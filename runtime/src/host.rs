@@ -12,6 +12,7 @@
 //! error, never a default value): fail closed.
 
 use writ_lang::Code;
+use writ_lang::types::BuiltinEffect;
 
 use crate::error::RunError;
 use crate::value::{Repr, Value};
@@ -57,7 +58,7 @@ impl<F: FnMut(&str)> LogHost<F> {
 impl<F: FnMut(&str)> Host for LogHost<F> {
     fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
         match (effect, op, args) {
-            ("Log", "info", [message]) => {
+            (effect, "info", [message]) if BuiltinEffect::Log.is(effect) => {
                 (self.sink)(message.as_str().unwrap_or_default());
                 Ok(Value(Repr::Unit))
             }
@@ -78,7 +79,7 @@ mod tests {
     fn the_log_host_logs_and_refuses_everything_else() {
         let mut lines = Vec::new();
         let mut host = LogHost::new(|l: &str| lines.push(l.to_string()));
-        let ok = host.perform("Log", "info", &[Value::str("hi")]);
+        let ok = host.perform(BuiltinEffect::Log.name(), "info", &[Value::str("hi")]);
         assert!(matches!(ok, Ok(Value(Repr::Unit))));
         let refused = host.perform("Pay", "pay", &[]);
         let Err(HostError::Stop(refused)) = refused else {

@@ -71,7 +71,7 @@ pub fn compile(
 }
 
 /// As [`compile`], for a program checked with host capability
-/// `interfaces` ([`writ_lang::types::check_hosted`]).
+/// `interfaces` ([`writ_lang::types::CheckOptions::interfaces`]).
 pub fn compile_hosted(
     program: &writ_lang::ast::Program,
     typed: &writ_lang::types::Typed,

@@ -1,13 +1,13 @@
 //! Sessions: compiling and running a program one input at a time, as the
 //! REPL does.
 //!
-//! A [`Session`] holds one growing [`Module`] and the values of the
+//! A [`CodeSession`] holds one growing [`Module`] and the values of the
 //! top-level `let`s run so far. Each input checked by
-//! [`writ_lang::types::session::Session`] is lowered into a copy of the
-//! session's module ([`Session::prepare`]): its functions are appended, its
+//! [`writ_lang::types::session::CheckSession`] is lowered into a copy of the
+//! session's module ([`CodeSession::prepare`]): its functions are appended, its
 //! top level becomes one more function, and its names are seen by later
-//! inputs. [`Session::run`] runs that function with the session's globals;
-//! [`Session::commit`] keeps the input.
+//! inputs. [`CodeSession::run`] runs that function with the session's globals;
+//! [`CodeSession::commit`] keeps the input.
 //!
 //! Invariants: values hold indices into the module (functions,
 //! constructors, effects), so the module only ever grows and an index
@@ -25,8 +25,10 @@ use writ_lang::types::Typed;
 use crate::lower::Lowerer;
 use crate::{Host, Limits, Module, RunError, Value};
 
-/// The compiled state of a session: its module and its globals' values.
-pub struct Session {
+/// The compiled state of a session: its module and its globals' values
+/// (the running half of `writ_host::session::Session`, beside the checker's
+/// `CheckSession`).
+pub struct CodeSession {
     lowerer: Lowerer,
     globals: Vec<Value>,
 }
@@ -45,15 +47,15 @@ impl Prepared {
     }
 }
 
-impl Session {
+impl CodeSession {
     /// A session holding the standard library and the host capability
     /// `interfaces`.
-    pub fn new(interfaces: &[String]) -> Result<Session, RunError> {
+    pub fn new(interfaces: &[String]) -> Result<CodeSession, RunError> {
         let lowerer = stacker::maybe_grow(crate::STACK_RED_ZONE, crate::STACK_CHUNK, || {
             Lowerer::library_only(interfaces)
         })
         .map_err(RunError::internal)?;
-        Ok(Session {
+        Ok(CodeSession {
             lowerer,
             globals: Vec::new(),
         })

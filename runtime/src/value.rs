@@ -353,31 +353,46 @@ impl ListObj {
 }
 
 impl ListObj {
-    /// Add the elements of `extra` at the end of `list` (or, with `front`,
-    /// at its start) in place, when `list` is the only reference to a list
-    /// that is not a view, charging for them; otherwise leave it and
-    /// return false. This is what makes `acc ++ [x]` on a list held by one
-    /// variable cost O(1) rather than a copy of the vector's edge.
-    pub fn extend_unique(list: &mut Rc<ListObj>, extra: &ListObj, front: bool) -> bool {
-        let Some(obj) = Rc::get_mut(list) else {
+    /// Add the elements of `extra` at the end of `list` in place, when
+    /// `list` is the only reference to a list that is not a view, charging
+    /// for them; otherwise leave it and return false. This is what makes
+    /// `acc ++ [x]` on a list held by one variable cost O(1) rather than a
+    /// copy of the vector's edge.
+    pub fn append_unique(list: &mut Rc<ListObj>, extra: &ListObj) -> bool {
+        let Some(obj) = ListObj::sole(list) else {
             return false;
         };
-        if obj.view.is_some() {
-            return false;
+        for x in extra.iter() {
+            obj.items.push_back(x.clone());
         }
-        if front {
-            for x in extra.iter().rev() {
-                obj.items.push_front(x.clone());
-            }
-        } else {
-            for x in extra.iter() {
-                obj.items.push_back(x.clone());
-            }
-        }
-        let add = extra.len() * SLOT;
-        charge(add);
-        obj.charged += add;
+        obj.charge_added(extra.len());
         true
+    }
+
+    /// As [`ListObj::append_unique`], adding the elements of `extra` at
+    /// the start of `list` (`[x] ++ acc`).
+    pub fn prepend_unique(list: &mut Rc<ListObj>, extra: &ListObj) -> bool {
+        let Some(obj) = ListObj::sole(list) else {
+            return false;
+        };
+        for x in extra.iter().rev() {
+            obj.items.push_front(x.clone());
+        }
+        obj.charge_added(extra.len());
+        true
+    }
+
+    /// The list itself, when `list` is its only reference and it is not a
+    /// view (so it may change in place).
+    fn sole(list: &mut Rc<ListObj>) -> Option<&mut ListObj> {
+        Rc::get_mut(list).filter(|obj| obj.view.is_none())
+    }
+
+    /// Charge for `n` elements added in place.
+    fn charge_added(&mut self, n: usize) {
+        let add = n * SLOT;
+        charge(add);
+        self.charged += add;
     }
 }
 

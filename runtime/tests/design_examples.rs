@@ -58,8 +58,14 @@ fn run(src: &str) -> (Result<String, RunError>, Vec<Payment>) {
         module: &module,
         paid: Vec::new(),
     };
-    let result = writ_runtime::run(&module, &Limits::default(), &mut host, None)
-        .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000));
+    let result = writ_runtime::run(&module, &Limits::default(), &mut host, None).map(|v| {
+        writ_runtime::display::to_string(
+            &v,
+            &module,
+            writ_runtime::display::StrForm::Quoted,
+            10_000,
+        )
+    });
     (result, host.paid)
 }
 

@@ -177,12 +177,12 @@ proptest! {
 
         let parsed = writ_lang::parse(&src);
         prop_assert!(!parsed.has_errors(), "{src}\n{:#?}", parsed.diagnostics);
-        let typed = writ_lang::types::check(&parsed.program);
+        let typed = writ_lang::types::check(&parsed.program, &Default::default());
         prop_assert!(!typed.diagnostics.iter().any(|d| d.is_error()), "{src}\n{:#?}", typed.diagnostics);
         let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
         let mut host = LogHost::new(|_: &str| {});
         let v = run(&module, &Limits::default(), &mut host, None).map_err(|e| e.message);
-        let shown = v.map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000));
+        let shown = v.map(|v| writ_runtime::display::to_string(&v, &module, writ_runtime::display::StrForm::Quoted, 10_000));
         prop_assert_eq!(shown, Ok(expected), "{}", src);
     }
 }

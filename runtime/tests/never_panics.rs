@@ -76,7 +76,7 @@ proptest! {
         let src = format!("{PRELUDE}attempt(fn() {{ with_state(0, fn() {{ list.sum(all(fn() {{ {e} }})) }}) }})\n");
         let parsed = writ_lang::parse(&src);
         prop_assert!(!parsed.has_errors(), "{src}\n{:#?}", parsed.diagnostics);
-        let typed = writ_lang::types::check(&parsed.program);
+        let typed = writ_lang::types::check(&parsed.program, &Default::default());
         prop_assert!(!typed.diagnostics.iter().any(|d| d.is_error()), "{src}\n{:#?}", typed.diagnostics);
         let module = writ_runtime::compile(&parsed.program, &typed).expect("compiles");
         let limits = Limits {

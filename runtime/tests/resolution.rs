@@ -35,7 +35,7 @@ fn at(src: &str, name: &str, nth: usize) -> Span {
 fn run_with(src: &str, edit: impl FnOnce(&mut Resolution)) -> Result<String, RunError> {
     let parsed = writ_lang::parse(src);
     assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-    let mut typed = writ_lang::types::check(&parsed.program);
+    let mut typed = writ_lang::types::check(&parsed.program, &Default::default());
     assert!(
         !typed.diagnostics.iter().any(|d| d.is_error()),
         "{:#?}",
@@ -44,8 +44,14 @@ fn run_with(src: &str, edit: impl FnOnce(&mut Resolution)) -> Result<String, Run
     edit(&mut typed.resolution);
     let module = writ_runtime::compile(&parsed.program, &typed)?;
     let mut host = LogHost::new(|_| {});
-    run(&module, &Limits::default(), &mut host, None)
-        .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
+    run(&module, &Limits::default(), &mut host, None).map(|v| {
+        writ_runtime::display::to_string(
+            &v,
+            &module,
+            writ_runtime::display::StrForm::Quoted,
+            10_000,
+        )
+    })
 }
 
 /// Point the name at `from` to the local binder at `to`.
@@ -138,8 +144,8 @@ fn a_parameter_named_resume_is_hidden_by_the_continuation() {
 /// one, and a function keeps the binding it was checked with.
 #[test]
 fn a_session_follows_the_checker_across_inputs() {
-    let mut checker = writ_lang::types::session::Session::new(&[]);
-    let mut session = writ_runtime::session::Session::new(&[]).unwrap();
+    let mut checker = writ_lang::types::session::CheckSession::new(&[]);
+    let mut session = writ_runtime::session::CodeSession::new(&[]).unwrap();
     let mut last = String::new();
     for input in ["let x = 1", "fn f() { x }", "let x = 2", "(f(), x)"] {
         let parsed = writ_lang::parse(input);
@@ -151,7 +157,12 @@ fn a_session_follows_the_checker_across_inputs() {
         let v = session
             .run(&prepared, &Limits::default(), &mut host, None)
             .unwrap();
-        last = writ_runtime::display::to_string(&v, prepared.module(), false, 10_000);
+        last = writ_runtime::display::to_string(
+            &v,
+            prepared.module(),
+            writ_runtime::display::StrForm::Quoted,
+            10_000,
+        );
         session.commit(prepared);
         checker = checked.commit().unwrap();
     }

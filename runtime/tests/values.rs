@@ -6,7 +6,7 @@
 
 mod common;
 
-use writ_runtime::display::to_string;
+use writ_runtime::display::{StrForm, to_string};
 use writ_runtime::{
     FromValue, FromValueError, IntoValue, Limits, LogHost, Module, Value, View, run,
 };
@@ -137,7 +137,7 @@ fn records_and_constructors_are_made_and_read_by_name() {
     )
     .expect("fields the program uses");
     assert_eq!(
-        to_string(&p, &module, false, 100),
+        to_string(&p, &module, StrForm::Quoted, 100),
         "{ age: 36, name: \"Ada\" }"
     );
     let View::Record(r) = p.view() else {
@@ -151,7 +151,7 @@ fn records_and_constructors_are_made_and_read_by_name() {
     assert!(r.get(&module, "salary").is_none());
 
     let some = Value::some(&module, Value::int(1));
-    assert_eq!(to_string(&some, &module, false, 100), "Some(1)");
+    assert_eq!(to_string(&some, &module, StrForm::Quoted, 100), "Some(1)");
     let View::Variant(v) = some.view() else {
         panic!("expected a constructed value, found {some:?}");
     };
@@ -163,7 +163,10 @@ fn records_and_constructors_are_made_and_read_by_name() {
     };
     assert_eq!((v.name(&module), v.fields().len()), (Some("None"), 0));
     let err = Value::variant(&module, "Err", vec![Value::str("no")]).expect("the prelude's");
-    assert_eq!(to_string(&err, &module, false, 100), "Err(\"no\")");
+    assert_eq!(
+        to_string(&err, &module, StrForm::Quoted, 100),
+        "Err(\"no\")"
+    );
 }
 
 #[test]
@@ -198,7 +201,7 @@ fn lists_tuples_and_maps_are_read_in_order() {
         (Value::str("b"), Value::int(3)),
     ]);
     assert_eq!(
-        to_string(&m, &module, false, 100),
+        to_string(&m, &module, StrForm::Quoted, 100),
         "map.from_list([(\"a\", 1), (\"b\", 3)])"
     );
     let View::Map(entries) = m.view() else {
@@ -263,6 +266,6 @@ fn a_value_a_million_deep_is_walked_and_dropped_without_recursion() {
     }
     assert_eq!(deepest, DEPTH);
     // Shown (bounded) and dropped, neither recursing.
-    assert!(to_string(&v, &module, false, 64).ends_with('…'));
+    assert!(to_string(&v, &module, StrForm::Quoted, 64).ends_with('…'));
     drop(v);
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use writ::render;
 use writ::render::words::Edge;
 use writ_host::policy::Policy;
+use writ_lang::types::BuiltinEffect;
 
 use super::complete::COMMANDS;
 use super::{Repl, show};
@@ -121,7 +122,7 @@ impl Repl {
     fn manifest_text(&self, arg: &str, t: &writ_host::session::Typing) -> String {
         let granted = self.session.granted();
         let status = |effect: &str| {
-            if effect == "Fail" {
+            if BuiltinEffect::Fail.is(effect) {
                 "built in, needs no grant"
             } else if !writ_lang::types::HOST_CAPABILITIES.contains(&effect) {
                 "the program's own effect: a handler must handle it"

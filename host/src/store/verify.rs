@@ -49,7 +49,10 @@ impl fmt::Display for HeadError {
         write!(
             f,
             "expected a head written COUNT:HASH (a number of records, `:`, 64 hex digits); found `{}`",
-            writ_runtime::display::safe_text(&self.found, false)
+            writ_runtime::display::safe_text(
+                &self.found,
+                writ_runtime::display::LineBreaks::Escape
+            )
         )
     }
 }
@@ -160,7 +163,7 @@ impl fmt::Display for Break {
             Break::RowAdded { id, cents, payee } => write!(
                 f,
                 "ledger row {id} ({cents} cents to {}) has no audit record: it was added outside a run",
-                writ_runtime::display::safe_text(payee, false)
+                writ_runtime::display::safe_text(payee, writ_runtime::display::LineBreaks::Escape)
             ),
             Break::RowEdited { id, seq } => write!(
                 f,

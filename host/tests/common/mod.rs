@@ -5,7 +5,7 @@
 // Each test crate uses some of these.
 #![allow(dead_code)]
 
-use writ_host::engine::{Engine, Outcome, Program, RunOptions};
+use writ_host::engine::{Compiled, Engine, Outcome, RunOptions};
 use writ_host::policy::Policy;
 use writ_host::store::Store;
 
@@ -19,7 +19,7 @@ pub fn db(crate_: &str, name: &str) -> String {
 
 /// Run a checked `program` under `policy` against the store at `db`,
 /// dropping its `Log` lines as they come (they are in the outcome).
-pub fn run(engine: &Engine, program: &Program, policy: &Policy, db: &str) -> Outcome {
+pub fn run(engine: &Engine, program: &Compiled, policy: &Policy, db: &str) -> Outcome {
     let options = RunOptions {
         store: Some(db.to_string()),
     };

@@ -18,7 +18,7 @@
 use chumsky::prelude::*;
 
 use crate::ast::{
-    Arm, Block, Clause, Expr, ExprKind, FieldInit, FnDecl, Generic, Handle, HandlerState, Lambda,
+    Arm, Block, Clause, Expr, ExprKind, FieldInit, FnDecl, Generic, Handle, HandlerParam, Lambda,
     Let, Param, Pattern, PatternKind, Perform, Stmt, StrPart, UnOp,
 };
 use crate::diagnostic::{Code, Diagnostic};
@@ -447,15 +447,15 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
             body,
             span: span(e.span()),
         });
-    let handler_state = lower()
+    let handler_param = lower()
         .then_ignore(just(Token::Assign))
         .then(expr.clone())
         .delimited_by(lparen(), just(Token::RParen))
-        .map(|(name, init)| HandlerState { name, init });
+        .map(|(name, init)| HandlerParam { name, init });
     let handle = just(Token::Handle)
         .ignore_then(expr.clone())
         .then_ignore(just(Token::With))
-        .then(handler_state.or_not())
+        .then(handler_param.or_not())
         .then(
             return_clause
                 .or(op_clause)
@@ -465,10 +465,10 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
                 .collect::<Vec<_>>()
                 .delimited_by(just(Token::LBrace), just(Token::RBrace)),
         )
-        .map(|((body, state), clauses)| {
+        .map(|((body, param), clauses)| {
             ExprKind::Handle(Box::new(Handle {
                 body,
-                state,
+                param,
                 clauses,
             }))
         });

@@ -28,6 +28,15 @@ pub(super) struct FnSig {
     pub(crate) annotated: bool,
 }
 
+/// What the type variables a signature names are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SigVars {
+    /// A `fn`'s: rigid, each unifying only with itself.
+    Rigid,
+    /// A lambda's annotations: fresh variables, inferred like any other.
+    Flexible,
+}
+
 impl Checker {
     /// `callee(args)`, or `piped |> callee(args)` when `piped` is given.
     pub(super) fn infer_call(
@@ -256,20 +265,20 @@ impl Checker {
     }
 
     /// The type a signature gives a function. Type variables it names are
-    /// rigid at `level`; missing annotations are fresh variables.
+    /// made at the current level, as `sig_vars` says; missing annotations are
+    /// fresh variables.
     pub(super) fn signature(
         &mut self,
         generics: &[crate::ast::Generic],
         params: &[Param],
         ret: Option<&crate::ast::TypeExpr>,
         effects: Option<&crate::ast::EffectRow>,
-        rigid: bool,
+        sig_vars: SigVars,
     ) -> FnSig {
         let level = self.level;
-        let mode = if rigid {
-            VarMode::Rigid(level)
-        } else {
-            VarMode::Flexible(level)
+        let mode = match sig_vars {
+            SigVars::Rigid => VarMode::Rigid(level),
+            SigVars::Flexible => VarMode::Flexible(level),
         };
         for g in generics {
             let mut bounds = Classes::NONE;
@@ -302,7 +311,7 @@ impl Checker {
                 continue;
             }
             let name = self.syms.intern(&g.name.name);
-            let t = if rigid {
+            let t = if sig_vars == SigVars::Rigid {
                 self.arena.add(Node::Rigid {
                     name,
                     bounds,
@@ -398,7 +407,13 @@ impl Checker {
     /// `fn(params) { body }`, checked against `expected` when it is known.
     pub(super) fn infer_lambda(&mut self, l: &Lambda, _span: Span, expected: Option<TyId>) -> TyId {
         let saved = self.tyvars.names.len();
-        let sig = self.signature(&[], &l.params, l.ret.as_ref(), l.effects.as_ref(), false);
+        let sig = self.signature(
+            &[],
+            &l.params,
+            l.ret.as_ref(),
+            l.effects.as_ref(),
+            SigVars::Flexible,
+        );
         self.tyvars.names.truncate(saved);
         // Use what the context expects for unannotated parameters, so that
         // a mistake is reported inside the lambda.
@@ -517,7 +532,7 @@ impl Checker {
             &f.params,
             f.ret.as_ref(),
             f.effects.as_ref(),
-            true,
+            SigVars::Rigid,
         );
         let ft = self
             .arena

@@ -148,7 +148,7 @@ impl Checker {
         }
     }
 
-    /// `handle body with (state)? { clauses }`.
+    /// `handle body with (param)? { clauses }`.
     pub(super) fn infer_handle(&mut self, h: &Handle) -> TyId {
         // The effects the clauses handle, each with one set of type
         // arguments shared by the body and every clause.
@@ -183,7 +183,7 @@ impl Checker {
             self.report_row_at(h.body.span, "the handled code", &first, m);
         }
         let result = self.fresh();
-        let state = h.state.as_ref().map(|s| (s, self.infer(&s.init)));
+        let param = h.param.as_ref().map(|s| (s, self.infer(&s.init)));
         let has_return = h.clauses.iter().any(|c| matches!(c, Clause::Return { .. }));
         if !has_return {
             self.expect(h.body.span, result, body, None);
@@ -194,7 +194,7 @@ impl Checker {
         let mut clauses_failed = false;
         for c in &h.clauses {
             let mark = self.mark();
-            if let Some((s, st)) = &state {
+            if let Some((s, st)) = &param {
                 self.bind(
                     &s.name.name,
                     Binding {
@@ -249,7 +249,7 @@ impl Checker {
                         self.bind_pattern_names(&info);
                     }
                     let mut rparams = vec![ret];
-                    if let Some((_, st)) = &state {
+                    if let Some((_, st)) = &param {
                         rparams.push(*st);
                     }
                     // Resuming runs the rest of the handled computation,

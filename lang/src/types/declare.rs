@@ -13,10 +13,10 @@
 
 use crate::ast::{Item, Program, TypeBody, TypeDecl};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::types::TypeCon;
 use crate::types::infer::{Checker, GENERIC, Scheme};
 use crate::types::ty::{Classes, Kind, Node, TyId};
 use crate::types::typedecl::{CtorInfo, EffectInfo, OpInfo, TyVars, TypeDef, TypeInfo, VarMode};
+use crate::types::{BuiltinEffect, TypeCon};
 
 /// A record type whose body is not translated yet.
 #[derive(Clone, Debug)]
@@ -477,7 +477,7 @@ impl Checker {
                                 .types
                                 .effects
                                 .get(&e.name.name)
-                                .is_some_and(|i| !i.host && i.name != "Fail") =>
+                                .is_some_and(|i| !i.host && !BuiltinEffect::Fail.is(&i.name)) =>
                     {
                         self.duplicate("effect", &e.name.name, f, e.name.span)
                     }

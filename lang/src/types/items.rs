@@ -12,16 +12,23 @@ use std::collections::HashMap;
 use crate::ast::{FnDecl, Item, Program, Stmt};
 use crate::diagnostic::{Code, Diagnostic, sort_and_dedup};
 use crate::span::Span;
-use crate::types::calls::FnSig;
+use crate::types::calls::{FnSig, SigVars};
 use crate::types::deps;
 use crate::types::infer::{Binding, Checker, Scheme};
 use crate::types::pattern::collect_names;
 use crate::types::ty::{Classes, Node, TyId};
-use crate::types::{ManifestEntry, Signature, TypeCon, Typed};
+use crate::types::{BuiltinEffect, ManifestEntry, Signature, TypeCon, Typed};
 
 /// The names of the host capabilities, which programs may not redeclare.
-pub const HOST_CAPABILITIES: &[&str] =
-    &["Http", "Pay", "Records", "Audit", "Log", "Clock", "Confirm"];
+pub const HOST_CAPABILITIES: &[&str] = &[
+    "Http",
+    "Pay",
+    "Records",
+    "Audit",
+    BuiltinEffect::Log.name(),
+    "Clock",
+    "Confirm",
+];
 
 /// Check a whole program, with the host capability interfaces an embedder
 /// declares in `interfaces` (Writ source of `effect` declarations) beside
@@ -167,7 +174,7 @@ impl Checker {
             &f.params,
             f.ret.as_ref(),
             f.effects.as_ref(),
-            true,
+            SigVars::Rigid,
         );
         if f.effects.is_none() {
             sig.row = self.arena.add(Node::RowEmpty);
@@ -501,7 +508,7 @@ impl Checker {
                 &f.params,
                 f.ret.as_ref(),
                 f.effects.as_ref(),
-                true,
+                SigVars::Rigid,
             );
             let vars_end = self.tyvars.names.len();
             let ft = self
@@ -654,7 +661,7 @@ impl Checker {
                         d.with_secondary(*s, format!("`{name}.{op}` {verb}"))
                     })
             };
-            if !capability && name != "Fail" {
+            if !capability && !BuiltinEffect::Fail.is(&name) {
                 let d = Diagnostic::new(
                     Code::UnhandledEffect,
                     format!("expected every effect the program declares to be handled, found `{name}` performed but never handled"),

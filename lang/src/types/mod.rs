@@ -169,22 +169,6 @@ pub struct Typed {
     pub work: u64,
 }
 
-/// Type-check a parsed program against the standard library, without a
-/// granted set (any host capability may appear in the manifest).
-pub fn check(program: &Program) -> Typed {
-    check_granted(program, None)
-}
-
-/// Type-check a parsed program; with `granted`, reject it if its manifest
-/// holds a host capability not in the set (`Fail` needs no grant).
-pub fn check_granted(program: &Program, granted: Option<&[String]>) -> Typed {
-    let grants = granted.map(|names| Grants {
-        names,
-        by: GrantedBy::List,
-    });
-    check_hosted(program, grants, &[])
-}
-
 /// What granted a program's capabilities, as the caller tells it: E3002
 /// carries it as data ([`crate::Hint::Grant`]), so that the edge (the
 /// command line, the REPL, an embedder) can say where to grant one more.
@@ -201,7 +185,38 @@ pub enum GrantedBy {
 
 /// The capabilities granted when neither a policy nor a list of grants is
 /// given: `Log`, and `Fail`, which needs no grant.
-pub const DEFAULT_GRANTS: &[&str] = &["Log"];
+pub const DEFAULT_GRANTS: &[&str] = &[BuiltinEffect::Log.name()];
+
+/// The effects the language and its runtime give a meaning of their own,
+/// named once here for every crate that treats them apart (so a misspelt
+/// name does not compile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BuiltinEffect {
+    /// `Fail`, declared by the prelude: it needs no grant, and unhandled at
+    /// the top level it ends the run with its message instead of reaching
+    /// the host; a denied operation the program may handle is raised as
+    /// `Fail.fail` where it was performed.
+    Fail,
+    /// `Log`, the host capability granted when nothing else is
+    /// ([`DEFAULT_GRANTS`]); what it writes counts against the output
+    /// limit.
+    Log,
+}
+
+impl BuiltinEffect {
+    /// The effect's name, as programs, policies and the host write it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BuiltinEffect::Fail => "Fail",
+            BuiltinEffect::Log => "Log",
+        }
+    }
+
+    /// Whether `name` names this effect.
+    pub fn is(self, name: &str) -> bool {
+        name == self.name()
+    }
+}
 
 /// The capabilities a program may perform, and what granted them.
 #[derive(Clone, Copy, Debug)]
@@ -212,13 +227,37 @@ pub struct Grants<'a> {
     pub by: GrantedBy,
 }
 
-/// As [`check_granted`], with host capabilities an embedder declares
-/// beside the built-in ones: each of `interfaces` is Writ source holding
-/// `effect` declarations (with `///` comments), which programs may perform
-/// (if granted) but not redeclare.
-pub fn check_hosted(program: &Program, grants: Option<Grants<'_>>, interfaces: &[String]) -> Typed {
+impl<'a> Grants<'a> {
+    /// `names`, granted by a list the caller gave ([`GrantedBy::List`]).
+    pub fn list(names: &'a [String]) -> Grants<'a> {
+        Grants {
+            names,
+            by: GrantedBy::List,
+        }
+    }
+}
+
+/// What a program is checked against beside the standard library: the
+/// grants, and the host capabilities an embedder declares. The default
+/// grants nothing in particular (any host capability may appear in the
+/// manifest) and declares no capability of its own.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CheckOptions<'a> {
+    /// With grants, a program whose manifest holds a host capability
+    /// outside them is rejected (`E3002`; `Fail` needs no grant). `None`:
+    /// the program is checked, not judged.
+    pub grants: Option<Grants<'a>>,
+    /// Host capabilities beside the built-in ones: each is Writ source
+    /// holding `effect` declarations (with `///` comments), which programs
+    /// may perform (if granted) but not redeclare.
+    pub interfaces: &'a [String],
+}
+
+/// Type-check a parsed program against the standard library and
+/// `options` (its grants and the embedder's capabilities).
+pub fn check(program: &Program, options: &CheckOptions<'_>) -> Typed {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        items::check_program(program, grants, interfaces)
+        items::check_program(program, options.grants, options.interfaces)
     })
 }
 
@@ -226,4 +265,27 @@ pub fn check_hosted(program: &Program, grants: Option<Grants<'_>>, interfaces: &
 /// a typo (the rule the checker's "did you mean" uses).
 pub fn suggest_name(name: &str, candidates: &[&str]) -> Option<String> {
     suggest::closest(name, candidates.iter().copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BuiltinEffect, DEFAULT_GRANTS, HOST_CAPABILITIES};
+
+    #[test]
+    fn the_builtin_effects_are_the_librarys_fail_and_the_host_capability_log() {
+        let library = super::session::CheckSession::new(&[]);
+        let declared: Vec<String> = library.effect_ops().into_iter().map(|(e, _)| e).collect();
+        for e in [BuiltinEffect::Fail, BuiltinEffect::Log] {
+            assert!(declared.iter().any(|d| e.is(d)), "{e:?} is not declared");
+            assert!(
+                !e.is(&e.name().to_lowercase()),
+                "{e:?} matches another name"
+            );
+        }
+        // `Log` is a host capability and the default grant; `Fail` is
+        // neither: it needs no grant.
+        assert!(HOST_CAPABILITIES.contains(&BuiltinEffect::Log.name()));
+        assert!(!HOST_CAPABILITIES.contains(&BuiltinEffect::Fail.name()));
+        assert_eq!(DEFAULT_GRANTS, [BuiltinEffect::Log.name()]);
+    }
 }

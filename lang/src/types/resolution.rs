@@ -138,7 +138,7 @@ mod tests {
     fn resolve(src: &str) -> Resolution {
         let parsed = crate::parse(src);
         assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-        let typed = crate::types::check(&parsed.program);
+        let typed = crate::types::check(&parsed.program, &Default::default());
         assert!(
             !typed.diagnostics.iter().any(|d| d.is_error()),
             "{:#?}",
@@ -249,7 +249,7 @@ mod tests {
         // interfaces, which are declared after the library): it is the
         // one a fresh load of the library computes.
         let sms = "effect Sms {\n  fn send(to: Str) -> Unit\n}\n".to_string();
-        let _session = crate::types::session::Session::new(&[sms]);
+        let _session = crate::types::session::CheckSession::new(&[sms]);
         let mut fresh = crate::types::infer::Checker::new();
         crate::types::items::load_stdlib(&mut fresh);
         assert!(!fresh.library_resolution.is_empty());

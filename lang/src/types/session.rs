@@ -1,8 +1,8 @@
 //! Sessions: checking a program one input at a time, as the REPL does.
 //!
-//! A [`Session`] holds the checker's state after every accepted input:
+//! A [`CheckSession`] holds the checker's state after every accepted input:
 //! the standard library, and the types, effects, functions and top-level
-//! `let`s defined so far. [`Session::check`] checks one more input against
+//! `let`s defined so far. [`CheckSession::check`] checks one more input against
 //! it. Within an input the usual rules hold (functions may be used before
 //! they appear, statements run in order); the input's own names come
 //! first, then the session's.
@@ -28,9 +28,11 @@ use crate::types::pattern::collect_names;
 use crate::types::ty::{Kind, Node, TyId};
 use crate::types::{Grants, Typed};
 
-/// The checker's state after the inputs accepted so far.
+/// The checker's state after the inputs accepted so far: the checking
+/// half of a REPL session (`writ_host::session::Session` holds one, beside
+/// the runtime's `CodeSession`).
 #[derive(Clone)]
-pub struct Session {
+pub struct CheckSession {
     checker: Checker,
     /// Types, constructors and effects the session's inputs declared.
     user_types: HashSet<String>,
@@ -77,7 +79,7 @@ pub struct Checked {
     /// When the value is a function whose effects also depend on the
     /// functions passed to it (its row ends in a variable).
     pub calling_open: bool,
-    next: Option<Session>,
+    next: Option<CheckSession>,
 }
 
 impl Checked {
@@ -88,21 +90,21 @@ impl Checked {
 
     /// The session with this input's definitions added (`None` if it was
     /// rejected).
-    pub fn commit(self) -> Option<Session> {
+    pub fn commit(self) -> Option<CheckSession> {
         self.next
     }
 }
 
-impl Session {
+impl CheckSession {
     /// A session holding the standard library and the embedder's
-    /// capability `interfaces` (see [`crate::types::check_hosted`]).
-    pub fn new(interfaces: &[String]) -> Session {
+    /// capability `interfaces` (see [`crate::types::CheckOptions::interfaces`]).
+    pub fn new(interfaces: &[String]) -> CheckSession {
         stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
             // The interfaces' own diagnostics are the embedder's to see
-            // (`check_hosted` reports them); inputs start clean.
+            // (`types::check` reports them); inputs start clean.
             let mut c = crate::types::items::with_library(interfaces);
             c.diagnostics.clear();
-            Session {
+            CheckSession {
                 checker: c,
                 user_types: HashSet::new(),
                 user_effects: HashSet::new(),
@@ -247,7 +249,7 @@ impl Session {
             value_type,
             calling_performs,
             calling_open,
-            next: Some(Session {
+            next: Some(CheckSession {
                 checker: c,
                 user_types,
                 user_effects,

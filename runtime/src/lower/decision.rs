@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use writ_lang::Span;
 use writ_lang::ast::{Arm, Pattern, PatternKind};
 
-use super::{Lowerer, binders};
+use super::{Lowerer, Position, binders};
 use crate::code::{Literal, Op};
 
 /// The most ops a decision tree may take before the match is lowered arm
@@ -129,7 +129,7 @@ impl Lowerer {
     /// Lower `match` arms as a decision tree over the value in `slot`;
     /// `false` (with nothing emitted) if the match should be lowered arm by
     /// arm instead.
-    pub(super) fn match_tree(&mut self, slot: u32, arms: &[Arm], tail: bool) -> bool {
+    pub(super) fn match_tree(&mut self, slot: u32, arms: &[Arm], at: Position) -> bool {
         let start = self.here() as usize;
         let saved = self.push_scope();
         // Each arm's variables get slots of their own, filled at the leaves.
@@ -205,8 +205,8 @@ impl Lowerer {
                     }
                 }
             }
-            self.expr(&arm.body, tail);
-            if !tail {
+            self.expr(&arm.body, at);
+            if at == Position::Inner {
                 ends.push(self.emit(Op::Jump(0), arm.span));
             }
             self.pop_scope(inner);
@@ -469,7 +469,7 @@ impl Lowerer {
                 for (n, s) in &slots {
                     self.bind(*n, *s);
                 }
-                self.expr(g, false);
+                self.expr(g, Position::Inner);
                 self.pop_scope(scope);
                 let fail = self.emit(Op::JumpIfFalse(0), g.span);
                 let j = self.emit(Op::Jump(0), g.span);

@@ -1,7 +1,8 @@
 //! Lowering expressions.
 //!
-//! `expr(e, tail)` leaves `e`'s value on the stack, or, in tail position,
-//! returns it from the function (so calls there become tail calls).
+//! `expr(e, Position::Inner)` leaves `e`'s value on the stack;
+//! `expr(e, Position::Tail)` returns it from the function (so calls there
+//! become tail calls).
 //! Evaluation order is source order everywhere, record fields included.
 
 use writ_lang::Span;
@@ -9,26 +10,26 @@ use writ_lang::ast::{BinOp, Expr, ExprKind, Ident, Lambda, StrPart, UnOp};
 
 use writ_lang::types::Resolved;
 
-use super::{FnCtx, Lowerer, ResumeMode, Slot};
+use super::{FnCtx, Lowerer, Position, ResumeMode, Slot};
 use crate::code::{Arith, Literal, Op};
 
 impl Lowerer {
     /// Lower an expression.
-    pub(super) fn expr(&mut self, e: &Expr, tail: bool) {
+    pub(super) fn expr(&mut self, e: &Expr, at: Position) {
         let span = e.span;
         match &e.kind {
-            ExprKind::Call { callee, args } => return self.call(span, callee, args, None, tail),
-            ExprKind::Block(b) => return self.block(b, tail),
+            ExprKind::Call { callee, args } => return self.call(span, callee, args, None, at),
+            ExprKind::Block(b) => return self.block(b, at),
             ExprKind::If {
                 branches,
                 otherwise,
-            } => return self.if_(span, branches, otherwise.as_deref(), tail),
-            ExprKind::Match { scrutinee, arms } => return self.match_(span, scrutinee, arms, tail),
+            } => return self.if_(span, branches, otherwise.as_deref(), at),
+            ExprKind::Match { scrutinee, arms } => return self.match_(span, scrutinee, arms, at),
             ExprKind::Binary {
                 op: BinOp::Pipe,
                 lhs,
                 rhs,
-            } => return self.pipe(span, lhs, rhs, tail),
+            } => return self.pipe(span, lhs, rhs, at),
             ExprKind::Handle(h) => {
                 self.handle(span, h);
             }
@@ -59,7 +60,7 @@ impl Lowerer {
                             let l = self.literal(Literal::Str(t.clone()));
                             self.emit(Op::Literal(l), span);
                         }
-                        StrPart::Expr(e) => self.expr(e, false),
+                        StrPart::Expr(e) => self.expr(e, Position::Inner),
                     }
                 }
                 self.emit(Op::Interp(parts.len() as u32), span);
@@ -68,13 +69,13 @@ impl Lowerer {
             ExprKind::Ctor(name) => self.ctor_value(name),
             ExprKind::List(items) => {
                 for i in items {
-                    self.expr(i, false);
+                    self.expr(i, Position::Inner);
                 }
                 self.emit(Op::List(items.len() as u32), span);
             }
             ExprKind::Tuple(items) => {
                 for i in items {
-                    self.expr(i, false);
+                    self.expr(i, Position::Inner);
                 }
                 self.emit(Op::Tuple(items.len() as u32), span);
             }
@@ -83,7 +84,7 @@ impl Lowerer {
                 self.emit(Op::Record(shape), span);
             }
             ExprKind::RecordUpdate { base, fields } => {
-                self.expr(base, false);
+                self.expr(base, Position::Inner);
                 let shape = self.fields_in_order(fields, span);
                 self.emit(Op::Update(shape), span);
             }
@@ -91,21 +92,21 @@ impl Lowerer {
                 if let Some(slot) = self.namespace_member(expr, name) {
                     self.push_slot(slot, span);
                 } else {
-                    self.expr(expr, false);
+                    self.expr(expr, Position::Inner);
                     let sym = self.symbol(&name.name);
                     self.emit(Op::Field(sym), name.span);
                 }
             }
             ExprKind::Perform(p) => {
                 for a in &p.args {
-                    self.expr(a, false);
+                    self.expr(a, Position::Inner);
                 }
                 self.perform(span, &p.effect, &p.op, p.args.len());
             }
             ExprKind::Lambda(lam) => self.lambda(span, lam),
             ExprKind::Binary { op, lhs, rhs } => self.binary(span, *op, lhs, rhs),
             ExprKind::Unary { op, expr } => {
-                self.expr(expr, false);
+                self.expr(expr, Position::Inner);
                 self.emit(
                     match op {
                         UnOp::Neg => Op::Neg,
@@ -115,7 +116,7 @@ impl Lowerer {
                 );
             }
         }
-        if tail {
+        if at == Position::Tail {
             self.emit(Op::Return, span);
         }
     }
@@ -132,14 +133,14 @@ impl Lowerer {
         let sorted = names.windows(2).all(|w| w[0] <= w[1]);
         if sorted {
             for (_, v) in values {
-                self.expr(v, false);
+                self.expr(v, Position::Inner);
             }
             return shape;
         }
         let saved = self.push_scope();
         let mut slots: Vec<(&str, u32)> = Vec::new();
         for (n, v) in values {
-            self.expr(v, false);
+            self.expr(v, Position::Inner);
             let s = self.ctx().slot();
             self.emit(Op::SetLocal(s), span);
             slots.push((n, s));
@@ -216,26 +217,33 @@ impl Lowerer {
     }
 
     /// A call, with `first` (from a pipe) as an extra first argument.
-    fn call(&mut self, span: Span, callee: &Expr, args: &[Expr], first: Option<&Expr>, tail: bool) {
+    fn call(
+        &mut self,
+        span: Span,
+        callee: &Expr,
+        args: &[Expr],
+        first: Option<&Expr>,
+        at: Position,
+    ) {
         let argc = args.len() + usize::from(first.is_some());
         if let ExprKind::Ctor(name) = &callee.kind
             && let Some(&id) = self.ctor_ids.get(&name.name)
         {
             if let Some(f) = first {
-                self.expr(f, false);
+                self.expr(f, Position::Inner);
             }
             for a in args {
-                self.expr(a, false);
+                self.expr(a, Position::Inner);
             }
             self.emit(Op::Variant(id, argc as u32), span);
-            if tail {
+            if at == Position::Tail {
                 self.emit(Op::Return, span);
             }
             return;
         }
-        if tail && first.is_none() && self.is_tail_resume(callee) {
+        if at == Position::Tail && first.is_none() && self.is_tail_resume(callee) {
             for a in args {
-                self.expr(a, false);
+                self.expr(a, Position::Inner);
             }
             let op = if self.ctx().resume == ResumeMode::TailWith {
                 Op::ResumeTailWith
@@ -259,12 +267,12 @@ impl Lowerer {
         };
         if let Some(f) = known {
             if let Some(f) = first {
-                self.expr(f, false);
+                self.expr(f, Position::Inner);
             }
             for a in args {
-                self.expr(a, false);
+                self.expr(a, Position::Inner);
             }
-            if tail {
+            if at == Position::Tail {
                 self.emit(Op::TailCallFunc(f, argc as u32), span);
             } else {
                 self.emit(Op::CallFunc(f, argc as u32), span);
@@ -275,20 +283,20 @@ impl Lowerer {
         // arguments. The callee sits below the arguments on the stack.
         let saved = self.push_scope();
         let piped = first.map(|f| {
-            self.expr(f, false);
+            self.expr(f, Position::Inner);
             let slot = self.ctx().slot();
             self.emit(Op::SetLocal(slot), f.span);
             slot
         });
-        self.expr(callee, false);
+        self.expr(callee, Position::Inner);
         if let Some(slot) = piped {
             self.emit(Op::Local(slot), span);
         }
         for a in args {
-            self.expr(a, false);
+            self.expr(a, Position::Inner);
         }
         self.pop_scope(saved);
-        if tail {
+        if at == Position::Tail {
             // The `Return` is reached only when the callee is not a Writ
             // function (a native, a resumption), which returns here.
             self.emit(Op::TailCall(argc as u32), span);
@@ -312,30 +320,30 @@ impl Lowerer {
             if self.resolved(v.span) == Some(&Resolved::Local(binder)))
     }
 
-    fn pipe(&mut self, span: Span, lhs: &Expr, rhs: &Expr, tail: bool) {
+    fn pipe(&mut self, span: Span, lhs: &Expr, rhs: &Expr, at: Position) {
         match &rhs.kind {
-            ExprKind::Call { callee, args } => self.call(span, callee, args, Some(lhs), tail),
+            ExprKind::Call { callee, args } => self.call(span, callee, args, Some(lhs), at),
             ExprKind::Perform(p) => {
-                self.expr(lhs, false);
+                self.expr(lhs, Position::Inner);
                 for a in &p.args {
-                    self.expr(a, false);
+                    self.expr(a, Position::Inner);
                 }
                 self.perform(span, &p.effect, &p.op, p.args.len() + 1);
-                if tail {
+                if at == Position::Tail {
                     self.emit(Op::Return, span);
                 }
             }
-            _ => self.call(span, rhs, &[], Some(lhs), tail),
+            _ => self.call(span, rhs, &[], Some(lhs), at),
         }
     }
 
     fn binary(&mut self, span: Span, op: BinOp, lhs: &Expr, rhs: &Expr) {
         let arith = match op {
             BinOp::And | BinOp::Or => {
-                self.expr(lhs, false);
+                self.expr(lhs, Position::Inner);
                 let j = self.emit(Op::JumpIfFalse(0), span);
                 if op == BinOp::And {
-                    self.expr(rhs, false);
+                    self.expr(rhs, Position::Inner);
                     let end = self.emit(Op::Jump(0), span);
                     let f = self.here();
                     self.patch(j, f);
@@ -347,13 +355,13 @@ impl Lowerer {
                     let end = self.emit(Op::Jump(0), span);
                     let f = self.here();
                     self.patch(j, f);
-                    self.expr(rhs, false);
+                    self.expr(rhs, Position::Inner);
                     let e = self.here();
                     self.patch(end, e);
                 }
                 return;
             }
-            BinOp::Pipe => return self.pipe(span, lhs, rhs, false),
+            BinOp::Pipe => return self.pipe(span, lhs, rhs, Position::Inner),
             BinOp::Eq => Arith::Eq,
             BinOp::Ne => Arith::Ne,
             BinOp::Lt => Arith::Lt,
@@ -367,8 +375,8 @@ impl Lowerer {
             BinOp::Div => Arith::Div,
             BinOp::Rem => Arith::Rem,
         };
-        self.expr(lhs, false);
-        self.expr(rhs, false);
+        self.expr(lhs, Position::Inner);
+        self.expr(rhs, Position::Inner);
         self.emit(Op::Arith(arith), span);
     }
 
@@ -377,24 +385,24 @@ impl Lowerer {
         span: Span,
         branches: &[(Expr, writ_lang::ast::Block)],
         otherwise: Option<&writ_lang::ast::Block>,
-        tail: bool,
+        at: Position,
     ) {
         let mut ends = Vec::new();
         for (cond, body) in branches {
-            self.expr(cond, false);
+            self.expr(cond, Position::Inner);
             let skip = self.emit(Op::JumpIfFalse(0), cond.span);
-            self.block(body, tail);
-            if !tail {
+            self.block(body, at);
+            if at == Position::Inner {
                 ends.push(self.emit(Op::Jump(0), span));
             }
             let next = self.here();
             self.patch(skip, next);
         }
         match otherwise {
-            Some(b) => self.block(b, tail),
+            Some(b) => self.block(b, at),
             None => {
                 self.emit(Op::Unit, span);
-                if tail {
+                if at == Position::Tail {
                     self.emit(Op::Return, span);
                 }
             }
@@ -409,7 +417,7 @@ impl Lowerer {
     fn lambda(&mut self, span: Span, lam: &Lambda) {
         let ctx = FnCtx::with_params(self.nested_name("<lambda>"), &lam.params);
         self.fns.push(ctx);
-        self.block(&lam.body, true);
+        self.block(&lam.body, Position::Tail);
         if let Some(ctx) = self.fns.pop() {
             self.push_function(ctx, span);
         }

@@ -23,16 +23,16 @@ use writ_lang::Span;
 use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Ident, Pattern, PatternKind, Stmt};
 use writ_lang::types::{Resolution, Resolved};
 
-use super::{FnCtx, Lowerer, ResumeMode};
+use super::{FnCtx, Lowerer, Position, ResumeMode};
 use crate::code::{ClauseInfo, HandlerInfo, Op, Operand, SimpleClause};
 
 impl Lowerer {
     /// Lower a `handle` expression: push the parameter, the clause
     /// closures and the body thunk, then `Handle`.
     pub(super) fn handle(&mut self, span: Span, h: &Handle) {
-        let state = h.state.as_ref().map(|s| s.name.span);
-        if let Some(st) = &h.state {
-            self.expr(&st.init, false);
+        let handler_param = h.param.as_ref().map(|s| s.name.span);
+        if let Some(st) = &h.param {
+            self.expr(&st.init, Position::Inner);
         }
         let mut clauses = Vec::new();
         let mut closures = 0u32;
@@ -62,17 +62,17 @@ impl Lowerer {
             let tail = tail_resumptive(body, &never, resume);
             let abortive = !tail && resume.uses(body) == 0;
             let simple = if tail {
-                simple_clause(params, state, body, resume)
+                simple_clause(params, handler_param, body, resume)
             } else {
                 None
             };
-            let mode = match (tail, state.is_some()) {
+            let mode = match (tail, handler_param.is_some()) {
                 (false, _) => ResumeMode::Value,
                 (true, false) => ResumeMode::Tail,
                 (true, true) => ResumeMode::TailWith,
             };
             let name = format!("{}.{} clause", effect.name, op.name);
-            self.clause(&name, params, state, mode, body, *span);
+            self.clause(&name, params, handler_param, mode, body, *span);
             clauses.push(ClauseInfo {
                 effect: e,
                 op: o,
@@ -90,7 +90,7 @@ impl Lowerer {
                 self.clause(
                     "return clause",
                     params,
-                    state,
+                    handler_param,
                     ResumeMode::Tail,
                     body,
                     *span,
@@ -103,7 +103,7 @@ impl Lowerer {
         // The body thunk.
         let ctx = FnCtx::new("<handled>".into(), 0);
         self.fns.push(ctx);
-        self.expr(&h.body, true);
+        self.expr(&h.body, Position::Tail);
         if let Some(ctx) = self.fns.pop() {
             self.push_function(ctx, h.body.span);
         }
@@ -111,7 +111,7 @@ impl Lowerer {
             clauses,
             closures,
             has_return,
-            has_state: state.is_some(),
+            has_param: handler_param.is_some(),
         });
         let id = self.module.handlers.len() as u32 - 1;
         self.emit(Op::Handle(id), span);
@@ -133,19 +133,19 @@ impl Lowerer {
     /// Lower one clause to a function value on the stack. `mode` is
     /// `Value` for a general clause (which takes `resume`); the return
     /// clause is lowered with `Tail`, which only means "no `resume`".
-    /// `state` is the binder of the handler's parameter; an operation
+    /// `param` is the binder of the handler's parameter; an operation
     /// clause's `resume` is bound by the clause (at `span`).
     fn clause(
         &mut self,
         name: &str,
         params: &[Pattern],
-        state: Option<Span>,
+        param: Option<Span>,
         mode: ResumeMode,
         body: &Expr,
         span: Span,
     ) {
         let takes_resume = mode == ResumeMode::Value;
-        let arity = params.len() + usize::from(state.is_some()) + usize::from(takes_resume);
+        let arity = params.len() + usize::from(param.is_some()) + usize::from(takes_resume);
         let mut ctx = FnCtx::new(name.to_string(), arity as u32);
         if name == "return clause" {
             ctx.resume = ResumeMode::Value;
@@ -154,7 +154,7 @@ impl Lowerer {
             ctx.resume_binder = Some(span);
         }
         let param_slots: Vec<u32> = params.iter().map(|_| ctx.slot()).collect();
-        let binders = state.into_iter().chain(takes_resume.then_some(span));
+        let binders = param.into_iter().chain(takes_resume.then_some(span));
         for binder in binders {
             let slot = ctx.slot();
             if let Some(scope) = ctx.scopes.first_mut() {
@@ -167,7 +167,7 @@ impl Lowerer {
             self.pattern(p, slot, &mut fails);
         }
         self.fail_to_no_match(fails, span);
-        self.expr(body, true);
+        self.expr(body, Position::Tail);
         if let Some(ctx) = self.fns.pop() {
             self.push_function(ctx, span);
         }
@@ -203,10 +203,10 @@ impl Resume<'_> {
 
 /// The clause as a [`SimpleClause`], if its body (inside any blocks) is a
 /// single call of its `resume` whose arguments are parameters, the
-/// handler's parameter (bound at `state`) or constants.
+/// handler's parameter (bound at `param`) or constants.
 fn simple_clause(
     params: &[Pattern],
-    state: Option<Span>,
+    param: Option<Span>,
     body: &Expr,
     resume: Resume<'_>,
 ) -> Option<SimpleClause> {
@@ -237,8 +237,8 @@ fn simple_clause(
                     |p: &Pattern| matches!(&p.kind, PatternKind::Bind(n) if n.span == *binder);
                 if let Some(i) = params.iter().position(bound) {
                     Operand::Arg(i as u32)
-                } else if state == Some(*binder) {
-                    Operand::State
+                } else if param == Some(*binder) {
+                    Operand::Param
                 } else {
                     return None;
                 }
@@ -253,7 +253,7 @@ fn simple_clause(
     {
         return None;
     }
-    match (args.as_slice(), state) {
+    match (args.as_slice(), param) {
         ([r], None) => Some(SimpleClause {
             result: operand(r)?,
             next: None,
@@ -328,7 +328,7 @@ mod tests {
     fn clauses_and_value(src: &str) -> (Vec<Vec<(bool, bool)>>, String) {
         let parsed = writ_lang::parse(src);
         assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-        let typed = writ_lang::types::check(&parsed.program);
+        let typed = writ_lang::types::check(&parsed.program, &Default::default());
         assert!(typed.diagnostics.is_empty(), "{:#?}", typed.diagnostics);
         let module = crate::compile(&parsed.program, &typed).unwrap();
         let clauses = module
@@ -343,7 +343,7 @@ mod tests {
             .collect();
         let mut host = LogHost::new(|_| {});
         let v = run(&module, &Limits::default(), &mut host, None).unwrap();
-        let shown = crate::display::to_string(&v, &module, false, 10_000);
+        let shown = crate::display::to_string(&v, &module, crate::display::StrForm::Quoted, 10_000);
         (clauses, shown)
     }
 

@@ -45,6 +45,16 @@ enum Slot {
     Native(u32),
 }
 
+/// Where an expression is, which says where its value goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Position {
+    /// Inside something else: its value is left on the operand stack.
+    Inner,
+    /// In tail position: its value is returned from the function, so a
+    /// call there becomes a tail call.
+    Tail,
+}
+
 /// How a `resume` in tail position is compiled, in a clause that runs in
 /// place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -348,14 +358,14 @@ impl Lowerer {
             let is_last = n + 1 == last;
             match stmt {
                 Stmt::Let(l) => {
-                    self.expr(&l.value, false);
+                    self.expr(&l.value, Position::Inner);
                     self.let_pattern(&l.pattern);
                     if is_last {
                         self.emit(Op::Unit, l.span);
                     }
                 }
                 Stmt::Expr(e) => {
-                    self.expr(e, false);
+                    self.expr(e, Position::Inner);
                     if !is_last {
                         self.emit(Op::Pop, e.span);
                     }
@@ -430,7 +440,7 @@ impl Lowerer {
             .unwrap_or_default();
         let ctx = FnCtx::with_params(name, &f.params);
         self.fns.push(ctx);
-        self.block(body, true);
+        self.block(body, Position::Tail);
         if let Some(ctx) = self.fns.pop() {
             self.finish(ctx, id);
         }
@@ -642,7 +652,7 @@ impl Lowerer {
     }
 
     /// Lower a block; in tail position it returns its value.
-    fn block(&mut self, b: &Block, tail: bool) {
+    fn block(&mut self, b: &Block, at: Position) {
         let saved = self.push_scope();
         let n = b.stmts.len();
         let mut valued = false;
@@ -650,16 +660,16 @@ impl Lowerer {
             let last = i + 1 == n;
             match stmt {
                 Stmt::Let(l) => {
-                    self.expr(&l.value, false);
+                    self.expr(&l.value, Position::Inner);
                     self.local_pattern(&l.pattern);
                 }
                 Stmt::Fn(f) => self.local_fn(f),
                 Stmt::Expr(e) => {
                     if last {
-                        self.expr(e, tail);
+                        self.expr(e, at);
                         valued = true;
                     } else {
-                        self.expr(e, false);
+                        self.expr(e, Position::Inner);
                         self.emit(Op::Pop, e.span);
                     }
                 }
@@ -667,7 +677,7 @@ impl Lowerer {
         }
         if !valued {
             self.emit(Op::Unit, b.span);
-            if tail {
+            if at == Position::Tail {
                 self.emit(Op::Return, b.span);
             }
         }
@@ -696,7 +706,7 @@ impl Lowerer {
         let mut ctx = FnCtx::with_params(self.nested_name(&f.name.name), &f.params);
         ctx.self_binder = Some(f.name.span);
         self.fns.push(ctx);
-        self.block(body, true);
+        self.block(body, Position::Tail);
         let Some(ctx) = self.fns.pop() else { return };
         self.push_function(ctx, f.span);
         let slot = self.ctx().slot();

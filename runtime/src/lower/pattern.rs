@@ -15,7 +15,7 @@
 use writ_lang::Span;
 use writ_lang::ast::{Arm, Expr, Pattern, PatternKind};
 
-use super::Lowerer;
+use super::{Lowerer, Position};
 use crate::code::{Literal, Op};
 
 impl Lowerer {
@@ -118,11 +118,11 @@ impl Lowerer {
     }
 
     /// `match scrutinee { arms }`.
-    pub(super) fn match_(&mut self, span: Span, scrutinee: &Expr, arms: &[Arm], tail: bool) {
-        self.expr(scrutinee, false);
+    pub(super) fn match_(&mut self, span: Span, scrutinee: &Expr, arms: &[Arm], at: Position) {
+        self.expr(scrutinee, Position::Inner);
         let slot = self.ctx().slot();
         self.emit(Op::SetLocal(slot), scrutinee.span);
-        if self.match_tree(slot, arms, tail) {
+        if self.match_tree(slot, arms, at) {
             return;
         }
         let mut ends = Vec::new();
@@ -131,11 +131,11 @@ impl Lowerer {
             let mut fails = Vec::new();
             self.pattern(&arm.pattern, slot, &mut fails);
             if let Some(g) = &arm.guard {
-                self.expr(g, false);
+                self.expr(g, Position::Inner);
                 fails.push(self.emit(Op::JumpIfFalse(0), g.span));
             }
-            self.expr(&arm.body, tail);
-            if !tail {
+            self.expr(&arm.body, at);
+            if at == Position::Inner {
                 ends.push(self.emit(Op::Jump(0), arm.span));
             }
             self.pop_scope(saved);

@@ -21,6 +21,17 @@ use crate::value::{ClosureObj, Repr, Value};
 
 use super::{Entry, Frame, Kind, Machine, bad_index};
 
+/// Whether a call gets a frame of its own or takes over its caller's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CallFrame {
+    /// A new frame on top of the caller's (counted against the depth
+    /// limit).
+    New,
+    /// A tail call: the caller's frame is reused, so a loop written as a
+    /// tail call runs in constant depth.
+    Reuse,
+}
+
 impl<'a> Machine<'a> {
     /// The running function as a value (for a local function naming
     /// itself).
@@ -56,12 +67,17 @@ impl<'a> Machine<'a> {
     }
 
     /// Call a function value with the `argc` arguments on top of the stack.
-    pub(super) fn call(&mut self, callee: Value, argc: usize, tail: bool) -> Result<(), RunError> {
+    pub(super) fn call(
+        &mut self,
+        callee: Value,
+        argc: usize,
+        frame: CallFrame,
+    ) -> Result<(), RunError> {
         match callee {
-            Value(Repr::Func(f)) => self.enter(f, None, argc, tail),
+            Value(Repr::Func(f)) => self.enter(f, None, argc, frame),
             Value(Repr::Closure(c)) => {
                 let f = c.func;
-                self.enter(f, Some(c), argc, tail)
+                self.enter(f, Some(c), argc, frame)
             }
             Value(Repr::Native(n)) => {
                 let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
@@ -77,13 +93,13 @@ impl<'a> Machine<'a> {
     }
 
     /// Push a frame for function `f` (or reuse the running one for a tail
-    /// call).
+    /// call, [`CallFrame::Reuse`]).
     pub(super) fn enter(
         &mut self,
         f: u32,
         closure: Option<Rc<ClosureObj>>,
         argc: usize,
-        tail: bool,
+        frame: CallFrame,
     ) -> Result<(), RunError> {
         let func = self
             .module
@@ -97,7 +113,7 @@ impl<'a> Machine<'a> {
             )));
         }
         let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
-        let base = if tail {
+        let base = if frame == CallFrame::Reuse {
             let top = self.frames.last_mut().ok_or_else(bad_index)?;
             let base = top.base as usize;
             top.func = f;

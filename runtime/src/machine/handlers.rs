@@ -25,7 +25,9 @@
 use std::rc::Rc;
 
 use writ_lang::Code;
+use writ_lang::types::BuiltinEffect;
 
+use super::calls::CallFrame;
 use super::{Entry, Frame, Kind, Machine, bad_index};
 use crate::error::RunError;
 use crate::host::HostError;
@@ -65,10 +67,10 @@ impl Drop for Resumption {
         let mut held: Vec<Value> = std::mem::take(&mut self.stack);
         for e in std::mem::take(&mut self.handlers) {
             if let Entry::Handler {
-                closures, state, ..
+                closures, param, ..
             } = e
             {
-                held.push(state);
+                held.push(param);
                 if let Ok(cl) = Rc::try_unwrap(closures) {
                     held.extend(cl);
                 }
@@ -99,7 +101,7 @@ impl<'a> Machine<'a> {
             .checked_sub(info.closures as usize)
             .ok_or_else(bad_index)?;
         let closures = self.stack.split_off(start);
-        let state = if info.has_state {
+        let param = if info.has_param {
             self.stack.pop().ok_or_else(bad_index)?
         } else {
             Value(Repr::Unit)
@@ -107,11 +109,11 @@ impl<'a> Machine<'a> {
         self.handlers.push(Entry::Handler {
             info: id,
             closures: Rc::new(closures),
-            state,
+            param,
             frame: self.frames.len() as u32,
             stack: self.stack.len() as u32,
         });
-        self.call(body, 0, false)?;
+        self.call(body, 0, CallFrame::New)?;
         if let Some(f) = self.frames.last_mut() {
             f.kind = Kind::Body;
         }
@@ -124,7 +126,7 @@ impl<'a> Machine<'a> {
         let Some(Entry::Handler {
             info,
             closures,
-            state,
+            param,
             ..
         }) = self.handlers.pop()
         else {
@@ -144,11 +146,11 @@ impl<'a> Machine<'a> {
         let ret = closures.last().cloned().ok_or_else(bad_index)?;
         self.stack.push(v);
         let mut argc = 1;
-        if info.has_state {
-            self.stack.push(state);
+        if info.has_param {
+            self.stack.push(param);
             argc += 1;
         }
-        self.call(ret, argc, false)
+        self.call(ret, argc, CallFrame::New)
     }
 
     /// Perform operation `op` of effect `effect` with the `argc` arguments
@@ -170,18 +172,18 @@ impl<'a> Machine<'a> {
                         .iter()
                         .find(|c| c.effect == effect && c.op == op)
                     {
-                        break Some((i, c, info.has_state));
+                        break Some((i, c, info.has_param));
                     }
                 }
                 None => return Err(bad_index()),
             }
         };
-        let Some((i, clause, has_state)) = found else {
+        let Some((i, clause, has_param)) = found else {
             return self.perform_host(effect, op, argc);
         };
         let Some(Entry::Handler {
             closures,
-            state,
+            param,
             frame,
             stack,
             ..
@@ -193,15 +195,15 @@ impl<'a> Machine<'a> {
             .get(clause.clause as usize)
             .cloned()
             .ok_or_else(bad_index)?;
-        let state = state.clone();
+        let param = param.clone();
         let (frame, stack_base) = (*frame as usize, *stack as usize);
-        let with_state = usize::from(has_state);
+        let with_param = usize::from(has_param);
         if clause.tail_resumptive {
             self.handlers.push(Entry::Skip(i as u32));
-            if has_state {
-                self.stack.push(state);
+            if has_param {
+                self.stack.push(param);
             }
-            self.call(body, argc + with_state, false)?;
+            self.call(body, argc + with_param, CallFrame::New)?;
             if let Some(f) = self.frames.last_mut() {
                 f.kind = Kind::Clause;
             }
@@ -242,12 +244,12 @@ impl<'a> Machine<'a> {
             })))
         };
         self.stack.extend(args);
-        if has_state {
-            self.stack.push(state);
+        if has_param {
+            self.stack.push(param);
         }
         self.stack.push(resume);
         self.check_memory(0)?;
-        self.call(body, argc + with_state + 1, false)
+        self.call(body, argc + with_param + 1, CallFrame::New)
     }
 
     /// An operation no handler in the program handles: `Fail` ends the
@@ -257,7 +259,7 @@ impl<'a> Machine<'a> {
         let info = module.effects.get(effect as usize).ok_or_else(bad_index)?;
         let op_name = info.ops.get(op as usize).ok_or_else(bad_index)?;
         let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
-        if info.name == "Fail" {
+        if BuiltinEffect::Fail.is(&info.name) {
             let message = self
                 .stack
                 .get(start)
@@ -269,12 +271,12 @@ impl<'a> Machine<'a> {
                 // and bounded (it can be as long as memory allows).
                 format!(
                     "the program failed: {}",
-                    crate::display::safe_start(message, FAIL_SHOWN, false)
+                    crate::display::safe_start(message, FAIL_SHOWN, crate::display::LineBreaks::Escape)
                 ),
             )
             .with_help("`Fail.fail` was performed with no handler of `Fail` around it; handle `Fail` to recover instead"));
         }
-        if info.name == "Log" {
+        if BuiltinEffect::Log.is(&info.name) {
             let bytes: usize = self
                 .stack
                 .get(start..)
@@ -309,7 +311,7 @@ impl<'a> Machine<'a> {
                 let fail = module
                     .effects
                     .iter()
-                    .position(|e| e.name == "Fail")
+                    .position(|e| BuiltinEffect::Fail.is(&e.name))
                     .ok_or_else(bad_index)?;
                 self.stack.push(Value::str(message));
                 self.perform(fail as u32, 0, 1)
@@ -320,7 +322,7 @@ impl<'a> Machine<'a> {
     /// Call a resumption with its argument (and the handler's next
     /// parameter).
     pub(super) fn resume(&mut self, k: Rc<Resumption>, argc: usize) -> Result<(), RunError> {
-        let state = if argc == 2 {
+        let param = if argc == 2 {
             Some(self.stack.pop().ok_or_else(bad_index)?)
         } else {
             None
@@ -357,21 +359,21 @@ impl<'a> Machine<'a> {
                 Entry::Handler {
                     info,
                     closures,
-                    state,
+                    param,
                     frame,
                     stack,
                 } => Entry::Handler {
                     info,
                     closures,
-                    state,
+                    param,
                     frame: rebase(frame, fb, nf)?,
                     stack: rebase(stack, sb, ns)?,
                 },
             });
         }
-        if let Some(s) = state {
+        if let Some(s) = param {
             match self.handlers.get_mut(nh) {
-                Some(Entry::Handler { state, .. }) => *state = s,
+                Some(Entry::Handler { param, .. }) => *param = s,
                 _ => return Err(bad_index()),
             }
         }
@@ -384,14 +386,14 @@ impl<'a> Machine<'a> {
     pub(super) fn resume_tail(
         &mut self,
         v: Value,
-        state: Option<Value>,
+        param: Option<Value>,
     ) -> Result<Option<Value>, RunError> {
-        if let Some(s) = state {
+        if let Some(s) = param {
             let Some(&Entry::Skip(t)) = self.handlers.last() else {
                 return Err(RunError::internal("resumed in place outside a clause"));
             };
             match self.handlers.get_mut(t as usize) {
-                Some(Entry::Handler { state, .. }) => *state = s,
+                Some(Entry::Handler { param, .. }) => *param = s,
                 _ => return Err(bad_index()),
             }
         }

@@ -91,7 +91,7 @@ pub(crate) enum Entry {
         /// Its clause closures.
         closures: Rc<Vec<Value>>,
         /// Its parameter (`()` if it has none).
-        state: Value,
+        param: Value,
         /// The index of its body's frame.
         frame: u32,
         /// Where its body's part of the operand stack starts.

@@ -41,12 +41,12 @@ impl<'a> Machine<'a> {
         self.tick(1 + a.len().min(b.len()).min(64) as u64)?;
         if b.len() <= 64 {
             self.check_memory(b.len() * value::SLOT)?;
-            if ListObj::extend_unique(&mut a, &b, false) {
+            if ListObj::append_unique(&mut a, &b) {
                 return Ok(Value(Repr::List(a)));
             }
         } else if a.len() <= 64 {
             self.check_memory(a.len() * value::SLOT)?;
-            if ListObj::extend_unique(&mut b, &a, true) {
+            if ListObj::prepend_unique(&mut b, &a) {
                 return Ok(Value(Repr::List(b)));
             }
         }
@@ -224,7 +224,14 @@ impl<'a> Machine<'a> {
                 let budget = self.memory_left();
                 for p in &parts {
                     let left = budget.saturating_sub(s.len());
-                    display::display_in(p, self.module, true, &mut s, left, self.meter());
+                    display::display_in(
+                        p,
+                        self.module,
+                        display::StrForm::Text,
+                        &mut s,
+                        left,
+                        self.meter(),
+                    );
                 }
                 self.metered()?;
                 self.check_memory(s.len() + value::HEADER)?;

@@ -21,6 +21,7 @@ use crate::code::{Arith, Function, Module, Op, Operand};
 use crate::error::RunError;
 use crate::value::{Repr, Value};
 
+use super::calls::CallFrame;
 use super::{Entry, Frame, Kind, Machine, bad_index};
 
 impl<'a> Machine<'a> {
@@ -290,7 +291,12 @@ impl<'a> Machine<'a> {
                             .ok_or_else(bad_index)
                     );
                     let callee = self.stack.remove(at);
-                    tri!(self.call(callee, n as usize, matches!(op, Op::TailCall(_))));
+                    let frame = if matches!(op, Op::TailCall(_)) {
+                        CallFrame::Reuse
+                    } else {
+                        CallFrame::New
+                    };
+                    tri!(self.call(callee, n as usize, frame));
                     reload!();
                 }
                 Op::CallFunc(f, n) => {
@@ -309,7 +315,7 @@ impl<'a> Machine<'a> {
                             pc = 0;
                         }
                         _ => {
-                            tri!(self.enter(f, None, n, false));
+                            tri!(self.enter(f, None, n, CallFrame::New));
                             reload!();
                         }
                     }
@@ -338,7 +344,7 @@ impl<'a> Machine<'a> {
                         }
                         _ => {
                             sync!();
-                            tri!(self.enter(f, None, n, true));
+                            tri!(self.enter(f, None, n, CallFrame::Reuse));
                             reload!();
                         }
                     }
@@ -368,7 +374,7 @@ impl<'a> Machine<'a> {
                 Op::ResumeTail | Op::ResumeTailWith => {
                     // The common case inline: return to the performer,
                     // updating the handler's parameter.
-                    let state = if op == Op::ResumeTailWith {
+                    let param = if op == Op::ResumeTailWith {
                         Some(pop!())
                     } else {
                         None
@@ -379,9 +385,9 @@ impl<'a> Machine<'a> {
                         && top.kind == Kind::Clause
                         && self.frames.len() > 1
                     {
-                        if let Some(s) = state {
+                        if let Some(s) = param {
                             match self.handlers.get_mut(t as usize) {
-                                Some(Entry::Handler { state, .. }) => *state = s,
+                                Some(Entry::Handler { param, .. }) => *param = s,
                                 _ => {
                                     sync!();
                                     return Err(bad_index());
@@ -397,7 +403,7 @@ impl<'a> Machine<'a> {
                         continue;
                     }
                     sync!();
-                    if let Some(done) = tri!(self.resume_tail(v, state)) {
+                    if let Some(done) = tri!(self.resume_tail(v, param)) {
                         return Ok(done);
                     }
                     reload!();
@@ -412,13 +418,13 @@ impl<'a> Machine<'a> {
                     }
                     // The common case inline: a tail-resumptive clause that
                     // captures nothing runs in place, in a new frame.
-                    if let Some((i, f, state)) = self.tail_clause(e, o)
+                    if let Some((i, f, param)) = self.tail_clause(e, o)
                         && let Some(func) = functions.get(f as usize)
-                        && func.arity as usize == n as usize + usize::from(state.is_some())
+                        && func.arity as usize == n as usize + usize::from(param.is_some())
                         && self.frames.len() < self.limits.depth
                     {
                         self.handlers.push(Entry::Skip(i as u32));
-                        if let Some(s) = state {
+                        if let Some(s) = param {
                             self.stack.push(s);
                         }
                         base = self.stack.len() - func.arity as usize;
@@ -494,13 +500,13 @@ impl<'a> Machine<'a> {
         if !in_range(Some(simple.result)) || !in_range(simple.next) {
             return None;
         }
-        let Some(Entry::Handler { state, .. }) = self.handlers.get_mut(at) else {
+        let Some(Entry::Handler { param, .. }) = self.handlers.get_mut(at) else {
             return None;
         };
         let args = self.stack.get(start..).unwrap_or(&[]);
-        let result = operand(simple.result, args, state);
+        let result = operand(simple.result, args, param);
         if let Some(next) = simple.next {
-            *state = operand(next, args, state);
+            *param = operand(next, args, param);
         }
         self.stack.truncate(start);
         Some(result)
@@ -519,7 +525,7 @@ impl<'a> Machine<'a> {
                 Entry::Handler {
                     info,
                     closures,
-                    state,
+                    param,
                     ..
                 } => {
                     let info = self.module.handlers.get(*info as usize)?;
@@ -536,7 +542,7 @@ impl<'a> Machine<'a> {
                     let Some(Value(Repr::Func(f))) = closures.get(c.clause as usize) else {
                         return None;
                     };
-                    return Some((i, *f, info.has_state.then(|| state.clone())));
+                    return Some((i, *f, info.has_param.then(|| param.clone())));
                 }
             }
         }
@@ -545,13 +551,13 @@ impl<'a> Machine<'a> {
 
 /// The value of a simple clause's operand (its index was checked).
 #[inline(always)]
-fn operand(o: Operand, args: &[Value], state: &Value) -> Value {
+fn operand(o: Operand, args: &[Value], param: &Value) -> Value {
     match o {
         Operand::Arg(k) => match args.get(k as usize) {
             Some(v) => v.clone(),
             None => Value(Repr::Unit),
         },
-        Operand::State => state.clone(),
+        Operand::Param => param.clone(),
         Operand::Unit => Value(Repr::Unit),
         Operand::Int(n) => Value(Repr::Int(n)),
         Operand::Bool(b) => Value(Repr::Bool(b)),

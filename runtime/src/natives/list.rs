@@ -320,7 +320,14 @@ pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
             s.push_str(sep);
         }
         let left = cx.machine.memory_left().saturating_sub(s.len());
-        display::display_in(x, cx.module(), true, &mut s, left, cx.meter());
+        display::display_in(
+            x,
+            cx.module(),
+            display::StrForm::Text,
+            &mut s,
+            left,
+            cx.meter(),
+        );
         cx.tick(1)?;
         cx.reserve(s.len())?;
     }

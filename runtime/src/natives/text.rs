@@ -484,7 +484,14 @@ pub(super) fn from(cx: &Cx, a: &[Value]) -> R {
     };
     let mut s = String::new();
     let left = cx.machine.memory_left();
-    display::display_in(v, cx.module(), true, &mut s, left, cx.meter());
+    display::display_in(
+        v,
+        cx.module(),
+        display::StrForm::Text,
+        &mut s,
+        left,
+        cx.meter(),
+    );
     new_str(cx, s)
 }
 

@@ -12,7 +12,7 @@ use writ_runtime::{Limit, Limits, LogHost, Module, RunError, run};
 pub fn compile(src: &str) -> Module {
     let parsed = writ_lang::parse(src);
     assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
-    let typed = writ_lang::types::check(&parsed.program);
+    let typed = writ_lang::types::check(&parsed.program, &Default::default());
     assert!(
         !typed.diagnostics.iter().any(|d| d.is_error()),
         "{:#?}",
@@ -42,8 +42,14 @@ pub fn exec_logging(
 ) -> Result<String, RunError> {
     let module = compile(src);
     let mut host = LogHost::new(on_log);
-    run(&module, limits, &mut host, cancel)
-        .map(|v| writ_runtime::display::to_string(&v, &module, false, 10_000))
+    run(&module, limits, &mut host, cancel).map(|v| {
+        writ_runtime::display::to_string(
+            &v,
+            &module,
+            writ_runtime::display::StrForm::Quoted,
+            10_000,
+        )
+    })
 }
 
 pub fn limits(set: &[(&str, &str)]) -> Limits {

@@ -10,7 +10,7 @@ use super::{MEMBER_ALIASES, NAMESPACE_ALIASES};
 
 /// Check `src` as `writ check` does.
 fn check(src: &str) -> crate::Analysis {
-    crate::analyse(src, None, &[])
+    crate::analyse(src, &crate::types::CheckOptions::default())
 }
 
 /// The code and help of the only diagnostic of checking `src`.
