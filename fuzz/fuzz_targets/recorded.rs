@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 use libfuzzer_sys::fuzz_target;
-use writ_host::engine::{Engine, Compiled, RunOptions};
+use writ_host::engine::{Compiled, Engine, RunOptions};
 use writ_host::policy::{self, Policy};
 
 struct Fixture {
