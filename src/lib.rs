@@ -24,8 +24,8 @@
 //!
 //! # The surface
 //!
-//! - Checking: [`check_source`] (and [`check_source_granted`],
-//!   [`check_source_with`] against a set of [`Grants`]), [`check_syntax`];
+//! - Checking: [`check_source`] with [`CheckOptions`] (the [`Grants`] a
+//!   program is checked against, an embedder's interfaces), [`check_syntax`];
 //!   each gives a [`Checked`]: [`Diagnostic`]s, [`Signature`]s and the
 //!   capability manifest ([`ManifestEntry`]). [`source_text`] applies the
 //!   size and encoding rules to a file's bytes.

@@ -12,7 +12,7 @@
 //! What an embedder (and the command line) uses, and nothing else:
 //!
 //! - [`engine`]: the [`Engine`](engine::Engine) that checks a program
-//!   against a policy into a [`Program`](engine::Program) and runs it
+//!   against a policy into a [`Compiled`](engine::Compiled) program and runs it
 //!   ([`RunOptions`](engine::RunOptions), [`Outcome`](engine::Outcome),
 //!   each [`Operation`](engine::Operation) with its
 //!   [`Decision`](engine::Decision)), and the embedder's own capabilities

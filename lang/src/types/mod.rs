@@ -54,14 +54,16 @@
 //!
 //! # The surface
 //!
-//! Outside this crate, checking is: the entry points ([`check`],
-//! [`check_granted`], [`check_hosted`]) and what they find ([`Typed`]:
+//! Outside this crate, checking is: the entry point ([`check`], told what
+//! is granted and declared by [`CheckOptions`]) and what it finds ([`Typed`]:
 //! diagnostics, [`Signature`]s, the [`ManifestEntry`]s of the capability
 //! manifest, the [`Resolution`] lowering compiles from, the [`WORK_LIMIT`]
 //! spent); what grants capabilities ([`Grants`], [`GrantedBy`],
 //! [`DEFAULT_GRANTS`], [`HOST_CAPABILITIES`]); the [`session`] that checks
 //! a REPL's inputs one at a time; and [`suggest_name`], the "did you mean"
-//! rule, for the names of a policy and the REPL's commands. The checker's
+//! rule, for the names of a policy and the REPL's commands; and
+//! [`BuiltinEffect`], the effects the language itself gives meaning to.
+//! The checker's
 //! machinery (inference, unification, the type arena, declarations,
 //! exhaustiveness, printing) is `pub(crate)`.
 
