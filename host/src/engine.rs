@@ -193,7 +193,7 @@ impl Engine {
         let (Some(typed), true) = (a.typed, accepted) else {
             return Err(a.diagnostics);
         };
-        let module = writ_runtime::compile_hosted(&a.program, &typed, &interfaces)
+        let module = writ_runtime::compile(&a.program, &typed)
             .map_err(|e| vec![Diagnostic::new(Code::InternalError, e.message)])?;
         Ok(Compiled {
             module,

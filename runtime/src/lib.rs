@@ -61,24 +61,16 @@ const STACK_RED_ZONE: usize = 128 * 1024;
 const STACK_CHUNK: usize = 4 * 1024 * 1024;
 
 /// Lower a program the type checker accepted to a runnable module, with
-/// what the checker found ([`writ_lang::types::Typed`]). An error here is
-/// an internal error (a bug in Writ, not in the program).
+/// what the checker found ([`writ_lang::types::Typed`]: the resolution of
+/// its names, and the embedder's capability interfaces it was checked
+/// with). An error here is an internal error (a bug in Writ, not in the
+/// program).
 pub fn compile(
     program: &writ_lang::ast::Program,
     typed: &writ_lang::types::Typed,
 ) -> Result<Module, RunError> {
-    compile_hosted(program, typed, &[])
-}
-
-/// As [`compile`], for a program checked with host capability
-/// `interfaces` ([`writ_lang::types::CheckOptions::interfaces`]).
-pub fn compile_hosted(
-    program: &writ_lang::ast::Program,
-    typed: &writ_lang::types::Typed,
-    interfaces: &[String],
-) -> Result<Module, RunError> {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        lower::lower(program, &typed.resolution, interfaces)
+        lower::lower(program, &typed.resolution, &typed.interfaces)
     })
     .map_err(RunError::internal)
 }

@@ -38,7 +38,10 @@ pub(super) fn check_program(
     grants: Option<crate::types::Grants<'_>>,
     interfaces: &[String],
 ) -> Typed {
-    with_library(interfaces).check_items(program, grants)
+    Typed {
+        interfaces: interfaces.to_vec(),
+        ..with_library(interfaces).check_items(program, grants)
+    }
 }
 
 /// A checker holding the standard library and the embedder's capability
@@ -114,6 +117,8 @@ impl Checker {
             manifest,
             resolution: self.take_resolution(),
             work: self.arena.work.used(),
+            // The caller that knows them says (a session's are its own).
+            interfaces: Vec::new(),
         }
     }
 }

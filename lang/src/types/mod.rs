@@ -169,6 +169,11 @@ pub struct Typed {
     /// [`WORK_LIMIT`] and a little over when the budget ran out,
     /// which the diagnostics then say (`E2013`).
     pub work: u64,
+    /// The embedder's capability interfaces the program was checked with
+    /// ([`CheckOptions::interfaces`]): lowering compiles it against the
+    /// same ones, so the two cannot disagree. Empty for one input of a
+    /// [`session`], whose compiled side holds the session's own.
+    pub interfaces: Vec<String>,
 }
 
 /// What granted a program's capabilities, as the caller tells it: E3002

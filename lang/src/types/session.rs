@@ -15,7 +15,7 @@
 //! handled by a handler of the new one.
 //!
 //! Invariants: checking never changes the session itself; the caller
-//! decides whether to keep the result ([`Checked::commit`]), typically
+//! decides whether to keep the result ([`CheckedInput::commit`]), typically
 //! only once the input has also run. So a rejected or failed input leaves
 //! no trace.
 
@@ -65,7 +65,7 @@ pub struct Defined {
 }
 
 /// One input, checked against a session.
-pub struct Checked {
+pub struct CheckedInput {
     /// Diagnostics, manifest and what lowering needs, as for a program.
     pub typed: Typed,
     /// The names the input defines, in source order.
@@ -82,7 +82,7 @@ pub struct Checked {
     next: Option<CheckSession>,
 }
 
-impl Checked {
+impl CheckedInput {
     /// Whether the input is accepted.
     pub fn accepted(&self) -> bool {
         self.next.is_some()
@@ -170,13 +170,13 @@ impl CheckSession {
 
     /// Check one input (parsed with spans that do not overlap earlier
     /// inputs') with `grants`. The session is unchanged.
-    pub fn check(&self, program: &Program, grants: Option<Grants<'_>>) -> Checked {
+    pub fn check(&self, program: &Program, grants: Option<Grants<'_>>) -> CheckedInput {
         stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
             self.check_on_stack(program, grants)
         })
     }
 
-    fn check_on_stack(&self, program: &Program, grants: Option<Grants<'_>>) -> Checked {
+    fn check_on_stack(&self, program: &Program, grants: Option<Grants<'_>>) -> CheckedInput {
         let mut c = self.checker.clone();
         let mut user_types = self.user_types.clone();
         let mut user_effects = self.user_effects.clone();
@@ -200,7 +200,7 @@ impl CheckSession {
         forget_redeclared(&mut c, program, &user_types, &user_effects);
         let typed = c.check_items(program, grants);
         if typed.diagnostics.iter().any(Diagnostic::is_error) {
-            return Checked {
+            return CheckedInput {
                 typed,
                 defined: Vec::new(),
                 value_type: None,
@@ -243,7 +243,7 @@ impl CheckSession {
                 _ => {}
             }
         }
-        Checked {
+        CheckedInput {
             typed,
             defined,
             value_type,
