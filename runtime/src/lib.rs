@@ -50,7 +50,8 @@ pub use code::Module;
 pub use error::{RunError, TraceEntry};
 pub use host::{Host, HostError, LogHost};
 pub use limits::{Limit, Limits};
-pub use machine::run;
+pub use machine::{Usage, run, run_measured};
+pub use value::json;
 pub use value::{
     FromValue, FromValueError, IntoValue, ListRef, MapRef, RecordRef, Value, VariantRef, View,
 };

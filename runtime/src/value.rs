@@ -27,6 +27,7 @@
 //!   no program-built value can overflow the host stack.
 
 mod convert;
+pub mod json;
 mod view;
 
 use std::cell::{Cell, RefCell};

@@ -259,3 +259,45 @@ fn a_fail_message_reaches_the_top_level_whole_up_to_a_kib_and_shortened_past_it(
         )
     );
 }
+
+/// Run `src` under `limits`, with what it used.
+fn measured(src: &str, limits: &Limits) -> (bool, writ_runtime::Usage) {
+    let module = common::compile(src);
+    let mut host = writ_runtime::LogHost::new(|_: &str| {});
+    let (result, usage) = writ_runtime::run_measured(&module, limits, &mut host, None);
+    (result.is_ok(), usage)
+}
+
+#[test]
+fn a_run_reports_the_fuel_memory_and_time_it_used() {
+    let src = "let xs = list.range(0, 100000)\nlist.fold(xs, 0, fn(a, x) { a + x })\n";
+    let (ok, usage) = measured(src, &Limits::default());
+    assert!(ok);
+    // A fold over 100,000 elements takes at least a step per element.
+    assert!(usage.fuel > 100_000, "{usage:?}");
+    assert!(usage.fuel < Limits::default().fuel, "{usage:?}");
+    // The list is live during the fold: its 100,000 slots at least.
+    assert!(usage.memory_peak >= 100_000 * 8, "{usage:?}");
+    assert!(usage.time > Duration::ZERO, "{usage:?}");
+    // The same program again uses the same fuel: it is counted, not timed.
+    assert_eq!(measured(src, &Limits::default()).1.fuel, usage.fuel);
+    // A smaller program uses less.
+    let (_, small) = measured("1 + 2\n", &Limits::default());
+    assert!(
+        small.fuel < 100 && small.memory_peak < usage.memory_peak,
+        "{small:?}"
+    );
+}
+
+#[test]
+fn a_run_stopped_by_a_limit_reports_what_it_used_up_to_it() {
+    let (ok, usage) = measured(
+        "fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n",
+        &limits(&[("fuel", "100000")]),
+    );
+    assert!(!ok);
+    assert!(
+        (100_000..=100_000 + 4096).contains(&usage.fuel),
+        "{usage:?}"
+    );
+}

@@ -12,6 +12,10 @@
 //!   how much the steps have left ([`meter::set_budget`]).
 //! - **A limit ends the run with its own code** (`E5001`..`E5006`, see
 //!   [`RunError::limit`]) and a message naming the limit.
+//! - **Usage is sampled, not traced.** The memory peak a run reports
+//!   ([`Machine::usage`]) is the most any memory check saw (one per
+//!   window, and one before each allocation in proportion to operands),
+//!   so it costs a comparison per check and nothing per step.
 //! - **Memory is checked before it is used** where an operation can
 //!   allocate in proportion to its operands ([`Machine::check_memory`]
 //!   with what it is about to allocate).
@@ -21,7 +25,7 @@ use crate::limits::{CHECK_EVERY, Limit};
 use crate::meter::{self, Meter};
 use crate::value;
 
-use super::{Entry, Frame, Machine};
+use super::{Entry, Frame, Machine, Usage};
 
 impl<'a> Machine<'a> {
     pub(super) fn open_window(&mut self) {
@@ -121,7 +125,11 @@ impl<'a> Machine<'a> {
 
     /// Fail if `more` bytes on top of what is in use would pass the limit.
     pub(crate) fn check_memory(&self, more: usize) -> Result<(), RunError> {
-        let used = self.memory_used().saturating_add(more);
+        let now = self.memory_used();
+        if now > self.peak.get() {
+            self.peak.set(now);
+        }
+        let used = now.saturating_add(more);
         if used > self.limits.memory {
             return Err(RunError::limit(
                 Limit::Memory,
@@ -133,6 +141,21 @@ impl<'a> Machine<'a> {
             ));
         }
         Ok(())
+    }
+
+    /// What the run has used so far: its fuel (the steps taken, this
+    /// window's included, and the meter's units), the most memory any
+    /// memory check saw (or in use now, if more), and the time since it
+    /// started.
+    pub(super) fn usage(&self) -> Usage {
+        let steps = self
+            .steps
+            .saturating_add(self.window.saturating_sub(self.countdown));
+        Usage {
+            fuel: steps.saturating_add(meter::used()),
+            memory_peak: self.peak.get().max(self.memory_used()),
+            time: self.started.elapsed(),
+        }
     }
 
     /// Count `bytes` of output against the output limit.

@@ -15,7 +15,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Machine;
 use crate::code::{Literal, Module};
@@ -34,10 +34,37 @@ pub fn run(
     host: &mut dyn Host,
     cancel: Option<&Arc<AtomicBool>>,
 ) -> Result<Value, RunError> {
+    run_measured(module, limits, host, cancel).0
+}
+
+/// What a run used of its limits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Fuel spent: the machine's steps plus the units of metered library
+    /// work (the quantity [`Limits::fuel`] bounds).
+    pub fuel: u64,
+    /// The most bytes of memory the run was seen to use (sampled at each
+    /// of the machine's memory checks: at least every 4,096 steps, and
+    /// before allocations in
+    /// proportion to their operands; the quantity [`Limits::memory`]
+    /// bounds).
+    pub memory_peak: usize,
+    /// The time from its first step to its end.
+    pub time: Duration,
+}
+
+/// Run a module's top level to its value, and say what it used (also
+/// when it failed: what it used up to the error).
+pub fn run_measured(
+    module: &Module,
+    limits: &Limits,
+    host: &mut dyn Host,
+    cancel: Option<&Arc<AtomicBool>>,
+) -> (Result<Value, RunError>, Usage) {
     let mut globals = Vec::new();
-    let result = run_function(module, module.main, &mut globals, limits, host, cancel);
+    let (result, usage) = run_top(module, module.main, &mut globals, limits, host, cancel);
     while globals.pop().is_some() {}
-    result
+    (result, usage)
 }
 
 /// Run the function `main` of `module` (one input of a session) as a top
@@ -51,6 +78,18 @@ pub fn run_function(
     host: &mut dyn Host,
     cancel: Option<&Arc<AtomicBool>>,
 ) -> Result<Value, RunError> {
+    run_top(module, main, globals, limits, host, cancel).0
+}
+
+/// [`run_function`], with what the run used.
+fn run_top(
+    module: &Module,
+    main: u32,
+    globals: &mut Vec<Value>,
+    limits: &Limits,
+    host: &mut dyn Host,
+    cancel: Option<&Arc<AtomicBool>>,
+) -> (Result<Value, RunError>, Usage) {
     let memory_base = value::live_bytes();
     let started = Instant::now();
     let meter = meter::Scope::start(
@@ -79,6 +118,7 @@ pub fn run_function(
         countdown: 0,
         started,
         memory_base,
+        peak: std::cell::Cell::new(0),
         output: 0,
         _meter: meter,
     };
@@ -96,9 +136,10 @@ pub fn run_function(
         m.locate(&mut e);
         e
     });
+    let usage = m.usage();
     m.unwind();
     *globals = std::mem::take(&mut m.globals);
-    result
+    (result, usage)
 }
 
 impl<'a> Machine<'a> {

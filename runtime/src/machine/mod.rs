@@ -54,7 +54,7 @@ use crate::limits::Limits;
 use crate::meter;
 use crate::value::{ClosureObj, Value};
 
-pub use entry::{run, run_function};
+pub use entry::{Usage, run, run_function, run_measured};
 pub use handlers::Resumption;
 
 /// What returning from a frame means.
@@ -121,6 +121,8 @@ pub struct Machine<'a> {
     countdown: u64,
     started: Instant,
     memory_base: usize,
+    /// The most memory in use seen by a memory check so far.
+    peak: std::cell::Cell<usize>,
     output: usize,
     /// The work meter of this run (restored when the machine is dropped).
     _meter: meter::Scope,

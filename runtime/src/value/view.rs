@@ -154,6 +154,11 @@ impl<'a> VariantRef<'a> {
             .map(|c| c.name.as_str())
     }
 
+    /// The constructor's index in the module that made the value.
+    pub(crate) fn ctor(&self) -> u32 {
+        self.ctor
+    }
+
     /// Its fields, in order (none for `None`).
     pub fn fields(&self) -> &'a [Value] {
         self.fields
