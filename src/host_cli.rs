@@ -141,12 +141,14 @@ fn wait_for_answer(_deadline: Option<Instant>, _cancel: Option<&AtomicBool>) -> 
     Wait::Answer
 }
 
-/// `writ run FILE --policy P [--db PATH] [--limit ...]`.
+/// `writ run FILE --policy P [--db PATH] [--limit ...] [--format json]`
+/// (`json`: the outcome as one JSON object, [`crate::outcome_json`]).
 pub fn run_with_policy(
     file: &Path,
     policy_path: &Path,
     db: Option<&Path>,
     limit: &[String],
+    json: bool,
 ) -> ExitCode {
     let mut policy = match crate::load_policy(policy_path) {
         Ok(p) => p,
@@ -168,6 +170,21 @@ pub fn run_with_policy(
     let engine = Engine::new().with_confirm(Arc::new(terminal_confirm));
     let program = match engine.check(&text, &policy) {
         Ok(p) => p,
+        Err(diags) if json => {
+            return crate::outcome_json::print(crate::outcome_json::Report {
+                path: &path,
+                text: &text,
+                edge: Edge::Policy(Some(&policy_path.display().to_string())),
+                diagnostics: &diags,
+                result: None,
+                value: None,
+                log: &[],
+                operations: &[],
+                usage: writ::Usage::default(),
+                limits: &policy.limits,
+                recorded: false,
+            });
+        }
         Err(diags) => {
             err_print!("{}", render::human(&diags, &path, &text, color));
             err_println!("{path}: rejected: not run");
@@ -192,6 +209,43 @@ pub fn run_with_policy(
         };
         crate::finish(result, &path, &text, edge)
     };
+    if json {
+        let edge = |result: &Result<String, writ::RunError>| match result {
+            Err(e) if e.limit.is_some_and(named) => Edge::Cli,
+            _ => Edge::Policy(Some(&policy_shown)),
+        };
+        let report = |result: Result<String, writ::RunError>,
+                      value,
+                      log: &[String],
+                      operations: &[writ_host::engine::Operation],
+                      usage,
+                      recorded| {
+            crate::outcome_json::print(crate::outcome_json::Report {
+                path: &path,
+                text: &text,
+                edge: edge(&result),
+                diagnostics: &[],
+                result: Some(result),
+                value,
+                log,
+                operations,
+                usage,
+                limits: &policy.limits,
+                recorded,
+            })
+        };
+        return match engine.run(&program, &policy, &options, &mut |_: &str| {}) {
+            Ok(o) => report(
+                o.result,
+                o.value,
+                &o.output,
+                &o.operations,
+                o.usage,
+                o.recorded,
+            ),
+            Err(e) => report(Err(e), None, &[], &[], writ::Usage::default(), false),
+        };
+    }
     let mut log = |line: &str| log_line(line);
     let outcome = match engine.run(&program, &policy, &options, &mut log) {
         Ok(o) => o,

@@ -55,8 +55,9 @@ pub use writ_lang::types::{
 /// and where they point: byte spans, and lines and columns.
 pub use writ_lang::{Code, Diagnostic, Hint, Label, LineIndex, Position, Severity, Span};
 /// A run's limits (fuel, memory, depth, output, time) and how it ended
-/// when it did not end well (with the exhausted limit and the trace).
-pub use writ_runtime::{Limit, Limits, RunError, TraceEntry};
+/// when it did not end well (with the exhausted limit and the trace),
+/// what it used of them, and its final value as JSON.
+pub use writ_runtime::{Limit, Limits, RunError, TraceEntry, Usage, json};
 
 /// Embedding: check a program against a person's policy once, then run it
 /// (on any thread, any number of times) with exactly the authority the
@@ -186,6 +187,12 @@ pub struct Ran {
     /// `None` if the program was not run (rejected); otherwise the display
     /// form of its value, or why it stopped.
     pub result: Option<Result<String, RunError>>,
+    /// The final value as JSON ([`json`]'s mapping), when it ran to a
+    /// value: `Err` with `E5004` when the JSON would pass the output
+    /// limit.
+    pub value: Option<Result<json::Json, RunError>>,
+    /// What the run used of its limits (zero when it did not run).
+    pub usage: Usage,
 }
 
 /// Check a program with only `Log` granted and, if it is accepted, run it
@@ -234,6 +241,8 @@ pub fn run_source(
                 manifest: Vec::new(),
             },
             result: None,
+            value: None,
+            usage: Usage::default(),
         };
     };
     let checked = Checked {
@@ -245,12 +254,19 @@ pub fn run_source(
         return Ran {
             checked,
             result: None,
+            value: None,
+            usage: Usage::default(),
         };
     }
+    let mut usage = Usage::default();
+    let mut value = None;
     let result = writ_runtime::compile(&a.program, &typed).and_then(|module| {
         let mut host = writ_runtime::LogHost::new(|line: &str| log(line));
-        let value = writ_runtime::run(&module, limits, &mut host, cancel)?;
-        Ok(match value {
+        let (ran, used) = writ_runtime::run_measured(&module, limits, &mut host, cancel);
+        usage = used;
+        let v = ran?;
+        value = Some(v.to_json(&module, limits.output));
+        Ok(match v {
             v if v.is_unit() => String::new(),
             v => writ_runtime::display::to_string(
                 &v,
@@ -263,6 +279,8 @@ pub fn run_source(
     Ran {
         checked,
         result: Some(result),
+        value,
+        usage,
     }
 }
 
@@ -331,3 +349,8 @@ mod tests {
         assert_eq!(source_text(&big).unwrap_err().code, Code::FileTooLarge);
     }
 }
+
+/// The examples of docs/embedding.md, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/embedding.md")]
+pub struct EmbeddingGuide;

@@ -27,6 +27,7 @@ macro_rules! err_println {
 }
 
 mod host_cli;
+mod outcome_json;
 mod repl;
 
 use std::fs::File;
@@ -108,6 +109,11 @@ enum Command {
         /// overrides the policy's `[store] path` (default `writ.db`).
         #[arg(long, requires = "policy")]
         db: Option<std::path::PathBuf>,
+        /// Output for people (`human`: `Log` lines, then the value) or
+        /// programs (`json`: the whole outcome as one JSON object, see
+        /// docs/embedding.md).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
     },
     /// Read or check the audit log.
     Audit {
@@ -448,7 +454,7 @@ fn finish(
     }
 }
 
-fn run(file: &Path, limit: &[String]) -> ExitCode {
+fn run(file: &Path, limit: &[String], format: Format) -> ExitCode {
     let mut limits = writ::Limits::default();
     if let Err(code) = apply_limits(&mut limits, limit) {
         return code;
@@ -462,6 +468,25 @@ fn run(file: &Path, limit: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if matches!(format, Format::Json) {
+        let mut lines = Vec::new();
+        let mut log = |line: &str| lines.push(line.to_string());
+        let mut ran = writ::run_source(&text, &limits, &mut log, None);
+        render::words::reword(&mut ran.checked.diagnostics, Edge::Cli);
+        return outcome_json::print(outcome_json::Report {
+            path: &path,
+            text: &text,
+            edge: Edge::Cli,
+            diagnostics: &ran.checked.diagnostics,
+            result: ran.result,
+            value: ran.value,
+            log: &lines,
+            operations: &[],
+            usage: ran.usage,
+            limits: &limits,
+            recorded: false,
+        });
+    }
     let mut log = |line: &str| host_cli::log_line(line);
     let mut ran = writ::run_source(&text, &limits, &mut log, None);
     render::words::reword(&mut ran.checked.diagnostics, Edge::Cli);
@@ -545,9 +570,16 @@ fn main() -> ExitCode {
             limit,
             policy,
             db,
+            format,
         } => match policy {
-            Some(p) => host_cli::run_with_policy(&file, &p, db.as_deref(), &limit),
-            None => run(&file, &limit),
+            Some(p) => host_cli::run_with_policy(
+                &file,
+                &p,
+                db.as_deref(),
+                &limit,
+                matches!(format, Format::Json),
+            ),
+            None => run(&file, &limit, format),
         },
         Command::Audit {
             action,

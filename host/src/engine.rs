@@ -18,7 +18,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use writ_lang::{Code, Diagnostic};
-use writ_runtime::{Module, RunError};
+use writ_runtime::json::Json;
+use writ_runtime::{Module, RunError, Usage};
 
 use crate::builtin::Builtin;
 pub use crate::capability::{ArgError, Args, Capability, FromValue, Handler, IntoValue, Refusal};
@@ -63,6 +64,13 @@ pub struct Outcome {
     /// How the run ended: the final value's display form (empty for `()`),
     /// or the error that stopped it.
     pub result: Result<String, RunError>,
+    /// The final value as JSON (the mapping of [`writ_runtime::json`]):
+    /// `None` when the run failed, `Some(Err(_))` with the output limit's
+    /// code (`E5004`) when its JSON would be longer than the policy's
+    /// output limit (it is refused whole, never cut).
+    pub value: Option<Result<Json, RunError>>,
+    /// What the run used of its limits: fuel, peak memory, time.
+    pub usage: Usage,
     /// The lines the program wrote with `Log.info`.
     pub output: Vec<String>,
     /// Every host operation, in order, with its decision.
@@ -72,6 +80,19 @@ pub struct Outcome {
     /// Whether `Http` answers came from recorded responses rather than the
     /// network.
     pub recorded: bool,
+}
+
+impl Outcome {
+    /// The final value as a `serde_json::Value`: `None` when the run
+    /// failed or its JSON was refused; `Some(Err(_))` if serde_json cannot
+    /// read it back (it refuses nesting deeper than 128, where
+    /// [`Outcome::value`]'s text has no depth limit).
+    pub fn value_json(&self) -> Option<Result<serde_json::Value, serde_json::Error>> {
+        match &self.value {
+            Some(Ok(json)) => Some(serde_json::from_str(json.as_str())),
+            _ => None,
+        }
+    }
 }
 
 /// Where the store lives for a run.
@@ -231,18 +252,29 @@ impl Engine {
             recorded: recorded.as_ref(),
             used_recorded: false,
         };
-        let result =
-            writ_runtime::run(&program.module, &policy.limits, &mut host, None).map(|v| match v {
-                v if v.is_unit() => String::new(),
-                v => writ_runtime::display::to_string(
-                    &v,
-                    &program.module,
-                    writ_runtime::display::StrForm::Quoted,
-                    policy.limits.output,
-                ),
-            });
+        let (value, usage) =
+            writ_runtime::run_measured(&program.module, &policy.limits, &mut host, None);
+        let (result, value) = match value {
+            Ok(v) => {
+                let display = if v.is_unit() {
+                    String::new()
+                } else {
+                    writ_runtime::display::to_string(
+                        &v,
+                        &program.module,
+                        writ_runtime::display::StrForm::Quoted,
+                        policy.limits.output,
+                    )
+                };
+                let json = v.to_json(&program.module, policy.limits.output);
+                (Ok(display), Some(json))
+            }
+            Err(e) => (Err(e), None),
+        };
         Ok(Outcome {
             result,
+            value,
+            usage,
             output: host.output,
             operations: host.operations,
             audit_ids: host.audit_ids,

@@ -491,3 +491,39 @@ fn a_write_waiting_for_the_store_ends_when_the_runs_time_is_up() {
     assert_eq!(audit_lines(&db), Vec::<String>::new());
     let _ = std::fs::remove_file(&db);
 }
+
+#[test]
+fn an_outcome_holds_the_value_as_json_and_what_the_run_used() {
+    let engine = Engine::new();
+    let p = policy("");
+    let o = run_with(&engine, "[Some(1), None]\n", &p, &db("json-ok"));
+    assert_eq!(o.result.as_deref(), Ok("[Some(1), None]"));
+    let json = o
+        .value
+        .as_ref()
+        .and_then(|v| v.as_ref().ok())
+        .map(|j| j.as_str());
+    assert_eq!(json, Some("[1,null]"));
+    assert_eq!(
+        o.value_json().and_then(Result::ok),
+        Some(serde_json::json!([1, null]))
+    );
+    assert!(o.usage.fuel > 0 && o.usage.memory_peak > 0);
+    // A failed run has no value, and reports what it used up to the error.
+    let o = run_with(
+        &engine,
+        "fn f(n: Int) -> Int { 1 / n }\nf(0)\n",
+        &p,
+        &db("json-failed"),
+    );
+    assert!(o.result.is_err() && o.value.is_none() && o.value_json().is_none());
+    assert!(o.usage.fuel > 0);
+    // A value whose JSON passes the output limit is refused with E5004;
+    // its display is cut as always.
+    let mut small = policy("");
+    small.limits.output = 16;
+    let o = run_with(&engine, "list.range(0, 100)\n", &small, &db("json-large"));
+    assert!(o.result.is_ok());
+    let err = o.value.and_then(Result::err).expect("refused");
+    assert_eq!(err.code.as_str(), "E5004");
+}
