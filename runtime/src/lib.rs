@@ -5,7 +5,9 @@
 //! The pipeline: [`compile`] lowers a program the type checker accepted
 //! (with the standard library) to a [`Module`]; [`run`] executes the
 //! module under [`Limits`], handing operations of host capabilities to a
-//! [`Host`]. A module is plain data and can be run many times.
+//! [`Host`]; [`start`] runs it until its first such operation and hands
+//! the run out, [`Paused`], for the host to answer and resume (`run` is a
+//! loop over the same pauses). A module is plain data and can be run many times.
 //! [`session`] does the same one input at a time (the REPL's back end).
 //!
 //! What a host works with:
@@ -50,7 +52,7 @@ pub use code::Module;
 pub use error::{RunError, TraceEntry};
 pub use host::{Host, HostError, LogHost};
 pub use limits::{Limit, Limits};
-pub use machine::{Usage, run, run_measured};
+pub use machine::{Paused, Progress, Usage, run, run_measured, start};
 pub use value::json;
 pub use value::{
     FromValue, FromValueError, IntoValue, ListRef, MapRef, RecordRef, Value, VariantRef, View,

@@ -164,6 +164,74 @@ impl Scope {
     }
 }
 
+impl Scope {
+    /// End this run's metering while the run is paused and handed out
+    /// (restoring what was there before, as dropping does), keeping what
+    /// it had charged and, for its deadline, the time it had left: a
+    /// paused run's clock does not run.
+    pub(crate) fn park(self) -> Parked {
+        let now = save();
+        let cancel = CANCEL.with(|c| {
+            let flag = c.take();
+            c.set(flag.clone());
+            flag
+        });
+        let run = now.run.unwrap_or(Run {
+            budget: u64::MAX,
+            deadline: None,
+        });
+        let parked = Parked {
+            used: now.used,
+            poll_at: now.poll_at,
+            tripped: now.tripped,
+            budget: run.budget,
+            deadline: run
+                .deadline
+                .map(|(limit, at)| (limit, at.saturating_duration_since(Instant::now()))),
+            cancel,
+        };
+        drop(self);
+        parked
+    }
+}
+
+/// A paused run's meter: what it had charged, its fuel and the time it
+/// had left, and its cancellation flag. [`Parked::resume`] starts it again.
+pub(crate) struct Parked {
+    used: u64,
+    poll_at: u64,
+    tripped: Option<Limit>,
+    budget: u64,
+    /// The time limit, and the time that was left of it.
+    deadline: Option<(Duration, Duration)>,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Parked {
+    /// Meter the run again on this thread, from where it was parked: its
+    /// deadline is now plus the time it had left.
+    pub(crate) fn resume(self) -> Scope {
+        let before = save();
+        let cancel_before = CANCEL.with(|c| c.replace(self.cancel));
+        let now = Instant::now();
+        restore(Saved {
+            used: self.used,
+            poll_at: self.poll_at,
+            tripped: self.tripped,
+            run: Some(Run {
+                budget: self.budget,
+                deadline: self
+                    .deadline
+                    .and_then(|(limit, left)| now.checked_add(left).map(|at| (limit, at))),
+            }),
+        });
+        Scope {
+            before,
+            cancel_before,
+        }
+    }
+}
+
 impl Drop for Scope {
     fn drop(&mut self) {
         restore(self.before);
@@ -340,6 +408,30 @@ mod tests {
             assert!(!Meter::AMBIENT.charge(POLL_EVERY));
             assert_eq!(tripped(), Some(Limit::Time));
         }
+    }
+
+    #[test]
+    fn a_parked_scope_keeps_its_units_and_time_left_and_restores_what_was_before() {
+        let limit = Duration::from_secs(60);
+        let scope = Scope::start(10_000, Some((limit, Instant::now() + limit)), None);
+        assert!(Meter::AMBIENT.charge(100));
+        let parked = scope.park();
+        assert_eq!(deadline(), None, "no run while parked");
+        assert_eq!(used(), 0);
+        std::thread::sleep(Duration::from_millis(20));
+        {
+            let _again = parked.resume();
+            assert_eq!(used(), 100, "the units charged before the pause");
+            let d = deadline().expect("the deadline comes back");
+            assert_eq!(d.limit, limit);
+            assert!(
+                d.left() > limit - Duration::from_millis(15),
+                "the pause was not counted"
+            );
+            assert!(!Meter::AMBIENT.charge(POLL_EVERY * 3));
+            assert_eq!(tripped(), Some(Limit::Fuel), "the same fuel");
+        }
+        assert_eq!(tripped(), None);
     }
 
     #[test]

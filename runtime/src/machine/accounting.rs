@@ -20,6 +20,8 @@
 //!   allocate in proportion to its operands ([`Machine::check_memory`]
 //!   with what it is about to allocate).
 
+use std::time::Duration;
+
 use crate::error::RunError;
 use crate::limits::{CHECK_EVERY, Limit};
 use crate::meter::{self, Meter};
@@ -63,13 +65,19 @@ impl<'a> Machine<'a> {
     /// operation returns (it may have waited: for a response, the store's
     /// lock, the person's answer).
     pub(super) fn interrupted(&self) -> Option<Limit> {
-        if self.started.elapsed() > self.limits.time {
+        if self.running_time() > self.limits.time {
             Some(Limit::Time)
         } else if meter::cancelled() {
             Some(Limit::Cancelled)
         } else {
             None
         }
+    }
+
+    /// The run's running time so far: its earlier slices and the current
+    /// one (the time a run spends paused and handed out is not counted).
+    pub(super) fn running_time(&self) -> Duration {
+        self.earlier.saturating_add(self.started.elapsed())
     }
 
     /// The error of an exhausted fuel, time or cancellation limit.
@@ -154,7 +162,7 @@ impl<'a> Machine<'a> {
         Usage {
             fuel: steps.saturating_add(meter::used()),
             memory_peak: self.peak.get().max(self.memory_used()),
-            time: self.started.elapsed(),
+            time: self.running_time(),
         }
     }
 

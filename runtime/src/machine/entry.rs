@@ -2,10 +2,13 @@
 //! and taking it apart at the end.
 //!
 //! Invariants:
-//! - **One meter per run.** [`run_function`] starts the thread's work
+//! - **One meter per run.** [`Machine::new`] starts the thread's work
 //!   meter ([`crate::meter::Scope`]) before the first step and the machine
-//!   holds it until it is dropped, so metered work in the run is charged
-//!   to this run's limits and nothing else's.
+//!   holds it while it runs (a run paused and handed out parks it, see
+//!   [`super::pause`]), so metered work in the run is charged to this
+//!   run's limits and nothing else's.
+//! - **One path.** [`run`] and [`run_function`] are a loop over the
+//!   machine's pauses at host operations, the host answering each.
 //! - **Errors are placed.** An error leaving the run gets the span of the
 //!   innermost program code and a bounded stack trace ([`TRACE_ENTRIES`]
 //!   entries at most) before the stacks are taken apart.
@@ -25,9 +28,10 @@ use crate::limits::Limits;
 use crate::meter;
 use crate::value::{self, Repr, Value};
 
-use super::{Frame, Kind};
+use super::{Exit, Frame, Kind};
 
-/// Run a module's top level to its value.
+/// Run a module's top level to its value, handing each operation of a
+/// host capability to `host`.
 pub fn run(
     module: &Module,
     limits: &Limits,
@@ -70,6 +74,14 @@ pub fn run_measured(
 /// Run the function `main` of `module` (one input of a session) as a top
 /// level, with `globals` as the program's global slots: they are grown to
 /// the module's count first, and keep what the run stored in them.
+///
+/// This is the loop over the machine's pauses ([`super::pause`]) with
+/// `host` answering each: the run stops at an operation of a host
+/// capability exactly as [`super::start`]'s does and is answered through
+/// the same [`Machine::answer`]. Only the meter differs: the run is not
+/// handed out between, so its meter (and clock) keep running while the
+/// host performs the operation, which sees the run's
+/// [`meter::deadline`].
 pub fn run_function(
     module: &Module,
     main: u32,
@@ -90,48 +102,21 @@ fn run_top(
     host: &mut dyn Host,
     cancel: Option<&Arc<AtomicBool>>,
 ) -> (Result<Value, RunError>, Usage) {
-    let memory_base = value::live_bytes();
-    let started = Instant::now();
-    let meter = meter::Scope::start(
-        limits.fuel,
-        started.checked_add(limits.time).map(|d| (limits.time, d)),
-        cancel.cloned(),
-    );
-    let mut kept = std::mem::take(globals);
-    kept.resize(module.globals as usize, Value(Repr::Unit));
-    let mut m = Machine {
-        module,
-        host,
-        limits: limits.clone(),
-        literals: Vec::new(),
-        shapes: module
-            .shapes
-            .iter()
-            .map(|s| Rc::from(s.as_slice()))
-            .collect(),
-        globals: kept,
-        stack: Vec::new(),
-        frames: Vec::new(),
-        handlers: Vec::new(),
-        steps: 0,
-        window: 0,
-        countdown: 0,
-        started,
-        memory_base,
-        peak: std::cell::Cell::new(0),
-        output: 0,
-        _meter: meter,
+    let mut m = Machine::new(module, std::mem::take(globals), limits, cancel);
+    let mut step = m.start(main).and_then(|()| m.execute());
+    let result = loop {
+        match step {
+            Ok(Exit::Done(v)) => break Ok(v),
+            Err(e) => break Err(e),
+            Ok(Exit::Paused) => {
+                let answer = match m.pending_op() {
+                    Some((effect, op, args)) => host.perform(effect, op, args),
+                    None => break Err(RunError::internal("a pause at no operation")),
+                };
+                step = m.answer(answer).and_then(|()| m.execute());
+            }
+        }
     };
-    m.literals = module
-        .literals
-        .iter()
-        .map(|l| match l {
-            Literal::Float(x) => Value(Repr::Float(*x)),
-            Literal::Str(s) => Value::str(s.as_str()),
-        })
-        .collect();
-    m.open_window();
-    let result = m.start(main).and_then(|()| m.execute());
     let result = result.map_err(|mut e| {
         m.locate(&mut e);
         e
@@ -143,6 +128,58 @@ fn run_top(
 }
 
 impl<'a> Machine<'a> {
+    /// A machine for one run of `module` with `globals` (grown to the
+    /// module's count), its meter started: nothing has run yet.
+    pub(super) fn new(
+        module: &'a Module,
+        mut globals: Vec<Value>,
+        limits: &Limits,
+        cancel: Option<&Arc<AtomicBool>>,
+    ) -> Machine<'a> {
+        let memory_base = value::live_bytes();
+        let started = Instant::now();
+        let meter = meter::Scope::start(
+            limits.fuel,
+            started.checked_add(limits.time).map(|d| (limits.time, d)),
+            cancel.cloned(),
+        );
+        globals.resize(module.globals as usize, Value(Repr::Unit));
+        let mut m = Machine {
+            module,
+            limits: limits.clone(),
+            literals: Vec::new(),
+            shapes: module
+                .shapes
+                .iter()
+                .map(|s| Rc::from(s.as_slice()))
+                .collect(),
+            globals,
+            stack: Vec::new(),
+            frames: Vec::new(),
+            handlers: Vec::new(),
+            steps: 0,
+            window: 0,
+            countdown: 0,
+            started,
+            earlier: Duration::ZERO,
+            memory_base,
+            peak: std::cell::Cell::new(0),
+            output: 0,
+            pending: None,
+            meter: Some(meter),
+        };
+        m.literals = module
+            .literals
+            .iter()
+            .map(|l| match l {
+                Literal::Float(x) => Value(Repr::Float(*x)),
+                Literal::Str(s) => Value::str(s.as_str()),
+            })
+            .collect();
+        m.open_window();
+        m
+    }
+
     pub(super) fn start(&mut self, main: u32) -> Result<(), RunError> {
         let locals = self
             .module

@@ -28,7 +28,8 @@ use writ_lang::Code;
 use writ_lang::types::BuiltinEffect;
 
 use super::calls::CallFrame;
-use super::{Entry, Frame, Kind, Machine, bad_index};
+use super::{Entry, Frame, Kind, Machine, Pending, bad_index};
+use crate::code::Module;
 use crate::error::RunError;
 use crate::host::HostError;
 use crate::limits::Limit;
@@ -253,11 +254,13 @@ impl<'a> Machine<'a> {
     }
 
     /// An operation no handler in the program handles: `Fail` ends the
-    /// run; anything else goes to the host.
+    /// run; anything else stops the machine at it ([`Machine::pending`],
+    /// its arguments left on the stack), for the host to answer with
+    /// [`Machine::answer`].
     fn perform_host(&mut self, effect: u32, op: u32, argc: usize) -> Result<(), RunError> {
         let module = self.module;
         let info = module.effects.get(effect as usize).ok_or_else(bad_index)?;
-        let op_name = info.ops.get(op as usize).ok_or_else(bad_index)?;
+        info.ops.get(op as usize).ok_or_else(bad_index)?;
         let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
         if BuiltinEffect::Fail.is(&info.name) {
             let message = self
@@ -287,8 +290,29 @@ impl<'a> Machine<'a> {
                 .sum();
             self.count_output(bytes)?;
         }
-        let args = self.stack.get(start..).unwrap_or(&[]);
-        let result = self.host.perform(&info.name, op_name, args);
+        self.pending = Some(Pending { effect, op, start });
+        Ok(())
+    }
+
+    /// The operation the machine stopped at: its capability, its
+    /// operation and its arguments (`None` when it is not stopped at one).
+    pub(super) fn pending_op(&self) -> Option<(&'a str, &'a str, &[Value])> {
+        let p = self.pending?;
+        let module: &'a Module = self.module;
+        let info = module.effects.get(p.effect as usize)?;
+        let op = info.ops.get(p.op as usize)?;
+        Some((&info.name, op, self.stack.get(p.start..).unwrap_or(&[])))
+    }
+
+    /// Answer the operation the machine stopped at with the host's
+    /// `result`: a value is the operation's result; [`HostError::Fail`]
+    /// performs `Fail.fail(message)` where the operation was (a denial the
+    /// program may handle); [`HostError::Stop`] ends the run. Then
+    /// [`Machine::execute`] continues the run.
+    pub(super) fn answer(&mut self, result: Result<Value, HostError>) -> Result<(), RunError> {
+        let Some(Pending { start, .. }) = self.pending.take() else {
+            return Err(RunError::internal("an answer to no pending operation"));
+        };
         // The operation may have waited past the run's time, or been
         // cancelled while it waited: the run ends now, not at the next
         // periodic check (which a short program would never reach).
@@ -308,7 +332,8 @@ impl<'a> Machine<'a> {
             // performed where the operation was.
             Err(HostError::Fail(message)) => {
                 self.stack.truncate(start);
-                let fail = module
+                let fail = self
+                    .module
                     .effects
                     .iter()
                     .position(|e| BuiltinEffect::Fail.is(&e.name))

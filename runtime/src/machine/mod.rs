@@ -31,6 +31,8 @@
 //!
 //! - [`entry`]: the entry points ([`run`], [`run_function`]), setting a run
 //!   up and taking it apart, and placing errors;
+//! - [`pause`]: pausing at an operation of a host capability and resuming
+//!   with the host's answer ([`start`], [`Progress`], [`Paused`]);
 //! - [`step`]: the run loop and its inline fast paths;
 //! - [`calls`]: calls, frames, closures and returns;
 //! - [`handlers`]: handlers (perform, capture, resume);
@@ -42,6 +44,7 @@ mod calls;
 mod entry;
 mod handlers;
 mod ops;
+mod pause;
 mod step;
 
 use std::rc::Rc;
@@ -49,13 +52,13 @@ use std::time::Instant;
 
 use crate::code::Module;
 use crate::error::RunError;
-use crate::host::Host;
 use crate::limits::Limits;
 use crate::meter;
 use crate::value::{ClosureObj, Value};
 
 pub use entry::{Usage, run, run_function, run_measured};
 pub use handlers::Resumption;
+pub use pause::{Paused, Progress, start};
 
 /// What returning from a frame means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,7 +108,6 @@ pub(crate) enum Entry {
 /// A running program.
 pub struct Machine<'a> {
     module: &'a Module,
-    host: &'a mut dyn Host,
     limits: Limits,
     literals: Vec<Value>,
     shapes: Vec<Rc<[u32]>>,
@@ -119,13 +121,50 @@ pub struct Machine<'a> {
     window: u64,
     /// Steps left in the current window.
     countdown: u64,
+    /// When the current slice of running started (a run paused and
+    /// resumed runs in several slices).
     started: Instant,
+    /// Running time of the slices before the current one.
+    earlier: std::time::Duration,
     memory_base: usize,
     /// The most memory in use seen by a memory check so far.
     peak: std::cell::Cell<usize>,
     output: usize,
-    /// The work meter of this run (restored when the machine is dropped).
-    _meter: meter::Scope,
+    /// The operation of a host capability the run stopped at, once
+    /// [`Machine::execute`] has returned [`Exit::Paused`], until it is
+    /// answered.
+    pending: Option<Pending>,
+    /// The work meter of this run while it runs (restored when the machine
+    /// is dropped); `None` while the run is paused and handed out.
+    meter: Option<meter::Scope>,
+}
+
+/// An operation of a host capability the machine stopped at: its
+/// arguments are the top of the operand stack from `start`.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    effect: u32,
+    op: u32,
+    start: usize,
+}
+
+/// How [`Machine::execute`] stopped without an error.
+enum Exit {
+    /// The top level returned this value.
+    Done(Value),
+    /// The run performed an operation of a host capability
+    /// ([`Machine::pending`]).
+    Paused,
+}
+
+impl Drop for Machine<'_> {
+    /// Take the stacks and globals apart front to back (see
+    /// [`Machine::unwind`]), whether the run ended or was dropped while
+    /// paused.
+    fn drop(&mut self) {
+        self.unwind();
+        while self.globals.pop().is_some() {}
+    }
 }
 
 fn bad_index() -> RunError {

@@ -22,7 +22,7 @@ use crate::error::RunError;
 use crate::value::{Repr, Value};
 
 use super::calls::CallFrame;
-use super::{Entry, Frame, Kind, Machine, bad_index};
+use super::{Entry, Exit, Frame, Kind, Machine, bad_index};
 
 impl<'a> Machine<'a> {
     /// The code, program counter and base of the running frame.
@@ -40,8 +40,10 @@ impl<'a> Machine<'a> {
         Ok((&func.ops, f.pc as usize, f.base as usize))
     }
 
-    /// Run until the top level returns.
-    pub(super) fn execute(&mut self) -> Result<Value, RunError> {
+    /// Run until the top level returns ([`Exit::Done`]) or the program
+    /// performs an operation of a host capability ([`Exit::Paused`], with
+    /// the operation in [`Machine::pending`]).
+    pub(super) fn execute(&mut self) -> Result<Exit, RunError> {
         let functions: &'a [Function] = &self.module.functions;
         let (mut code, mut pc, mut base) = self.load()?;
         macro_rules! sync {
@@ -367,7 +369,7 @@ impl<'a> Machine<'a> {
                     }
                     sync!();
                     if let Some(done) = tri!(self.ret(v)) {
-                        return Ok(done);
+                        return Ok(Exit::Done(done));
                     }
                     reload!();
                 }
@@ -404,7 +406,7 @@ impl<'a> Machine<'a> {
                     }
                     sync!();
                     if let Some(done) = tri!(self.resume_tail(v, param)) {
-                        return Ok(done);
+                        return Ok(Exit::Done(done));
                     }
                     reload!();
                 }
@@ -434,6 +436,9 @@ impl<'a> Machine<'a> {
                         continue;
                     }
                     tri!(self.perform(e, o, n as usize));
+                    if self.pending.is_some() {
+                        return Ok(Exit::Paused);
+                    }
                     reload!();
                 }
                 Op::Handle(h) => {
