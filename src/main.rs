@@ -27,6 +27,7 @@ macro_rules! err_println {
 }
 
 mod host_cli;
+mod inputs_cli;
 mod repl;
 
 use std::fs::File;
@@ -90,6 +91,11 @@ enum Command {
         /// not grant (see docs/policy.md); a malformed policy is an error.
         #[arg(long)]
         policy: Option<std::path::PathBuf>,
+        /// Declare an input the host passes the programs, with its Writ
+        /// type: `--input-type 'request={ to: Str, budget_cents: Int }'`
+        /// (repeated for each input; docs/embedding.md#inputs).
+        #[arg(long = "input-type", value_name = "NAME=TYPE")]
+        input_type: Vec<String>,
     },
     /// Check a program, then run it with `Log` (printed) and `Fail` granted;
     /// print its final value.
@@ -108,6 +114,13 @@ enum Command {
         /// overrides the policy's `[store] path` (default `writ.db`).
         #[arg(long, requires = "policy")]
         db: Option<std::path::PathBuf>,
+        /// Declare an input with its Writ type, as for `writ check`.
+        #[arg(long = "input-type", value_name = "NAME=TYPE")]
+        input_type: Vec<String>,
+        /// The inputs' values: a JSON file holding one object, each
+        /// member the value of the declared input of its name.
+        #[arg(long, value_name = "FILE.json")]
+        inputs: Option<std::path::PathBuf>,
     },
     /// Read or check the audit log.
     Audit {
@@ -175,6 +188,8 @@ struct FileReport {
     signatures: Vec<writ::Signature>,
     /// The effects it performs.
     manifest: Vec<writ::ManifestEntry>,
+    /// The inputs it was checked with.
+    inputs: Vec<writ::Input>,
     /// The file could not be read.
     unreadable: bool,
 }
@@ -234,7 +249,12 @@ fn load_policy(path: &Path) -> Result<writ_host::policy::Policy, ExitCode> {
     })
 }
 
-fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> FileReport {
+fn check_file(
+    p: &Path,
+    syntax_only: bool,
+    grants: Option<writ::Grants<'_>>,
+    inputs: &[writ::InputDecl],
+) -> FileReport {
     let path = p.display().to_string();
     match read_file(p) {
         Ok(text) => {
@@ -245,6 +265,7 @@ fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> 
                     &text,
                     &writ::CheckOptions {
                         grants,
+                        inputs,
                         ..Default::default()
                     },
                 )
@@ -256,6 +277,7 @@ fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> 
                 diagnostics: checked.diagnostics,
                 signatures: checked.signatures,
                 manifest: checked.manifest,
+                inputs: checked.inputs,
                 unreadable: false,
             }
         }
@@ -265,6 +287,7 @@ fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> 
             diagnostics: vec![d],
             signatures: Vec::new(),
             manifest: Vec::new(),
+            inputs: Vec::new(),
             unreadable: true,
         },
     }
@@ -303,10 +326,11 @@ fn check(
     format: Format,
     syntax_only: bool,
     grants: Option<writ::Grants<'_>>,
+    inputs: &[writ::InputDecl],
 ) -> ExitCode {
     let reports: Vec<FileReport> = files
         .iter()
-        .map(|f| check_file(f, syntax_only, grants))
+        .map(|f| check_file(f, syntax_only, grants, inputs))
         .collect();
     let mut out = String::new();
     match format {
@@ -318,6 +342,9 @@ fn check(
             for r in &reports {
                 out.push_str(&render::human(&r.diagnostics, &r.path, &r.text, color));
                 out.push_str(&summary(r));
+                for i in &r.inputs {
+                    out.push_str(&format!("  input {}: {}\n", i.name, i.ty));
+                }
                 for s in &r.signatures {
                     out.push_str("  ");
                     out.push_str(&s.signature);
@@ -356,6 +383,9 @@ fn check(
                                     json!({ "operation": op, "line": at.line, "column": at.column })
                                 }).collect::<Vec<_>>(),
                             })
+                        }).collect::<Vec<_>>(),
+                        "inputs": r.inputs.iter().map(|i| {
+                            json!({ "name": i.name, "type": i.ty.to_string() })
                         }).collect::<Vec<_>>(),
                         "signatures": r.signatures.iter().map(|s| {
                             let at = writ::LineIndex::new(&r.text).position(s.span.start);
@@ -448,11 +478,15 @@ fn finish(
     }
 }
 
-fn run(file: &Path, limit: &[String]) -> ExitCode {
+fn run(file: &Path, limit: &[String], inputs: &[String], values: Option<&Path>) -> ExitCode {
     let mut limits = writ::Limits::default();
     if let Err(code) = apply_limits(&mut limits, limit) {
         return code;
     }
+    let (decls, values) = match (inputs_cli::declared(inputs), inputs_cli::values(values)) {
+        (Ok(d), Ok(v)) => (d, v),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
     let path = file.display().to_string();
     let color = color_err();
     let text = match read_file(file) {
@@ -463,7 +497,7 @@ fn run(file: &Path, limit: &[String]) -> ExitCode {
         }
     };
     let mut log = |line: &str| host_cli::log_line(line);
-    let mut ran = writ::run_source(&text, &limits, &mut log, None);
+    let mut ran = writ::run_source_with_inputs(&text, &decls, &values, &limits, &mut log, None);
     render::words::reword(&mut ran.checked.diagnostics, Edge::Cli);
     if !ran.checked.diagnostics.is_empty() {
         err_print!(
@@ -499,7 +533,12 @@ fn main() -> ExitCode {
             syntax_only,
             grant,
             policy,
+            input_type,
         } => {
+            let inputs = match inputs_cli::declared(&input_type) {
+                Ok(i) => i,
+                Err(code) => return code,
+            };
             if let Some(policy) = policy {
                 return match load_policy(&policy) {
                     Ok(p) => {
@@ -508,7 +547,7 @@ fn main() -> ExitCode {
                             names: &names,
                             by: writ::GrantedBy::Policy,
                         };
-                        check(&files, format, syntax_only, Some(grants))
+                        check(&files, format, syntax_only, Some(grants), &inputs)
                     }
                     Err(code) => code,
                 };
@@ -538,16 +577,24 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             let grants = grant.as_deref().map(writ::Grants::list);
-            check(&files, format, syntax_only, grants)
+            check(&files, format, syntax_only, grants, &inputs)
         }
         Command::Run {
             file,
             limit,
             policy,
             db,
+            input_type,
+            inputs,
         } => match policy {
-            Some(p) => host_cli::run_with_policy(&file, &p, db.as_deref(), &limit),
-            None => run(&file, &limit),
+            Some(p) => host_cli::run_with_policy(
+                &file,
+                &p,
+                db.as_deref(),
+                &limit,
+                (&input_type, inputs.as_deref()),
+            ),
+            None => run(&file, &limit, &input_type, inputs.as_deref()),
         },
         Command::Audit {
             action,
