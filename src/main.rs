@@ -384,14 +384,28 @@ fn check(
                                 }).collect::<Vec<_>>(),
                             })
                         }).collect::<Vec<_>>(),
-                        "inputs": r.inputs.iter().map(|i| {
-                            json!({ "name": i.name, "type": i.ty.to_string() })
-                        }).collect::<Vec<_>>(),
                         "signatures": r.signatures.iter().map(|s| {
                             let at = writ::LineIndex::new(&r.text).position(s.span.start);
                             json!({ "name": s.name, "signature": s.signature, "line": at.line, "column": at.column })
                         }).collect::<Vec<_>>(),
                     })
+                })
+                .collect();
+            // A file checked with declared inputs lists them (absent
+            // when none were declared, so the output of a program without
+            // inputs is as it was).
+            let files: Vec<_> = files
+                .into_iter()
+                .zip(&reports)
+                .map(|(mut f, r)| {
+                    if !r.inputs.is_empty() {
+                        f["inputs"] = r
+                            .inputs
+                            .iter()
+                            .map(|i| json!({ "name": i.name, "type": i.ty.to_string() }))
+                            .collect();
+                    }
+                    f
                 })
                 .collect();
             let doc = json!({ "version": 1, "files": files });

@@ -780,11 +780,15 @@ fn check_lists_the_declared_inputs_in_both_formats() {
         doc["files"][0]["inputs"],
         serde_json::json!([{ "name": "request", "type": "{ budget_cents: Int, to: Str }" }])
     );
-    // Without the declaration the name is unknown; with another type, a
-    // use that does not fit is rejected.
+    // Without the declaration the name is unknown (and the JSON output
+    // has no `inputs`); with another type, a use that does not fit is
+    // rejected.
     let out = writ(&["check", "book.writ"], &dir);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("[E1001]"), "{}", stdout(&out));
+    let out = writ(&["check", "--format", "json", "book.writ"], &dir);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["files"][0].get("inputs"), None);
     let out = writ(&["check", "--input-type", "request=Int", "book.writ"], &dir);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("[E2001]"), "{}", stdout(&out));
