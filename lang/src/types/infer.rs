@@ -225,7 +225,7 @@ pub(super) struct Checker {
     /// In a session (the REPL), the top-level values of earlier inputs:
     /// seen after the current input's own top level.
     pub(crate) session: HashMap<String, Binding>,
-    /// The inputs the host declared ([`crate::types::inputs`]): seen after
+    /// The inputs the host declared (decision 010): seen after
     /// the program's own top level (which may not reuse their names).
     pub(crate) inputs: HashMap<String, Binding>,
     /// The type of each top-level expression statement, by item position.

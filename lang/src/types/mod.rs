@@ -59,7 +59,9 @@
 //! diagnostics, [`Signature`]s, the [`ManifestEntry`]s of the capability
 //! manifest, the [`Resolution`] lowering compiles from, the [`WORK_LIMIT`]
 //! spent); what grants capabilities ([`Grants`], [`GrantedBy`],
-//! [`DEFAULT_GRANTS`], [`HOST_CAPABILITIES`]); the [`session`] that checks
+//! [`DEFAULT_GRANTS`], [`HOST_CAPABILITIES`]); the inputs a host declares
+//! ([`InputDecl`], read into an [`Input`] of an [`InputType`]; decision
+//! 010); the [`session`] that checks
 //! a REPL's inputs one at a time; and [`suggest_name`], the "did you mean"
 //! rule, for the names of a policy and the REPL's commands; and
 //! [`BuiltinEffect`], the effects the language itself gives meaning to.
@@ -76,7 +78,7 @@ mod deps;
 mod effects;
 mod exhaust;
 mod infer;
-pub mod inputs;
+mod inputs;
 mod items;
 mod names;
 mod pattern;

@@ -63,7 +63,7 @@ pub enum Resolved {
     Top(Span),
     /// A top-level name of an earlier input of a session.
     Session(String),
-    /// An input the host declared ([`crate::types::inputs`]), by name.
+    /// An input the host declared (decision 010), by name.
     Input(String),
     /// A member of a standard-library namespace (recorded at the
     /// namespace's identifier in `ns.f`).
