@@ -141,15 +141,24 @@ fn wait_for_answer(_deadline: Option<Instant>, _cancel: Option<&AtomicBool>) -> 
     Wait::Answer
 }
 
-/// `writ run FILE --policy P [--db PATH] [--limit ...] [--format json]`
-/// (`json`: the outcome as one JSON object, [`crate::outcome_json`]).
+/// `writ run FILE --policy P [--db PATH] [--limit ...] [--input-type
+/// NAME=TYPE ... --inputs FILE.json] [--format json]` (`json`: the
+/// outcome as one JSON object, [`crate::outcome_json`]).
 pub fn run_with_policy(
     file: &Path,
     policy_path: &Path,
     db: Option<&Path>,
     limit: &[String],
+    (input_types, values): (&[String], Option<&Path>),
     json: bool,
 ) -> ExitCode {
+    let (decls, values) = match (
+        crate::inputs_cli::declared(input_types),
+        crate::inputs_cli::values(values),
+    ) {
+        (Ok(d), Ok(v)) => (d, v),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
     let mut policy = match crate::load_policy(policy_path) {
         Ok(p) => p,
         Err(code) => return code,
@@ -168,7 +177,7 @@ pub fn run_with_policy(
         }
     };
     let engine = Engine::new().with_confirm(Arc::new(terminal_confirm));
-    let program = match engine.check(&text, &policy) {
+    let program = match engine.check_with_inputs(&text, &policy, &decls) {
         Ok(p) => p,
         Err(diags) if json => {
             return crate::outcome_json::print(crate::outcome_json::Report {
@@ -193,6 +202,7 @@ pub fn run_with_policy(
     };
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
+        inputs: values,
     };
     // A limit is raised where it was set: with `--limit` if one named
     // it, else in the policy (whose limit the person chose).

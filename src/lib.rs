@@ -30,7 +30,9 @@
 //!   capability manifest ([`ManifestEntry`]). [`source_text`] applies the
 //!   size and encoding rules to a file's bytes.
 //! - Running with `Log` only: [`run_source`] under [`Limits`], giving a
-//!   [`Ran`]; a run's error is a [`RunError`].
+//!   [`Ran`]; a run's error is a [`RunError`]. A program's inputs
+//!   ([`InputDecl`], decision 009) are declared in [`CheckOptions`] and
+//!   given as JSON to [`run_source_with_inputs`].
 //! - Under a person's policy, and one input at a time: [`host`].
 //! - Showing what happened: [`render`] (diagnostics for people and as
 //!   JSON, and the words of advice that depend on where a program ran);
@@ -51,6 +53,9 @@ pub mod render;
 pub use writ_lang::types::{
     CheckOptions, DEFAULT_GRANTS, GrantedBy, Grants, HOST_CAPABILITIES, ManifestEntry, Signature,
 };
+/// A program's inputs (decision 009): what a host declares (a name and a
+/// type in Writ's syntax), and what the checker read from it.
+pub use writ_lang::types::{Input, InputDecl, InputType};
 /// Diagnostics as data (code, severity, message, labelled spans, advice),
 /// and where they point: byte spans, and lines and columns.
 pub use writ_lang::{Code, Diagnostic, Hint, Label, LineIndex, Position, Severity, Span};
@@ -83,7 +88,7 @@ pub use writ_runtime::{Limit, Limits, RunError, TraceEntry, Usage, json};
 ///
 /// let program = engine.check("Log.info(\"hi\")\n6 * 7\n", &policy).expect("accepted");
 /// let db = std::env::temp_dir().join(format!("writ-doc-{}.db", std::process::id()));
-/// let options = RunOptions { store: Some(db.display().to_string()) };
+/// let options = RunOptions { store: Some(db.display().to_string()), ..Default::default() };
 /// let outcome = engine.run(&program, &policy, &options, &mut |_line: &str| {}).expect("ran");
 /// assert_eq!(outcome.result.ok().as_deref(), Some("42"));
 /// assert_eq!(outcome.output, ["hi"]);
@@ -136,6 +141,9 @@ pub struct Checked {
     /// The effects the program performs, with where (empty unless the
     /// program is accepted).
     pub manifest: Vec<ManifestEntry>,
+    /// The inputs it was checked with ([`CheckOptions::inputs`]), each
+    /// with its type, in the order declared.
+    pub inputs: Vec<Input>,
 }
 
 impl Checked {
@@ -168,14 +176,15 @@ impl Checked {
 /// ```
 pub fn check_source(text: &str, options: &CheckOptions<'_>) -> Checked {
     let a = writ_lang::analyse(text, options);
-    let (signatures, manifest) = a
+    let (signatures, manifest, inputs) = a
         .typed
-        .map(|t| (t.signatures, t.manifest))
+        .map(|t| (t.signatures, t.manifest, t.inputs))
         .unwrap_or_default();
     Checked {
         diagnostics: a.diagnostics,
         signatures,
         manifest,
+        inputs,
     }
 }
 
@@ -222,6 +231,40 @@ pub fn run_source(
     log: &mut dyn FnMut(&str),
     cancel: Option<&Arc<AtomicBool>>,
 ) -> Ran {
+    run_source_with_inputs(text, &[], &serde_json::Map::new(), limits, log, cancel)
+}
+
+/// [`run_source`] for a program with inputs (decision 009): `inputs`
+/// declares each by name and Writ type, `values` gives each a JSON value,
+/// converted and checked against its type before the first step. A value
+/// that does not match is the run's error (`E4007`, naming the input and
+/// the path inside it), as is a declared input without a value or a value
+/// for no input (`E4008`); then nothing runs.
+///
+/// ```
+/// let inputs = [writ::InputDecl::new("order", "{ items: List[Int], note: Option[Str] }")];
+/// let source = "list.sum(order.items)\n";
+/// let values = serde_json::json!({ "order": { "items": [1, 2, 3], "note": null } });
+/// let Some(values) = values.as_object() else { unreachable!() };
+/// let limits = writ::Limits::default();
+/// let ran = writ::run_source_with_inputs(source, &inputs, values, &limits, &mut |_: &str| {}, None);
+/// assert_eq!(ran.result, Some(Ok("6".to_string())));
+///
+/// let values = serde_json::json!({ "order": { "items": [1, "2"], "note": null } });
+/// let Some(values) = values.as_object() else { unreachable!() };
+/// let ran = writ::run_source_with_inputs(source, &inputs, values, &limits, &mut |_: &str| {}, None);
+/// let err = ran.result.unwrap().unwrap_err();
+/// assert_eq!(err.code, writ::Code::InputMismatch);
+/// assert_eq!(err.message, "order.items[1]: expected Int, found \"2\"");
+/// ```
+pub fn run_source_with_inputs(
+    text: &str,
+    inputs: &[InputDecl],
+    values: &serde_json::Map<String, serde_json::Value>,
+    limits: &Limits,
+    log: &mut dyn FnMut(&str),
+    cancel: Option<&Arc<AtomicBool>>,
+) -> Ran {
     let names: Vec<String> = DEFAULT_GRANTS.iter().map(|g| g.to_string()).collect();
     let grants = Grants {
         names: &names,
@@ -229,6 +272,7 @@ pub fn run_source(
     };
     let options = CheckOptions {
         grants: Some(grants),
+        inputs,
         ..Default::default()
     };
     let a = writ_lang::analyse(text, &options);
@@ -239,6 +283,7 @@ pub fn run_source(
                 diagnostics: a.diagnostics,
                 signatures: Vec::new(),
                 manifest: Vec::new(),
+                inputs: Vec::new(),
             },
             result: None,
             value: None,
@@ -249,6 +294,7 @@ pub fn run_source(
         diagnostics: a.diagnostics,
         signatures: typed.signatures.clone(),
         manifest: typed.manifest.clone(),
+        inputs: typed.inputs.clone(),
     };
     if !accepted {
         return Ran {
@@ -261,8 +307,9 @@ pub fn run_source(
     let mut usage = Usage::default();
     let mut value = None;
     let result = writ_runtime::compile(&a.program, &typed).and_then(|module| {
+        let globals = writ_runtime::inputs::from_json(&module, values, limits)?;
         let mut host = writ_runtime::LogHost::new(|line: &str| log(line));
-        let (ran, used) = writ_runtime::run_measured(&module, limits, &mut host, cancel);
+        let (ran, used) = writ_runtime::inputs::run(&module, globals, limits, &mut host, cancel);
         usage = used;
         let v = ran?;
         value = Some(v.to_json(&module, limits.output));
@@ -292,6 +339,7 @@ pub fn check_syntax(text: &str) -> Checked {
         diagnostics: parsed.diagnostics,
         signatures: Vec::new(),
         manifest: Vec::new(),
+        inputs: Vec::new(),
     }
 }
 

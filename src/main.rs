@@ -27,6 +27,7 @@ macro_rules! err_println {
 }
 
 mod host_cli;
+mod inputs_cli;
 mod outcome_json;
 mod repl;
 
@@ -91,6 +92,11 @@ enum Command {
         /// not grant (see docs/policy.md); a malformed policy is an error.
         #[arg(long)]
         policy: Option<std::path::PathBuf>,
+        /// Declare an input the host passes the programs, with its Writ
+        /// type: `--input-type 'request={ to: Str, budget_cents: Int }'`
+        /// (repeated for each input; docs/embedding.md#inputs).
+        #[arg(long = "input-type", value_name = "NAME=TYPE")]
+        input_type: Vec<String>,
     },
     /// Check a program, then run it with `Log` (printed) and `Fail` granted;
     /// print its final value.
@@ -109,6 +115,13 @@ enum Command {
         /// overrides the policy's `[store] path` (default `writ.db`).
         #[arg(long, requires = "policy")]
         db: Option<std::path::PathBuf>,
+        /// Declare an input with its Writ type, as for `writ check`.
+        #[arg(long = "input-type", value_name = "NAME=TYPE")]
+        input_type: Vec<String>,
+        /// The inputs' values: a JSON file holding one object, each
+        /// member the value of the declared input of its name.
+        #[arg(long, value_name = "FILE.json")]
+        inputs: Option<std::path::PathBuf>,
         /// Output for people (`human`: `Log` lines, then the value) or
         /// programs (`json`: the whole outcome as one JSON object, see
         /// docs/embedding.md).
@@ -181,6 +194,8 @@ struct FileReport {
     signatures: Vec<writ::Signature>,
     /// The effects it performs.
     manifest: Vec<writ::ManifestEntry>,
+    /// The inputs it was checked with.
+    inputs: Vec<writ::Input>,
     /// The file could not be read.
     unreadable: bool,
 }
@@ -240,7 +255,12 @@ fn load_policy(path: &Path) -> Result<writ_host::policy::Policy, ExitCode> {
     })
 }
 
-fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> FileReport {
+fn check_file(
+    p: &Path,
+    syntax_only: bool,
+    grants: Option<writ::Grants<'_>>,
+    inputs: &[writ::InputDecl],
+) -> FileReport {
     let path = p.display().to_string();
     match read_file(p) {
         Ok(text) => {
@@ -251,6 +271,7 @@ fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> 
                     &text,
                     &writ::CheckOptions {
                         grants,
+                        inputs,
                         ..Default::default()
                     },
                 )
@@ -262,6 +283,7 @@ fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> 
                 diagnostics: checked.diagnostics,
                 signatures: checked.signatures,
                 manifest: checked.manifest,
+                inputs: checked.inputs,
                 unreadable: false,
             }
         }
@@ -271,6 +293,7 @@ fn check_file(p: &Path, syntax_only: bool, grants: Option<writ::Grants<'_>>) -> 
             diagnostics: vec![d],
             signatures: Vec::new(),
             manifest: Vec::new(),
+            inputs: Vec::new(),
             unreadable: true,
         },
     }
@@ -309,10 +332,11 @@ fn check(
     format: Format,
     syntax_only: bool,
     grants: Option<writ::Grants<'_>>,
+    inputs: &[writ::InputDecl],
 ) -> ExitCode {
     let reports: Vec<FileReport> = files
         .iter()
-        .map(|f| check_file(f, syntax_only, grants))
+        .map(|f| check_file(f, syntax_only, grants, inputs))
         .collect();
     let mut out = String::new();
     match format {
@@ -324,6 +348,9 @@ fn check(
             for r in &reports {
                 out.push_str(&render::human(&r.diagnostics, &r.path, &r.text, color));
                 out.push_str(&summary(r));
+                for i in &r.inputs {
+                    out.push_str(&format!("  input {}: {}\n", i.name, i.ty));
+                }
                 for s in &r.signatures {
                     out.push_str("  ");
                     out.push_str(&s.signature);
@@ -368,6 +395,23 @@ fn check(
                             json!({ "name": s.name, "signature": s.signature, "line": at.line, "column": at.column })
                         }).collect::<Vec<_>>(),
                     })
+                })
+                .collect();
+            // A file checked with declared inputs lists them (absent
+            // when none were declared, so the output of a program without
+            // inputs is as it was).
+            let files: Vec<_> = files
+                .into_iter()
+                .zip(&reports)
+                .map(|(mut f, r)| {
+                    if !r.inputs.is_empty() {
+                        f["inputs"] = r
+                            .inputs
+                            .iter()
+                            .map(|i| json!({ "name": i.name, "type": i.ty.to_string() }))
+                            .collect();
+                    }
+                    f
                 })
                 .collect();
             let doc = json!({ "version": 1, "files": files });
@@ -454,11 +498,20 @@ fn finish(
     }
 }
 
-fn run(file: &Path, limit: &[String], format: Format) -> ExitCode {
+fn run(
+    file: &Path,
+    limit: &[String],
+    (inputs, values): (&[String], Option<&Path>),
+    format: Format,
+) -> ExitCode {
     let mut limits = writ::Limits::default();
     if let Err(code) = apply_limits(&mut limits, limit) {
         return code;
     }
+    let (decls, values) = match (inputs_cli::declared(inputs), inputs_cli::values(values)) {
+        (Ok(d), Ok(v)) => (d, v),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
     let path = file.display().to_string();
     let color = color_err();
     let text = match read_file(file) {
@@ -471,7 +524,7 @@ fn run(file: &Path, limit: &[String], format: Format) -> ExitCode {
     if matches!(format, Format::Json) {
         let mut lines = Vec::new();
         let mut log = |line: &str| lines.push(line.to_string());
-        let mut ran = writ::run_source(&text, &limits, &mut log, None);
+        let mut ran = writ::run_source_with_inputs(&text, &decls, &values, &limits, &mut log, None);
         render::words::reword(&mut ran.checked.diagnostics, Edge::Cli);
         return outcome_json::print(outcome_json::Report {
             path: &path,
@@ -488,7 +541,7 @@ fn run(file: &Path, limit: &[String], format: Format) -> ExitCode {
         });
     }
     let mut log = |line: &str| host_cli::log_line(line);
-    let mut ran = writ::run_source(&text, &limits, &mut log, None);
+    let mut ran = writ::run_source_with_inputs(&text, &decls, &values, &limits, &mut log, None);
     render::words::reword(&mut ran.checked.diagnostics, Edge::Cli);
     if !ran.checked.diagnostics.is_empty() {
         err_print!(
@@ -524,7 +577,12 @@ fn main() -> ExitCode {
             syntax_only,
             grant,
             policy,
+            input_type,
         } => {
+            let inputs = match inputs_cli::declared(&input_type) {
+                Ok(i) => i,
+                Err(code) => return code,
+            };
             if let Some(policy) = policy {
                 return match load_policy(&policy) {
                     Ok(p) => {
@@ -533,7 +591,7 @@ fn main() -> ExitCode {
                             names: &names,
                             by: writ::GrantedBy::Policy,
                         };
-                        check(&files, format, syntax_only, Some(grants))
+                        check(&files, format, syntax_only, Some(grants), &inputs)
                     }
                     Err(code) => code,
                 };
@@ -563,13 +621,15 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             let grants = grant.as_deref().map(writ::Grants::list);
-            check(&files, format, syntax_only, grants)
+            check(&files, format, syntax_only, grants, &inputs)
         }
         Command::Run {
             file,
             limit,
             policy,
             db,
+            input_type,
+            inputs,
             format,
         } => match policy {
             Some(p) => host_cli::run_with_policy(
@@ -577,9 +637,10 @@ fn main() -> ExitCode {
                 &p,
                 db.as_deref(),
                 &limit,
+                (&input_type, inputs.as_deref()),
                 matches!(format, Format::Json),
             ),
-            None => run(&file, &limit, format),
+            None => run(&file, &limit, (&input_type, inputs.as_deref()), format),
         },
         Command::Audit {
             action,

@@ -754,3 +754,141 @@ fn a_limit_is_raised_where_it_was_set() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn check_lists_the_declared_inputs_in_both_formats() {
+    let dir = scratch("inputs-check");
+    std::fs::write(
+        dir.join("book.writ"),
+        "fn cents(r: { budget_cents: Int, to: Str }) -> Int { r.budget_cents }\ncents(request)\n",
+    )
+    .expect("write");
+    let ty = "request={ to: Str, budget_cents: Int }";
+    let out = writ(&["check", "--input-type", ty, "book.writ"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(
+        stdout(&out),
+        "book.writ: accepted\n  input request: { budget_cents: Int, to: Str }\n  fn cents(r: { budget_cents: Int, to: Str }) -> Int\n"
+    );
+    let out = writ(
+        &["check", "--format", "json", "--input-type", ty, "book.writ"],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        doc["files"][0]["inputs"],
+        serde_json::json!([{ "name": "request", "type": "{ budget_cents: Int, to: Str }" }])
+    );
+    // Without the declaration the name is unknown (and the JSON output
+    // has no `inputs`); with another type, a use that does not fit is
+    // rejected.
+    let out = writ(&["check", "book.writ"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("[E1001]"), "{}", stdout(&out));
+    let out = writ(&["check", "--format", "json", "book.writ"], &dir);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["files"][0].get("inputs"), None);
+    let out = writ(&["check", "--input-type", "request=Int", "book.writ"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("[E2001]"), "{}", stdout(&out));
+}
+
+#[test]
+fn run_takes_inputs_from_a_json_file_with_or_without_a_policy() {
+    let dir = scratch("inputs-run");
+    std::fs::write(
+        dir.join("book.writ"),
+        "Log.info(\"to ${request.to}\")\nrequest.budget_cents / 100\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("in.json"),
+        "{ \"request\": { \"to\": \"BER\", \"budget_cents\": 25000 } }\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("bad.json"),
+        "{ \"request\": { \"to\": \"BER\", \"budget_cents\": \"500\" } }\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("policy.toml"),
+        "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Log]\n",
+    )
+    .expect("write");
+    let ty = "request={ to: Str, budget_cents: Int }";
+    for policy in [&[][..], &["--policy", "policy.toml", "--db", "w.db"][..]] {
+        let mut args = vec!["run", "--input-type", ty, "--inputs", "in.json"];
+        args.extend_from_slice(policy);
+        args.push("book.writ");
+        let out = writ(&args, &dir);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr_of(&out));
+        assert_eq!(stdout(&out), "to BER\n250\n", "{args:?}");
+
+        let mut args = vec!["run", "--input-type", ty, "--inputs", "bad.json"];
+        args.extend_from_slice(policy);
+        args.push("book.writ");
+        let out = writ(&args, &dir);
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        assert_eq!(stdout(&out), "", "nothing ran: {args:?}");
+        assert_eq!(
+            stderr_of(&out),
+            "[E4007] Error: request.budget_cents: expected Int, found \"500\"\n  in book.writ\n",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn malformed_input_arguments_are_usage_errors() {
+    let dir = scratch("inputs-usage");
+    std::fs::write(dir.join("ok.writ"), "n + 1\n").expect("write");
+    std::fs::write(dir.join("list.json"), "[1, 2]\n").expect("write");
+    std::fs::write(dir.join("broken.json"), "{ \"n\": \n").expect("write");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["run", "--input-type", "n", "ok.writ"],
+            "error: expected `--input-type NAME=TYPE` (like `request={ to: Str }`), found `n`\n",
+        ),
+        (
+            &[
+                "run",
+                "--input-type",
+                "n=Int",
+                "--inputs",
+                "list.json",
+                "ok.writ",
+            ],
+            "error: in `--inputs list.json`: expected a JSON object of the inputs' values by name, found another JSON value\n",
+        ),
+        (
+            &[
+                "run",
+                "--input-type",
+                "n=Int",
+                "--inputs",
+                "broken.json",
+                "ok.writ",
+            ],
+            "error: in `--inputs broken.json`: expected JSON, found an error: EOF while parsing a value at line 2 column 0\n",
+        ),
+        (
+            &["check", "--input-type", "n", "ok.writ"],
+            "error: expected `--input-type NAME=TYPE` (like `request={ to: Str }`), found `n`\n",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = writ(args, &dir);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr_of(&out), message, "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let out = writ(&["run", "--inputs", "missing.json", "ok.writ"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).starts_with("error: in `--inputs missing.json`: cannot read it: "),
+        "{}",
+        stderr_of(&out)
+    );
+}

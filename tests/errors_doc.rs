@@ -90,12 +90,30 @@ fn fenced(lines: &[&str], at: usize) -> Option<(String, String, usize)> {
 fn lead_command(line: &str) -> Option<Vec<String>> {
     let rest = line.strip_prefix("`writ ")?;
     let (command, after) = rest.split_once('`')?;
-    after.trim_start().starts_with("prints").then(|| {
-        command
-            .split_whitespace()
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    })
+    after
+        .trim_start()
+        .starts_with("prints")
+        .then(|| shell_words(command))
+}
+
+/// `command` split into words as a shell splits it: at spaces, except
+/// inside single quotes (`--input-type 'request={ to: Str }'`).
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quoted = false;
+    for c in command.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                word.get_or_insert_with(String::new);
+            }
+            c if c.is_whitespace() && !quoted => words.extend(word.take()),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
 }
 
 fn next_non_blank(lines: &[&str], mut at: usize) -> usize {
@@ -279,6 +297,15 @@ fn prepare(example: &Example, dir: &Path) -> Result<(), String> {
     match example.section.as_str() {
         // `writ check src`, with the program inside the directory.
         "E9002" => write("src/main.writ", text.as_bytes()),
+        // `writ run --inputs inputs.json`: the values file the section
+        // shows beside the program (as `files` in errors_sections.py).
+        "E4007" => {
+            write(
+                "inputs.json",
+                b"{ \"request\": { \"to\": \"BER\", \"budget_cents\": \"500\" } }\n",
+            )?;
+            write("main.writ", text.as_bytes())
+        }
         // The program saved in Latin-1 rather than UTF-8.
         "E9003" => {
             let bytes = text

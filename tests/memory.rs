@@ -183,6 +183,7 @@ fn running_under_a_policy_keeps_memory_flat() {
     let store = dir.join("store.db");
     let options = RunOptions {
         store: Some(store.display().to_string()),
+        ..Default::default()
     };
     let engine = Engine::new();
     assert_flat("Engine::check + run", 10, 100, |i| {

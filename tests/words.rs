@@ -143,6 +143,7 @@ fn a_policys_limit_is_raised_in_the_policy() {
     let db = std::env::temp_dir().join(format!("writ-words-{}.db", std::process::id()));
     let options = RunOptions {
         store: Some(db.display().to_string()),
+        ..Default::default()
     };
     let outcome = engine
         .run(&program, &policy, &options, &mut |_: &str| {})

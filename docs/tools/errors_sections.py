@@ -16,7 +16,8 @@ Each entry of SECTIONS is a dict with:
 - show: optional text shown instead of `source` (when the real program
   cannot be shown, such as an invisible character or a huge file);
 - files: optional {path: text, bytes, or None for a directory} written
-  instead of `main.writ` = `source`;
+  instead of `main.writ` = `source` (tests/errors_doc.rs writes such
+  files itself, by code: E4007's `inputs.json`, E9002's directory, ...);
 - cmd: optional command, "check" (the default) or "run": a "run" example
   is run with `writ run`, and the output shown is its standard output
   followed by its standard error; its fix_code must run to the end (exit
@@ -24,7 +25,8 @@ Each entry of SECTIONS is a dict with:
 - args: optional arguments of the command (default ["main.writ"]; the file
   comes last), and lead: the line introducing the output (default
   "`writ CMD main.writ` prints:", which does not show args); the two must
-  agree, since tests/errors_doc.rs reads the command from the lead line.
+  agree, since tests/errors_doc.rs reads the command from the lead line
+  (split at spaces, except inside single quotes, as a shell splits it).
   Options before the file (such as ["--grant", "Log", "main.writ"] or
   ["--limit", "fuel=1000000", "main.writ"]) also apply to the fix_code,
   which is checked as `writ CMD OPTIONS main.writ`;
@@ -1261,6 +1263,26 @@ fn with_tax(amount: Float) -> Float {
 ''',
 ),
 
+
+dict(code="E1011",
+meaning=r"""
+A top-level `let` or `fn` takes the name of an input the host declares
+(`writ check --input-type NAME=TYPE`, or an embedder's declared inputs;
+see [embedding: inputs](embedding.md#inputs)). An input is the host's
+contract with the program: its value comes from the host, checked against
+its declared type, so the program may use it but not define it again. (A
+local — a parameter, a `let` inside a block — may still hide it, as any
+local hides a top-level name.)
+""",
+source='let request = "BER"\nLog.info(request)\n',
+args=["--input-type", "request=Str", "main.writ"],
+lead="`writ check --input-type request=Str main.writ` prints:",
+fix=r"""
+**Fix**: use the input as it is, or give the definition another name:
+""",
+fix_code='let destination = "BER"\nLog.info("${request} or ${destination}")\n',
+),
+
 dict(code="E2001",
 meaning=r'''
 A value's type is not the type its place requires. This is the general
@@ -1715,6 +1737,30 @@ fn decide0(c: Checks) -> Str {
   }
 }
 ''',
+),
+
+
+dict(code="E2014",
+meaning=r"""
+The type a host declared for an input (`writ check --input-type
+NAME=TYPE`, or an embedder's declared inputs; see
+[embedding: inputs](embedding.md#inputs)) is not a type an input can
+have: it does not parse, or it is not data. An input's type is `Int`,
+`Float`, `Str`, `Bool`, `()`, `List[T]`, `Map[Str, T]`, `Option[T]`, a
+tuple, or a closed record (`{ to: Str, budget_cents: Int }`) of these —
+not a function, a type variable, an open record, or a type the program
+declares (the program cannot change its host's contract). The message
+names the input, quotes its declared type and says what is wrong. Two
+inputs of one name, or an input not named like a value (`request`), are
+this error too.
+""",
+source='Log.info("from ${when}")\n',
+args=["--input-type", "when=Date", "main.writ"],
+lead="`writ check --input-type when=Date main.writ` prints:",
+fix=r"""
+**Fix**: declare the input with a data type (here, a date as its ISO text,
+`--input-type when=Str`).
+""",
 ),
 
 dict(code="E2101",
@@ -2429,6 +2475,57 @@ writable:
 """,
 fix_policy='[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n',
 fix_code='Log.info("hello")\n',
+),
+
+
+dict(code="E4007",
+meaning=r"""
+A value the host passed for an input does not have the input's declared
+type, so nothing was run. The message names the input and the path inside
+it (`request.legs[2].to`, `stock["pens"]`), then what the type expects and
+what the JSON value holds: a value of another kind (`"500"` for an
+`Int`), a number that is not a whole number from -2^63 to 2^63 - 1 for an
+`Int`, `null` for a type that is not an `Option` (or `()`), a record's
+field that is missing, a field the record type does not have, or a tuple
+of another length. See [embedding: inputs](embedding.md#inputs) for how
+each type is written in JSON.
+""",
+before=r"""
+With the values file `inputs.json`:
+
+```json
+{ "request": { "to": "BER", "budget_cents": "500" } }
+```
+""",
+files={"main.writ": 'Log.info("to ${request.to}")\nrequest.budget_cents\n', "inputs.json": '{ "request": { "to": "BER", "budget_cents": "500" } }\n'},
+show='Log.info("to ${request.to}")\nrequest.budget_cents\n',
+args=["--input-type", "request={ to: Str, budget_cents: Int }", "--inputs", "inputs.json", "main.writ"],
+cmd="run",
+lead="`writ run --input-type 'request={ to: Str, budget_cents: Int }' --inputs inputs.json main.writ` prints:",
+rc=3,
+fix=r"""
+**Fix**: pass a value of the declared type (here, `"budget_cents": 500`),
+or declare the type the host really sends.
+""",
+),
+
+dict(code="E4008",
+meaning=r"""
+The host passed no value for an input the program was checked with, or a
+value for an input it was not checked with, so nothing was run. Every
+declared input needs a value (an `Option` input's may be `null`), and a
+value names a declared input.
+""",
+source='Log.info("to ${destination}")\n',
+args=["--input-type", "destination=Str", "main.writ"],
+cmd="run",
+lead="`writ run --input-type destination=Str main.writ` prints:",
+rc=3,
+fix=r"""
+**Fix**: give every declared input a value (`writ run --input-type
+destination=Str --inputs inputs.json main.writ`, with `{ "destination":
+"BER" }` in `inputs.json`), and declare every input a value is given for.
+""",
 ),
 
 dict(code="E5001",

@@ -56,6 +56,7 @@ fuzz_target!(|data: &[u8]| {
         }
         let options = RunOptions {
             store: Some(":memory:".to_string()),
+            ..Default::default()
         };
         let _ = fx
             .engine

@@ -40,6 +40,9 @@ pub struct Compiled {
     /// Its capability manifest: each effect with the places it is
     /// performed.
     pub manifest: Vec<writ_lang::types::ManifestEntry>,
+    /// The inputs it was checked with ([`Engine::check_with_inputs`]),
+    /// whose values each run is given ([`RunOptions::inputs`]).
+    pub inputs: Vec<writ_lang::types::Input>,
 }
 
 /// One host operation the program asked for, and what became of it.
@@ -95,11 +98,17 @@ impl Outcome {
     }
 }
 
-/// Where the store lives for a run.
+/// Where the store lives for a run, and what the program is given.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// The SQLite file; overrides the policy's `[store] path`.
     pub store: Option<String>,
+    /// A JSON value for each input the program was checked with, by name
+    /// (decision 009): each is converted to a Writ value of the input's
+    /// type before the first step; a value that does not match (`E4007`),
+    /// an input without a value or a value for no input (`E4008`) is an
+    /// error, and nothing runs.
+    pub inputs: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Asks the person to confirm an action; `false` when nobody can answer.
@@ -167,7 +176,7 @@ impl Engine {
     ///     .expect("a valid policy");
     /// let program = engine.check("Weather.high(\"Oslo\") + 1\n", &policy).expect("accepted");
     /// let db = std::env::temp_dir().join(format!("writ-weather-{}.db", std::process::id()));
-    /// let options = RunOptions { store: Some(db.display().to_string()) };
+    /// let options = RunOptions { store: Some(db.display().to_string()), ..Default::default() };
     /// let outcome = engine.run(&program, &policy, &options, &mut |_: &str| {}).expect("ran");
     /// assert_eq!(outcome.result.ok().as_deref(), Some("-2"));
     /// assert_eq!(outcome.audit_ids.len(), 1);
@@ -195,6 +204,43 @@ impl Engine {
     /// Check `source` against the capabilities `policy` grants and compile
     /// it; the diagnostics if it is rejected.
     pub fn check(&self, source: &str, policy: &Policy) -> Result<Compiled, Vec<Diagnostic>> {
+        self.check_with_inputs(source, policy, &[])
+    }
+
+    /// Check `source` as [`Engine::check`] does, with the `inputs` the host
+    /// will pass it (decision 009): each a top-level name of the program,
+    /// of the type declared in Writ's syntax. A malformed type is `E2014`,
+    /// a top-level definition of an input's name `E1011`.
+    ///
+    /// ```
+    /// use writ_host::engine::{Engine, RunOptions};
+    /// use writ_lang::types::InputDecl;
+    ///
+    /// let engine = Engine::new();
+    /// let policy = engine
+    ///     .parse_policy("[principal]\nid = \"a\"\nrole = \"r\"\n")
+    ///     .expect("a valid policy");
+    /// let inputs = [InputDecl::new("request", "{ to: Str, budget_cents: Int }")];
+    /// let program = engine
+    ///     .check_with_inputs("request.budget_cents / 100\n", &policy, &inputs)
+    ///     .expect("accepted");
+    /// let db = std::env::temp_dir().join(format!("writ-inputs-{}.db", std::process::id()));
+    /// let mut options = RunOptions { store: Some(db.display().to_string()), ..Default::default() };
+    /// options.inputs.insert("request".into(), serde_json::json!({ "to": "OSL", "budget_cents": 25000 }));
+    /// let outcome = engine.run(&program, &policy, &options, &mut |_: &str| {}).expect("ran");
+    /// assert_eq!(outcome.result.ok().as_deref(), Some("250"));
+    ///
+    /// options.inputs.insert("request".into(), serde_json::json!({ "to": "OSL", "budget_cents": "250" }));
+    /// let refused = engine.run(&program, &policy, &options, &mut |_: &str| {}).unwrap_err();
+    /// assert_eq!(refused.message, "request.budget_cents: expected Int, found \"250\"");
+    /// # let _ = std::fs::remove_file(db);
+    /// ```
+    pub fn check_with_inputs(
+        &self,
+        source: &str,
+        policy: &Policy,
+        inputs: &[writ_lang::types::InputDecl],
+    ) -> Result<Compiled, Vec<Diagnostic>> {
         let granted = policy.granted();
         let interfaces: Vec<String> = self
             .capabilities
@@ -208,6 +254,7 @@ impl Engine {
         let options = writ_lang::types::CheckOptions {
             grants: Some(grants),
             interfaces: &interfaces,
+            inputs,
         };
         let a = writ_lang::analyse(source, &options);
         let accepted = a.accepted();
@@ -221,12 +268,14 @@ impl Engine {
             hash: store::sha256_hex(source.as_bytes()),
             effects: typed.manifest.iter().map(|m| m.effect.clone()).collect(),
             manifest: typed.manifest.clone(),
+            inputs: typed.inputs.clone(),
         })
     }
 
-    /// Run a checked program under `policy`. The store is opened (and
-    /// created, with the policy's seed) first; if it cannot be, nothing
-    /// runs.
+    /// Run a checked program under `policy`. Its inputs' values
+    /// ([`RunOptions::inputs`]) are converted and checked first, then the
+    /// store is opened (and created, with the policy's seed); if either
+    /// fails, nothing runs.
     pub fn run(
         &self,
         program: &Compiled,
@@ -234,6 +283,8 @@ impl Engine {
         options: &RunOptions,
         log: &mut dyn FnMut(&str),
     ) -> Result<Outcome, RunError> {
+        let globals =
+            writ_runtime::inputs::from_json(&program.module, &options.inputs, &policy.limits)?;
         let (mut store, recorded) = open_for(policy, options)?;
         let mut host = PolicyHost {
             policy,
@@ -253,7 +304,7 @@ impl Engine {
             used_recorded: false,
         };
         let (value, usage) =
-            writ_runtime::run_measured(&program.module, &policy.limits, &mut host, None);
+            writ_runtime::inputs::run(&program.module, globals, &policy.limits, &mut host, None);
         let (result, value) = match value {
             Ok(v) => {
                 let display = if v.is_unit() {

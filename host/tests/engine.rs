@@ -220,6 +220,7 @@ fn engine_programs_and_policies_can_be_shared_across_threads() {
             std::thread::spawn(move || {
                 let options = RunOptions {
                     store: Some(db(&format!("thread{i}"))),
+                    ..Default::default()
                 };
                 let o = engine.run(&program, &p, &options, &mut |_: &str| {});
                 o.ok().and_then(|o| o.result.ok())
@@ -312,6 +313,7 @@ fn a_store_of_another_schema_or_a_malformed_recorded_file_stops_before_the_run()
     };
     let options = RunOptions {
         store: Some(schema_db.clone()),
+        ..Default::default()
     };
     let err = engine.run(&program, &p, &options, &mut |_: &str| {}).err();
     assert_eq!(
@@ -335,6 +337,7 @@ fn a_store_of_another_schema_or_a_malformed_recorded_file_stops_before_the_run()
     let db = db("badrec");
     let options = RunOptions {
         store: Some(db.clone()),
+        ..Default::default()
     };
     let mut printed = Vec::new();
     let err = engine
@@ -480,6 +483,7 @@ fn a_write_waiting_for_the_store_ends_when_the_runs_time_is_up() {
     };
     let options = RunOptions {
         store: Some(db.clone()),
+        ..Default::default()
     };
     let outcome = engine.run(&program, &policy, &options, &mut |_: &str| {});
     let code = match outcome {

@@ -41,6 +41,7 @@ fn example_session(name: &str) -> (Session, writ_host::policy::Policy, std::path
     let _ = std::fs::remove_file(&db);
     let options = RunOptions {
         store: Some(db.display().to_string()),
+        ..Default::default()
     };
     let s = Session::new(Engine::new(), Some(policy.clone()), options).expect("a session");
     (s, policy, db)

@@ -111,6 +111,9 @@ codes! {
     BuiltinRedefined = "E1009", "built-in name redefined";
     /// A top-level `let` used before it is defined.
     UsedBeforeDefinition = "E1010", "used before definition";
+    /// A top-level `let` or `fn` that takes the name of an input the host
+    /// declared.
+    InputRedefined = "E1011", "input redefined";
     /// Two types that should be the same are not.
     TypeMismatch = "E2001", "type mismatch";
     /// A call with the wrong number of arguments.
@@ -139,6 +142,9 @@ codes! {
     /// A program whose checking needs more work than the checker's
     /// budget allows (types that share parts, walked once per path).
     CheckBudget = "E2013", "program too complex to check";
+    /// The type a host declared for an input does not parse, or is not
+    /// data an input can hold.
+    InputType = "E2014", "malformed input type";
     /// A `match` that does not cover every value.
     NonExhaustive = "E2101", "non-exhaustive match";
     /// A `let`, parameter or clause pattern that may not match.
@@ -171,6 +177,12 @@ codes! {
     /// a seed or recorded-responses file, the audit log), so nothing more
     /// was carried out.
     HostUnavailable = "E4006", "host unavailable";
+    /// A value the host passed for an input does not have the input's
+    /// declared type; nothing was run.
+    InputMismatch = "E4007", "input does not match its type";
+    /// The host passed no value for a declared input, or a value for an
+    /// input the program was not checked with; nothing was run.
+    InputNotGiven = "E4008", "input missing or not declared";
     /// The run spent more fuel (machine steps and metered library work) than it had.
     FuelExhausted = "E5001", "fuel exhausted";
     /// The run's live values outgrew its memory limit.

@@ -48,6 +48,20 @@ pub struct Module {
     pub(crate) main: u32,
     /// The prelude's constructors.
     pub(crate) prelude: PreludeCtors,
+    /// The inputs the host declared, in the order declared, each with its
+    /// global slot.
+    pub(crate) inputs: Vec<ModuleInput>,
+}
+
+/// One input a module was compiled with.
+#[derive(Clone, Debug)]
+pub(crate) struct ModuleInput {
+    /// Its name.
+    pub(crate) name: String,
+    /// Its declared type.
+    pub(crate) ty: writ_lang::types::InputType,
+    /// The global slot that holds its value.
+    pub(crate) global: u32,
 }
 
 impl Module {
@@ -58,6 +72,12 @@ impl Module {
             .iter()
             .position(|s| s == name)
             .map(|i| i as u32)
+    }
+
+    /// The inputs the program was checked and compiled with: each name
+    /// and declared type, in the order declared.
+    pub fn inputs(&self) -> impl Iterator<Item = (&str, &writ_lang::types::InputType)> {
+        self.inputs.iter().map(|i| (i.name.as_str(), &i.ty))
     }
 
     /// The id of a constructor, by name.

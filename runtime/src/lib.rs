@@ -20,7 +20,9 @@
 //! - [`RunError`] (with its [`TraceEntry`]s), [`Limits`] and [`Limit`]:
 //!   how a run ends when it does not end with a value, and what bounds
 //!   it; [`meter::deadline`]: the time a host operation may still wait;
-//! - [`display::safe_text`]: text from a program made safe to show.
+//! - [`display::safe_text`]: text from a program made safe to show;
+//! - [`inputs`]: the values a host passes a program's declared inputs, as
+//!   JSON checked against their types, and the run that starts with them.
 //!
 //! The bytecode and the machine are not part of this surface: a
 //! [`Module`] is opaque (the feature `internals` adds a listing of its
@@ -39,6 +41,7 @@ mod code;
 pub mod display;
 mod error;
 mod host;
+pub mod inputs;
 pub mod limits;
 mod lower;
 mod machine;
@@ -73,7 +76,7 @@ pub fn compile(
     typed: &writ_lang::types::Typed,
 ) -> Result<Module, RunError> {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        lower::lower(program, &typed.resolution, &typed.interfaces)
+        lower::lower(program, &typed.resolution, &typed.interfaces, &typed.inputs)
     })
     .map_err(RunError::internal)
 }

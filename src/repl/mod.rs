@@ -155,6 +155,7 @@ pub fn main(options: Options) -> ExitCode {
         Engine::new().with_confirm(crate::host_cli::terminal_confirm_or_cancel(cancel.clone()));
     let run_options = RunOptions {
         store: options.db.as_ref().map(|d| d.display().to_string()),
+        ..Default::default()
     };
     let mut session = match Session::new(engine, policy, run_options) {
         Ok(s) => s,

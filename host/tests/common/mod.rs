@@ -22,6 +22,7 @@ pub fn db(crate_: &str, name: &str) -> String {
 pub fn run(engine: &Engine, program: &Compiled, policy: &Policy, db: &str) -> Outcome {
     let options = RunOptions {
         store: Some(db.to_string()),
+        ..Default::default()
     };
     match engine.run(program, policy, &options, &mut |_: &str| {}) {
         Ok(o) => o,

@@ -128,6 +128,7 @@ impl Origin {
 enum Tier {
     Local,
     Top,
+    Input,
     Session,
 }
 
@@ -224,6 +225,9 @@ pub(super) struct Checker {
     /// In a session (the REPL), the top-level values of earlier inputs:
     /// seen after the current input's own top level.
     pub(crate) session: HashMap<String, Binding>,
+    /// The inputs the host declared (decision 009): seen after
+    /// the program's own top level (which may not reuse their names).
+    pub(crate) inputs: HashMap<String, Binding>,
     /// The type of each top-level expression statement, by item position.
     pub(crate) expr_types: Vec<(usize, TyId)>,
     /// Whether running out of the work budget has been reported (see
@@ -290,6 +294,7 @@ impl Checker {
             fn_pos: HashMap::new(),
             decl_name: None,
             session: HashMap::new(),
+            inputs: HashMap::new(),
             expr_types: Vec::new(),
             work_reported: false,
             required: std::collections::HashSet::new(),
@@ -439,6 +444,7 @@ impl Checker {
         let to = match tier {
             Tier::Local => Resolved::Local(b.span),
             Tier::Top => Resolved::Top(b.span),
+            Tier::Input => Resolved::Input(name.to_string()),
             Tier::Session => Resolved::Session(name.to_string()),
         };
         Some((b, to))
@@ -446,7 +452,8 @@ impl Checker {
 
     /// The innermost binding of `name`, and which tier of names it is in:
     /// a local, then a top-level `let` before the current item (the
-    /// latest), then a top-level `fn`, then an earlier session input's.
+    /// latest), then a top-level `fn`, then a declared input, then an
+    /// earlier session input's.
     fn find(&self, name: &str) -> Option<(&Binding, Tier)> {
         if let Some(b) = self.values.get(name).and_then(|s| s.last()) {
             return Some((b, Tier::Local));
@@ -461,6 +468,9 @@ impl Checker {
         }
         if let Some((b, _, _)) = self.top_fns.get(name) {
             return Some((b, Tier::Top));
+        }
+        if let Some(b) = self.inputs.get(name) {
+            return Some((b, Tier::Input));
         }
         self.session.get(name).map(|b| (b, Tier::Session))
     }

@@ -30,17 +30,18 @@ pub const HOST_CAPABILITIES: &[&str] = &[
     "Confirm",
 ];
 
-/// Check a whole program, with the host capability interfaces an embedder
-/// declares in `interfaces` (Writ source of `effect` declarations) beside
-/// the built-in ones.
-pub(super) fn check_program(
-    program: &Program,
-    grants: Option<crate::types::Grants<'_>>,
-    interfaces: &[String],
-) -> Typed {
+/// Check a whole program with `options`: the inputs a host declares
+/// (bound before the program's declarations) and the host capability
+/// interfaces an embedder declares (Writ source of `effect` declarations)
+/// beside the built-in ones.
+pub(super) fn check_program(program: &Program, options: &crate::types::CheckOptions<'_>) -> Typed {
+    let mut c = with_library(options.interfaces);
+    let inputs = c.declare_inputs(options.inputs);
+    c.forbid_input_names(program);
     Typed {
-        interfaces: interfaces.to_vec(),
-        ..with_library(interfaces).check_items(program, grants)
+        interfaces: options.interfaces.to_vec(),
+        inputs,
+        ..c.check_items(program, options.grants)
     }
 }
 
@@ -119,6 +120,7 @@ impl Checker {
             work: self.arena.work.used(),
             // The caller that knows them says (a session's are its own).
             interfaces: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 }

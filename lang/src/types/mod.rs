@@ -59,7 +59,9 @@
 //! diagnostics, [`Signature`]s, the [`ManifestEntry`]s of the capability
 //! manifest, the [`Resolution`] lowering compiles from, the [`WORK_LIMIT`]
 //! spent); what grants capabilities ([`Grants`], [`GrantedBy`],
-//! [`DEFAULT_GRANTS`], [`HOST_CAPABILITIES`]); the [`session`] that checks
+//! [`DEFAULT_GRANTS`], [`HOST_CAPABILITIES`]); the inputs a host declares
+//! ([`InputDecl`], read into an [`Input`] of an [`InputType`]; decision
+//! 010); the [`session`] that checks
 //! a REPL's inputs one at a time; and [`suggest_name`], the "did you mean"
 //! rule, for the names of a policy and the REPL's commands; and
 //! [`BuiltinEffect`], the effects the language itself gives meaning to.
@@ -76,6 +78,7 @@ mod deps;
 mod effects;
 mod exhaust;
 mod infer;
+mod inputs;
 mod items;
 mod names;
 mod pattern;
@@ -90,6 +93,7 @@ mod typedecl;
 mod unify;
 
 pub use budget::WORK_LIMIT;
+pub use inputs::{Input, InputDecl, InputType};
 pub use items::HOST_CAPABILITIES;
 pub use resolution::{Resolution, Resolved};
 
@@ -174,6 +178,12 @@ pub struct Typed {
     /// same ones, so the two cannot disagree. Empty for one input of a
     /// [`session`], whose compiled side holds the session's own.
     pub interfaces: Vec<String>,
+    /// The inputs the host declared ([`CheckOptions::inputs`]), each with
+    /// the data type read from its declaration, in the order declared
+    /// (those whose type is malformed left out: the program is then
+    /// rejected). Lowering gives each a global slot, filled before the
+    /// first step.
+    pub inputs: Vec<Input>,
 }
 
 /// What granted a program's capabilities, as the caller tells it: E3002
@@ -258,13 +268,17 @@ pub struct CheckOptions<'a> {
     /// holding `effect` declarations (with `///` comments), which programs
     /// may perform (if granted) but not redeclare.
     pub interfaces: &'a [String],
+    /// The inputs the host passes the program (decision 009): each a
+    /// top-level name of the program, of its declared type. A malformed
+    /// type is `E2014`; a top-level definition of an input's name `E1011`.
+    pub inputs: &'a [InputDecl],
 }
 
 /// Type-check a parsed program against the standard library and
 /// `options` (its grants and the embedder's capabilities).
 pub fn check(program: &Program, options: &CheckOptions<'_>) -> Typed {
     stacker::maybe_grow(STACK_RED_ZONE, STACK_CHUNK, || {
-        items::check_program(program, options.grants, options.interfaces)
+        items::check_program(program, options)
     })
 }
 

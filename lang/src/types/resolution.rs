@@ -33,7 +33,9 @@
 //! - `resume` in an operation clause is the clause's own binder.
 //! - Otherwise a top-level `let` written before the current item (the
 //!   latest one, if the name is defined again), then a top-level `fn`,
-//!   is [`Resolved::Top`]; then a name from an earlier session input,
+//!   is [`Resolved::Top`]; then an input the host declared,
+//!   [`Resolved::Input`] (a program may not define a top-level name of an
+//!   input's); then a name from an earlier session input,
 //!   [`Resolved::Session`].
 //! - `ns.f` is a namespace member, [`Resolved::Member`], only when `ns`
 //!   names a namespace and no local or top-level value hides it; `list.sum`
@@ -61,6 +63,8 @@ pub enum Resolved {
     Top(Span),
     /// A top-level name of an earlier input of a session.
     Session(String),
+    /// An input the host declared (decision 009), by name.
+    Input(String),
     /// A member of a standard-library namespace (recorded at the
     /// namespace's identifier in `ns.f`).
     Member {

@@ -30,9 +30,9 @@ use std::collections::HashMap;
 
 use writ_lang::Span;
 use writ_lang::ast::{Block, FnDecl, Ident, Item, Pattern, PatternKind, Program, Stmt, TypeBody};
-use writ_lang::types::{Resolution, Resolved};
+use writ_lang::types::{Input, InputType, Resolution, Resolved};
 
-use crate::code::{CaptureFrom, CtorInfo, EffectInfo, Function, Literal, Module, Op};
+use crate::code::{CaptureFrom, CtorInfo, EffectInfo, Function, Literal, Module, ModuleInput, Op};
 
 /// What a name resolves to.
 #[derive(Clone, Copy, Debug)]
@@ -157,6 +157,8 @@ pub(crate) struct Lowerer {
     /// In a session, the top-level names of earlier inputs, each later
     /// one replacing an earlier one of the same name.
     session: HashMap<String, Slot>,
+    /// The global slot of each input the host declared, by name.
+    inputs: HashMap<String, Slot>,
 }
 
 /// Lower a checked program, with the standard library, to a module.
@@ -167,8 +169,10 @@ pub fn lower(
     program: &Program,
     resolution: &Resolution,
     interfaces: &[String],
+    inputs: &[Input],
 ) -> Result<Module, String> {
     let mut l = Lowerer::library_only(interfaces)?;
+    l.inputs(inputs);
     l.resolution = Cow::Owned(resolution.clone());
     l.program(program);
     for f in &mut l.module.functions {
@@ -198,6 +202,7 @@ impl Lowerer {
             resolution: Cow::Owned(Resolution::default()),
             float_sum_native: None,
             session: HashMap::new(),
+            inputs: HashMap::new(),
         };
         l.library()?;
         for source in interfaces {
@@ -210,6 +215,40 @@ impl Lowerer {
         l.in_library = false;
         l.resolution = Cow::Owned(Resolution::default());
         Ok(l)
+    }
+
+    /// Give each declared input a global slot (filled by the host before
+    /// the first step, [`crate::inputs`]) and make its records' field
+    /// names known symbols.
+    fn inputs(&mut self, inputs: &[Input]) {
+        for input in inputs {
+            let global = self.module.globals;
+            self.module.globals += 1;
+            self.inputs.insert(input.name.clone(), Slot::Global(global));
+            let mut types = vec![&input.ty];
+            while let Some(t) = types.pop() {
+                match t {
+                    InputType::List(t) | InputType::Map(t) | InputType::Option(t) => types.push(t),
+                    InputType::Tuple(ts) => types.extend(ts),
+                    InputType::Record(fields) => {
+                        for (name, t) in fields {
+                            self.symbol(name);
+                            types.push(t);
+                        }
+                    }
+                    InputType::Int
+                    | InputType::Float
+                    | InputType::Str
+                    | InputType::Bool
+                    | InputType::Unit => {}
+                }
+            }
+            self.module.inputs.push(ModuleInput {
+                name: input.name.clone(),
+                ty: input.ty.clone(),
+                global,
+            });
+        }
     }
 
     /// The global slot of a session's top-level `let` named `name`.
@@ -559,6 +598,7 @@ impl Lowerer {
             }
             Resolved::Top(binder) => self.top.get(&binder).copied(),
             Resolved::Session(name) => self.session.get(&name).copied(),
+            Resolved::Input(name) => self.inputs.get(&name).copied(),
             Resolved::Member { .. } => None,
         }
     }

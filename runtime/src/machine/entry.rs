@@ -94,7 +94,7 @@ pub fn run_function(
 }
 
 /// [`run_function`], with what the run used.
-fn run_top(
+pub(crate) fn run_top(
     module: &Module,
     main: u32,
     globals: &mut Vec<Value>,

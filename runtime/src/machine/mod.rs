@@ -56,6 +56,7 @@ use crate::limits::Limits;
 use crate::meter;
 use crate::value::{ClosureObj, Value};
 
+pub(crate) use entry::run_top;
 pub use entry::{Usage, run, run_function, run_measured};
 pub use handlers::Resumption;
 pub use pause::{Paused, Progress, start};

@@ -1,0 +1,64 @@
+//! A program's inputs on the command line (decision 009): `--input-type
+//! NAME=TYPE`, repeated, declares each input with its Writ type (for
+//! `writ check` and `writ run`); `--inputs FILE.json` gives their values,
+//! one JSON object by input name (for `writ run`).
+//!
+//! Invariants: a malformed `--input-type` (no `=`), an unreadable or
+//! oversized values file, or one that is not a JSON object, is a usage
+//! error (exit 2) and nothing is checked or run. Whether the values match
+//! the declared types is the run's business (`E4007`, `E4008`).
+
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+use writ::InputDecl;
+
+/// The largest values file read, in bytes (16 MiB): a run's memory limit
+/// bounds what it converts, this bounds what is read to get there.
+pub const MAX_INPUTS_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The inputs declared by `--input-type NAME=TYPE` arguments, in order.
+pub fn declared(args: &[String]) -> Result<Vec<InputDecl>, ExitCode> {
+    args.iter()
+        .map(|a| match a.split_once('=') {
+            Some((name, ty)) => Ok(InputDecl::new(name.trim(), ty.trim())),
+            None => {
+                err_println!(
+                    "error: expected `--input-type NAME=TYPE` (like `request={{ to: Str }}`), found `{a}`"
+                );
+                Err(ExitCode::from(2))
+            }
+        })
+        .collect()
+}
+
+/// The values in the `--inputs` file at `path` (none without one): a JSON
+/// object, each member an input's value.
+pub fn values(path: Option<&Path>) -> Result<serde_json::Map<String, serde_json::Value>, ExitCode> {
+    let Some(path) = path else {
+        return Ok(serde_json::Map::new());
+    };
+    let shown = path.display();
+    let usage = |why: String| {
+        err_println!("error: in `--inputs {shown}`: {why}");
+        ExitCode::from(2)
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_INPUTS_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| usage(format!("cannot read it: {e}")))?;
+    if bytes.len() as u64 > MAX_INPUTS_BYTES {
+        return Err(usage(format!(
+            "expected at most {MAX_INPUTS_BYTES} bytes, found more"
+        )));
+    }
+    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(serde_json::Value::Object(m)) => Ok(m),
+        Ok(_) => Err(usage(
+            "expected a JSON object of the inputs' values by name, found another JSON value"
+                .to_string(),
+        )),
+        Err(e) => Err(usage(format!("expected JSON, found an error: {e}"))),
+    }
+}
