@@ -215,3 +215,38 @@ fn the_guides_example_is_what_writ_prints() {
     assert_eq!(out, shown, "docs/embedding.md's JSON example");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The input declaration the two cases below share.
+const REQUEST: &str = "request={ to: Str, budget_cents: Int }";
+
+#[test]
+fn a_run_given_inputs_shows_the_value_it_made_of_them() {
+    let doc = case(
+        "inputs",
+        &["--input-type", REQUEST, "--inputs", "inputs-values.json"],
+        0,
+    );
+    assert_eq!(doc["status"], "ok");
+    assert_eq!(doc["log"], serde_json::json!(["to BER"]));
+    assert_eq!(
+        doc["value"]["data"],
+        serde_json::json!({"euros": 250, "to": "BER"})
+    );
+}
+
+#[test]
+fn an_input_that_does_not_fit_its_type_is_an_error_and_nothing_runs() {
+    let doc = case(
+        "inputs_mismatch",
+        &[
+            "--input-type",
+            REQUEST,
+            "--inputs",
+            "inputs-mismatch-values.json",
+        ],
+        3,
+    );
+    assert_eq!(doc["status"], "failed");
+    assert_eq!(doc["error"]["code"], "E4007");
+    assert_eq!(doc["log"], serde_json::json!([]));
+}
