@@ -22,6 +22,19 @@ fn store(name: &str) -> PathBuf {
     path
 }
 
+/// `text` with its `usage` line (which varies run to run) masked.
+fn mask_usage(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if l.starts_with("  \"usage\": ") {
+                "  \"usage\": …,\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}
+
 /// Run `writ run ARGS --format json` in `dir`; its exit code and its
 /// standard output with the usage line checked and masked.
 fn run_json(dir: &Path, args: &[&str]) -> (i32, String) {
@@ -62,16 +75,7 @@ fn run_json(dir: &Path, args: &[&str]) -> (i32, String) {
     for k in ["fuel", "memory_peak", "time_ms"] {
         assert!(doc["usage"][k].is_number(), "{args:?}: usage.{k}");
     }
-    let masked: String = stdout
-        .lines()
-        .map(|l| {
-            if l.starts_with("  \"usage\": ") {
-                "  \"usage\": …,\n".to_string()
-            } else {
-                format!("{l}\n")
-            }
-        })
-        .collect();
+    let masked = mask_usage(&stdout);
     (out.status.code().unwrap_or(-1), masked)
 }
 
@@ -202,16 +206,7 @@ fn the_guides_example_is_what_writ_prints() {
     std::fs::write(dir.join("main.writ"), program).expect("program");
     let (code, out) = run_json(&dir, &["main.writ"]);
     assert_eq!(code, 0);
-    let shown: String = shown
-        .lines()
-        .map(|l| {
-            if l.starts_with("  \"usage\": ") {
-                "  \"usage\": …,\n".to_string()
-            } else {
-                format!("{l}\n")
-            }
-        })
-        .collect();
+    let shown = mask_usage(&shown);
     assert_eq!(out, shown, "docs/embedding.md's JSON example");
     let _ = std::fs::remove_dir_all(&dir);
 }
