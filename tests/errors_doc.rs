@@ -34,6 +34,10 @@ const SKIPPED: &[(&str, &str)] = &[
         "no checked program reaches an internal error; it reports a bug in Writ",
     ),
     (
+        "E4009",
+        "only a host embedding Writ restores a paused run's snapshot; no command does yet",
+    ),
+    (
         "E5006",
         "only a host embedding Writ can cancel a run (from another thread); no command does",
     ),

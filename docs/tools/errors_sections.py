@@ -2528,6 +2528,36 @@ destination=Str --inputs inputs.json main.writ`, with `{ "destination":
 """,
 ),
 
+dict(code="E4009",
+not_run=True,
+meaning=r"""
+Bytes given as the snapshot of a paused run are not one that can be
+restored: they are truncated, damaged or crafted, were written by another
+version of the snapshot format, or were taken of another program (each
+snapshot names the compiled program it was taken of by a fingerprint).
+Nothing was restored, and nothing ran. The message says what was
+expected, at which byte, and what was found there, for example
+`snapshot refused: expected a snapshot of this program (fingerprint
+…) at byte 12, but found a snapshot of another program (fingerprint …)`.
+A host embedding Writ restores snapshots (`writ_runtime::restore`); no
+command of this version does, so there is no example.
+""",
+fix=r"""
+**Fix**: restore a snapshot against the program it was taken of, with the
+same version of Writ, from the bytes exactly as they were written; a
+snapshot that cannot be restored cannot be repaired: start the run again.
+The program itself needs no change; one that runs again from the start
+should say what it already did, so that running it twice is safe:
+""",
+fix_code='''\
+/// Sends the reminder once: a run started again skips what is done.
+let done = ["alice"]
+let people = ["alice", "bob"]
+let todo = list.filter(people, fn(p) { !list.contains(done, p) })
+Log.info("reminders to send: ${list.length(todo)}")
+''',
+),
+
 dict(code="E5001",
 meaning=r'''
 The program ran for more steps than its fuel allows. Every step of the

@@ -183,6 +183,10 @@ codes! {
     /// The host passed no value for a declared input, or a value for an
     /// input the program was not checked with; nothing was run.
     InputNotGiven = "E4008", "input missing or not declared";
+    /// Bytes given as a paused run's snapshot are not one: truncated,
+    /// damaged, crafted, of another format version, or for another
+    /// module; nothing was restored.
+    SnapshotRefused = "E4009", "snapshot refused";
     /// The run spent more fuel (machine steps and metered library work) than it had.
     FuelExhausted = "E5001", "fuel exhausted";
     /// The run's live values outgrew its memory limit.

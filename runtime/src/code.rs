@@ -89,6 +89,89 @@ impl Module {
     }
 }
 
+impl Module {
+    /// A fingerprint of the module: a 64-bit hash of everything a run's
+    /// state refers to by index or depends on to mean the same — each
+    /// function's name, arity, locals, captures and code, the literals,
+    /// record symbols and shapes, constructors, effects, handlers,
+    /// natives, the global count and the top level. Spans are left out
+    /// (they only place errors). Deterministic for a given build of the
+    /// runtime (the same module gives the same fingerprint in every
+    /// process), not a cryptographic hash: a snapshot names the module it
+    /// was taken of with it, so one for another module is refused.
+    pub(crate) fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = WordHash::default();
+        self.functions.len().hash(&mut h);
+        for f in &self.functions {
+            (&f.name, f.arity, f.locals, &f.captures, &f.ops, f.library).hash(&mut h);
+        }
+        self.literals.len().hash(&mut h);
+        for l in &self.literals {
+            match l {
+                Literal::Float(x) => (0u8, x.to_bits()).hash(&mut h),
+                Literal::Str(s) => (1u8, s).hash(&mut h),
+            }
+        }
+        (&self.symbols, &self.shapes).hash(&mut h);
+        self.ctors.len().hash(&mut h);
+        for c in &self.ctors {
+            (&c.name, c.arity).hash(&mut h);
+        }
+        self.effects.len().hash(&mut h);
+        for e in &self.effects {
+            (&e.name, &e.ops).hash(&mut h);
+        }
+        self.handlers.len().hash(&mut h);
+        for x in &self.handlers {
+            (x.closures, x.has_return, x.has_param).hash(&mut h);
+            x.clauses.len().hash(&mut h);
+            for c in &x.clauses {
+                (c.effect, c.op, c.clause, c.tail_resumptive, c.abortive).hash(&mut h);
+            }
+        }
+        self.natives.len().hash(&mut h);
+        for n in &self.natives {
+            (&n.name, n.arity, n.entry).hash(&mut h);
+        }
+        (self.globals, self.main).hash(&mut h);
+        h.finish()
+    }
+}
+
+/// A word-at-a-time multiplicative hash (the Fx hash's step, with a
+/// final avalanche): deterministic (unlike the standard library's
+/// randomly keyed hasher) and cheap.
+#[derive(Default)]
+struct WordHash(u64);
+
+impl std::hash::Hasher for WordHash {
+    fn finish(&self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        x ^ (x >> 33)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+        for &b in chunks.remainder() {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
 /// What lowering produced, as text for a person reading it (the `dump`
 /// example): each handler, then each function with its ops. Only with
 /// the feature `internals`, which is off by default: the bytecode is not
@@ -264,7 +347,7 @@ pub struct Function {
 }
 
 /// Where a closure's captured value is taken from when it is made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CaptureFrom {
     /// A local slot of the defining frame.
     Local(u32),
@@ -275,7 +358,7 @@ pub enum CaptureFrom {
 }
 
 /// The arithmetic and comparison operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Arith {
     /// `+`
     Add,
@@ -305,7 +388,7 @@ pub enum Arith {
 
 /// One instruction of the stack machine. "Push" and "pop" refer to the
 /// frame's operand stack; locals live at the bottom of the frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Hash)]
 pub enum Op {
     /// Push `()`.
     Unit,

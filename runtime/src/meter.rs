@@ -208,6 +208,32 @@ pub(crate) struct Parked {
 }
 
 impl Parked {
+    /// A parked meter for a run restored from a snapshot: `used` units
+    /// charged, the next poll at `poll_at`, fuel `budget` left for them,
+    /// and the time limit with the time left of it.
+    pub(crate) fn restored(
+        used: u64,
+        poll_at: u64,
+        budget: u64,
+        deadline: Option<(Duration, Duration)>,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Parked {
+        Parked {
+            used,
+            poll_at,
+            tripped: None,
+            budget,
+            deadline,
+            cancel,
+        }
+    }
+
+    /// The units charged, the value of them at which the next poll is,
+    /// and the limit exhausted, if one was.
+    pub(crate) fn units(&self) -> (u64, u64, Option<Limit>) {
+        (self.used, self.poll_at, self.tripped)
+    }
+
     /// Meter the run again on this thread, from where it was parked: its
     /// deadline is now plus the time it had left.
     pub(crate) fn resume(self) -> Scope {

@@ -311,6 +311,11 @@ impl ListObj {
         })
     }
 
+    /// For a view: the list it views and the index it starts at.
+    pub fn viewed(&self) -> Option<(&Rc<ListObj>, usize)> {
+        self.view.as_ref().map(|(root, start)| (root, *start))
+    }
+
     /// The elements it holds or views, and the index they start at.
     fn data(&self) -> (&imbl::Vector<Value>, usize) {
         match &self.view {

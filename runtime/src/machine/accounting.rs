@@ -184,7 +184,7 @@ impl<'a> Machine<'a> {
 }
 
 /// A byte count for people: `512 MiB`, `4 KiB`, `100 bytes`.
-fn bytes_text(n: usize) -> String {
+pub(super) fn bytes_text(n: usize) -> String {
     const KIB: usize = 1024;
     const MIB: usize = 1024 * 1024;
     const GIB: usize = 1024 * 1024 * 1024;

@@ -168,14 +168,7 @@ impl<'a> Machine<'a> {
             pending: None,
             meter: Some(meter),
         };
-        m.literals = module
-            .literals
-            .iter()
-            .map(|l| match l {
-                Literal::Float(x) => Value(Repr::Float(*x)),
-                Literal::Str(s) => Value::str(s.as_str()),
-            })
-            .collect();
+        m.literals = literal_values(module);
         m.open_window();
         m
     }
@@ -248,6 +241,18 @@ impl<'a> Machine<'a> {
         }
         e.trace = trace;
     }
+}
+
+/// The values of a module's literals, made (and charged) for one run.
+pub(super) fn literal_values(module: &Module) -> Vec<Value> {
+    module
+        .literals
+        .iter()
+        .map(|l| match l {
+            Literal::Float(x) => Value(Repr::Float(*x)),
+            Literal::Str(s) => Value::str(s.as_str()),
+        })
+        .collect()
 }
 
 /// The most entries a stack trace shows.

@@ -38,13 +38,39 @@ use crate::value::{self, Repr, Value};
 /// The rest of a handled computation: what `resume` calls.
 #[derive(Debug, Default)]
 pub struct Resumption {
-    frames: Vec<Frame>,
-    stack: Vec<Value>,
-    handlers: Vec<Entry>,
-    frame_base: u32,
-    stack_base: u32,
-    handler_base: u32,
+    pub(super) frames: Vec<Frame>,
+    pub(super) stack: Vec<Value>,
+    pub(super) handlers: Vec<Entry>,
+    pub(super) frame_base: u32,
+    pub(super) stack_base: u32,
+    pub(super) handler_base: u32,
     charged: usize,
+}
+
+impl Resumption {
+    /// A resumption of these parts (as `perform` captures them, or as a
+    /// snapshot restores them), charged as `perform` charges one.
+    pub(super) fn new(
+        frames: Vec<Frame>,
+        stack: Vec<Value>,
+        handlers: Vec<Entry>,
+        bases: (u32, u32, u32),
+    ) -> Resumption {
+        let charged = value::HEADER
+            + frames.len() * std::mem::size_of::<Frame>()
+            + stack.len() * value::SLOT
+            + handlers.len() * std::mem::size_of::<Entry>();
+        value::charge(charged);
+        Resumption {
+            frames,
+            stack,
+            handlers,
+            frame_base: bases.0,
+            stack_base: bases.1,
+            handler_base: bases.2,
+            charged,
+        }
+    }
 }
 
 impl Clone for Resumption {
@@ -229,20 +255,12 @@ impl<'a> Machine<'a> {
             let frames = self.frames.split_off(frame);
             let stack = self.stack.split_off(stack_base);
             let handlers = self.handlers.split_off(i);
-            let charged = value::HEADER
-                + frames.len() * std::mem::size_of::<Frame>()
-                + stack.len() * value::SLOT
-                + handlers.len() * std::mem::size_of::<Entry>();
-            value::charge(charged);
-            Value(Repr::Resume(Rc::new(Resumption {
+            Value(Repr::Resume(Rc::new(Resumption::new(
                 frames,
                 stack,
                 handlers,
-                frame_base: frame as u32,
-                stack_base: stack_base as u32,
-                handler_base: i as u32,
-                charged,
-            })))
+                (frame as u32, stack_base as u32, i as u32),
+            ))))
         };
         self.stack.extend(args);
         if has_param {

@@ -33,6 +33,8 @@
 //!   up and taking it apart, and placing errors;
 //! - [`pause`]: pausing at an operation of a host capability and resuming
 //!   with the host's answer ([`start`], [`Progress`], [`Paused`]);
+//! - [`snapshot`]: a paused run as bytes, and restored from them
+//!   ([`Paused::to_bytes`], [`restore`]);
 //! - [`step`]: the run loop and its inline fast paths;
 //! - [`calls`]: calls, frames, closures and returns;
 //! - [`handlers`]: handlers (perform, capture, resume);
@@ -45,6 +47,7 @@ mod entry;
 mod handlers;
 mod ops;
 mod pause;
+mod snapshot;
 mod step;
 
 use std::rc::Rc;
@@ -60,6 +63,7 @@ pub(crate) use entry::run_top;
 pub use entry::{Usage, run, run_function, run_measured};
 pub use handlers::Resumption;
 pub use pause::{Paused, Progress, start};
+pub use snapshot::restore;
 
 /// What returning from a frame means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -38,7 +38,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::{Exit, Machine};
+use super::{Exit, Machine, Usage};
 use crate::code::Module;
 use crate::error::RunError;
 use crate::host::HostError;
@@ -68,10 +68,10 @@ impl std::fmt::Debug for Progress<'_> {
 /// kept: answer it with [`Paused::resume`], or drop it to end the run.
 pub struct Paused<'a> {
     /// Boxed once, at [`start`], and moved from pause to pause.
-    machine: Box<Machine<'a>>,
-    meter: meter::Parked,
+    pub(super) machine: Box<Machine<'a>>,
+    pub(super) meter: meter::Parked,
     /// Bytes of live values the run had made when it paused.
-    live: usize,
+    pub(super) live: usize,
 }
 
 impl std::fmt::Debug for Paused<'_> {
@@ -160,6 +160,24 @@ impl<'a> Paused<'a> {
     /// The operation's arguments, in order.
     pub fn args(&self) -> &[Value] {
         self.machine.pending_op().map_or(&[], |(_, _, a)| a)
+    }
+
+    /// What the run has used of its limits so far: its fuel (steps and
+    /// metered units), the most memory its checks saw, and its running
+    /// time (the time it spent paused not counted).
+    pub fn usage(&self) -> Usage {
+        let m = &self.machine;
+        let steps = m.steps.saturating_add(m.window.saturating_sub(m.countdown));
+        Usage {
+            fuel: steps.saturating_add(self.meter.units().0),
+            memory_peak: m.peak.get().max(
+                self.live
+                    + m.stack.len() * value::SLOT
+                    + m.frames.len() * std::mem::size_of::<super::Frame>()
+                    + m.handlers.len() * std::mem::size_of::<super::Entry>(),
+            ),
+            time: m.earlier,
+        }
     }
 
     /// Continue the run with the host's answer to the operation: `Ok(v)`
