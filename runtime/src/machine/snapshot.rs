@@ -75,6 +75,8 @@
 mod decode;
 mod encode;
 mod reader;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

@@ -204,6 +204,15 @@ pub(super) fn decode<'a>(
     })
 }
 
+/// The refusal of map keys whose comparisons passed the budget.
+fn costly(at: usize) -> RunError {
+    refused(
+        "map keys that compare within the work a snapshot of this size allows",
+        at,
+        "keys that need more",
+    )
+}
+
 /// The run's own frames: its top level at the bottom, and only there.
 fn check_top(frames: &[Frame], at: usize) -> Result<(), RunError> {
     match frames.first() {
@@ -415,9 +424,11 @@ impl<'a> Dec<'a, '_> {
             let at = self.r.at;
             let k = self.value()?;
             let v = self.value()?;
-            if let Some(prev) = &last
-                && compare(prev, &k) != std::cmp::Ordering::Less
-            {
+            let order = last.as_ref().map(|prev| compare(prev, &k));
+            if meter::tripped().is_some() {
+                return Err(costly(at));
+            }
+            if order.is_some_and(|o| o != std::cmp::Ordering::Less) {
                 return Err(refused(
                     "map keys in increasing order",
                     at,
@@ -427,11 +438,7 @@ impl<'a> Dec<'a, '_> {
             last = Some(k.clone());
             entries.insert(Key(k), v);
             if meter::tripped().is_some() {
-                return Err(refused(
-                    "map keys that compare within the work a snapshot of this size allows",
-                    at,
-                    "keys that need more",
-                ));
+                return Err(costly(at));
             }
         }
         Ok(Value(Repr::Map(MapObj::new(entries))))
