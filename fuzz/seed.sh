@@ -14,13 +14,16 @@
 #                               of the recorded responses
 #   url                         "RULE\nURL" pairs from the policies' allow
 #                               lists, with variants
+#   snapshot                    the snapshots of fuzz/src/snapshot.writ's
+#                               run at each of its pauses (written by the
+#                               runtime's snapshot_seeds example)
 # Usage: fuzz/seed.sh   (from anywhere)
 set -euo pipefail
 fuzz="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$fuzz")"
 seeds="$fuzz/seeds"
 rm -rf "$seeds"
-for t in parse check run session policy recorded json url; do
+for t in parse check run session policy recorded json url snapshot; do
   mkdir -p "$seeds/$t"
 done
 
@@ -93,6 +96,9 @@ grep -ohE '"https?://[^"]*"' "${policies[@]}" "${responses[@]}" | tr -d '"' | so
       printf '%s\n%s' "$u" "$v" > "$seeds/url/$n"
     done
   done
+
+(cd "$root" && cargo run -q -p writ-runtime --example snapshot_seeds -- \
+  "$fuzz/src/snapshot.writ" "$seeds/snapshot" >/dev/null)
 
 for t in "$seeds"/*; do
   echo "$(basename "$t"): $(find "$t" -type f | wc -l) seeds"

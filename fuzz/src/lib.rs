@@ -1,10 +1,12 @@
 //! Helpers shared by the fuzz targets: the tiny limits every run is under,
-//! and a Writ string literal holding arbitrary text.
+//! a Writ string literal holding arbitrary text, and the program whose
+//! snapshots the `snapshot` target restores.
 //!
 //! Every target must end quickly on every input (libFuzzer reports an
 //! input slower than its `-timeout` as a finding), so runs are under
 //! limits far below the defaults.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use writ::Limits;
@@ -41,4 +43,21 @@ pub fn string_literal(text: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// The program the `snapshot` target restores snapshots of (its seeds are
+/// this program's real snapshots, `fuzz/seed.sh`).
+pub const SNAPSHOT_PROGRAM: &str = include_str!("snapshot.writ");
+
+/// [`SNAPSHOT_PROGRAM`], compiled once.
+pub fn snapshot_module() -> &'static writ_runtime::Module {
+    static MODULE: OnceLock<writ_runtime::Module> = OnceLock::new();
+    MODULE.get_or_init(|| {
+        let parsed = writ_lang::parse(SNAPSHOT_PROGRAM);
+        let typed = writ_lang::types::check(&parsed.program, &Default::default());
+        match writ_runtime::compile(&parsed.program, &typed) {
+            Ok(m) if !parsed.has_errors() && !typed.diagnostics.iter().any(|d| d.is_error()) => m,
+            _ => panic!("fuzz/src/snapshot.writ is not an accepted program"),
+        }
+    })
 }

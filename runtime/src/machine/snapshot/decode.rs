@@ -148,7 +148,7 @@ pub(super) fn decode<'a>(
     }
     let stack = d.values("the operand stack")?;
     let frames = d.frames(stack.len(), (0, 0))?;
-    let handlers = d.entries(frames.len(), stack.len(), (0, 0, 0))?;
+    let handlers = d.entries(&frames, stack.len(), (0, 0, 0))?;
     check_top(&frames, d.r.at)?;
     let pending = d.pending(&frames, stack.len())?;
     if d.r.left() != 0 {
@@ -451,7 +451,7 @@ impl<'a> Dec<'a, '_> {
         let hb = self.r.u32("a continuation's handler base")?;
         let stack = self.values("a continuation's stack")?;
         let frames = self.frames(stack.len(), (fb, sb))?;
-        let handlers = self.entries(frames.len(), stack.len(), (fb, sb, hb))?;
+        let handlers = self.entries(&frames, stack.len(), (fb, sb, hb))?;
         if frames.iter().any(|f| f.kind == Kind::Top) {
             return Err(refused(
                 "a continuation without the top level",
@@ -526,11 +526,12 @@ impl<'a> Dec<'a, '_> {
         Ok(frames)
     }
 
-    /// Handler entries over `frames` frames and a stack of `height` slots
-    /// (numbered from the bases: frames, stack, handlers).
+    /// Handler entries over `frames` and a stack of `height` slots
+    /// (numbered from the bases: frames, stack, handlers): each handler's
+    /// frame is its body's, each hidden one a handler below.
     fn entries(
         &mut self,
-        frames: usize,
+        frames: &[Frame],
         height: usize,
         bases: (u32, u32, u32),
     ) -> Result<Vec<Entry>, RunError> {
@@ -575,7 +576,7 @@ impl<'a> Dec<'a, '_> {
                     }
                     let param = self.value()?;
                     let frame = self.r.at_most(
-                        (fb + frames as u64)
+                        (fb + frames.len() as u64)
                             .saturating_sub(1)
                             .min(u64::from(u32::MAX)),
                         "a handler's frame",
@@ -584,9 +585,13 @@ impl<'a> Dec<'a, '_> {
                         (sb + height as u64).min(u64::from(u32::MAX)),
                         "a handler's stack",
                     )?;
-                    if frame < fb || frames == 0 || stack < sb {
+                    let body = frame
+                        .checked_sub(fb)
+                        .and_then(|i| frames.get(i as usize))
+                        .map(|f| f.kind);
+                    if body != Some(Kind::Body) || stack < sb {
                         return Err(refused(
-                            "a handler's frame and stack inside its part of the run",
+                            "a handler's body frame and stack inside its part of the run",
                             at,
                             "others",
                         ));
