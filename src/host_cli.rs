@@ -203,6 +203,7 @@ pub fn run_with_policy(
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
         inputs: values,
+        ..RunOptions::default()
     };
     // A limit is raised where it was set: with `--limit` if one named
     // it, else in the policy (whose limit the person chose).

@@ -38,6 +38,14 @@ const SKIPPED: &[(&str, &str)] = &[
         "only a host embedding Writ restores a paused run's snapshot; no command does yet",
     ),
     (
+        "E4010",
+        "only a host driving a run (Engine::start) replies to a pending operation; no command does yet",
+    ),
+    (
+        "E4011",
+        "only a host driving a run (Engine::start) names pause points; no command does yet",
+    ),
+    (
         "E5006",
         "only a host embedding Writ can cancel a run (from another thread); no command does",
     ),

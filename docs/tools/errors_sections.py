@@ -2558,6 +2558,56 @@ Log.info("reminders to send: ${list.length(todo)}")
 ''',
 ),
 
+dict(code="E4010",
+not_run=True,
+cmd="run",
+meaning=r"""
+A host replied to an operation it paused a run at (see
+[embedding: pausing at operations](embedding.md#pausing-at-operations))
+with an answer that does not fit it: a JSON value that is not of the
+operation's result type (`Confirm.ask: expected Bool, found 1`), or an
+answer to an operation the host may not answer itself (`Pay.pay`,
+`Records.read`, `Records.list`, `Audit.note` and `Log.info` are the
+store's and the run's own, and only the engine carries them out). The run
+was not resumed: the operation is still pending, and the host can reply
+again. Only a host driving a run produces this code, so there is no
+example program.
+""",
+fix=r"""
+**Fix**: answer with a value of the type `Pending::answer_type` gives
+(`true` for `Confirm.ask`), or reply `CarryOut` to let the engine carry
+the operation out, `Fail` or `Refuse`. The program needs no change; the
+types of a capability's results are in its interface, the values a host
+may answer with:
+""",
+fix_code='''\
+/// `Confirm.ask` answers a `Bool`, `Clock.now` an `Int`, `Http.get` a `Str`.
+let answers = (true, 1700000000000, "<html></html>")
+Log.info("${answers}")
+''',
+),
+
+dict(code="E4011",
+not_run=True,
+cmd="run",
+meaning=r"""
+A host asked to pause a run at a capability or operation the engine does
+not have (`PauseAt::Only(vec!["Wether".into()])`, or `Confirm.tell`), so
+nothing was run. A pause point is a capability's name as the policy grants
+it (`Confirm`, `Http`, an embedder's `Weather`), or one of its operations
+after a dot (`Http.post`). The message lists the capabilities there are.
+""",
+fix=r"""
+**Fix**: spell the capability as the list in the message does, and the
+operation as its interface declares it. The program needs no change: a
+pause point names what the program performs, as it is written there:
+""",
+fix_code='''\
+/// Pausing at `Log` (or `Log.info`) pauses here.
+Log.info("starting")
+''',
+),
+
 dict(code="E5001",
 meaning=r'''
 The program ran for more steps than its fuel allows. Every step of the

@@ -4,7 +4,10 @@
 //! [`Engine::check`] type-checks a program with the policy's grants (a
 //! program that could perform an effect nobody granted is rejected before
 //! its first step) and compiles it once; [`Engine::run`] runs a
-//! [`Compiled`] program under a policy, with a policy host that carries out each
+//! [`Compiled`] program under a policy to its end, and [`Engine::start`]
+//! runs it handing it out to the host at the operations the host chose
+//! ([`PauseAt`], [`Step`], [`Pending`], [`Reply`]; see the `drive` module),
+//! both with a policy host that carries out each
 //! host operation only after checking its arguments' sizes
 //! ([`crate::arguments`]) and then against the grant's scope, writing the
 //! audit record first.
@@ -23,10 +26,10 @@ use writ_runtime::{Module, RunError, Usage};
 
 use crate::builtin::Builtin;
 pub use crate::capability::{ArgError, Args, Capability, FromValue, Handler, IntoValue, Refusal};
+pub use crate::drive::{BadReply, PauseAt, Pending, Reply, Step};
 use crate::http::load_recorded;
 pub use crate::policy::Decision;
 use crate::policy::{Policy, Scope};
-use crate::policy_host::PolicyHost;
 pub use crate::policy_host::clean;
 use crate::store::{self, Store};
 
@@ -43,6 +46,13 @@ pub struct Compiled {
     /// The inputs it was checked with ([`Engine::check_with_inputs`]),
     /// whose values each run is given ([`RunOptions::inputs`]).
     pub inputs: Vec<writ_lang::types::Input>,
+}
+
+impl Compiled {
+    /// The compiled module.
+    pub(crate) fn module(&self) -> &Module {
+        &self.module
+    }
 }
 
 /// One host operation the program asked for, and what became of it.
@@ -109,6 +119,10 @@ pub struct RunOptions {
     /// an input without a value or a value for no input (`E4008`) is an
     /// error, and nothing runs.
     pub inputs: serde_json::Map<String, serde_json::Value>,
+    /// Where a run started with [`Engine::start`] is handed out to the
+    /// host: at every operation of a host capability (the default), or
+    /// at those named. [`Engine::run`] hands out none.
+    pub pause_at: PauseAt,
 }
 
 /// Asks the person to confirm an action; `false` when nobody can answer.
@@ -269,67 +283,6 @@ impl Engine {
             effects: typed.manifest.iter().map(|m| m.effect.clone()).collect(),
             manifest: typed.manifest.clone(),
             inputs: typed.inputs.clone(),
-        })
-    }
-
-    /// Run a checked program under `policy`. Its inputs' values
-    /// ([`RunOptions::inputs`]) are converted and checked first, then the
-    /// store is opened (and created, with the policy's seed); if either
-    /// fails, nothing runs.
-    pub fn run(
-        &self,
-        program: &Compiled,
-        policy: &Policy,
-        options: &RunOptions,
-        log: &mut dyn FnMut(&str),
-    ) -> Result<Outcome, RunError> {
-        let globals =
-            writ_runtime::inputs::from_json(&program.module, &options.inputs, &policy.limits)?;
-        let (mut store, recorded) = open_for(policy, options)?;
-        let mut host = PolicyHost {
-            policy,
-            module: &program.module,
-            program: &program.hash,
-            store: &mut store,
-            log,
-            watch: None,
-            confirm: &self.confirm,
-            clock: &self.clock,
-            capabilities: &self.capabilities,
-            output: Vec::new(),
-            operations: Vec::new(),
-            audit_ids: Vec::new(),
-            paid_this_run: 0,
-            recorded: recorded.as_ref(),
-            used_recorded: false,
-        };
-        let (value, usage) =
-            writ_runtime::inputs::run(&program.module, globals, &policy.limits, &mut host, None);
-        let (result, value) = match value {
-            Ok(v) => {
-                let display = if v.is_unit() {
-                    String::new()
-                } else {
-                    writ_runtime::display::to_string(
-                        &v,
-                        &program.module,
-                        writ_runtime::display::StrForm::Quoted,
-                        policy.limits.output,
-                    )
-                };
-                let json = v.to_json(&program.module, policy.limits.output);
-                (Ok(display), Some(json))
-            }
-            Err(e) => (Err(e), None),
-        };
-        Ok(Outcome {
-            result,
-            value,
-            usage,
-            output: host.output,
-            operations: host.operations,
-            audit_ids: host.audit_ids,
-            recorded: host.used_recorded,
         })
     }
 }

@@ -40,10 +40,12 @@
 pub mod arguments;
 mod builtin;
 mod capability;
+mod drive;
 pub mod engine;
 mod http;
 pub mod policy;
 mod policy_host;
 pub mod session;
+mod snapshot;
 pub mod store;
 pub mod url;

@@ -430,6 +430,71 @@ impl Store {
     /// until [`Store::deadline`] in all (each statement waits only what is
     /// left); then it fails. A failed transaction is rolled back: nothing
     /// of it is written.
+    /// The store's secret key for sealing snapshots of paused runs
+    /// (32 bytes): made once, from SQLite's random source (seeded by the
+    /// operating system's), at its first use, and kept in the store's
+    /// `meta` table, so that only a host that can read this store can make
+    /// or resume a snapshot it accepts.
+    pub(crate) fn snapshot_key(&mut self) -> Result<[u8; 32], StoreError> {
+        let hex: String = self.write(|tx| {
+            tx.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('snapshot_key', lower(hex(randomblob(32))))",
+                [],
+            )?;
+            Ok(tx.query_row(
+                "SELECT value FROM meta WHERE key = 'snapshot_key'",
+                [],
+                |r| r.get(0),
+            )?)
+        })?;
+        let mut key = [0u8; 32];
+        let digits: Vec<u8> = hex
+            .as_bytes()
+            .chunks(2)
+            .filter_map(|pair| std::str::from_utf8(pair).ok())
+            .filter_map(|pair| u8::from_str_radix(pair, 16).ok())
+            .collect();
+        if digits.len() != key.len() {
+            return Err(StoreError::Sqlite {
+                reason: "the store's snapshot key is not 32 bytes of hexadecimal".to_string(),
+            });
+        }
+        key.copy_from_slice(&digits);
+        Ok(key)
+    }
+
+    /// 16 fresh random bytes, in hexadecimal: a snapshot's nonce.
+    pub(crate) fn nonce(&self) -> Result<String, StoreError> {
+        self.conn
+            .query_row("SELECT lower(hex(randomblob(16)))", [], |r| r.get(0))
+            .map_err(sqlite)
+    }
+
+    /// Whether the snapshot with `nonce` was resumed already.
+    pub(crate) fn was_resumed(&self, nonce: &str) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM meta WHERE key = ?1",
+                params![format!("resumed:{nonce}")],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(sqlite)
+    }
+
+    /// Record that the snapshot with `nonce` is being resumed: `false` if
+    /// it was already (two processes resuming one snapshot: one wins).
+    pub(crate) fn mark_resumed(&mut self, nonce: &str) -> Result<bool, StoreError> {
+        let key = format!("resumed:{nonce}");
+        self.write(|tx| {
+            let n = tx.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?1, 'resumed')",
+                params![key],
+            )?;
+            Ok(n == 1)
+        })
+    }
+
     fn write<T>(
         &mut self,
         mut f: impl FnMut(&Transaction<'_>) -> Result<T, WriteError>,

@@ -187,6 +187,13 @@ codes! {
     /// damaged, crafted, of another format version, or for another
     /// module; nothing was restored.
     SnapshotRefused = "E4009", "snapshot refused";
+    /// A host's answer to an operation it paused a run at does not have
+    /// the operation's result type, or the operation is one the host may
+    /// not answer itself; the run was not resumed.
+    AnswerMismatch = "E4010", "answer does not fit the operation";
+    /// A run was asked to pause at a capability or operation the engine
+    /// does not have; nothing was run.
+    UnknownPausePoint = "E4011", "unknown pause point";
     /// The run spent more fuel (machine steps and metered library work) than it had.
     FuelExhausted = "E5001", "fuel exhausted";
     /// The run's live values outgrew its memory limit.

@@ -97,6 +97,27 @@ pub fn from_json(
     Ok(globals)
 }
 
+/// Convert one JSON value to a Writ value of type `ty`, as an input's is
+/// (the same conversion, checks and charges as [`from_json`]'s), its
+/// errors naming it `name` (`Confirm.ask: expected Bool, found 1`): how
+/// a host's answer to an operation, given as JSON, becomes the
+/// operation's result.
+pub fn value_from_json(
+    module: &Module,
+    name: &str,
+    json: &Json,
+    ty: &InputType,
+    limits: &Limits,
+) -> Result<Value, RunError> {
+    let mut budget = Budget {
+        fuel: limits.fuel,
+        memory: limits.memory as u64,
+        nodes: 0,
+        bytes: 0,
+    };
+    convert(module, name, json, ty, &mut budget)
+}
+
 /// Run `module`'s top level with its inputs' values filled in (the
 /// globals [`from_json`] gives), as [`crate::run_measured`] runs it: the
 /// result, and what the run used.

@@ -55,7 +55,9 @@ pub use code::Module;
 pub use error::{RunError, TraceEntry};
 pub use host::{Host, HostError, LogHost};
 pub use limits::{Limit, Limits};
-pub use machine::{Paused, Progress, Usage, restore, run, run_measured, start};
+pub use machine::{
+    Driven, Driver, Handling, Paused, Progress, Usage, drive, restore, run, run_measured, start,
+};
 pub use value::json;
 pub use value::{
     FromValue, FromValueError, IntoValue, ListRef, MapRef, RecordRef, Value, VariantRef, View,

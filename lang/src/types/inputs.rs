@@ -245,6 +245,43 @@ pub(crate) fn declared_type(text: &str) -> Result<(TypeExpr, InputType), String>
     Ok((te, ty))
 }
 
+/// The data type of the result of the operation `effect.op` that
+/// `interface` (Writ source declaring effects, as an embedder's capability
+/// interface does) declares: the type of the value a host that answers the
+/// operation itself must give. `None` when the interface declares no such
+/// operation; `Some(Err(why))` when its result is not data (a function, a
+/// type variable, a named type, an effect with type parameters).
+///
+/// ```
+/// use writ_lang::types::{InputType, operation_result};
+///
+/// let interface = "effect Weather {\n  fn high(city: Str) -> Int\n  fn warn(msg: Str)\n}\n";
+/// assert_eq!(operation_result(interface, "Weather", "high"), Some(Ok(InputType::Int)));
+/// assert_eq!(operation_result(interface, "Weather", "warn"), Some(Ok(InputType::Unit)));
+/// assert_eq!(operation_result(interface, "Weather", "low"), None);
+/// ```
+pub fn operation_result(
+    interface: &str,
+    effect: &str,
+    op: &str,
+) -> Option<Result<InputType, String>> {
+    let parsed = crate::parser::parse_library(interface);
+    let decl = parsed.program.items.iter().find_map(|item| match item {
+        Item::Effect(e) if e.name.name == effect => Some(e),
+        _ => None,
+    })?;
+    let o = decl.ops.iter().find(|o| o.name.name == op)?;
+    if !decl.params.is_empty() {
+        return Some(Err(format!("the effect {effect} has type parameters")));
+    }
+    Some(match &o.ret {
+        None => Ok(InputType::Unit),
+        Some(te) => {
+            stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || input_type(te))
+        }
+    })
+}
+
 /// The data a written type describes, or why it describes none.
 fn input_type(te: &TypeExpr) -> Result<InputType, String> {
     let arg = |args: &[TypeExpr], i: usize| -> Result<InputType, String> {

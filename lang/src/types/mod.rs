@@ -93,7 +93,7 @@ mod typedecl;
 mod unify;
 
 pub use budget::WORK_LIMIT;
-pub use inputs::{Input, InputDecl, InputType};
+pub use inputs::{Input, InputDecl, InputType, operation_result};
 pub use items::HOST_CAPABILITIES;
 pub use resolution::{Resolution, Resolved};
 

@@ -33,6 +33,8 @@
 //!   up and taking it apart, and placing errors;
 //! - [`pause`]: pausing at an operation of a host capability and resuming
 //!   with the host's answer ([`start`], [`Progress`], [`Paused`]);
+//! - [`drive`]: a [`Driver`] answering operations in place and handing
+//!   the run out at the ones it chooses ([`drive()`], [`Driven`]);
 //! - [`snapshot`]: a paused run as bytes, and restored from them
 //!   ([`Paused::to_bytes`], [`restore`]);
 //! - [`step`]: the run loop and its inline fast paths;
@@ -43,6 +45,7 @@
 
 mod accounting;
 mod calls;
+mod drive;
 mod entry;
 mod handlers;
 mod ops;
@@ -59,6 +62,7 @@ use crate::limits::Limits;
 use crate::meter;
 use crate::value::{ClosureObj, Value};
 
+pub use drive::{Driven, Driver, Handling, drive};
 pub(crate) use entry::run_top;
 pub use entry::{Usage, run, run_function, run_measured};
 pub use handlers::Resumption;

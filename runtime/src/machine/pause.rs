@@ -120,7 +120,7 @@ pub fn start<'a>(
 
 /// What a slice of running came to: hand the machine out at a pause, or
 /// take it apart at the end.
-fn settle<'a>(mut m: Box<Machine<'a>>, step: Result<Exit, RunError>) -> Progress<'a> {
+pub(super) fn settle<'a>(mut m: Box<Machine<'a>>, step: Result<Exit, RunError>) -> Progress<'a> {
     match step {
         Ok(Exit::Paused) if m.pending.is_some() => {
             let Some(scope) = m.meter.take() else {
@@ -186,6 +186,14 @@ impl<'a> Paused<'a> {
     /// ends the run with `e`. Runs until the run ends or stops at its
     /// next operation of a host capability.
     pub fn resume(self, answer: Result<Value, HostError>) -> Progress<'a> {
+        let mut machine = self.wake();
+        let step = machine.answer(answer).and_then(|()| machine.execute());
+        settle(machine, step)
+    }
+
+    /// The machine, running again: its meter restarted where it was
+    /// parked, its clock and memory base set as the module docs say.
+    pub(super) fn wake(self) -> Box<Machine<'a>> {
         let Paused {
             mut machine,
             meter,
@@ -194,7 +202,6 @@ impl<'a> Paused<'a> {
         machine.meter = Some(meter.resume());
         machine.started = Instant::now();
         machine.memory_base = value::live_bytes().saturating_sub(live);
-        let step = machine.answer(answer).and_then(|()| machine.execute());
-        settle(machine, step)
+        machine
     }
 }

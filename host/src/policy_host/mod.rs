@@ -1,0 +1,609 @@
+//! The policy host: decides each operation a program hands to the host
+//! against the grant's scope, carries it out, and keeps the audit log.
+//!
+//! Each operation goes in two steps. [`PolicyHost::decide`] makes the
+//! policy's checks that need nothing carried out — the argument gates,
+//! the grant, the scope (allow-list, payee and caps, whose records), the
+//! store's reads they need — and gives a [`Ready`] operation (what the
+//! policy allowed so far, and why) or the denial. [`PolicyHost::complete`]
+//! carries a ready operation out: its write-ahead audit record first, then
+//! the act (the request and its redirect hops, the confirmation and the
+//! ledger's write, the record's read, the embedder's handler). Between the
+//! two, a run driven by its host may be handed out ([`crate::drive`]); the
+//! host then lets the engine complete the operation, or answers it itself
+//! ([`PolicyHost::answered`]), fails it ([`PolicyHost::failed`]) or refuses
+//! it ([`PolicyHost::refused`]) — each audited as the grant says. A
+//! straight run ([`Host::perform`]) is the two steps back to back.
+//!
+//! By capability: [`web`] (`Http`), [`pay`] (`Pay`), [`records`]
+//! (`Records`); the others are here.
+//!
+//! Invariants: an operation is checked at the moment it is performed
+//! (and what may have changed since [`PolicyHost::decide`], the day's
+//! payments and the records, is read again when it is completed);
+//! its audit record (when the grant audits, and always for a denial) is
+//! committed before its result returns, or it is denied; every argument
+//! passes its size gate ([`crate::arguments`]) before anything is done with
+//! it, and one over its bound is a denial; what the program chose is
+//! escaped before it is stored or shown ([`clean`]); each redirect hop of
+//! a request is checked and audited before it is requested; a denial
+//! carries out nothing and becomes `Fail` or the end of the run, as the
+//! grant's `on_deny` says.
+
+mod pay;
+mod records;
+mod web;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use writ_lang::Code;
+use writ_runtime::{Host, HostError, Module, RunError, Value};
+
+use crate::arguments::{self, Oversized};
+use crate::builtin::BuiltinOp;
+use crate::capability::{Args, Capability, Handler};
+use crate::engine::{Confirmer, Operation, unavailable};
+use crate::policy::{Decision, Grant, OnDeny, Policy};
+use crate::store::{Entry, Store};
+
+/// Carries out host operations for one run, under one policy.
+pub(crate) struct PolicyHost<'a> {
+    pub(crate) policy: &'a Policy,
+    pub(crate) module: &'a Module,
+    pub(crate) program: &'a str,
+    pub(crate) store: &'a mut Store,
+    pub(crate) log: &'a mut dyn FnMut(&str),
+    /// Told of each operation as it is decided (after its audit record).
+    pub(crate) watch: Option<&'a mut dyn FnMut(&Operation)>,
+    pub(crate) confirm: &'a Confirmer,
+    pub(crate) clock: &'a Arc<dyn Fn() -> i64 + Send + Sync>,
+    pub(crate) capabilities: &'a [Capability],
+    pub(crate) output: Vec<String>,
+    pub(crate) operations: Vec<Operation>,
+    pub(crate) audit_ids: Vec<i64>,
+    pub(crate) paid_this_run: i64,
+    pub(crate) recorded: Option<&'a HashMap<String, String>>,
+    pub(crate) used_recorded: bool,
+}
+
+/// Text from a program made safe to store and show, on one line (see
+/// [`writ_runtime::display::safe_text`]): an audit line cannot be made to
+/// look like another, on a terminal or in the log.
+pub fn clean(s: &str) -> String {
+    writ_runtime::display::safe_text(s, writ_runtime::display::LineBreaks::Escape)
+}
+
+pub(crate) fn quoted(s: &str) -> String {
+    format!("{s:?}")
+}
+
+impl PolicyHost<'_> {
+    /// Write an audit record and return its sequence number; the record
+    /// is committed before this returns, or the run stops.
+    fn audit(
+        &mut self,
+        operation: &str,
+        arguments: &str,
+        decision: Decision,
+        rule: &str,
+    ) -> Result<i64, HostError> {
+        let (arguments, rule) = (clean(arguments), clean(rule));
+        let entry = Entry {
+            principal: &self.policy.principal.id,
+            program: self.program,
+            operation,
+            arguments: &arguments,
+            decision,
+            rule: &rule,
+        };
+        let seq = self.store.audit(&entry).map_err(|e| {
+            HostError::Stop(unavailable(format!(
+                "the audit record of {operation} could not be written ({e}); the operation was denied"
+            )))
+        })?;
+        self.audit_ids.push(seq);
+        Ok(seq)
+    }
+
+    /// Note an operation once it is decided (and audited, if it was), and
+    /// tell the watcher.
+    fn note(
+        &mut self,
+        operation: &str,
+        arguments: &str,
+        decision: Decision,
+        rule: &str,
+        audit_id: Option<i64>,
+    ) {
+        let op = Operation {
+            operation: operation.to_string(),
+            arguments: clean(arguments),
+            decision,
+            rule: clean(rule),
+            audit_id,
+        };
+        if let Some(watch) = self.watch.as_mut() {
+            watch(&op);
+        }
+        self.operations.push(op);
+    }
+
+    /// Allow an operation: note it, and audit it first if the grant says so.
+    fn allow(
+        &mut self,
+        grant: &Grant,
+        operation: &str,
+        arguments: &str,
+        rule: &str,
+    ) -> Result<(), HostError> {
+        let audit_id = if grant.audit {
+            Some(self.audit(
+                operation,
+                recorded(grant, arguments),
+                Decision::Allowed,
+                rule,
+            )?)
+        } else {
+            None
+        };
+        self.note(operation, arguments, Decision::Allowed, rule, audit_id);
+        Ok(())
+    }
+
+    /// Deny an operation: note it, audit it, and fail or stop.
+    fn deny(&mut self, grant: &Grant, operation: &str, arguments: &str, rule: &str) -> HostError {
+        let audited = self.audit(
+            operation,
+            recorded(grant, arguments),
+            Decision::Denied,
+            rule,
+        );
+        match audited {
+            Ok(seq) => self.denied(grant, operation, arguments, rule, Some(seq)),
+            Err(e) => {
+                self.note(operation, arguments, Decision::Denied, rule, None);
+                e
+            }
+        }
+    }
+
+    /// Note an operation denied (and audited as `audit_id`, if it was),
+    /// and fail or stop.
+    fn denied(
+        &mut self,
+        grant: &Grant,
+        operation: &str,
+        arguments: &str,
+        rule: &str,
+        audit_id: Option<i64>,
+    ) -> HostError {
+        self.note(operation, arguments, Decision::Denied, rule, audit_id);
+        let message = format!(
+            "{operation}({}) was denied: {}",
+            clean(arguments),
+            clean(rule)
+        );
+        match grant.on_deny {
+            OnDeny::Fail => HostError::Fail(message),
+            OnDeny::Stop => HostError::Stop(
+                RunError::new(Code::OperationDenied, message)
+                    .with_help("the policy does not allow this; nothing was carried out, and the denial is in the audit log"),
+            ),
+        }
+    }
+
+    /// Deny an operation whose argument is over its bound.
+    fn deny_oversized(&mut self, grant: &Grant, operation: &str, o: Oversized) -> HostError {
+        self.deny(grant, operation, &o.shown, &o.rule)
+    }
+
+    /// Text argument `i` (`what`, at most `max` bytes) of `operation`, or
+    /// the operation's denial.
+    fn gate<'v>(
+        &mut self,
+        grant: &Grant,
+        operation: &str,
+        args: &'v [Value],
+        (i, what, max): (usize, &str, usize),
+    ) -> Result<&'v str, HostError> {
+        arguments::text(args, i, what, max).map_err(|o| self.deny_oversized(grant, operation, o))
+    }
+}
+
+/// An operation the policy has allowed so far, ready to be carried out.
+pub(crate) struct Ready {
+    /// The capability, whose grant allowed it.
+    effect: String,
+    /// `Effect.op`.
+    pub(crate) operation: String,
+    /// Its arguments as the audit log shows them.
+    pub(crate) shown: String,
+    /// The rule that allowed it so far.
+    pub(crate) rule: String,
+    act: Act,
+}
+
+/// What carrying a ready operation out does.
+enum Act {
+    /// Write the line.
+    Log(String),
+    /// Read the clock.
+    Clock,
+    /// Ask the person the question.
+    Confirm(String),
+    /// Write the note (as recorded) to the audit log.
+    Note(String),
+    /// Request the URL (see [`web`]).
+    Http(web::Request),
+    /// Pay (see [`pay`]).
+    Pay(pay::Payment),
+    /// Read one record (see [`records`]).
+    Read(String),
+    /// List the ids the scope allows.
+    List(Vec<String>),
+    /// Call the embedder's handler.
+    Custom(Handler),
+}
+
+impl Ready {
+    /// Whether the host may answer the operation with a value of its own
+    /// ([`PolicyHost::answered`]): not when the store holds its truth
+    /// (the ledger, the records, the audit log) or it is the run's own
+    /// output (`Log`).
+    pub(crate) fn answerable(&self) -> bool {
+        matches!(
+            self.act,
+            Act::Clock | Act::Confirm(_) | Act::Http(_) | Act::Custom(_)
+        )
+    }
+}
+
+impl<'p> PolicyHost<'p> {
+    /// Make the policy's checks of `effect.op(args)`: the operation ready
+    /// to be carried out, or its denial (noted, audited, and `Fail` or
+    /// the end of the run as the grant's `on_deny` says).
+    pub(crate) fn decide(
+        &mut self,
+        effect: &str,
+        op: &str,
+        args: &[Value],
+    ) -> Result<Ready, HostError> {
+        let policy: &'p Policy = self.policy;
+        let Some(grant) = policy.grants.get(effect) else {
+            // The checker rejects such programs; refuse all the same, and
+            // keep a record of the attempt.
+            let shown = arguments::capability(args, self.module).unwrap_or_else(|o| o.shown);
+            let operation = format!("{effect}.{op}");
+            let rule = "not granted by the policy";
+            let audited = self.audit(&operation, &shown, Decision::Denied, rule);
+            self.note(
+                &operation,
+                &shown,
+                Decision::Denied,
+                rule,
+                audited.as_ref().ok().copied(),
+            );
+            audited?;
+            return Err(HostError::Stop(
+                RunError::new(
+                    Code::OperationDenied,
+                    format!("{effect}.{op} is not granted by the policy"),
+                )
+                .with_help("nothing was carried out"),
+            ));
+        };
+        let ready = |operation: &str, shown: String, act: Act| Ready {
+            effect: effect.to_string(),
+            operation: operation.to_string(),
+            shown,
+            rule: "granted".to_string(),
+            act,
+        };
+        match BuiltinOp::of(effect, op) {
+            Some(BuiltinOp::LogInfo) => {
+                let line = (0, "the line", arguments::MAX_LOG_LINE);
+                let line = self.gate(grant, "Log.info", args, line)?;
+                let shown = arguments::recorded(line);
+                Ok(ready("Log.info", shown, Act::Log(line.to_string())))
+            }
+            Some(BuiltinOp::ClockNow) => Ok(ready("Clock.now", String::new(), Act::Clock)),
+            Some(BuiltinOp::ConfirmAsk) => {
+                let q = (0, "the question", arguments::MAX_QUESTION);
+                let q = self.gate(grant, "Confirm.ask", args, q)?;
+                Ok(ready("Confirm.ask", quoted(q), Act::Confirm(q.to_string())))
+            }
+            Some(BuiltinOp::AuditNote) => {
+                let m = (0, "the note", arguments::MAX_NOTE);
+                let m = arguments::recorded(self.gate(grant, "Audit.note", args, m)?);
+                Ok(ready("Audit.note", m.clone(), Act::Note(m)))
+            }
+            Some(o @ (BuiltinOp::HttpGet | BuiltinOp::HttpPost)) => {
+                let (operation, shown, rule, request) = self.decide_http(grant, o, args)?;
+                Ok(Ready {
+                    rule,
+                    ..ready(&operation, shown, Act::Http(request))
+                })
+            }
+            Some(BuiltinOp::Pay) => {
+                let (shown, rule, payment) = self.decide_pay(grant, args)?;
+                Ok(Ready {
+                    rule,
+                    ..ready("Pay.pay", shown, Act::Pay(payment))
+                })
+            }
+            Some(o @ (BuiltinOp::RecordsRead | BuiltinOp::RecordsList)) => {
+                let operation = format!("Records.{}", o.name());
+                let (shown, rule, act) = self.decide_records(grant, o, args)?;
+                Ok(Ready {
+                    rule,
+                    ..ready(&operation, shown, act)
+                })
+            }
+            None => {
+                let Some(handler) = self
+                    .capabilities
+                    .iter()
+                    .find(|c| c.name == effect)
+                    .map(|c| c.handler.clone())
+                else {
+                    return Err(HostError::Stop(RunError::new(
+                        Code::OperationDenied,
+                        format!("{effect}.{op} is not an operation this host carries out"),
+                    )));
+                };
+                let operation = format!("{effect}.{op}");
+                // The arguments pass the same gate as the built-in
+                // capabilities' (each bounded in size and depth) before
+                // they are shown or the handler sees them.
+                let shown = match arguments::capability(args, self.module) {
+                    Ok(s) => s,
+                    Err(o) => return Err(self.deny_oversized(grant, &operation, o)),
+                };
+                Ok(ready(&operation, shown, Act::Custom(handler)))
+            }
+        }
+    }
+
+    /// Carry out an operation the policy allowed: its audit record first
+    /// (write-ahead), then the act. `args` are the operation's arguments,
+    /// as [`PolicyHost::decide`] saw them.
+    pub(crate) fn complete(&mut self, ready: Ready, args: &[Value]) -> Result<Value, HostError> {
+        let grant = self.grant_of(&ready)?;
+        let Ready {
+            effect: _,
+            operation,
+            shown,
+            rule,
+            act,
+        } = ready;
+        match act {
+            Act::Log(line) => {
+                self.allow(grant, &operation, &shown, &rule)?;
+                (self.log)(&line);
+                self.output.push(line);
+                Ok(Value::unit())
+            }
+            Act::Clock => {
+                self.allow(grant, &operation, &shown, &rule)?;
+                Ok(Value::int((self.clock)()))
+            }
+            Act::Confirm(q) => {
+                self.allow(grant, &operation, &shown, &rule)?;
+                Ok(Value::bool((self.confirm)(&q)))
+            }
+            Act::Note(m) => {
+                // A note is the audit log's content: always written (a
+                // long one as its start, length and hash).
+                let seq = self.audit(&operation, recorded(grant, &m), Decision::Allowed, &rule)?;
+                self.note(&operation, &m, Decision::Allowed, &rule, Some(seq));
+                Ok(Value::unit())
+            }
+            Act::Http(request) => self.complete_http(grant, &operation, &shown, &rule, request),
+            Act::Pay(payment) => self.complete_pay(grant, &shown, payment),
+            Act::Read(id) => self.complete_read(grant, &operation, &shown, &rule, id),
+            Act::List(ids) => {
+                self.allow(grant, &operation, &shown, &rule)?;
+                Ok(Value::list(ids.into_iter().map(Value::str)))
+            }
+            Act::Custom(handler) => {
+                // Write-ahead, as for `Http`: the operation is recorded
+                // before the handler acts, so nothing happens that the log
+                // does not show; a refusal by the handler is recorded
+                // after it.
+                self.allow(grant, &operation, &shown, &rule)?;
+                let op = operation.split_once('.').map_or("", |(_, o)| o);
+                match handler(op, &Args(args)) {
+                    Ok(v) => Ok(v),
+                    Err(why) => Err(self.deny(grant, &operation, &shown, &why.reason)),
+                }
+            }
+        }
+    }
+
+    /// The host answered a ready operation with `value` itself (the
+    /// caller checked that it may, [`Ready::answerable`], and that the
+    /// value is of the operation's result type): recorded as allowed and
+    /// answered by the host, before the value returns.
+    pub(crate) fn answered(&mut self, ready: Ready, value: Value) -> Result<Value, HostError> {
+        let grant = self.grant_of(&ready)?;
+        let rule = format!("{}; answered by the host", ready.rule);
+        self.allow(grant, &ready.operation, &ready.shown, &rule)?;
+        Ok(value)
+    }
+
+    /// The grant that allowed a ready operation.
+    fn grant_of(&self, ready: &Ready) -> Result<&'p Grant, HostError> {
+        let policy: &'p Policy = self.policy;
+        policy.grants.get(&ready.effect).ok_or_else(|| {
+            HostError::Stop(RunError::internal(
+                "an operation ready under a grant the policy does not have",
+            ))
+        })
+    }
+
+    /// The host failed a ready operation with `message`: recorded (when
+    /// the grant audits) as allowed and failed at the host, then
+    /// `Fail.fail(message)` where the operation was.
+    pub(crate) fn failed(&mut self, ready: Ready, message: &str) -> HostError {
+        let grant = match self.grant_of(&ready) {
+            Ok(g) => g,
+            Err(e) => return e,
+        };
+        let rule = format!("{}; failed at the host: {message}", ready.rule);
+        match self.allow(grant, &ready.operation, &ready.shown, &rule) {
+            Ok(()) => HostError::Fail(message.to_string()),
+            Err(e) => e,
+        }
+    }
+
+    /// The host refused a ready operation for `reason`: a denial, audited,
+    /// then `Fail` or the end of the run as the grant's `on_deny` says.
+    pub(crate) fn refused(&mut self, ready: Ready, reason: &str) -> HostError {
+        let grant = match self.grant_of(&ready) {
+            Ok(g) => g,
+            Err(e) => return e,
+        };
+        let rule = format!("refused by the host: {reason}");
+        self.deny(grant, &ready.operation, &ready.shown, &rule)
+    }
+}
+
+/// The arguments as the audit log shows them under `grant`.
+pub(crate) fn recorded<'s>(grant: &Grant, arguments: &'s str) -> &'s str {
+    if grant.audit_arguments {
+        arguments
+    } else {
+        "(redacted)"
+    }
+}
+
+/// The question a payment with `confirm = true` asks: what the program
+/// chose (the memo) first, bounded and shown shortened
+/// ([`arguments::for_question`]), then what the host knows (amount,
+/// currency, and the payee as the policy lists it) last, where the
+/// person's answer goes: `memo "…" — Pay 6.00 EUR to air-one.example?`.
+pub(crate) fn confirmation(memo: &str, payee: &str, cents: i64, currency: &str) -> String {
+    let memo = if memo.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "memo {} — ",
+            arguments::for_question(memo, arguments::CONFIRM_SHOWN)
+        )
+    };
+    format!(
+        "{memo}Pay {} {} to {}?",
+        money(cents),
+        clean(currency),
+        clean(payee)
+    )
+}
+
+/// Cents as an amount with two decimals.
+pub(crate) fn money(cents: i64) -> String {
+    format!("{}.{:02}", cents / 100, (cents % 100).abs())
+}
+
+/// When the running run's time is up: a request or a wait for the
+/// store's lock ends then (see [`writ_runtime::meter::deadline`]).
+pub(crate) fn run_until() -> Option<Instant> {
+    writ_runtime::meter::deadline().map(|d| d.at)
+}
+
+/// The run's time-limit error, if its time is up: what an operation that
+/// failed then reports, instead of its own failure (a request or a wait
+/// for the store was cut short by the run's time).
+fn out_of_time() -> Option<HostError> {
+    let d = writ_runtime::meter::deadline()?;
+    (Instant::now() >= d.at).then(|| HostError::Stop(RunError::out_of_time(d.limit)))
+}
+
+impl Host for PolicyHost<'_> {
+    fn perform(&mut self, effect: &str, op: &str, args: &[Value]) -> Result<Value, HostError> {
+        self.bounded(|host| {
+            let ready = host.decide(effect, op, args)?;
+            host.complete(ready, args)
+        })
+    }
+}
+
+impl PolicyHost<'_> {
+    /// Run `work` (deciding or carrying out an operation) bounded by the
+    /// run's time: the store waits for its lock no longer than the run may
+    /// go on (it outlives the run, so that is lifted after), and failed
+    /// once the run's time is up (a request or a wait for the store cut
+    /// short by it), an operation ends the run on its time limit, not with
+    /// its own failure or denial.
+    pub(crate) fn bounded<T>(
+        &mut self,
+        work: impl FnOnce(&mut Self) -> Result<T, HostError>,
+    ) -> Result<T, HostError> {
+        self.store.set_until(run_until());
+        let result = work(self);
+        self.store.set_until(None);
+        result.map_err(|e| out_of_time().unwrap_or(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::confirmation;
+    use crate::arguments::CONFIRM_SHOWN;
+
+    #[test]
+    fn a_payment_question_shows_the_memo_bounded_and_the_amount_last() {
+        // The repro (a memo the gate refuses before any question)
+        // rendered by itself, and variants within the gate.
+        let spaces = format!("{}Pay 0.50 USD to airline-a (coffee", " ".repeat(20_000));
+        assert_eq!(
+            confirmation(&spaces, "airline-a", 60000, "USD"),
+            "memo \"⟨20000 blanks⟩Pay 0.50 USD to airline-a (coffee\" — Pay 600.00 USD to airline-a?"
+        );
+        let cases = [
+            (
+                format!("{}Pay 0.50 USD to airline-a (coffee", " ".repeat(400)),
+                "memo \"⟨400 blanks⟩Pay 0.50 USD to airline-a (coffee\" — Pay 600.00 USD to airline-a?",
+            ),
+            (
+                "coffee)?\n\n\n\nPay 0.50 USD to airline-a (coffee".to_string(),
+                "memo \"coffee)?\\n\\n\\n\\nPay 0.50 USD to airline-a (coffee\" — Pay 600.00 USD to airline-a?",
+            ),
+            (
+                "a\t\t\tb\r\u{a0}\u{a0}c".to_string(),
+                "memo \"a\\t\\t\\tb\\r⟨2 blanks⟩c\" — Pay 600.00 USD to airline-a?",
+            ),
+            (
+                "\u{202E}ASU 05.0\u{202C} \u{200B}x".to_string(),
+                "memo \"\\u{202e}ASU 05.0\\u{202c} \\u{200b}x\" — Pay 600.00 USD to airline-a?",
+            ),
+            (
+                format!("{} Pay 0.50", "y".repeat(500)),
+                "memo \"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\"… (509 bytes, shown shortened) — Pay 600.00 USD to airline-a?",
+            ),
+            (String::new(), "Pay 600.00 USD to airline-a?"),
+        ];
+        for (memo, question) in &cases {
+            assert_eq!(&confirmation(memo, "airline-a", 60000, "USD"), question);
+            // One line, and the amount the host knows ends it.
+            assert!(!question.contains('\n'));
+            assert!(question.ends_with("Pay 600.00 USD to airline-a?"));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_memo_in_a_question_is_one_bounded_line(memo in "(\\PC|[ \t\n\r\u{a0}\u{202e}\u{200b}]){0,200}") {
+            let q = confirmation(&memo, "air-one.example", 600, "EUR");
+            prop_assert!(q.ends_with(" — Pay 6.00 EUR to air-one.example?") || q == "Pay 6.00 EUR to air-one.example?", "{}", q);
+            prop_assert!(!q.chars().any(|c| c.is_control() || c == '\u{202e}' || c == '\u{200b}'), "{}", q);
+            prop_assert!(!q.contains("  "), "{}", q);
+            // At most CONFIRM_SHOWN characters of the memo, each at most a
+            // `\u{...}` escape or a collapsed run.
+            prop_assert!(q.len() <= CONFIRM_SHOWN * 16 + 120, "{}", q.len());
+        }
+    }
+}
