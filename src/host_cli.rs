@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use writ_host::engine::{Confirmer, DEFAULT_STORE, Decision, Engine, RunOptions};
+use writ_host::policy::Policy;
 use writ_host::store::{Head, Store, StoreError, VerifyError};
 
 use writ::render;
@@ -142,8 +143,9 @@ fn wait_for_answer(_deadline: Option<Instant>, _cancel: Option<&AtomicBool>) -> 
 }
 
 /// `writ run FILE --policy P [--db PATH] [--limit ...] [--input-type
-/// NAME=TYPE ... --inputs FILE.json] [--format json]` (`json`: the
-/// outcome as one JSON object, [`crate::outcome_json`]).
+/// NAME=TYPE ... --inputs FILE.json] [--format json] [--pause-at CAP
+/// --save FILE]` (`json`: the outcome as one JSON object,
+/// [`crate::outcome_json`]; `--pause-at`: [`crate::pause_cli`]).
 pub fn run_with_policy(
     file: &Path,
     policy_path: &Path,
@@ -151,6 +153,7 @@ pub fn run_with_policy(
     limit: &[String],
     (input_types, values): (&[String], Option<&Path>),
     json: bool,
+    pausing: Option<crate::pause_cli::Pausing<'_>>,
 ) -> ExitCode {
     let (decls, values) = match (
         crate::inputs_cli::declared(input_types),
@@ -159,110 +162,191 @@ pub fn run_with_policy(
         (Ok(d), Ok(v)) => (d, v),
         (Err(code), _) | (_, Err(code)) => return code,
     };
-    let mut policy = match crate::load_policy(policy_path) {
+    let policy = match policy_for(policy_path, limit) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    policy.dir = policy_path.parent().map(Path::to_path_buf);
-    if let Err(code) = crate::apply_limits(&mut policy.limits, limit) {
-        return code;
-    }
     let path = file.display().to_string();
-    let color = crate::color_err();
     let text = match crate::read_file(file) {
         Ok(t) => t,
         Err(d) => {
-            err_print!("{}", render::human(&[d], &path, "", color));
+            err_print!("{}", render::human(&[d], &path, "", crate::color_err()));
             return ExitCode::from(2);
         }
     };
     let engine = Engine::new().with_confirm(Arc::new(terminal_confirm));
-    let program = match engine.check_with_inputs(&text, &policy, &decls) {
+    let policy_shown = policy_path.display().to_string();
+    let shown = Shown {
+        path: &path,
+        text: &text,
+        policy_shown: &policy_shown,
+        limit,
+        policy: &policy,
+        json,
+    };
+    let program = match compile(&engine, &shown, &decls) {
         Ok(p) => p,
-        Err(diags) if json => {
-            return crate::outcome_json::print(crate::outcome_json::Report {
-                path: &path,
-                text: &text,
-                edge: Edge::Policy(Some(&policy_path.display().to_string())),
-                diagnostics: &diags,
-                result: None,
-                value: None,
-                log: &[],
-                operations: &[],
-                usage: writ::Usage::default(),
-                limits: &policy.limits,
-                recorded: false,
-            });
-        }
-        Err(diags) => {
-            err_print!("{}", render::human(&diags, &path, &text, color));
-            err_println!("{path}: rejected: not run");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
         inputs: values,
         ..RunOptions::default()
     };
-    // A limit is raised where it was set: with `--limit` if one named
-    // it, else in the policy (whose limit the person chose).
-    let named = |l: writ::Limit| {
-        limit
-            .iter()
-            .any(|s| s.split_once('=').is_some_and(|(n, _)| n.trim() == l.name()))
-    };
-    let policy_shown = policy_path.display().to_string();
-    let finish = |result: Result<String, writ::RunError>| {
-        let edge = match &result {
-            Err(e) if e.limit.is_some_and(named) => Edge::Cli,
-            _ => Edge::Policy(Some(&policy_shown)),
+    if let Some(pausing) = pausing {
+        let run = crate::pause_cli::Started {
+            engine: &engine,
+            program: &program,
+            shown: &shown,
+            input_types,
+            db,
         };
-        crate::finish(result, &path, &text, edge)
-    };
+        return crate::pause_cli::start(&run, options, &pausing);
+    }
     if json {
-        let edge = |result: &Result<String, writ::RunError>| match result {
+        return report(
+            engine.run(&program, &policy, &options, &mut |_: &str| {}),
+            &shown,
+            false,
+        );
+    }
+    let mut log = |line: &str| log_line(line);
+    report(
+        engine.run(&program, &policy, &options, &mut log),
+        &shown,
+        true,
+    )
+}
+
+/// The policy at `path`, its directory noted (seeds, recordings), with
+/// the `--limit`s applied.
+pub(crate) fn policy_for(path: &Path, limit: &[String]) -> Result<Policy, ExitCode> {
+    let mut policy = crate::load_policy(path)?;
+    policy.dir = path.parent().map(Path::to_path_buf);
+    crate::apply_limits(&mut policy.limits, limit)?;
+    Ok(policy)
+}
+
+/// What the command line shows of a run under a policy, and where.
+pub(crate) struct Shown<'a> {
+    /// The program's file, as the diagnostics name it.
+    pub(crate) path: &'a str,
+    /// Its text.
+    pub(crate) text: &'a str,
+    /// The policy's file, as shown.
+    pub(crate) policy_shown: &'a str,
+    /// The `--limit`s given.
+    pub(crate) limit: &'a [String],
+    /// The policy, the limits applied.
+    pub(crate) policy: &'a Policy,
+    /// `--format json`.
+    pub(crate) json: bool,
+}
+
+impl Shown<'_> {
+    /// Who set what an error is about: the command line for a limit set
+    /// with `--limit`, else the policy (whose limit the person chose).
+    fn edge(&self, result: &Result<String, writ::RunError>) -> Edge<'_> {
+        let named = |l: writ::Limit| {
+            self.limit
+                .iter()
+                .any(|s| s.split_once('=').is_some_and(|(n, _)| n.trim() == l.name()))
+        };
+        match result {
             Err(e) if e.limit.is_some_and(named) => Edge::Cli,
-            _ => Edge::Policy(Some(&policy_shown)),
-        };
-        let report = |result: Result<String, writ::RunError>,
-                      value,
-                      log: &[String],
-                      operations: &[writ_host::engine::Operation],
-                      usage,
-                      recorded| {
-            crate::outcome_json::print(crate::outcome_json::Report {
-                path: &path,
-                text: &text,
-                edge: edge(&result),
-                diagnostics: &[],
-                result: Some(result),
-                value,
-                log,
-                operations,
-                usage,
-                limits: &policy.limits,
-                recorded,
-            })
-        };
-        return match engine.run(&program, &policy, &options, &mut |_: &str| {}) {
-            Ok(o) => report(
+            _ => Edge::Policy(Some(self.policy_shown)),
+        }
+    }
+}
+
+/// Check the program under the policy: compiled, or the exit code after
+/// its diagnostics are shown.
+pub(crate) fn compile(
+    engine: &Engine,
+    shown: &Shown<'_>,
+    decls: &[writ_lang::types::InputDecl],
+) -> Result<writ_host::engine::Compiled, ExitCode> {
+    match engine.check_with_inputs(shown.text, shown.policy, decls) {
+        Ok(p) => Ok(p),
+        Err(diags) if shown.json => Err(crate::outcome_json::print(crate::outcome_json::Report {
+            path: shown.path,
+            text: shown.text,
+            edge: Edge::Policy(Some(shown.policy_shown)),
+            diagnostics: &diags,
+            result: None,
+            value: None,
+            log: &[],
+            operations: &[],
+            usage: writ::Usage::default(),
+            limits: &shown.policy.limits,
+            recorded: false,
+        })),
+        Err(diags) => {
+            err_print!(
+                "{}",
+                render::human(&diags, shown.path, shown.text, crate::color_err())
+            );
+            err_println!("{}: rejected: not run", shown.path);
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+/// Show how a run ended (human or JSON) and choose the exit code.
+/// `streamed`: its `Log` lines were printed as they were written; else
+/// they are printed first.
+pub(crate) fn report(
+    ran: Result<writ_host::engine::Outcome, writ::RunError>,
+    shown: &Shown<'_>,
+    streamed: bool,
+) -> ExitCode {
+    if shown.json {
+        let (result, value, log, operations, usage, recorded) = match ran {
+            Ok(o) => (
                 o.result,
                 o.value,
-                &o.output,
-                &o.operations,
+                o.output,
+                o.operations,
                 o.usage,
                 o.recorded,
             ),
-            Err(e) => report(Err(e), None, &[], &[], writ::Usage::default(), false),
+            Err(e) => (
+                Err(e),
+                None,
+                Vec::new(),
+                Vec::new(),
+                writ::Usage::default(),
+                false,
+            ),
         };
+        return crate::outcome_json::print(crate::outcome_json::Report {
+            path: shown.path,
+            text: shown.text,
+            edge: shown.edge(&result),
+            diagnostics: &[],
+            result: Some(result),
+            value,
+            log: &log,
+            operations: &operations,
+            usage,
+            limits: &shown.policy.limits,
+            recorded,
+        });
     }
-    let mut log = |line: &str| log_line(line);
-    let outcome = match engine.run(&program, &policy, &options, &mut log) {
+    let finish = |result: Result<String, writ::RunError>| {
+        let edge = shown.edge(&result);
+        crate::finish(result, shown.path, shown.text, edge)
+    };
+    let outcome = match ran {
         Ok(o) => o,
         // The store could not be opened: nothing ran.
         Err(e) => return finish(Err(e)),
     };
+    if !streamed {
+        for line in &outcome.output {
+            log_line(line);
+        }
+    }
     // Denials the program saw as `Fail` and handled; one that ended the
     // run (as E4005, or as an unhandled `Fail`) is shown as its error below.
     let last_denied = outcome
@@ -276,8 +360,8 @@ pub fn run_with_policy(
         .iter()
         .filter(|o| o.decision == Decision::Denied)
         .collect();
-    let shown = denied.len().saturating_sub(usize::from(stopped));
-    for op in denied.iter().take(shown) {
+    let shown_denials = denied.len().saturating_sub(usize::from(stopped));
+    for op in denied.iter().take(shown_denials) {
         err_println!("denied: {}({}): {}", op.operation, op.arguments, op.rule);
     }
     if outcome.recorded {

@@ -29,6 +29,7 @@ macro_rules! err_println {
 mod host_cli;
 mod inputs_cli;
 mod outcome_json;
+mod pause_cli;
 mod repl;
 
 use std::fs::File;
@@ -125,6 +126,54 @@ enum Command {
         /// Output for people (`human`: `Log` lines, then the value) or
         /// programs (`json`: the whole outcome as one JSON object, see
         /// docs/embedding.md).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Pause the run at the first operation of these capabilities
+        /// (`Confirm`) or operations (`Http.post`) that the policy allows,
+        /// print it, save the run (`--save`) and exit with 5; `writ resume`
+        /// continues it (docs/embedding.md#from-the-command-line-2).
+        #[arg(long, value_delimiter = ',', requires_all = ["policy", "save"], value_name = "CAP")]
+        pause_at: Vec<String>,
+        /// Where `--pause-at` saves the paused run (readable by its owner
+        /// only: it holds what the program read).
+        #[arg(long, requires = "pause_at", value_name = "FILE")]
+        save: Option<std::path::PathBuf>,
+    },
+    /// Continue a run `writ run --pause-at ... --save FILE` saved: reply to
+    /// the operation it paused at and run on, under the same person's
+    /// policy and store.
+    Resume {
+        /// The saved run.
+        file: std::path::PathBuf,
+        /// The policy to continue under (the same principal's).
+        #[arg(long)]
+        policy: std::path::PathBuf,
+        /// The store; by default the one the run was saved with.
+        #[arg(long)]
+        db: Option<std::path::PathBuf>,
+        /// Limits, as for `writ run`.
+        #[arg(long, value_delimiter = ',')]
+        limit: Vec<String>,
+        /// Answer the operation with this JSON value of its result type
+        /// (`true` for `Confirm.ask`), as the host that carried it out.
+        #[arg(long, value_name = "JSON", group = "reply")]
+        answer: Option<String>,
+        /// Let Writ carry the operation out under the policy.
+        #[arg(long, group = "reply")]
+        carry_out: bool,
+        /// Fail the operation: `Fail.fail(MESSAGE)` where it was.
+        #[arg(long, value_name = "MESSAGE", group = "reply")]
+        fail: Option<String>,
+        /// Refuse the operation: a denial, audited.
+        #[arg(long, value_name = "REASON", group = "reply")]
+        refuse: Option<String>,
+        /// Pause again at these capabilities or operations (with `--save`).
+        #[arg(long, value_delimiter = ',', requires = "save", value_name = "CAP")]
+        pause_at: Vec<String>,
+        /// Where to save the run if it pauses again.
+        #[arg(long, requires = "pause_at", value_name = "FILE")]
+        save: Option<std::path::PathBuf>,
+        /// Output for people or programs, as for `writ run`.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -631,6 +680,8 @@ fn main() -> ExitCode {
             input_type,
             inputs,
             format,
+            pause_at,
+            save,
         } => match policy {
             Some(p) => host_cli::run_with_policy(
                 &file,
@@ -639,9 +690,54 @@ fn main() -> ExitCode {
                 &limit,
                 (&input_type, inputs.as_deref()),
                 matches!(format, Format::Json),
+                save.as_deref().map(|s| pause_cli::Pausing {
+                    at: &pause_at,
+                    save: Some(s),
+                }),
             ),
             None => run(&file, &limit, (&input_type, inputs.as_deref()), format),
         },
+        Command::Resume {
+            file,
+            policy,
+            db,
+            limit,
+            answer,
+            carry_out,
+            fail,
+            refuse,
+            pause_at,
+            save,
+            format,
+        } => {
+            let reply = match (answer, carry_out, fail, refuse) {
+                (Some(a), ..) => match serde_json::from_str(&a) {
+                    Ok(v) => Some(writ_host::engine::Reply::Answer(v)),
+                    Err(e) => {
+                        err_println!(
+                            "error: expected `--answer` to be a JSON value (`true`, `42`, `\"text\"`), found `{a}`: {e}"
+                        );
+                        return ExitCode::from(2);
+                    }
+                },
+                (None, true, ..) => Some(writ_host::engine::Reply::CarryOut),
+                (None, false, Some(m), _) => Some(writ_host::engine::Reply::Fail(m)),
+                (None, false, None, Some(r)) => Some(writ_host::engine::Reply::Refuse(r)),
+                (None, false, None, None) => None,
+            };
+            pause_cli::resume(&pause_cli::Resume {
+                file: &file,
+                policy: &policy,
+                db: db.as_deref(),
+                limit: &limit,
+                reply,
+                pausing: pause_cli::Pausing {
+                    at: &pause_at,
+                    save: save.as_deref(),
+                },
+                json: matches!(format, Format::Json),
+            })
+        }
         Command::Audit {
             action,
             db,

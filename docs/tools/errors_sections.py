@@ -194,6 +194,7 @@ a program that embeds Writ, which sets its limits in its own way.
 | 2 | A usage error (for example an unknown option or a malformed `--limit`), or the file could not be read (an `E9xxx` diagnostic). |
 | 3 | A run-time error ended the run (an `E4xxx` code). |
 | 4 | A limit was exhausted (an `E5xxx` code). |
+| 5 | The run paused at an operation `--pause-at` names and was saved (`--save`); `writ resume` continues it (also `writ resume` without a reply, which shows the operation and leaves the saved run as it is). |
 
 Output that cannot be written, to a closed pipe (`writ run f.writ | head`,
 `2>&1 | true`) or a full disk, is dropped: the run goes on (bounded by its
@@ -2253,6 +2254,27 @@ more compact form.
 ''',
 ),
 
+dict(code="E9005",
+meaning=r"""
+A file Writ was asked to write cannot be written: the file `writ run
+--pause-at ... --save FILE` saves a paused run to (its directory missing
+or not writable, a full disk). The run had paused, but it was not saved,
+and it ends there: the exit code is 2. What it did before the pause (its
+audited operations) stays done.
+""",
+policy='[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Confirm]\n',
+source='if Confirm.ask("Send the report?") { Log.info("sent") }\n',
+args=["--policy", "policy.toml", "--pause-at", "Confirm", "--save", "missing/run.snap", "main.writ"],
+cmd="run",
+lead="`writ run --policy policy.toml --pause-at Confirm --save missing/run.snap main.writ` prints:",
+rc=2,
+fix=r"""
+**Fix**: save to a directory that exists and that you can write to
+(`--save run.snap`), then continue the run with `writ resume run.snap
+--policy policy.toml --answer true`.
+""",
+),
+
 dict(code="E4001",
 meaning=r'''
 An `Int` operation gave a result that does not fit in 64 bits: `Int` holds
@@ -2570,8 +2592,9 @@ answer to an operation the host may not answer itself (`Pay.pay`,
 `Records.read`, `Records.list`, `Audit.note` and `Log.info` are the
 store's and the run's own, and only the engine carries them out). The run
 was not resumed: the operation is still pending, and the host can reply
-again. Only a host driving a run produces this code, so there is no
-example program.
+again. On the command line, `writ resume run.snap --policy policy.toml
+--answer 1` replies so to a saved run paused at a `Confirm.ask`; it exits
+with 3, and the saved run can be resumed with another reply.
 """,
 fix=r"""
 **Fix**: answer with a value of the type `Pending::answer_type` gives
@@ -2588,24 +2611,24 @@ Log.info("${answers}")
 ),
 
 dict(code="E4011",
-not_run=True,
-cmd="run",
 meaning=r"""
-A host asked to pause a run at a capability or operation the engine does
-not have (`PauseAt::Only(vec!["Wether".into()])`, or `Confirm.tell`), so
-nothing was run. A pause point is a capability's name as the policy grants
-it (`Confirm`, `Http`, an embedder's `Weather`), or one of its operations
-after a dot (`Http.post`). The message lists the capabilities there are.
+A run was asked to pause at a capability or operation the engine does not
+have (`writ run --pause-at Wether`, `Confirm.tell`; from Rust,
+`PauseAt::Only`), so nothing was run. A pause point is a capability's name
+as the policy grants it (`Confirm`, `Http`, an embedder's `Weather`), or
+one of its operations after a dot (`Http.post`). The message lists the
+capabilities there are.
 """,
+policy='[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Confirm]\n',
+source='if Confirm.ask("Send the report?") { Log.info("sent") }\n',
+args=["--policy", "policy.toml", "--pause-at", "Confirmm", "--save", "run.snap", "main.writ"],
+cmd="run",
+lead="`writ run --policy policy.toml --pause-at Confirmm --save run.snap main.writ` prints:",
+rc=3,
 fix=r"""
-**Fix**: spell the capability as the list in the message does, and the
-operation as its interface declares it. The program needs no change: a
-pause point names what the program performs, as it is written there:
+**Fix**: spell the capability as the list in the message does (here
+`--pause-at Confirm`), and an operation as its interface declares it.
 """,
-fix_code='''\
-/// Pausing at `Log` (or `Log.info`) pauses here.
-Log.info("starting")
-''',
 ),
 
 dict(code="E5001",

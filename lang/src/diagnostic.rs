@@ -224,6 +224,8 @@ codes! {
     NotUtf8 = "E9003", "file is not UTF-8";
     /// A file larger than Writ accepts.
     FileTooLarge = "E9004", "file too large";
+    /// A file that cannot be written (a run saved with `--save`).
+    CannotWriteFile = "E9005", "cannot write file";
 }
 
 impl Code {
