@@ -198,7 +198,9 @@ impl Paused<'_> {
 /// refused with `E4009`, naming what was expected and found; a state
 /// that needs more memory than `limits` allow is refused with the memory
 /// limit's error (`E5002`). Never a panic; the work is linear in the
-/// bytes. See [`Paused::to_bytes`] for an example.
+/// bytes but for rebuilding maps (`O(n log n)` key comparisons, metered
+/// on a budget in proportion to the bytes). See [`Paused::to_bytes`] for
+/// an example.
 pub fn restore<'a>(
     module: &'a Module,
     bytes: &[u8],
