@@ -7,7 +7,10 @@
 //! module under [`Limits`], handing operations of host capabilities to a
 //! [`Host`]; [`start`] runs it until its first such operation and hands
 //! the run out, [`Paused`], for the host to answer and resume (`run` is a
-//! loop over the same pauses). A module is plain data and can be run many times.
+//! loop over the same pauses); a paused run is saved as bytes with
+//! [`Paused::to_bytes`] and continued from them, in this process or
+//! another, with [`restore`] (at most [`snapshot_bound`] bytes). A module
+//! is plain data and can be run many times.
 //! [`session`] does the same one input at a time (the REPL's back end).
 //!
 //! What a host works with:
@@ -55,7 +58,7 @@ pub use code::Module;
 pub use error::{RunError, TraceEntry};
 pub use host::{Host, HostError, LogHost};
 pub use limits::{Limit, Limits};
-pub use machine::{Paused, Progress, Usage, restore, run, run_measured, start};
+pub use machine::{Paused, Progress, Usage, restore, run, run_measured, snapshot_bound, start};
 pub use value::json;
 pub use value::{
     FromValue, FromValueError, IntoValue, ListRef, MapRef, RecordRef, Value, VariantRef, View,

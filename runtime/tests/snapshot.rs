@@ -420,7 +420,7 @@ fn a_snapshot_near_the_memory_limit_restores_under_it_and_not_under_a_much_small
     assert!(used > 7 << 20, "near the limit: {used}");
     let bytes = p.to_bytes().expect("a snapshot");
     assert!(
-        bytes.len() <= writ_runtime_bound(&limits),
+        bytes.len() <= writ_runtime::snapshot_bound(&limits),
         "{}",
         bytes.len()
     );
@@ -442,9 +442,13 @@ fn a_snapshot_near_the_memory_limit_restores_under_it_and_not_under_a_much_small
     );
 }
 
-/// Twice the memory limit and 64 KiB (the documented bound).
-fn writ_runtime_bound(limits: &Limits) -> usize {
-    limits.memory * 2 + 64 * 1024
+#[test]
+fn the_bound_is_twice_the_memory_limit_and_64_kib() {
+    let limits = Limits {
+        memory: 1 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(writ_runtime::snapshot_bound(&limits), (2 << 20) + 64 * 1024);
 }
 
 #[test]

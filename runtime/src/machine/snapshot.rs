@@ -130,7 +130,8 @@ mod kind {
 }
 
 /// The most bytes a snapshot of a run under `limits` may take: twice its
-/// memory limit, plus 64 KiB.
+/// memory limit, plus 64 KiB ([`Paused::to_bytes`] fails past it). A host
+/// may refuse larger bytes before restoring them.
 pub fn bound(limits: &Limits) -> usize {
     limits.memory.saturating_mul(2).saturating_add(64 * 1024)
 }
@@ -147,7 +148,7 @@ impl Paused<'_> {
     /// page it fetched, a record it was given): keep them as the data
     /// they hold would be kept. They are not authenticated: a host that
     /// stores them should seal them (see `docs/embedding.md`). They take
-    /// at most [`bound`] bytes for the run's limits (twice its memory
+    /// at most [`snapshot_bound`](crate::snapshot_bound) bytes for the run's limits (twice its memory
     /// limit plus 64 KiB); past that, the memory limit's error (`E5002`).
     ///
     /// ```
