@@ -7,7 +7,10 @@
 //! module under [`Limits`], handing operations of host capabilities to a
 //! [`Host`]; [`start`] runs it until its first such operation and hands
 //! the run out, [`Paused`], for the host to answer and resume (`run` is a
-//! loop over the same pauses). A module is plain data and can be run many times.
+//! loop over the same pauses); a paused run is saved as bytes with
+//! [`Paused::to_bytes`] and continued from them, in this process or
+//! another, with [`restore`] (at most [`snapshot_bound`] bytes). A module
+//! is plain data and can be run many times.
 //! [`session`] does the same one input at a time (the REPL's back end).
 //!
 //! What a host works with:
@@ -56,7 +59,8 @@ pub use error::{RunError, TraceEntry};
 pub use host::{Host, HostError, LogHost};
 pub use limits::{Limit, Limits};
 pub use machine::{
-    Driven, Driver, Handling, Paused, Progress, Usage, drive, restore, run, run_measured, start,
+    Driven, Driver, Handling, Paused, Progress, Usage, drive, restore, run, run_measured,
+    snapshot_bound, start,
 };
 pub use value::json;
 pub use value::{

@@ -420,7 +420,7 @@ fn a_snapshot_near_the_memory_limit_restores_under_it_and_not_under_a_much_small
     assert!(used > 7 << 20, "near the limit: {used}");
     let bytes = p.to_bytes().expect("a snapshot");
     assert!(
-        bytes.len() <= writ_runtime_bound(&limits),
+        bytes.len() <= writ_runtime::snapshot_bound(&limits),
         "{}",
         bytes.len()
     );
@@ -442,9 +442,13 @@ fn a_snapshot_near_the_memory_limit_restores_under_it_and_not_under_a_much_small
     );
 }
 
-/// Twice the memory limit and 64 KiB (the documented bound).
-fn writ_runtime_bound(limits: &Limits) -> usize {
-    limits.memory * 2 + 64 * 1024
+#[test]
+fn the_bound_is_twice_the_memory_limit_and_64_kib() {
+    let limits = Limits {
+        memory: 1 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(writ_runtime::snapshot_bound(&limits), (2 << 20) + 64 * 1024);
 }
 
 #[test]
@@ -499,4 +503,48 @@ fn fuel_output_and_time_carry_over_and_count_against_the_new_limits() {
         panic!("ends")
     };
     assert_eq!(e.limit, Some(Limit::Time), "{e:?}");
+}
+
+#[test]
+fn values_the_host_made_round_trip_records_of_their_own_shape_too() {
+    // The machine does not check an answer's type: the program keeps the
+    // host's values as they are (a record whose shape the host made, a
+    // map, a list) and returns the first.
+    let module = compile(
+        "let r = { name: \"n\", size: 1 }\nlet t = Clock.now()\nlet u = Clock.now()\n(r, t)\n",
+    );
+    let Progress::Paused(p) = start(&module, &Limits::default(), None) else {
+        panic!("pauses")
+    };
+    let made = Value::record(
+        &module,
+        [
+            (
+                "size",
+                Value::map([(Value::str("k"), Value::list([Value::float(f64::NAN)]))]),
+            ),
+            ("name", Value::str("hôte")),
+        ],
+    )
+    .expect("known fields");
+    let Progress::Paused(p) = p.resume(Ok(made)) else {
+        panic!("pauses again")
+    };
+    let bytes = p.to_bytes().expect("a snapshot");
+    drop(p);
+    let p = restore(&module, &bytes, &Limits::default(), None).expect("restores");
+    // The host's values are charged to the restored run, which holds
+    // them (the original was not charged for them: they were the host's
+    // when made), so its snapshot says more live bytes, and is otherwise
+    // the same.
+    let again = p.to_bytes().expect("again");
+    assert_eq!(again.len(), bytes.len() + 1);
+    assert_eq!(again[again.len() - 60..], bytes[bytes.len() - 60..]);
+    let Progress::Done(r) = p.resume(Ok(Value::int(0))) else {
+        panic!("ends")
+    };
+    assert_eq!(
+        shown(&r.expect("a value"), &module),
+        "({ name: \"n\", size: 1 }, { name: \"hôte\", size: map.from_list([(\"k\", [NaN])]) })"
+    );
 }

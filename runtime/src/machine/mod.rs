@@ -67,7 +67,7 @@ pub(crate) use entry::run_top;
 pub use entry::{Usage, run, run_function, run_measured};
 pub use handlers::Resumption;
 pub use pause::{Paused, Progress, start};
-pub use snapshot::restore;
+pub use snapshot::{bound as snapshot_bound, restore};
 
 /// What returning from a frame means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

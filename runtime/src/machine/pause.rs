@@ -172,9 +172,9 @@ impl<'a> Paused<'a> {
             fuel: steps.saturating_add(self.meter.units().0),
             memory_peak: m.peak.get().max(
                 self.live
-                    + m.stack.len() * value::SLOT
-                    + m.frames.len() * std::mem::size_of::<super::Frame>()
-                    + m.handlers.len() * std::mem::size_of::<super::Entry>(),
+                    .saturating_add(m.stack.len() * value::SLOT)
+                    .saturating_add(m.frames.len() * std::mem::size_of::<super::Frame>())
+                    .saturating_add(m.handlers.len() * std::mem::size_of::<super::Entry>()),
             ),
             time: m.earlier,
         }

@@ -130,7 +130,8 @@ mod kind {
 }
 
 /// The most bytes a snapshot of a run under `limits` may take: twice its
-/// memory limit, plus 64 KiB.
+/// memory limit, plus 64 KiB ([`Paused::to_bytes`] fails past it). A host
+/// may refuse larger bytes before restoring them.
 pub fn bound(limits: &Limits) -> usize {
     limits.memory.saturating_mul(2).saturating_add(64 * 1024)
 }
@@ -147,7 +148,7 @@ impl Paused<'_> {
     /// page it fetched, a record it was given): keep them as the data
     /// they hold would be kept. They are not authenticated: a host that
     /// stores them should seal them (see `docs/embedding.md`). They take
-    /// at most [`bound`] bytes for the run's limits (twice its memory
+    /// at most [`snapshot_bound`](crate::snapshot_bound) bytes for the run's limits (twice its memory
     /// limit plus 64 KiB); past that, the memory limit's error (`E5002`).
     ///
     /// ```
@@ -198,7 +199,9 @@ impl Paused<'_> {
 /// refused with `E4009`, naming what was expected and found; a state
 /// that needs more memory than `limits` allow is refused with the memory
 /// limit's error (`E5002`). Never a panic; the work is linear in the
-/// bytes. See [`Paused::to_bytes`] for an example.
+/// bytes but for rebuilding maps (`O(n log n)` key comparisons, metered
+/// on a budget in proportion to the bytes). See [`Paused::to_bytes`] for
+/// an example.
 pub fn restore<'a>(
     module: &'a Module,
     bytes: &[u8],

@@ -362,3 +362,60 @@ fn a_state_past_the_memory_limit_is_the_memory_limits_error() {
     let e = restore(&m, &c.out, &small, None).expect_err("refused");
     assert_eq!(e.code, Code::MemoryExhausted);
 }
+
+#[test]
+fn huge_counters_are_refused_or_harmless() {
+    let m = module();
+    let with = |usage: [u64; 10]| {
+        let mut c = Craft::new(&m);
+        c.out.truncate(20);
+        for n in usage {
+            c.uint(n);
+        }
+        c.byte(kind::END).rest(&m);
+        c.out
+    };
+    // Steps past half of u64 cannot come from a run.
+    let e = refused(&m, &with([u64::MAX, 1, 1, 0, 1, 0, 0, 0, 0, 0]));
+    assert!(
+        e.message.contains("expected the steps taken"),
+        "{}",
+        e.message
+    );
+    // A countdown of zero would never reach its check.
+    let e = refused(&m, &with([0, 1, 0, 0, 1, 0, 0, 0, 0, 0]));
+    assert!(
+        e.message.contains("at least one step left in the window"),
+        "{}",
+        e.message
+    );
+    // Live bytes, peak and output as large as they come: restored under
+    // no memory limit, they are only numbers.
+    let big = usize::MAX as u64;
+    let unlimited = Limits {
+        memory: usize::MAX,
+        ..Limits::default()
+    };
+    let p = restore(
+        &m,
+        &with([0, 1, 1, 0, 1, 0, 0, big, big, big]),
+        &unlimited,
+        None,
+    )
+    .expect("restores");
+    assert_eq!(p.usage().memory_peak, usize::MAX);
+    // The crafted frame is at the top level's start: it asks again.
+    let mut progress = p.resume(Ok(crate::Value::int(1)));
+    while let crate::Progress::Paused(p) = progress {
+        progress = p.resume(Ok(crate::Value::int(2)));
+    }
+    assert!(matches!(progress, crate::Progress::Done(_)));
+    let e = restore(
+        &m,
+        &with([0, 1, 1, 0, 1, 0, 0, 0, 0, big]),
+        &Limits::default(),
+        None,
+    )
+    .expect_err("refused");
+    assert_eq!(e.code, Code::MemoryExhausted);
+}
