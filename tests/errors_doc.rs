@@ -35,7 +35,7 @@ const SKIPPED: &[(&str, &str)] = &[
     ),
     (
         "E4009",
-        "only a host embedding Writ restores a paused run's snapshot; no command does yet",
+        "a snapshot is refused when a run an earlier command saved is resumed (`writ resume`); an example is one command",
     ),
     (
         "E4010",

@@ -268,3 +268,61 @@ fn a_changed_file_another_person_and_unknown_pause_points_are_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn with_format_json_a_pause_is_one_json_object() {
+    let db = temp("json.db").display().to_string();
+    let snap = temp("json.snap").display().to_string();
+    let (code, out, err) = writ(
+        &story(),
+        &[
+            "run",
+            "book_confirmed.writ",
+            "--policy",
+            "policy.toml",
+            "--db",
+            &db,
+            "--pause-at",
+            "Confirm.ask",
+            "--save",
+            &snap,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!((code, err.as_str()), (5, ""));
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+    assert_eq!(
+        doc,
+        serde_json::json!({
+            "file": "book_confirmed.writ",
+            "status": "paused",
+            "paused": {
+                "operation": "Confirm.ask",
+                "capability": "Confirm",
+                "arguments": ["Pay 389.00 EUR to air-one.example for A1-318?"],
+                "rule": "granted",
+                "answer_type": "Bool",
+            },
+            "log": ["cheapest: A1-318 with air-one.example for 389.00 EUR"],
+            "saved": snap,
+        })
+    );
+    let (code, out, _) = writ(
+        &story(),
+        &[
+            "resume",
+            &snap,
+            "--policy",
+            "policy.toml",
+            "--answer",
+            "false",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0);
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+    assert_eq!(doc["value"]["data"], "not booked: Ada said no");
+    assert_eq!(doc["status"], "ok");
+}

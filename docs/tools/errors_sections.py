@@ -2555,14 +2555,18 @@ not_run=True,
 meaning=r"""
 Bytes given as the snapshot of a paused run are not one that can be
 restored: they are truncated, damaged or crafted, were written by another
-version of the snapshot format, or were taken of another program (each
-snapshot names the compiled program it was taken of by a fingerprint).
-Nothing was restored, and nothing ran. The message says what was
-expected, at which byte, and what was found there, for example
-`snapshot refused: expected a snapshot of this program (fingerprint
-…) at byte 12, but found a snapshot of another program (fingerprint …)`.
-A host embedding Writ restores snapshots (`writ_runtime::restore`); no
-command of this version does, so there is no example.
+version of the snapshot format or of Writ, were taken of another program
+or for another person, were sealed by another store (`writ resume`,
+`Engine::restore`: each snapshot is sealed with its store's secret key),
+or were resumed already (each snapshot resumes once, so that a saved run
+cannot be replayed). Nothing was restored, and nothing ran. The message
+says what was expected and what was found, for example `snapshot
+refused: expected a snapshot not resumed before, but found one that was
+resumed already (each snapshot resumes once)`, or, from the runtime
+(`writ_runtime::restore`), at which byte. An example needs a run saved by
+an earlier command (`writ run --pause-at Confirm --save run.snap`), so
+there is none here: [the guide](embedding.md#from-the-command-line-2)
+shows the two commands.
 """,
 fix=r"""
 **Fix**: restore a snapshot against the program it was taken of, with the

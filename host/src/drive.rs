@@ -499,7 +499,7 @@ impl<'a> Pending<'a> {
 
     /// `Capability.op`, as the audit log names it (`Confirm.ask`).
     pub fn operation(&self) -> &str {
-        &self.ready.operation
+        self.ready.operation.as_ref()
     }
 
     /// The arguments, as the audit log shows them (escaped, bounded).
@@ -533,7 +533,7 @@ impl<'a> Pending<'a> {
     /// (the person's confirmation of a payment, if the grant asks for one,
     /// comes when it is carried out).
     pub fn rule(&self) -> &str {
-        &self.ready.rule
+        self.ready.rule.as_ref()
     }
 
     /// The type of the value a [`Reply::Answer`] must hold, or why the

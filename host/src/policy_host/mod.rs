@@ -34,6 +34,7 @@ mod pay;
 mod records;
 mod web;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -215,13 +216,13 @@ impl PolicyHost<'_> {
 /// An operation the policy has allowed so far, ready to be carried out.
 pub(crate) struct Ready {
     /// The capability, whose grant allowed it.
-    effect: String,
+    effect: Cow<'static, str>,
     /// `Effect.op`.
-    pub(crate) operation: String,
+    pub(crate) operation: Cow<'static, str>,
     /// Its arguments as the audit log shows them.
     pub(crate) shown: String,
     /// The rule that allowed it so far.
-    pub(crate) rule: String,
+    pub(crate) rule: Cow<'static, str>,
     act: Act,
 }
 
@@ -294,51 +295,66 @@ impl<'p> PolicyHost<'p> {
                 .with_help("nothing was carried out"),
             ));
         };
-        let ready = |operation: &str, shown: String, act: Act| Ready {
-            effect: effect.to_string(),
-            operation: operation.to_string(),
-            shown,
-            rule: "granted".to_string(),
-            act,
-        };
+        // The built-in capabilities' names are static: deciding one of
+        // their operations copies no name.
+        let ready =
+            |effect: &'static str, operation: &'static str, shown: String, act: Act| Ready {
+                effect: Cow::Borrowed(effect),
+                operation: Cow::Borrowed(operation),
+                shown,
+                rule: Cow::Borrowed("granted"),
+                act,
+            };
         match BuiltinOp::of(effect, op) {
             Some(BuiltinOp::LogInfo) => {
                 let line = (0, "the line", arguments::MAX_LOG_LINE);
                 let line = self.gate(grant, "Log.info", args, line)?;
                 let shown = arguments::recorded(line);
-                Ok(ready("Log.info", shown, Act::Log(line.to_string())))
+                Ok(ready("Log", "Log.info", shown, Act::Log(line.to_string())))
             }
-            Some(BuiltinOp::ClockNow) => Ok(ready("Clock.now", String::new(), Act::Clock)),
+            Some(BuiltinOp::ClockNow) => Ok(ready("Clock", "Clock.now", String::new(), Act::Clock)),
             Some(BuiltinOp::ConfirmAsk) => {
                 let q = (0, "the question", arguments::MAX_QUESTION);
                 let q = self.gate(grant, "Confirm.ask", args, q)?;
-                Ok(ready("Confirm.ask", quoted(q), Act::Confirm(q.to_string())))
+                Ok(ready(
+                    "Confirm",
+                    "Confirm.ask",
+                    quoted(q),
+                    Act::Confirm(q.to_string()),
+                ))
             }
             Some(BuiltinOp::AuditNote) => {
                 let m = (0, "the note", arguments::MAX_NOTE);
                 let m = arguments::recorded(self.gate(grant, "Audit.note", args, m)?);
-                Ok(ready("Audit.note", m.clone(), Act::Note(m)))
+                Ok(ready("Audit", "Audit.note", m.clone(), Act::Note(m)))
             }
             Some(o @ (BuiltinOp::HttpGet | BuiltinOp::HttpPost)) => {
-                let (operation, shown, rule, request) = self.decide_http(grant, o, args)?;
+                let operation = match o {
+                    BuiltinOp::HttpPost => "Http.post",
+                    _ => "Http.get",
+                };
+                let (shown, rule, request) = self.decide_http(grant, operation, o, args)?;
                 Ok(Ready {
-                    rule,
-                    ..ready(&operation, shown, Act::Http(request))
+                    rule: Cow::Owned(rule),
+                    ..ready("Http", operation, shown, Act::Http(request))
                 })
             }
             Some(BuiltinOp::Pay) => {
                 let (shown, rule, payment) = self.decide_pay(grant, args)?;
                 Ok(Ready {
-                    rule,
-                    ..ready("Pay.pay", shown, Act::Pay(payment))
+                    rule: Cow::Owned(rule),
+                    ..ready("Pay", "Pay.pay", shown, Act::Pay(payment))
                 })
             }
             Some(o @ (BuiltinOp::RecordsRead | BuiltinOp::RecordsList)) => {
-                let operation = format!("Records.{}", o.name());
-                let (shown, rule, act) = self.decide_records(grant, o, args)?;
+                let operation = match o {
+                    BuiltinOp::RecordsList => "Records.list",
+                    _ => "Records.read",
+                };
+                let (shown, rule, act) = self.decide_records(grant, operation, o, args)?;
                 Ok(Ready {
-                    rule,
-                    ..ready(&operation, shown, act)
+                    rule: Cow::Owned(rule),
+                    ..ready("Records", operation, shown, act)
                 })
             }
             None => {
@@ -361,7 +377,13 @@ impl<'p> PolicyHost<'p> {
                     Ok(s) => s,
                     Err(o) => return Err(self.deny_oversized(grant, &operation, o)),
                 };
-                Ok(ready(&operation, shown, Act::Custom(handler)))
+                Ok(Ready {
+                    effect: Cow::Owned(effect.to_string()),
+                    operation: Cow::Owned(operation),
+                    shown,
+                    rule: Cow::Borrowed("granted"),
+                    act: Act::Custom(handler),
+                })
             }
         }
     }
@@ -436,7 +458,7 @@ impl<'p> PolicyHost<'p> {
     /// The grant that allowed a ready operation.
     fn grant_of(&self, ready: &Ready) -> Result<&'p Grant, HostError> {
         let policy: &'p Policy = self.policy;
-        policy.grants.get(&ready.effect).ok_or_else(|| {
+        policy.grants.get(ready.effect.as_ref()).ok_or_else(|| {
             HostError::Stop(RunError::internal(
                 "an operation ready under a grant the policy does not have",
             ))

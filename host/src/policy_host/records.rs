@@ -23,20 +23,20 @@ fn scope(grant: &Grant) -> Result<&RecordsScope, HostError> {
 }
 
 impl PolicyHost<'_> {
-    /// Decide `Records.read(id)` or `Records.list()`: the arguments as
+    /// Decide `Records.read(id)` or `Records.list()` (`operation`): the arguments as
     /// shown, the rule that allows it, and what completing it does; or its
     /// denial.
     pub(super) fn decide_records(
         &mut self,
         grant: &Grant,
+        operation: &str,
         op: BuiltinOp,
         args: &[Value],
     ) -> Result<(String, String, Act), HostError> {
         let scope = scope(grant)?;
         let me = self.policy.principal.id.clone();
-        let operation = format!("Records.{}", op.name());
         // The id passes its gate before the store is read.
-        let id = self.gate(grant, &operation, args, (0, "the id", arguments::MAX_ID))?;
+        let id = self.gate(grant, operation, args, (0, "the id", arguments::MAX_ID))?;
         let readable = match scope.subjects {
             Subjects::Own => Ok(vec![me.clone()]),
             Subjects::Reports => self.store.reports(&me),
@@ -47,7 +47,7 @@ impl PolicyHost<'_> {
             Err(e) => {
                 return Err(self.deny(
                     grant,
-                    &operation,
+                    operation,
                     "",
                     &format!("the org chart could not be read: {e}"),
                 ));
@@ -67,7 +67,7 @@ impl PolicyHost<'_> {
                 }
                 Subjects::All => format!("no employee {id}"),
             };
-            return Err(self.deny(grant, &operation, &shown, &rule));
+            return Err(self.deny(grant, operation, &shown, &rule));
         }
         let rule = match scope.subjects {
             Subjects::Own => "scope \"self\": the principal's own record".to_string(),

@@ -33,18 +33,18 @@ fn scope(grant: &Grant) -> Result<&HttpScope, HostError> {
 }
 
 impl PolicyHost<'_> {
-    /// Decide `Http.get(url)` or `Http.post(url, body)`: the operation's
-    /// name, its arguments as shown, the rule that allows it, and the
+    /// Decide `Http.get(url)` or `Http.post(url, body)` (`operation`): its
+    /// arguments as shown, the rule that allows it, and the
     /// request; or its denial.
     pub(super) fn decide_http(
         &mut self,
         grant: &Grant,
+        operation: &str,
         op: BuiltinOp,
         args: &[Value],
-    ) -> Result<(String, String, String, Request), HostError> {
+    ) -> Result<(String, String, Request), HostError> {
         let scope = scope(grant)?;
-        let operation = format!("Http.{}", op.name());
-        let raw = self.gate(grant, &operation, args, (0, "the URL", arguments::MAX_URL))?;
+        let raw = self.gate(grant, operation, args, (0, "the URL", arguments::MAX_URL))?;
         let mut shown = quoted(raw);
         let body = if op == BuiltinOp::HttpPost {
             // What is sent is part of the record: in full when short, else
@@ -59,7 +59,7 @@ impl PolicyHost<'_> {
                         shown: format!("{shown}, {}", o.shown),
                         rule: o.rule,
                     };
-                    return Err(self.deny_oversized(grant, &operation, o));
+                    return Err(self.deny_oversized(grant, operation, o));
                 }
             }
         } else {
@@ -70,7 +70,7 @@ impl PolicyHost<'_> {
             Err(e) => {
                 return Err(self.deny(
                     grant,
-                    &operation,
+                    operation,
                     &shown,
                     &format!("the URL is malformed: {e}"),
                 ));
@@ -84,7 +84,7 @@ impl PolicyHost<'_> {
             None => {
                 return Err(self.deny(
                     grant,
-                    &operation,
+                    operation,
                     &shown,
                     &format!("{target} is not in the allow-list"),
                 ));
@@ -96,7 +96,7 @@ impl PolicyHost<'_> {
                 body,
                 recorded: None,
             };
-            return Ok((operation, shown, rule, request));
+            return Ok((shown, rule, request));
         };
         match recordings.get(&target.to_string()).cloned() {
             Some(b) => {
@@ -106,11 +106,11 @@ impl PolicyHost<'_> {
                     recorded: Some(b),
                 };
                 let rule = format!("{rule} (recorded response)");
-                Ok((operation, shown, rule, request))
+                Ok((shown, rule, request))
             }
             None => Err(self.deny(
                 grant,
-                &operation,
+                operation,
                 &shown,
                 &format!("{target} has no recorded response"),
             )),
