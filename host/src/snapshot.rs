@@ -333,7 +333,100 @@ impl<'b> Reader<'b> {
 
 #[cfg(test)]
 mod tests {
-    use super::hmac;
+    use super::{Envelope, FORMAT, MAC_BYTES, WRIT_VERSION, hmac, open, seal};
+    use crate::engine::Operation;
+    use crate::policy::Decision;
+
+    fn envelope() -> Envelope {
+        Envelope {
+            program: "ab".repeat(32),
+            principal: "ada".into(),
+            nonce: "00".repeat(16),
+            paid_this_run: 600,
+            used_recorded: true,
+            output: vec!["a line".into()],
+            operations: vec![Operation {
+                operation: "Pay.pay".into(),
+                arguments: "\"air-one.example\", 600, \"m\"".into(),
+                decision: Decision::Allowed,
+                rule: "within the caps".into(),
+                audit_id: Some(3),
+            }],
+            audit_ids: vec![3],
+        }
+    }
+
+    #[test]
+    fn a_sealed_envelope_opens_as_it_was() {
+        let key = [7u8; 32];
+        let bytes = seal(&envelope(), b"runtime bytes", &key);
+        let (e, runtime) = match open(&bytes, &key) {
+            Ok(x) => x,
+            Err(e) => panic!("{e:?}"),
+        };
+        assert_eq!(runtime, b"runtime bytes");
+        assert_eq!((e.paid_this_run, e.used_recorded), (600, true));
+        assert_eq!(e.operations, envelope().operations);
+        assert_eq!(
+            (e.output, e.audit_ids),
+            (envelope().output, envelope().audit_ids)
+        );
+    }
+
+    /// `bytes` with their seal made again under `key` (what only a holder
+    /// of the store's key can do).
+    fn resealed(mut bytes: Vec<u8>, key: &[u8; 32]) -> Vec<u8> {
+        bytes.truncate(bytes.len() - MAC_BYTES);
+        let mac = hmac(key, &bytes);
+        bytes.extend_from_slice(&mac);
+        bytes
+    }
+
+    #[test]
+    fn another_version_of_writ_or_of_the_format_is_refused_even_when_sealed() {
+        let key = [7u8; 32];
+        let bytes = seal(&envelope(), b"", &key);
+        // Writ's version, just after the magic, the format and its length.
+        let at = 8 + 2 + 4;
+        let mut other = bytes.clone();
+        other[at..at + WRIT_VERSION.len()]
+            .copy_from_slice(&"9".repeat(WRIT_VERSION.len()).into_bytes());
+        let e = open(&resealed(other, &key), &key).err().map(|e| e.message);
+        assert_eq!(
+            e,
+            Some(format!(
+                "snapshot refused: expected a snapshot written by Writ {WRIT_VERSION}, but found one written by Writ {}",
+                "9".repeat(WRIT_VERSION.len())
+            ))
+        );
+        let mut newer = bytes;
+        newer[8..10].copy_from_slice(&(FORMAT + 1).to_le_bytes());
+        let e = open(&resealed(newer, &key), &key).err().map(|e| e.message);
+        assert_eq!(
+            e,
+            Some(format!(
+                "snapshot refused: expected a snapshot of format version {FORMAT} at byte 8, but found format version {}, which this version of Writ ({WRIT_VERSION}) does not read",
+                FORMAT + 1
+            ))
+        );
+    }
+
+    #[test]
+    fn counts_past_the_bytes_left_are_refused_before_anything_is_allocated() {
+        let key = [7u8; 32];
+        let mut bytes = seal(&envelope(), b"", &key);
+        // The number of output lines, after the texts and the fixed fields.
+        let at = 8 + 2 + (4 + WRIT_VERSION.len()) + (4 + 64) + (4 + 3) + (4 + 32) + 8 + 1;
+        bytes[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let e = open(&resealed(bytes, &key), &key).err().map(|e| e.message);
+        let e = e.unwrap_or_default();
+        assert!(
+            e.starts_with(&format!(
+                "snapshot refused: expected the number of output lines at byte {at}, at most "
+            )),
+            "{e}"
+        );
+    }
 
     #[test]
     fn the_seal_is_hmac_sha256() {
