@@ -412,7 +412,13 @@ fn check(
                         .iter()
                         .map(|(op, span)| {
                             let at = index.position(span.start);
-                            format!("{}.{op} at {}:{}:{}", m.effect, r.path, at.line, at.column)
+                            let kind = writ_lang::types::builtin_op_kind(&m.effect, op)
+                                .map(|k| format!(" ({})", k.as_str()))
+                                .unwrap_or_default();
+                            format!(
+                                "{}.{op}{kind} at {}:{}:{}",
+                                m.effect, r.path, at.line, at.column
+                            )
                         })
                         .collect();
                     let kind = if m.capability { "capability" } else { "effect" };
@@ -435,7 +441,8 @@ fn check(
                                 "capability": m.capability,
                                 "sites": m.sites.iter().map(|(op, span)| {
                                     let at = index.position(span.start);
-                                    json!({ "operation": op, "line": at.line, "column": at.column })
+                                    let kind = writ_lang::types::builtin_op_kind(&m.effect, op).map(|k| k.as_str());
+                                    json!({ "operation": op, "kind": kind, "line": at.line, "column": at.column })
                                 }).collect::<Vec<_>>(),
                             })
                         }).collect::<Vec<_>>(),

@@ -194,7 +194,7 @@ fn grant_checks_the_manifest_and_its_own_names() {
     // Without --grant: accepted, with the manifest.
     let o = writ(&["check", "fetch.writ"], &dir);
     assert_eq!(o.status.code(), Some(0));
-    assert!(stdout(&o).contains("capability Http: Http.get at fetch.writ:1:12"));
+    assert!(stdout(&o).contains("capability Http: Http.get (read) at fetch.writ:1:12"));
     // Everything needed granted (`Fail` may be named; it needs no grant).
     let o = writ(&["check", "--grant", "Http,Log,Fail", "fetch.writ"], &dir);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));

@@ -126,7 +126,7 @@ functions, one per line, indented by two spaces, such as
 `  fn total(prices: List[Int]) -> Int`, and then the program's manifest:
 the effects its top level performs, one per line, each with the places
 where one of its operations is performed, such as
-`  capability Log: Log.info at main.writ:4:3` for a host capability, or
+`  capability Log: Log.info (read) at main.writ:4:3` for a host capability (each operation marked a `read` or an `act`, see [reads and acts](policy.md#reads-and-acts)), or
 `  effect Fail: Fail.fail at main.writ:9:25` for `Fail`. (`writ check
 --syntax-only` checks only the lexical and syntax rules, the `E00xx` and
 `E01xx` codes, and not names, types and effects. `writ check --grant
@@ -239,7 +239,7 @@ named, in the order they were named:
           "effect": "Log",
           "capability": true,
           "sites": [
-            { "operation": "info", "line": 4, "column": 3 }
+            { "operation": "info", "kind": "read", "line": 4, "column": 3 }
           ]
         }
       ],

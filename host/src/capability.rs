@@ -92,6 +92,9 @@ pub struct Capability {
     pub interface: String,
     /// What carries out its operations.
     pub handler: Handler,
+    /// Its operations that are reads (see [`writ_lang::types::OpKind`]):
+    /// every other one is an act.
+    pub reads: Vec<String>,
 }
 
 /// The arguments of an operation, read with typed conversions.

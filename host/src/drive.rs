@@ -502,6 +502,15 @@ impl<'a> Pending<'a> {
         self.ready.operation.as_ref()
     }
 
+    /// Whether the operation is a read or an act
+    /// ([`Engine::operation_kind`]).
+    pub fn kind(&self) -> writ_lang::types::OpKind {
+        self.run
+            .engine
+            .operation_kind(self.paused.effect(), self.paused.op())
+            .unwrap_or(writ_lang::types::OpKind::Act)
+    }
+
     /// The arguments, as the audit log shows them (escaped, bounded).
     pub fn arguments(&self) -> &str {
         &self.ready.shown

@@ -201,8 +201,74 @@ impl Engine {
             name: name.to_string(),
             interface: interface.to_string(),
             handler,
+            reads: Vec::new(),
         });
         self
+    }
+
+    /// Declare operations of the embedder's capability `capability` reads:
+    /// they change nothing outside the person's host (they fetch, look up,
+    /// compute). Every operation not declared so is an act — what a person
+    /// approves in a plan — so a declaration left out errs on the side of
+    /// asking. An error names a capability that is not the embedder's (the
+    /// built-in ones' kinds are fixed) or an operation its interface does
+    /// not declare.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use writ_host::engine::{Engine, IntoValue};
+    /// use writ_lang::types::OpKind;
+    ///
+    /// let engine = Engine::new()
+    ///     .with_capability(
+    ///         "Tickets",
+    ///         "effect Tickets {\n  fn price(route: Str) -> Int\n  fn book(route: Str) -> Str\n}\n",
+    ///         Arc::new(|op, _| Ok(if op == "price" { 38900i64.into_value() } else { "T-1".into_value() })),
+    ///     )
+    ///     .with_reads("Tickets", &["price"])
+    ///     .expect("Tickets.price is declared");
+    /// assert_eq!(engine.operation_kind("Tickets", "price"), Some(OpKind::Read));
+    /// assert_eq!(engine.operation_kind("Tickets", "book"), Some(OpKind::Act));
+    /// assert_eq!(engine.operation_kind("Pay", "pay"), Some(OpKind::Act));
+    /// assert!(engine.clone().with_reads("Tickets", &["cancel"]).is_err());
+    /// assert!(engine.with_reads("Pay", &["pay"]).is_err());
+    /// ```
+    pub fn with_reads(mut self, capability: &str, ops: &[&str]) -> Result<Engine, String> {
+        let Some(c) = self.capabilities.iter_mut().find(|c| c.name == capability) else {
+            return Err(format!(
+                "expected one of the embedder's capabilities ({}), found `{}`: the built-in capabilities' reads and acts are fixed",
+                self.capability_names().join(", "),
+                clean(capability)
+            ));
+        };
+        for op in ops {
+            if writ_lang::types::operation_result(&c.interface, capability, op).is_none() {
+                return Err(format!(
+                    "expected an operation {capability}'s interface declares, found `{}`",
+                    clean(op)
+                ));
+            }
+            if !c.reads.iter().any(|r| r == op) {
+                c.reads.push(op.to_string());
+            }
+        }
+        Ok(self)
+    }
+
+    /// Whether `effect.op` is a read or an act: fixed for the built-in
+    /// capabilities, declared for the embedder's ([`Engine::with_reads`]);
+    /// `None` for an operation of no capability of this engine.
+    pub fn operation_kind(&self, effect: &str, op: &str) -> Option<writ_lang::types::OpKind> {
+        if let Some(k) = writ_lang::types::builtin_op_kind(effect, op) {
+            return Some(k);
+        }
+        let c = self.capabilities.iter().find(|c| c.name == effect)?;
+        let _declared = writ_lang::types::operation_result(&c.interface, effect, op)?;
+        Some(if c.reads.iter().any(|r| r == op) {
+            writ_lang::types::OpKind::Read
+        } else {
+            writ_lang::types::OpKind::Act
+        })
     }
 
     /// The names of the capabilities the embedder added.

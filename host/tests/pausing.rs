@@ -366,3 +366,52 @@ fn time_spent_handed_out_is_not_the_runs() {
     assert_eq!(o.result.as_deref().ok(), Some("true"));
     assert!(o.usage.time < std::time::Duration::from_millis(150));
 }
+
+#[test]
+fn a_pending_operation_says_whether_it_is_a_read_or_an_act() {
+    use writ_lang::types::OpKind;
+    let engine = engine();
+    let p = policy(&engine, "kinds", "");
+    let text = "let h = Weather.high(\"Oslo\")\nlet r = Pay.pay(\"air-one.example\", 100, \"m\")\nlet t = Clock.now()\nh + r.cents + t\n";
+    let program = check(&engine, text, &p);
+    let kinds = |engine: &Engine, db: &str| {
+        let step = start_at(engine, &program, &p, db, &["Weather", "Pay", "Clock"]);
+        let mut kinds = Vec::new();
+        let _ = drive(step, |pending| {
+            kinds.push(format!("{} {:?}", pending.operation(), pending.kind()));
+            Reply::CarryOut
+        });
+        kinds
+    };
+    // Not declared a read, the embedder's operation is an act.
+    assert_eq!(
+        kinds(&engine, &common::db("pausing", "kinds-act")),
+        ["Weather.high Act", "Pay.pay Act", "Clock.now Read"]
+    );
+    let reading = match engine.clone().with_reads("Weather", &["high"]) {
+        Ok(e) => e,
+        Err(why) => panic!("{why}"),
+    };
+    assert_eq!(
+        reading.operation_kind("Weather", "high"),
+        Some(OpKind::Read)
+    );
+    assert_eq!(
+        kinds(&reading, &common::db("pausing", "kinds-read")),
+        ["Weather.high Read", "Pay.pay Act", "Clock.now Read"]
+    );
+    assert_eq!(
+        engine
+            .clone()
+            .with_reads("Weather", &["low"])
+            .err()
+            .as_deref(),
+        Some("expected an operation Weather's interface declares, found `low`")
+    );
+    assert_eq!(
+        engine.with_reads("Http", &["get"]).err().as_deref(),
+        Some(
+            "expected one of the embedder's capabilities (Weather), found `Http`: the built-in capabilities' reads and acts are fixed"
+        )
+    );
+}

@@ -148,11 +148,14 @@ impl Repl {
                 let _ = writeln!(o, "  performed inside a function defined earlier");
             }
             for (op, span) in &m.sites {
+                let kind = writ_lang::types::builtin_op_kind(&m.effect, op)
+                    .map(|k| format!(" ({})", k.as_str()))
+                    .unwrap_or_default();
                 if span.start >= base && span.start <= base + text.len() {
                     let p = lines.position(span.start - base);
-                    let _ = writeln!(o, "  {}.{op} at column {}", m.effect, p.column);
+                    let _ = writeln!(o, "  {}.{op}{kind} at column {}", m.effect, p.column);
                 } else {
-                    let _ = writeln!(o, "  {}.{op} in a function defined earlier", m.effect);
+                    let _ = writeln!(o, "  {}.{op}{kind} in a function defined earlier", m.effect);
                 }
             }
         }

@@ -73,12 +73,45 @@ pub fn run_error(session: &Session, e: &RunError, color: bool) -> String {
 pub fn grants(policy: &Policy) -> String {
     let mut out = String::new();
     for (name, g) in &policy.grants {
-        let _ = writeln!(out, "  {name}: {}{}", scope(&g.scope), audit(g));
+        let _ = writeln!(
+            out,
+            "  {name}{}: {}{}",
+            kinds(name),
+            scope(&g.scope),
+            audit(g)
+        );
     }
     if policy.grants.is_empty() {
         out.push_str("  nothing\n");
     }
     out
+}
+
+/// A built-in capability's operations by kind: ` (reads: get; acts:
+/// post)`.
+fn kinds(capability: &str) -> String {
+    let of = |kind: writ_lang::types::OpKind| -> Vec<&str> {
+        writ_lang::types::BUILTIN_OPERATIONS
+            .iter()
+            .filter(|(e, _, k)| *e == capability && *k == kind)
+            .map(|(_, o, _)| *o)
+            .collect()
+    };
+    let mut parts = Vec::new();
+    for (label, kind) in [
+        ("reads", writ_lang::types::OpKind::Read),
+        ("acts", writ_lang::types::OpKind::Act),
+    ] {
+        let ops = of(kind);
+        if !ops.is_empty() {
+            parts.push(format!("{label}: {}", ops.join(", ")));
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
+    }
 }
 
 fn audit(g: &Grant) -> String {

@@ -30,6 +30,55 @@ pub const HOST_CAPABILITIES: &[&str] = &[
     "Confirm",
 ];
 
+/// What an operation of a host capability does to the world outside the
+/// run: the distinction a plan makes (a read is performed and recorded; an
+/// act is what the person approves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// Changes nothing outside the person's host: it fetches or reads
+    /// (`Http.get`, `Records.read`, `Records.list`, `Clock.now`), asks the
+    /// person (`Confirm.ask`), or writes to the run's own output and the
+    /// host's audit log (`Log.info`, `Audit.note`).
+    Read,
+    /// Changes the world: `Pay.pay`, `Http.post`, and every operation of an
+    /// embedder's capability not declared a read.
+    Act,
+}
+
+impl OpKind {
+    /// `read` or `act`, as the manifest and the REPL show it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::Act => "act",
+        }
+    }
+}
+
+/// Every operation of the built-in host capabilities, with its kind, in
+/// the order `stdlib/capabilities.writ` declares them.
+pub const BUILTIN_OPERATIONS: &[(&str, &str, OpKind)] = &[
+    ("Http", "get", OpKind::Read),
+    ("Http", "post", OpKind::Act),
+    ("Pay", "pay", OpKind::Act),
+    ("Records", "read", OpKind::Read),
+    ("Records", "list", OpKind::Read),
+    ("Audit", "note", OpKind::Read),
+    ("Log", "info", OpKind::Read),
+    ("Clock", "now", OpKind::Read),
+    ("Confirm", "ask", OpKind::Read),
+];
+
+/// The kind of an operation of a built-in host capability (`None` for
+/// any other operation: an embedder's capability declares its own, see
+/// `writ_host::engine::Engine::with_reads`).
+pub fn builtin_op_kind(effect: &str, op: &str) -> Option<OpKind> {
+    BUILTIN_OPERATIONS
+        .iter()
+        .find(|(e, o, _)| *e == effect && *o == op)
+        .map(|(_, _, k)| *k)
+}
+
 /// Check a whole program with `options`: the inputs a host declares
 /// (bound before the program's declarations) and the host capability
 /// interfaces an embedder declares (Writ source of `effect` declarations)
@@ -766,5 +815,48 @@ mod tests {
         let mut c = super::Checker::new();
         super::load_stdlib(&mut c);
         assert!(c.diagnostics.is_empty(), "{:#?}", c.diagnostics);
+    }
+
+    /// Every operation of every built-in host capability is a read or an
+    /// act, and nothing else is: the two lists cannot drift apart.
+    #[test]
+    fn every_builtin_operation_is_a_read_or_an_act() {
+        use super::{OpKind, builtin_op_kind};
+        let caps = crate::stdlib::FILES
+            .iter()
+            .find(|f| f.name == "capabilities.writ")
+            .map(|f| f.source)
+            .unwrap_or_default();
+        let parsed = crate::parser::parse_library(caps);
+        let mut kinds = Vec::new();
+        for item in &parsed.program.items {
+            if let crate::ast::Item::Effect(e) = item {
+                assert!(super::HOST_CAPABILITIES.contains(&e.name.name.as_str()));
+                for o in &e.ops {
+                    let kind = builtin_op_kind(&e.name.name, &o.name.name);
+                    kinds.push(format!("{}.{} {:?}", e.name.name, o.name.name, kind));
+                }
+            }
+        }
+        assert_eq!(
+            kinds,
+            [
+                "Http.get Some(Read)",
+                "Http.post Some(Act)",
+                "Pay.pay Some(Act)",
+                "Records.read Some(Read)",
+                "Records.list Some(Read)",
+                "Audit.note Some(Read)",
+                "Log.info Some(Read)",
+                "Clock.now Some(Read)",
+                "Confirm.ask Some(Read)",
+            ]
+        );
+        assert_eq!(builtin_op_kind("Weather", "high"), None);
+        assert_eq!(builtin_op_kind("Pay", "refund"), None);
+        assert_eq!(
+            (OpKind::Read.as_str(), OpKind::Act.as_str()),
+            ("read", "act")
+        );
     }
 }

@@ -94,7 +94,7 @@ mod unify;
 
 pub use budget::WORK_LIMIT;
 pub use inputs::{Input, InputDecl, InputType, operation_result};
-pub use items::HOST_CAPABILITIES;
+pub use items::{BUILTIN_OPERATIONS, HOST_CAPABILITIES, OpKind, builtin_op_kind};
 pub use resolution::{Resolution, Resolved};
 
 use crate::ast::Program;
