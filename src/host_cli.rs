@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use writ_host::engine::{Confirmer, DEFAULT_STORE, Decision, Engine, RunOptions};
+use writ_host::engine::{Confirmer, DEFAULT_STORE, Decision, Engine, ReadMode, RunOptions};
 use writ_host::policy::Policy;
 use writ_host::store::{Head, Store, StoreError, VerifyError};
 
@@ -142,19 +142,42 @@ fn wait_for_answer(_deadline: Option<Instant>, _cancel: Option<&AtomicBool>) -> 
     Wait::Answer
 }
 
+/// What `writ run FILE --policy P` was given.
+pub struct PolicyRun<'a> {
+    /// The program.
+    pub file: &'a Path,
+    /// The policy.
+    pub policy: &'a Path,
+    /// `--db`.
+    pub db: Option<&'a Path>,
+    /// `--limit`s.
+    pub limit: &'a [String],
+    /// `--input-type`s and `--inputs`.
+    pub inputs: (&'a [String], Option<&'a Path>),
+    /// `--format json`.
+    pub json: bool,
+    /// `--pause-at` with `--save`.
+    pub pausing: Option<crate::pause_cli::Pausing<'a>>,
+    /// `--record` and `--replay`.
+    pub reads: (Option<&'a Path>, Option<&'a Path>),
+}
+
 /// `writ run FILE --policy P [--db PATH] [--limit ...] [--input-type
 /// NAME=TYPE ... --inputs FILE.json] [--format json] [--pause-at CAP
-/// --save FILE]` (`json`: the outcome as one JSON object,
-/// [`crate::outcome_json`]; `--pause-at`: [`crate::pause_cli`]).
-pub fn run_with_policy(
-    file: &Path,
-    policy_path: &Path,
-    db: Option<&Path>,
-    limit: &[String],
-    (input_types, values): (&[String], Option<&Path>),
-    json: bool,
-    pausing: Option<crate::pause_cli::Pausing<'_>>,
-) -> ExitCode {
+/// --save FILE] [--record FILE | --replay FILE]` (`json`: the outcome as
+/// one JSON object, [`crate::outcome_json`]; `--pause-at`:
+/// [`crate::pause_cli`]).
+pub fn run_with_policy(run: PolicyRun<'_>) -> ExitCode {
+    let PolicyRun {
+        file,
+        policy: policy_path,
+        db,
+        limit,
+        inputs: (input_types, values),
+        json,
+        pausing,
+        reads: (record, replay),
+    } = run;
     let (decls, values) = match (
         crate::inputs_cli::declared(input_types),
         crate::inputs_cli::values(values),
@@ -188,9 +211,18 @@ pub fn run_with_policy(
         Ok(p) => p,
         Err(code) => return code,
     };
+    let reads = match (record, replay) {
+        (Some(_), _) => ReadMode::Record,
+        (None, Some(file)) => match crate::inputs_cli::recording(file) {
+            Ok(r) => ReadMode::Replay(Arc::new(r)),
+            Err(code) => return code,
+        },
+        (None, None) => ReadMode::Live,
+    };
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
         inputs: values,
+        reads,
         ..RunOptions::default()
     };
     if let Some(pausing) = pausing {
@@ -203,19 +235,34 @@ pub fn run_with_policy(
         };
         return crate::pause_cli::start(&run, options, &pausing);
     }
-    if json {
-        return report(
-            engine.run(&program, &policy, &options, &mut |_: &str| {}),
-            &shown,
-            false,
-        );
+    let mut log = |line: &str| {
+        if !json {
+            log_line(line);
+        }
+    };
+    let ran = engine.run(&program, &policy, &options, &mut log);
+    if let (Some(file), Ok(outcome)) = (record, &ran)
+        && let Err(code) = save_recording(file, outcome)
+    {
+        return code;
     }
-    let mut log = |line: &str| log_line(line);
-    report(
-        engine.run(&program, &policy, &options, &mut log),
-        &shown,
-        true,
-    )
+    report(ran, &shown, !json)
+}
+
+/// Write the reads a run recorded to `file` (`--record`), as JSON; a file
+/// that cannot be written is `E9005`, exit 2.
+fn save_recording(file: &Path, outcome: &writ_host::engine::Outcome) -> Result<(), ExitCode> {
+    let recording = writ_host::engine::Recording {
+        reads: outcome.reads.clone(),
+    };
+    let text = serde_json::to_string_pretty(&recording.to_json()).unwrap_or_default() + "\n";
+    std::fs::write(file, text).map_err(|e| {
+        err_println!(
+            "[E9005] Error: cannot write the recording of reads to `{}`: {e}",
+            file.display()
+        );
+        ExitCode::from(2)
+    })
 }
 
 /// The policy at `path`, its directory noted (seeds, recordings), with

@@ -1,7 +1,8 @@
 //! A program's inputs on the command line (decision 009): `--input-type
 //! NAME=TYPE`, repeated, declares each input with its Writ type (for
 //! `writ check` and `writ run`); `--inputs FILE.json` gives their values,
-//! one JSON object by input name (for `writ run`).
+//! one JSON object by input name (for `writ run`); `--replay FILE.json`
+//! gives a recording of reads (`writ run --record`).
 //!
 //! Invariants: a malformed `--input-type` (no `=`), an unreadable or
 //! oversized values file, or one that is not a JSON object, is a usage
@@ -61,4 +62,27 @@ pub fn values(path: Option<&Path>) -> Result<serde_json::Map<String, serde_json:
         )),
         Err(e) => Err(usage(format!("expected JSON, found an error: {e}"))),
     }
+}
+
+/// The recording of reads in the `--replay` file at `path`, or the usage
+/// error (exit 2) when it cannot be read (at most [`MAX_INPUTS_BYTES`]) or
+/// is not a recording.
+pub fn recording(path: &Path) -> Result<writ_host::engine::Recording, ExitCode> {
+    let shown = path.display();
+    let usage = |why: String| {
+        err_println!("error: in `--replay {shown}`: {why}");
+        ExitCode::from(2)
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_INPUTS_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| usage(format!("cannot read it: {e}")))?;
+    if bytes.len() as u64 > MAX_INPUTS_BYTES {
+        return Err(usage(format!(
+            "expected at most {MAX_INPUTS_BYTES} bytes, found more"
+        )));
+    }
+    let doc: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| usage(format!("expected JSON, found an error: {e}")))?;
+    writ_host::engine::Recording::from_json(&doc).map_err(usage)
 }

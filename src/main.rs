@@ -138,6 +138,14 @@ enum Command {
         /// only: it holds what the program read).
         #[arg(long, requires = "pause_at", value_name = "FILE")]
         save: Option<std::path::PathBuf>,
+        /// Save the answer of every read that comes from outside the run
+        /// (`Http.get`, `Records`, `Clock`, `Confirm`) to this JSON file.
+        #[arg(long, requires = "policy", conflicts_with_all = ["replay", "pause_at"], value_name = "FILE.json")]
+        record: Option<std::path::PathBuf>,
+        /// Answer those reads from a file `--record` wrote, instead of
+        /// performing them (a read it does not hold: E4012).
+        #[arg(long, requires = "policy", value_name = "FILE.json")]
+        replay: Option<std::path::PathBuf>,
     },
     /// Continue a run `writ run --pause-at ... --save FILE` saved: reply to
     /// the operation it paused at and run on, under the same person's
@@ -689,19 +697,22 @@ fn main() -> ExitCode {
             format,
             pause_at,
             save,
+            record,
+            replay,
         } => match policy {
-            Some(p) => host_cli::run_with_policy(
-                &file,
-                &p,
-                db.as_deref(),
-                &limit,
-                (&input_type, inputs.as_deref()),
-                matches!(format, Format::Json),
-                save.as_deref().map(|s| pause_cli::Pausing {
+            Some(p) => host_cli::run_with_policy(host_cli::PolicyRun {
+                file: &file,
+                policy: &p,
+                db: db.as_deref(),
+                limit: &limit,
+                inputs: (&input_type, inputs.as_deref()),
+                json: matches!(format, Format::Json),
+                pausing: save.as_deref().map(|s| pause_cli::Pausing {
                     at: &pause_at,
                     save: Some(s),
                 }),
-            ),
+                reads: (record.as_deref(), replay.as_deref()),
+            }),
             None => run(&file, &limit, (&input_type, inputs.as_deref()), format),
         },
         Command::Resume {

@@ -314,6 +314,11 @@ fn prepare(example: &Example, dir: &Path) -> Result<(), String> {
             )?;
             write("main.writ", text.as_bytes())
         }
+        // `writ run --replay reads.json`: the recording the section shows.
+        "E4012" => {
+            write("reads.json", b"{ \"format\": 1, \"reads\": [] }\n")?;
+            write("main.writ", text.as_bytes())
+        }
         // The program saved in Latin-1 rather than UTF-8.
         "E9003" => {
             let bytes = text

@@ -326,3 +326,82 @@ fn with_format_json_a_pause_is_one_json_object() {
     assert_eq!(doc["value"]["data"], "not booked: Ada said no");
     assert_eq!(doc["status"], "ok");
 }
+
+#[test]
+fn a_recorded_run_replays_and_a_read_the_recording_lacks_stops_the_run() {
+    let reads = temp("reads.json").display().to_string();
+    let (db1, db2) = (temp("reads-1.db"), temp("reads-2.db"));
+    let (db1, db2) = (db1.display().to_string(), db2.display().to_string());
+    let (code, live, _) = writ(
+        &story(),
+        &[
+            "run",
+            "book.writ",
+            "--policy",
+            "policy.toml",
+            "--db",
+            &db1,
+            "--record",
+            &reads,
+        ],
+    );
+    assert_eq!(code, 0);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&reads).expect("recorded")).expect("JSON");
+    let ops: Vec<&str> = doc["reads"]
+        .as_array()
+        .expect("reads")
+        .iter()
+        .filter_map(|r| r["operation"].as_str())
+        .collect();
+    assert_eq!(ops, ["Http.get", "Http.get", "Http.get"]);
+    let (code, replayed, err) = writ(
+        &story(),
+        &[
+            "run",
+            "book.writ",
+            "--policy",
+            "policy.toml",
+            "--db",
+            &db2,
+            "--replay",
+            &reads,
+        ],
+    );
+    assert_eq!((code, replayed.as_str()), (0, live.as_str()), "{err}");
+    // The confirmed booking asks a question the recording does not hold.
+    let (code, _, err) = writ(
+        &story(),
+        &[
+            "run",
+            "book_confirmed.writ",
+            "--policy",
+            "policy.toml",
+            "--db",
+            &db2,
+            "--replay",
+            &reads,
+        ],
+    );
+    assert_eq!(code, 3);
+    assert!(
+        err.starts_with("[E4012] Error: expected a read the recording holds, found Confirm.ask(\"Pay 389.00 EUR to air-one.example for A1-318?\")"),
+        "{err}"
+    );
+    let (code, _, err) = writ(
+        &story(),
+        &[
+            "run",
+            "book.writ",
+            "--policy",
+            "policy.toml",
+            "--replay",
+            "policy.toml",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("error: in `--replay policy.toml`: expected JSON"),
+        "{err}"
+    );
+}

@@ -2635,6 +2635,37 @@ fix=r"""
 """,
 ),
 
+dict(code="E4012",
+meaning=r"""
+A run replaying recorded reads (`writ run --replay reads.json`, or
+`ReadMode::Replay` from Rust) performed a read the recording does not
+hold: an operation with other arguments, or more reads of it than were
+recorded. The run was stopped before that read, with what it did until
+then kept (and audited). Reads are matched by operation and arguments,
+in order among equal ones; the recording is made by a run with
+`--record` ([embedding: recording reads](embedding.md#recording-and-replaying-reads)).
+""",
+before=r"""
+With a recording that holds no reads, `reads.json`:
+
+```json
+{ "format": 1, "reads": [] }
+```
+""",
+policy='[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Clock]\n',
+files={"main.writ": 'Log.info("now: ${Clock.now()}")\n', "reads.json": '{ "format": 1, "reads": [] }\n'},
+show='Log.info("now: ${Clock.now()}")\n',
+args=["--policy", "policy.toml", "--replay", "reads.json", "main.writ"],
+cmd="run",
+lead="`writ run --policy policy.toml --replay reads.json main.writ` prints:",
+rc=3,
+fix=r"""
+**Fix**: record the run again (`writ run --policy policy.toml --record
+reads.json main.writ`) after changing the program, or run it live (without
+`--replay`).
+""",
+),
+
 dict(code="E5001",
 meaning=r'''
 The program ran for more steps than its fuel allows. Every step of the

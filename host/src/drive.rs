@@ -41,6 +41,7 @@ use crate::builtin::BuiltinOp;
 use crate::engine::{Compiled, Engine, Operation, Outcome, RunOptions, open_for, unavailable};
 use crate::policy::Policy;
 use crate::policy_host::{PolicyHost, Ready, clean};
+use crate::reads::{Cursor, ReadMode, RecordedRead, answer_type, replayable};
 use crate::snapshot;
 use crate::store::Store;
 
@@ -135,6 +136,8 @@ pub(crate) struct RunState {
     pub(crate) audit_ids: Vec<i64>,
     pub(crate) paid_this_run: i64,
     pub(crate) used_recorded: bool,
+    /// The reads recorded so far ([`ReadMode::Record`]).
+    pub(crate) recorded_reads: Vec<RecordedRead>,
     /// The nonce of the snapshot the run was restored from, until the
     /// restored run is first replied to (then written to the store: a
     /// snapshot resumes once).
@@ -148,6 +151,10 @@ pub(crate) struct Run<'a> {
     pub(crate) policy: &'a Policy,
     /// Where it is handed out; `None` for a straight run.
     pub(crate) pause_at: Option<PauseAt>,
+    /// Whether its reads are performed, recorded or replayed.
+    pub(crate) reads: ReadMode,
+    /// Which recorded reads a replay has used.
+    pub(crate) cursor: Cursor,
     pub(crate) state: RunState,
 }
 
@@ -222,6 +229,7 @@ impl<'a> Run<'a> {
             operations: self.state.operations,
             audit_ids: self.state.audit_ids,
             recorded: self.state.used_recorded,
+            reads: self.state.recorded_reads,
         }
     }
 
@@ -267,6 +275,32 @@ fn consume(store: &mut Store, nonce: &str) -> Result<(), RunError> {
     }
 }
 
+/// A value as JSON (the mapping of `writ_runtime::json`), `null` past
+/// the output limit.
+fn json_of(
+    v: &Value,
+    module: &writ_runtime::Module,
+    limits: &writ_runtime::Limits,
+) -> serde_json::Value {
+    match v.to_json(module, limits.output) {
+        Ok(j) => serde_json::from_str(j.as_str()).unwrap_or(serde_json::Value::Null),
+        Err(_) => serde_json::Value::Null,
+    }
+}
+
+/// `E4012`: a replayed run performed a read its recording does not hold.
+fn not_recorded(operation: &str, arguments: &[serde_json::Value]) -> RunError {
+    let args: Vec<String> = arguments.iter().map(ToString::to_string).collect();
+    let shown = clean(&args.join(", "));
+    RunError::new(
+        Code::ReadNotRecorded,
+        format!(
+            "expected a read the recording holds, found {operation}({shown}), which it does not (or not as many times)"
+        ),
+    )
+    .with_help("the run was stopped before the read; record the run again (`--record`), or run it live")
+}
+
 /// The engine as a [`Driver`]: each operation decided by the policy, then
 /// carried out, or (when the run pauses there) handed out ready.
 struct Drive<'r, 'a> {
@@ -291,6 +325,17 @@ impl Driver for Drive<'_, '_> {
         // anything out, or once its pending operation is denied (see
         // `consume`); handed out again, it is not used yet.
         let mut nonce = self.run.state.restored_from.take();
+        // Reads recorded or replayed (see `crate::reads`).
+        let engine = self.run.engine;
+        let outside = !matches!(self.run.reads, ReadMode::Live) && replayable(engine, effect, op);
+        let reads = if outside {
+            self.run.reads.clone()
+        } else {
+            ReadMode::Live
+        };
+        let mut cursor = std::mem::take(&mut self.run.cursor);
+        let mut recorded = None;
+        let limits = &self.run.policy.limits;
         let decided = self.run.with_host(self.log, |host| {
             host.bounded(|host| {
                 let ready = host.decide(effect, op, args)?;
@@ -300,9 +345,62 @@ impl Driver for Drive<'_, '_> {
                 if let Some(n) = nonce.take() {
                     consume(host.store, &n)?;
                 }
-                host.complete(ready, args).map(Ok)
+                let operation = || format!("{effect}.{op}");
+                match &reads {
+                    ReadMode::Live => host.complete(ready, args).map(Ok),
+                    ReadMode::Record => {
+                        let v = host.complete(ready, args)?;
+                        recorded = Some(RecordedRead {
+                            operation: operation(),
+                            arguments: args
+                                .iter()
+                                .map(|a| json_of(a, host.module, limits))
+                                .collect(),
+                            answer: json_of(&v, host.module, limits),
+                        });
+                        Ok(Ok(v))
+                    }
+                    ReadMode::Replay(recording) => {
+                        let arguments: Vec<serde_json::Value> = args
+                            .iter()
+                            .map(|a| json_of(a, host.module, limits))
+                            .collect();
+                        let name = operation();
+                        let Some(read) = cursor.take(recording, &name, &arguments) else {
+                            return Err(HostError::Stop(not_recorded(&name, &arguments)));
+                        };
+                        let ty = answer_type(engine, effect, op).ok_or_else(|| {
+                            RunError::new(
+                                Code::AnswerMismatch,
+                                format!("the answer of {name} is not data a recording can hold"),
+                            )
+                        })?;
+                        let v = writ_runtime::inputs::value_from_json(
+                            host.module,
+                            &name,
+                            &read.answer,
+                            &ty,
+                            limits,
+                        )
+                        .map_err(|mut e| {
+                            if e.code == Code::InputMismatch {
+                                e.code = Code::AnswerMismatch;
+                                e.help = Some(format!(
+                                    "the recording's answer must be a {ty}; the run was stopped"
+                                ));
+                            }
+                            e
+                        })?;
+                        host.answered(ready, v, "replayed from the recording")
+                            .map(Ok)
+                    }
+                }
             })
         });
+        self.run.cursor = cursor;
+        if let Some(r) = recorded {
+            self.run.state.recorded_reads.push(r);
+        }
         if let Some(n) = nonce.take() {
             if matches!(decided, Ok(Err(_))) {
                 self.run.state.restored_from = Some(n);
@@ -406,6 +504,8 @@ impl Engine {
             program,
             policy,
             pause_at,
+            reads: options.reads.clone(),
+            cursor: Cursor::default(),
             state: RunState {
                 store,
                 recorded,
@@ -414,6 +514,7 @@ impl Engine {
                 audit_ids: Vec::new(),
                 paid_this_run: 0,
                 used_recorded: false,
+                recorded_reads: Vec::new(),
                 restored_from: None,
             },
         };
@@ -638,7 +739,9 @@ impl<'a> Pending<'a> {
                     paused.hand_back(&mut drive)
                 }
                 (Reply::Answer(_), Some(v)) => {
-                    let a = drive.run.with_host(drive.log, |h| h.answered(ready, v));
+                    let a = drive
+                        .run
+                        .with_host(drive.log, |h| h.answered(ready, v, "answered by the host"));
                     paused.resume_driven(a, &mut drive)
                 }
                 (Reply::Fail(message), _) => {
@@ -808,6 +911,8 @@ impl Engine {
             program,
             policy,
             pause_at: Some(options.pause_at.clone()),
+            reads: options.reads.clone(),
+            cursor: Cursor::default(),
             state: RunState {
                 store,
                 recorded,
@@ -816,6 +921,7 @@ impl Engine {
                 audit_ids: envelope.audit_ids,
                 paid_this_run: envelope.paid_this_run,
                 used_recorded: envelope.used_recorded,
+                recorded_reads: Vec::new(),
                 restored_from: Some(envelope.nonce),
             },
         };

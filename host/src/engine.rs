@@ -31,6 +31,7 @@ use crate::http::load_recorded;
 pub use crate::policy::Decision;
 use crate::policy::{Policy, Scope};
 pub use crate::policy_host::clean;
+pub use crate::reads::{ReadMode, RecordedRead, Recording};
 use crate::store::{self, Store};
 
 /// A checked, compiled program, ready to run any number of times.
@@ -93,6 +94,9 @@ pub struct Outcome {
     /// Whether `Http` answers came from recorded responses rather than the
     /// network.
     pub recorded: bool,
+    /// The reads performed, with their answers, when the run recorded them
+    /// ([`RunOptions::reads`], [`ReadMode::Record`]); else empty.
+    pub reads: Vec<RecordedRead>,
 }
 
 impl Outcome {
@@ -123,6 +127,10 @@ pub struct RunOptions {
     /// host: at every operation of a host capability (the default), or
     /// at those named. [`Engine::run`] hands out none.
     pub pause_at: PauseAt,
+    /// Whether the reads that come from outside the run are performed
+    /// (the default), recorded, or replayed from a recording (see
+    /// [`ReadMode`]).
+    pub reads: ReadMode,
 }
 
 /// Asks the person to confirm an action; `false` when nobody can answer.

@@ -45,6 +45,7 @@ pub mod engine;
 mod http;
 pub mod policy;
 mod policy_host;
+mod reads;
 pub mod session;
 mod snapshot;
 pub mod store;

@@ -194,6 +194,9 @@ codes! {
     /// A run was asked to pause at a capability or operation the engine
     /// does not have; nothing was run.
     UnknownPausePoint = "E4011", "unknown pause point";
+    /// A run replaying recorded reads performed a read the recording does
+    /// not hold; the run was stopped before it.
+    ReadNotRecorded = "E4012", "read not in the recording";
     /// The run spent more fuel (machine steps and metered library work) than it had.
     FuelExhausted = "E5001", "fuel exhausted";
     /// The run's live values outgrew its memory limit.

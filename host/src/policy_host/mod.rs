@@ -445,12 +445,18 @@ impl<'p> PolicyHost<'p> {
     }
 
     /// The host answered a ready operation with `value` itself (the
-    /// caller checked that it may, [`Ready::answerable`], and that the
-    /// value is of the operation's result type): recorded as allowed and
-    /// answered by the host, before the value returns.
-    pub(crate) fn answered(&mut self, ready: Ready, value: Value) -> Result<Value, HostError> {
+    /// caller checked that it may, [`Ready::answerable`], or replays a
+    /// recorded read, and that the value is of the operation's result
+    /// type): recorded as allowed and answered `how` ("answered by the
+    /// host"), before the value returns.
+    pub(crate) fn answered(
+        &mut self,
+        ready: Ready,
+        value: Value,
+        how: &str,
+    ) -> Result<Value, HostError> {
         let grant = self.grant_of(&ready)?;
-        let rule = format!("{}; answered by the host", ready.rule);
+        let rule = format!("{}; {how}", ready.rule);
         self.allow(grant, &ready.operation, &ready.shown, &rule)?;
         Ok(value)
     }
