@@ -115,7 +115,14 @@ fn save_run(
         file: run.shown.path.to_string(),
         source: run.shown.text.to_string(),
         input_types: run.input_types.to_vec(),
-        db: run.db.map(|d| d.display().to_string()),
+        // Absolute, so that `writ resume` from another directory opens the
+        // same store.
+        db: run.db.map(|d| {
+            std::fs::canonicalize(d)
+                .unwrap_or_else(|_| d.to_path_buf())
+                .display()
+                .to_string()
+        }),
     };
     let meta = serde_json::to_string(&saved)
         .map_err(|e| writ::RunError::internal(format!("the saved run's header: {e}")))?;

@@ -405,3 +405,44 @@ fn a_recorded_run_replays_and_a_read_the_recording_lacks_stops_the_run() {
         "{err}"
     );
 }
+
+#[test]
+fn a_run_saved_with_a_relative_store_resumes_from_another_directory() {
+    let dir = temp("relative");
+    let _ = std::fs::create_dir_all(&dir);
+    for f in ["book_confirmed.writ", "policy.toml", "responses.toml"] {
+        std::fs::copy(story().join(f), dir.join(f)).expect("copied");
+    }
+    let (code, _, err) = writ(
+        &dir,
+        &[
+            "run",
+            "book_confirmed.writ",
+            "--policy",
+            "policy.toml",
+            "--db",
+            "here.db",
+            "--pause-at",
+            "Confirm",
+            "--save",
+            "run.snap",
+        ],
+    );
+    assert_eq!(code, 5, "{err}");
+    let elsewhere = std::env::temp_dir();
+    let snap = dir.join("run.snap").display().to_string();
+    let policy = dir.join("policy.toml").display().to_string();
+    let (code, out, err) = writ(
+        &elsewhere,
+        &["resume", &snap, "--policy", &policy, "--answer", "true"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.ends_with("\"booked A1-318 (receipt pay-1)\"\n"),
+        "{out}"
+    );
+    assert!(
+        !elsewhere.join("here.db").exists(),
+        "no store made where resume ran"
+    );
+}
