@@ -145,7 +145,8 @@ fn document(found: &Found, text: &str) -> Value {
             "capability": m.capability,
             "sites": m.sites.iter().map(|(op, span)| {
                 let p = at(*span);
-                json!({ "operation": op, "line": p.line, "column": p.column })
+                let kind = writ_lang::types::builtin_op_kind(&m.effect, op).map(|k| k.as_str());
+                json!({ "operation": op, "kind": kind, "line": p.line, "column": p.column })
             }).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "signatures": found.signatures.iter().map(|s| {
