@@ -42,6 +42,14 @@ const SKIPPED: &[(&str, &str)] = &[
         "a reply is given to a run an earlier command saved (`writ resume`); an example is one command",
     ),
     (
+        "E4013",
+        "a deviation needs a plan an earlier command made and a program that then takes another path",
+    ),
+    (
+        "E4014",
+        "a plan that does not apply needs a plan an earlier command made",
+    ),
+    (
         "E5006",
         "only a host embedding Writ can cancel a run (from another thread); no command does",
     ),

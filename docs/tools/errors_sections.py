@@ -2666,6 +2666,55 @@ reads.json main.writ`) after changing the program, or run it live (without
 """,
 ),
 
+dict(code="E4013",
+not_run=True,
+cmd="run",
+meaning=r"""
+A run of a plan the person approved (`RunOptions::approved`, see
+[embedding: plans](embedding.md#plans-the-person-approves-what-will-be-done))
+performed an act the plan does not hold next: an act not in the plan,
+one with other arguments, the acts in another order, or one more than the
+plan approved. The run was stopped before the act: nothing of it was
+carried out, and the attempt is in the audit log as a denial. The
+message names the act the plan held next (or `no more acts`) and the one
+the program performed. A run replays the plan's reads by default, so a
+program that decides from what it reads makes the same acts; one that
+takes another path (it reads the clock to decide, say) deviates.
+""",
+fix=r"""
+**Fix**: make a new plan of the program as it is, show it to the person,
+and run the plan they approve. A program whose acts follow only from what
+it reads (and from its inputs) executes its plan exactly:
+""",
+fix_code='''\
+/// The acts follow from the prices read: replayed, the same choice.
+let prices = [41200, 38900, 39500]
+let cheapest = list.fold(prices, 100000, fn(m, p) { if p < m { p } else { m } })
+Log.info("cheapest: ${cheapest}")
+''',
+),
+
+dict(code="E4014",
+not_run=True,
+cmd="run",
+meaning=r"""
+A plan given as approved does not apply to this run, so nothing was run:
+it was made of another program (its hash differs), under another policy
+(or this policy changed since), for another person, with other inputs'
+values, or it was executed already (an approved plan executes once: the
+store records it with the approval). A plan is made and approved for one
+run of one program, by one person, under one policy.
+""",
+fix=r"""
+**Fix**: make a new plan of this program under this policy, with these
+inputs, show it to the person, and run the plan they approve. The program
+needs no change:
+""",
+fix_code='''\
+Log.info("planned once, approved once, run once")
+''',
+),
+
 dict(code="E5001",
 meaning=r'''
 The program ran for more steps than its fuel allows. Every step of the

@@ -39,9 +39,11 @@ use writ_runtime::{Driven, Driver, Handling, HostError, RunError, Usage, Value};
 
 use crate::builtin::BuiltinOp;
 use crate::engine::{Compiled, Engine, Operation, Outcome, RunOptions, open_for, unavailable};
+use crate::plan::{Plan, PlannedAct, Planning, policy_digest};
+use crate::policy::Decision;
 use crate::policy::Policy;
 use crate::policy_host::{PolicyHost, Ready, clean};
-use crate::reads::{Cursor, ReadMode, RecordedRead, answer_type, replayable};
+use crate::reads::{Cursor, ReadMode, RecordedRead, Recording, answer_type, replayable};
 use crate::snapshot;
 use crate::store::Store;
 
@@ -155,6 +157,10 @@ pub(crate) struct Run<'a> {
     pub(crate) reads: ReadMode,
     /// Which recorded reads a replay has used.
     pub(crate) cursor: Cursor,
+    /// Why it runs, when not for itself (see `PolicyHost::purpose`).
+    pub(crate) purpose: Option<String>,
+    /// Planning it, or running it as a plan approved it.
+    pub(crate) plan: Option<crate::plan::Planning>,
     pub(crate) state: RunState,
 }
 
@@ -183,6 +189,7 @@ impl<'a> Run<'a> {
             paid_this_run: state.paid_this_run,
             recorded: state.recorded.as_ref(),
             used_recorded: state.used_recorded,
+            purpose: self.purpose.as_deref(),
         };
         let result = work(&mut host);
         let PolicyHost {
@@ -256,6 +263,87 @@ impl<'a> Run<'a> {
     }
 }
 
+/// Set `run` up to run as `plan` approved it: `E4014` (nothing run) if the
+/// plan is of another program, policy, person or inputs, or was executed
+/// already; else the approval's audit record, the plan marked executed,
+/// the reads answered from the plan's recording (unless the options say
+/// how), and every operation's rule naming the approval.
+fn approve(run: &mut Run<'_>, plan: &Plan, options: &RunOptions) -> Result<(), RunError> {
+    let digest = plan.digest();
+    let short = digest.get(..12).unwrap_or(&digest);
+    let mismatch = if plan.program != run.program.hash {
+        Some(format!(
+            "expected a plan of this program (hash {}), found one of another (hash {})",
+            run.program.hash,
+            clean(&plan.program)
+        ))
+    } else if plan.policy != policy_digest(run.policy) {
+        Some("expected a plan made under this policy, found one made under another (or this one since changed)".to_string())
+    } else if plan.principal != run.policy.principal.id {
+        Some(format!(
+            "expected a plan for {}, found one for {}",
+            clean(&run.policy.principal.id),
+            clean(&plan.principal)
+        ))
+    } else if plan.inputs != options.inputs {
+        Some(
+            "expected a plan made with these inputs' values, found one made with others"
+                .to_string(),
+        )
+    } else {
+        None
+    };
+    if let Some(why) = mismatch {
+        return Err(crate::plan::does_not_apply(why));
+    }
+    let allowed: Vec<PlannedAct> = plan
+        .acts
+        .iter()
+        .filter(|a| a.decision == Decision::Allowed)
+        .cloned()
+        .collect();
+    let rule = format!(
+        "approved by {}: {} act{}",
+        clean(&run.policy.principal.id),
+        allowed.len(),
+        if allowed.len() == 1 { "" } else { "s" }
+    );
+    let entry = crate::store::Entry {
+        principal: &run.policy.principal.id,
+        program: &run.program.hash,
+        operation: "Plan.approve",
+        arguments: &digest,
+        decision: Decision::Allowed,
+        rule: &rule,
+    };
+    let seq = run
+        .state
+        .store
+        .approve_plan(&digest, &entry)
+        .map_err(|e| {
+            unavailable(format!(
+                "the approval could not be recorded ({e}); nothing was run"
+            ))
+        })?
+        .ok_or_else(|| {
+            crate::plan::does_not_apply(format!(
+                "expected a plan not executed before, found plan {short}, which was"
+            ))
+        })?;
+    run.state.audit_ids.push(seq);
+    run.purpose = Some(format!("as approved in plan {short} (audit #{seq})"));
+    run.plan = Some(Planning::Approved {
+        acts: allowed,
+        next: 0,
+    });
+    if matches!(options.reads, ReadMode::Live) {
+        run.reads = ReadMode::Replay(std::sync::Arc::new(Recording {
+            reads: plan.reads.clone(),
+        }));
+    }
+    Ok(())
+}
+
 /// Record in the store that the snapshot `nonce` is resumed: before the
 /// restored run carries anything out (its pending operation replied to,
 /// or a later one carried out), or once its pending operation is denied
@@ -318,6 +406,11 @@ struct Drive<'r, 'a> {
 
 impl Driver for Drive<'_, '_> {
     fn handle(&mut self, effect: &str, op: &str, args: &[Value]) -> Handling {
+        if self.run.plan.is_some()
+            && self.run.engine.operation_kind(effect, op) == Some(writ_lang::types::OpKind::Act)
+        {
+            return self.act(effect, op, args);
+        }
         let carry = std::mem::take(&mut self.carry);
         let hand_out = std::mem::take(&mut self.hand_out)
             || (!carry && matches!(&self.run.pause_at, Some(p) if p.covers(effect, op)));
@@ -419,6 +512,73 @@ impl Driver for Drive<'_, '_> {
     }
 }
 
+impl Drive<'_, '_> {
+    /// An act of a run making a plan (decided, not performed: simulated)
+    /// or running as a plan approved it (carried out only as the plan's
+    /// next allowed act).
+    fn act(&mut self, effect: &str, op: &str, args: &[Value]) -> Handling {
+        let limits = self.run.policy.limits.clone();
+        let mut planning = self.run.plan.take();
+        let result = self.run.with_host(self.log, |host| {
+            host.bounded(|host| {
+                let arguments: Vec<serde_json::Value> = args
+                    .iter()
+                    .map(|a| json_of(a, host.module, &limits))
+                    .collect();
+                let ready = match host.decide(effect, op, args) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        // Denied by the policy: in a plan, as a denial.
+                        if let Some(Planning::Making { acts }) = &mut planning {
+                            let (shown, rule) = host
+                                .operations
+                                .last()
+                                .map(|o| (o.arguments.clone(), o.rule.clone()))
+                                .unwrap_or_default();
+                            acts.push(PlannedAct::new(
+                                format!("{effect}.{op}"),
+                                arguments,
+                                shown,
+                                Decision::Denied,
+                                rule,
+                            ));
+                        }
+                        return Err(e);
+                    }
+                };
+                match &mut planning {
+                    Some(Planning::Making { acts }) => {
+                        let n = acts
+                            .iter()
+                            .filter(|a| a.decision == Decision::Allowed)
+                            .count()
+                            + 1;
+                        let v = host.simulated(&ready, n)?;
+                        acts.push(PlannedAct::new(
+                            ready.operation.to_string(),
+                            arguments,
+                            ready.shown.clone(),
+                            Decision::Allowed,
+                            ready.rule.to_string(),
+                        ));
+                        Ok(v)
+                    }
+                    Some(Planning::Approved { acts, next }) => match acts.get(*next) {
+                        Some(a) if a.operation == ready.operation && a.arguments == arguments => {
+                            *next += 1;
+                            host.complete(ready, args)
+                        }
+                        expected => Err(host.deviated(&ready, expected)),
+                    },
+                    None => host.complete(ready, args),
+                }
+            })
+        });
+        self.run.plan = planning;
+        Handling::Answer(result)
+    }
+}
+
 impl Engine {
     /// Start running a checked program under `policy`, handed out to the
     /// host at the operations `options.pause_at` names: the run's end, or
@@ -496,6 +656,23 @@ impl Engine {
         pause_at: Option<PauseAt>,
         log: &mut dyn FnMut(&str),
     ) -> Result<Step<'a>, RunError> {
+        Ok(self
+            .begin_planned(program, policy, options, pause_at, log, false)?
+            .0)
+    }
+
+    /// [`Engine::begin`], making a plan (`making`) or running as
+    /// `options.approved` approved: where the run came to, and its
+    /// planning.
+    fn begin_planned<'a>(
+        &'a self,
+        program: &'a Compiled,
+        policy: &'a Policy,
+        options: &RunOptions,
+        pause_at: Option<PauseAt>,
+        log: &mut dyn FnMut(&str),
+        making: bool,
+    ) -> Result<(Step<'a>, Option<Planning>), RunError> {
         let module = program.module();
         let globals = writ_runtime::inputs::from_json(module, &options.inputs, &policy.limits)?;
         let (store, recorded) = open_for(policy, options)?;
@@ -506,6 +683,8 @@ impl Engine {
             pause_at,
             reads: options.reads.clone(),
             cursor: Cursor::default(),
+            purpose: None,
+            plan: None,
             state: RunState {
                 store,
                 recorded,
@@ -518,6 +697,13 @@ impl Engine {
                 restored_from: None,
             },
         };
+        if making {
+            run.plan = Some(Planning::Making { acts: Vec::new() });
+            run.reads = ReadMode::Record;
+            run.purpose = Some("for a plan".to_string());
+        } else if let Some(plan) = &options.approved {
+            approve(&mut run, plan, options)?;
+        }
         let mut drive = Drive {
             run: &mut run,
             log,
@@ -527,7 +713,71 @@ impl Engine {
         };
         let driven = writ_runtime::drive(module, globals, &policy.limits, None, &mut drive);
         let ready = drive.ready.take();
-        Ok(run.step(driven, ready))
+        let planning = run.plan.take();
+        Ok((run.step(driven, ready), planning))
+    }
+
+    /// Run a checked program under `policy` as a plan: its reads performed
+    /// (as the policy allows, audited `for a plan`) and recorded, its acts
+    /// decided by the policy but not performed, each answered with a
+    /// simulated result (see the `plan` module). The plan says what the
+    /// program would do, for the person to approve; run it approved with
+    /// [`RunOptions::approved`]. `options.pause_at` and `options.approved`
+    /// are not used.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use writ_host::engine::{Engine, RunOptions};
+    ///
+    /// let engine = Engine::new();
+    /// let policy = engine
+    ///     .parse_policy("[principal]\nid = \"ada\"\nrole = \"r\"\n\n[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n")
+    ///     .expect("a valid policy");
+    /// let program = engine
+    ///     .check("let r = Pay.pay(\"air-one.example\", 38900, \"flight A1-318\")\nr.id\n", &policy)
+    ///     .expect("accepted");
+    /// let db = std::env::temp_dir().join(format!("writ-plan-doc-{}.db", std::process::id()));
+    /// let options = RunOptions { store: Some(db.display().to_string()), ..RunOptions::default() };
+    ///
+    /// let plan = engine.plan(&program, &policy, &options).expect("planned");
+    /// assert_eq!(plan.result.as_deref(), Ok("\"planned-1\""));
+    /// assert_eq!(plan.words(&policy)[1], "  1. Pay 389.00 EUR to air-one.example (\"flight A1-318\")");
+    ///
+    /// // The person approves it: the run pays exactly that, once.
+    /// let approved = RunOptions { approved: Some(Arc::new(plan)), ..options.clone() };
+    /// let outcome = engine.run(&program, &policy, &approved, &mut |_| {}).expect("ran");
+    /// assert_eq!(outcome.result.ok().as_deref(), Some("\"pay-1\""));
+    /// let again = engine.run(&program, &policy, &approved, &mut |_| {}).unwrap_err();
+    /// assert_eq!(again.code.as_str(), "E4014");
+    /// # let _ = std::fs::remove_file(db);
+    /// ```
+    pub fn plan(
+        &self,
+        program: &Compiled,
+        policy: &Policy,
+        options: &RunOptions,
+    ) -> Result<Plan, RunError> {
+        let (step, planning) =
+            self.begin_planned(program, policy, options, None, &mut |_| {}, true)?;
+        let Step::Done(outcome) = step else {
+            return Err(RunError::internal("a plan's run was handed out"));
+        };
+        let acts = match planning {
+            Some(Planning::Making { acts }) => acts,
+            _ => Vec::new(),
+        };
+        Ok(Plan {
+            program: program.hash.clone(),
+            policy: policy_digest(policy),
+            principal: policy.principal.id.clone(),
+            inputs: options.inputs.clone(),
+            reads: outcome.reads,
+            log: outcome.output,
+            acts,
+            result: outcome
+                .result
+                .map_err(|e| format!("{}: {}", e.code.as_str(), e.message)),
+        })
     }
 
     /// `E4011` unless every name in `pause_at` is a capability of this
@@ -913,6 +1163,8 @@ impl Engine {
             pause_at: Some(options.pause_at.clone()),
             reads: options.reads.clone(),
             cursor: Cursor::default(),
+            purpose: None,
+            plan: None,
             state: RunState {
                 store,
                 recorded,

@@ -28,6 +28,7 @@ use crate::builtin::Builtin;
 pub use crate::capability::{ArgError, Args, Capability, FromValue, Handler, IntoValue, Refusal};
 pub use crate::drive::{BadReply, PauseAt, Pending, Reply, Step};
 use crate::http::load_recorded;
+pub use crate::plan::{Plan, PlannedAct, policy_digest};
 pub use crate::policy::Decision;
 use crate::policy::{Policy, Scope};
 pub use crate::policy_host::clean;
@@ -131,6 +132,13 @@ pub struct RunOptions {
     /// (the default), recorded, or replayed from a recording (see
     /// [`ReadMode`]).
     pub reads: ReadMode,
+    /// A plan the person approved ([`Engine::plan`]): the run carries out
+    /// only its allowed acts, in order, each once (another act is `E4013`,
+    /// stopped before it), and answers its reads from the plan's recording
+    /// (with `reads` set to [`ReadMode::Record`], performs and records them
+    /// instead; [`ReadMode::Replay`] replays that recording); a plan of another program, policy,
+    /// person or inputs, or executed before, is `E4014` and nothing runs.
+    pub approved: Option<Arc<Plan>>,
 }
 
 /// Asks the person to confirm an action; `false` when nobody can answer.

@@ -43,6 +43,7 @@ mod capability;
 mod drive;
 pub mod engine;
 mod http;
+mod plan;
 pub mod policy;
 mod policy_host;
 mod reads;

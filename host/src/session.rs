@@ -389,6 +389,7 @@ impl Session {
                     paid_this_run: self.paid,
                     recorded: u.recorded.as_ref(),
                     used_recorded: false,
+                    purpose: None,
                 };
                 let result = self.code.run(&prepared, &limits, &mut host, cancel);
                 self.paid = host.paid_this_run;

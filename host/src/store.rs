@@ -495,6 +495,33 @@ impl Store {
         })
     }
 
+    /// Record that the plan with `digest` is executed, and its approval
+    /// (an audit record, `entry`) in the same transaction: the approval's
+    /// sequence number, or `None` if the plan was executed already.
+    pub(crate) fn approve_plan(
+        &mut self,
+        digest: &str,
+        entry: &Entry<'_>,
+    ) -> Result<Option<i64>, StoreError> {
+        let key = format!("plan:{digest}");
+        self.write(|tx| {
+            let done: i64 = tx.query_row(
+                "SELECT count(*) FROM meta WHERE key = ?1",
+                params![key],
+                |r| r.get(0),
+            )?;
+            if done > 0 {
+                return Ok(None);
+            }
+            let seq = append(tx, entry, None)?;
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                params![key, seq.to_string()],
+            )?;
+            Ok(Some(seq))
+        })
+    }
+
     fn write<T>(
         &mut self,
         mut f: impl FnMut(&Transaction<'_>) -> Result<T, WriteError>,

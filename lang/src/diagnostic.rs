@@ -197,6 +197,12 @@ codes! {
     /// A run replaying recorded reads performed a read the recording does
     /// not hold; the run was stopped before it.
     ReadNotRecorded = "E4012", "read not in the recording";
+    /// A run of an approved plan performed an act the plan does not hold
+    /// next; it was stopped before the act.
+    PlanDeviation = "E4013", "act not in the approved plan";
+    /// A plan given as approved was made for another program, policy,
+    /// person or inputs, or was executed already; nothing was run.
+    PlanNotApplicable = "E4014", "plan does not apply";
     /// The run spent more fuel (machine steps and metered library work) than it had.
     FuelExhausted = "E5001", "fuel exhausted";
     /// The run's live values outgrew its memory limit.

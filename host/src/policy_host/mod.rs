@@ -67,6 +67,9 @@ pub(crate) struct PolicyHost<'a> {
     pub(crate) paid_this_run: i64,
     pub(crate) recorded: Option<&'a HashMap<String, String>>,
     pub(crate) used_recorded: bool,
+    /// Why the run runs, when not for itself: appended to the rule of
+    /// every operation it allows (`for a plan`, `as approved in plan …`).
+    pub(crate) purpose: Option<&'a str>,
 }
 
 /// Text from a program made safe to store and show, on one line (see
@@ -139,6 +142,14 @@ impl PolicyHost<'_> {
         arguments: &str,
         rule: &str,
     ) -> Result<(), HostError> {
+        let purposed;
+        let rule = match self.purpose {
+            Some(p) => {
+                purposed = format!("{rule}; {p}");
+                purposed.as_str()
+            }
+            None => rule,
+        };
         let audit_id = if grant.audit {
             Some(self.audit(
                 operation,
@@ -461,6 +472,87 @@ impl<'p> PolicyHost<'p> {
         Ok(value)
     }
 
+    /// The simulated result of an act a plan does not perform (its `n`th
+    /// allowed act): a `Receipt` whose id is `planned-n` for a payment,
+    /// `(planned: not sent)` for a post, the plain default of its result
+    /// type (`0`, `""`, `false`, empty, `None`) for an embedder's act.
+    pub(crate) fn simulated(&self, ready: &Ready, n: usize) -> Result<Value, HostError> {
+        match &ready.act {
+            Act::Pay(p) => {
+                let currency = match self.grant_of(ready)?.scope {
+                    crate::policy::Scope::Pay(ref s) => s.currency.clone(),
+                    _ => String::new(),
+                };
+                Value::record(
+                    self.module,
+                    vec![
+                        ("id", Value::str(format!("planned-{n}"))),
+                        ("payee", Value::str(p.payee())),
+                        ("cents", Value::int(p.cents())),
+                        ("currency", Value::str(currency)),
+                    ],
+                )
+                .ok_or_else(|| {
+                    HostError::Stop(RunError::internal("the Receipt type is not in the program"))
+                })
+            }
+            Act::Http(_) => Ok(Value::str("(planned: not sent)")),
+            Act::Custom(_) => {
+                let (effect, op) = ready.operation.split_once('.').unwrap_or_default();
+                let interface = self
+                    .capabilities
+                    .iter()
+                    .find(|c| c.name == effect)
+                    .map(|c| c.interface.as_str())
+                    .unwrap_or_default();
+                let ty = match writ_lang::types::operation_result(interface, effect, op) {
+                    Some(Ok(t)) => t,
+                    _ => {
+                        return Err(HostError::Stop(crate::plan::does_not_apply(format!(
+                            "expected an act whose result a plan can simulate (data), found {}, whose result is not",
+                            ready.operation
+                        ))));
+                    }
+                };
+                let json = default_of(&ty);
+                writ_runtime::inputs::value_from_json(
+                    self.module,
+                    &ready.operation,
+                    &json,
+                    &ty,
+                    &self.policy.limits,
+                )
+                .map_err(HostError::Stop)
+            }
+            _ => Err(HostError::Stop(RunError::internal(
+                "a plan simulating an operation that is not an act",
+            ))),
+        }
+    }
+
+    /// An act the approved plan does not hold next: noted, audited as
+    /// denied, and the run stopped (`E4013`).
+    pub(crate) fn deviated(
+        &mut self,
+        ready: &Ready,
+        expected: Option<&crate::plan::PlannedAct>,
+    ) -> HostError {
+        let error = crate::plan::deviation(&ready.operation, &ready.shown, expected);
+        let rule = error.message.clone();
+        let audited = self.audit(&ready.operation, &ready.shown, Decision::Denied, &rule);
+        self.note(
+            &ready.operation,
+            &ready.shown,
+            Decision::Denied,
+            &rule,
+            audited.as_ref().ok().copied(),
+        );
+        match audited {
+            Ok(_) => HostError::Stop(error),
+            Err(e) => e,
+        }
+    }
+
     /// The grant that allowed a ready operation.
     fn grant_of(&self, ready: &Ready) -> Result<&'p Grant, HostError> {
         let policy: &'p Policy = self.policy;
@@ -496,6 +588,48 @@ impl<'p> PolicyHost<'p> {
         let rule = format!("refused by the host: {reason}");
         self.deny(grant, &ready.operation, &ready.shown, &rule)
     }
+}
+
+/// The plain default of a data type, as JSON: what a plan answers an
+/// embedder's act with.
+fn default_of(ty: &writ_lang::types::InputType) -> serde_json::Value {
+    use writ_lang::types::InputType as T;
+    let mut work = vec![ty];
+    // Built back to front: a stack of the values made for each part.
+    let mut order = Vec::new();
+    while let Some(t) = work.pop() {
+        order.push(t);
+        match t {
+            T::Tuple(parts) => work.extend(parts.iter()),
+            T::Record(fields) => work.extend(fields.iter().map(|(_, t)| t)),
+            _ => {}
+        }
+    }
+    let mut made: Vec<serde_json::Value> = Vec::new();
+    for t in order.into_iter().rev() {
+        let v = match t {
+            T::Int => serde_json::json!(0),
+            T::Float => serde_json::json!(0.0),
+            T::Str => serde_json::json!(""),
+            T::Bool => serde_json::json!(false),
+            T::Unit | T::Option(_) => serde_json::Value::Null,
+            T::List(_) => serde_json::json!([]),
+            T::Map(_) => serde_json::json!({}),
+            T::Tuple(parts) => {
+                let at = made.len().saturating_sub(parts.len());
+                serde_json::Value::Array(made.split_off(at))
+            }
+            T::Record(fields) => {
+                let at = made.len().saturating_sub(fields.len());
+                let items = made.split_off(at);
+                serde_json::Value::Object(
+                    fields.iter().map(|(k, _)| k.clone()).zip(items).collect(),
+                )
+            }
+        };
+        made.push(v);
+    }
+    made.pop().unwrap_or(serde_json::Value::Null)
 }
 
 /// The arguments as the audit log shows them under `grant`.

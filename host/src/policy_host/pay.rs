@@ -22,6 +22,18 @@ pub(crate) struct Payment {
     memo: String,
 }
 
+impl Payment {
+    /// To whom, as the policy lists payees.
+    pub(crate) fn payee(&self) -> String {
+        self.payee.clone()
+    }
+
+    /// How much.
+    pub(crate) fn cents(&self) -> i64 {
+        self.cents
+    }
+}
+
 fn scope(grant: &Grant) -> Result<&PayScope, HostError> {
     match &grant.scope {
         Scope::Pay(s) => Ok(s),
@@ -160,11 +172,14 @@ impl PolicyHost<'_> {
                 return Err(self.deny(grant, op, shown, "the person did not confirm the payment"));
             }
         }
-        let rule = format!(
+        let mut rule = format!(
             "{payee} is an allowed payee and {} {} is within the caps",
             money(cents),
             scope.currency
         );
+        if let Some(p) = self.purpose {
+            rule = format!("{rule}; {p}");
+        }
         // Escaped as every record is (see `audit`): this one is written by
         // the ledger's transaction instead.
         let (arguments, rule) = (clean(recorded(grant, shown)), clean(&rule));

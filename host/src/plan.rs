@@ -1,0 +1,388 @@
+//! Plans: what a program is about to do, shown to the person before it is
+//! done, and a run that does exactly what the person approved.
+//!
+//! [`Engine::plan`](crate::engine::Engine::plan) runs a program with its
+//! reads performed (as the policy allows, audited `for a plan`) and
+//! recorded, and its acts **not performed**: each is decided by the policy
+//! as if it were (a denial is audited and raised, and shows in the plan as
+//! a denial), then answered with a simulated result that says so (a
+//! `Receipt` whose id is `planned-1`). The [`Plan`] holds the program's
+//! hash, the policy's digest, the principal, the inputs, the recorded
+//! reads, the `Log` lines, and the ordered acts, each with its arguments,
+//! decision and digest; [`Plan::words`] says it for a person.
+//!
+//! A run given the plan as approved ([`RunOptions::approved`]) answers its
+//! reads from the plan's recording (so the program makes the same choices)
+//! and carries out an act only if it is the next act the plan allowed —
+//! same operation, same arguments — consuming it. Anything else (an act
+//! not in the plan, other arguments, another order, one more than
+//! approved) is stopped before it is carried out (`E4013`), and audited.
+//! A plan made for another program, policy or person, or executed before,
+//! is refused before anything runs (`E4014`). The approval is an audit
+//! record (`Plan.approve`), and every operation of the run refers to it.
+//!
+//! Invariants: an act is carried out only as the next allowed act of the
+//! approved plan, once; the plan's digest covers all it holds, and a plan
+//! whose digest does not match its content is refused.
+//!
+//! [`RunOptions::approved`]: crate::engine::RunOptions::approved
+
+use serde_json::{Value as Json, json};
+use writ_lang::Code;
+use writ_runtime::RunError;
+
+use crate::policy::{Decision, Policy};
+use crate::reads::{RecordedRead, Recording};
+use crate::store::sha256_hex;
+
+/// The version of a plan's JSON.
+const FORMAT: u64 = 1;
+
+/// One act a plan holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedAct {
+    /// `Capability.op`.
+    pub operation: String,
+    /// Its arguments, as JSON values.
+    pub arguments: Vec<Json>,
+    /// Its arguments as the audit log shows them.
+    pub shown: String,
+    /// What the policy decided.
+    pub decision: Decision,
+    /// The rule that decided.
+    pub rule: String,
+    /// The SHA-256 of its operation and arguments.
+    pub digest: String,
+}
+
+impl PlannedAct {
+    /// The act `operation(arguments)`, its digest computed.
+    pub(crate) fn new(
+        operation: String,
+        arguments: Vec<Json>,
+        shown: String,
+        decision: Decision,
+        rule: String,
+    ) -> PlannedAct {
+        let digest = act_digest(&operation, &arguments);
+        PlannedAct {
+            operation,
+            arguments,
+            shown,
+            decision,
+            rule,
+            digest,
+        }
+    }
+}
+
+fn act_digest(operation: &str, arguments: &[Json]) -> String {
+    sha256_hex(
+        json!({ "operation": operation, "arguments": arguments })
+            .to_string()
+            .as_bytes(),
+    )
+}
+
+/// What a program would do: made by `Engine::plan`, shown to the person,
+/// approved, and run with `RunOptions::approved`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// The SHA-256 of the program's text.
+    pub program: String,
+    /// The policy's digest ([`policy_digest`]).
+    pub policy: String,
+    /// Whom the program runs for.
+    pub principal: String,
+    /// The inputs' values.
+    pub inputs: serde_json::Map<String, Json>,
+    /// The reads performed, with their answers.
+    pub reads: Vec<RecordedRead>,
+    /// The lines the program wrote.
+    pub log: Vec<String>,
+    /// The acts, in order, with the policy's decisions.
+    pub acts: Vec<PlannedAct>,
+    /// How the planned run ended: the final value's display, or the
+    /// error's code and message.
+    pub result: Result<String, String>,
+}
+
+/// The digest of a policy: what it grants, to whom, under which limits
+/// and store (not where its file is).
+pub fn policy_digest(policy: &Policy) -> String {
+    let text = format!(
+        "{:?}|{:?}|{:?}|{:?}",
+        policy.principal, policy.limits, policy.store, policy.grants
+    );
+    sha256_hex(text.as_bytes())
+}
+
+impl Plan {
+    /// The plan as JSON (the schema of docs/embedding.md), its `digest`
+    /// included.
+    pub fn to_json(&self) -> Json {
+        let mut doc = self.body();
+        if let Json::Object(m) = &mut doc {
+            m.insert("digest".into(), Json::String(self.digest()));
+        }
+        doc
+    }
+
+    /// Everything the plan holds but its digest.
+    fn body(&self) -> Json {
+        json!({
+            "format": FORMAT,
+            "program": self.program,
+            "policy": self.policy,
+            "principal": self.principal,
+            "inputs": self.inputs,
+            "reads": Recording { reads: self.reads.clone() }.to_json()["reads"],
+            "log": self.log,
+            "acts": self.acts.iter().map(|a| json!({
+                "operation": a.operation,
+                "arguments": a.arguments,
+                "shown": a.shown,
+                "decision": a.decision.as_str(),
+                "rule": a.rule,
+                "digest": a.digest,
+            })).collect::<Vec<_>>(),
+            "result": match &self.result {
+                Ok(v) => json!({ "ok": v }),
+                Err(e) => json!({ "error": e }),
+            },
+        })
+    }
+
+    /// The SHA-256 of everything the plan holds: what an approval names.
+    pub fn digest(&self) -> String {
+        sha256_hex(self.body().to_string().as_bytes())
+    }
+
+    /// A plan from its JSON, or what is wrong with it: a malformed field,
+    /// an act whose digest does not match it, or a `digest` that does not
+    /// match the plan (it was changed after it was made).
+    pub fn from_json(doc: &Json) -> Result<Plan, String> {
+        if doc.get("format").and_then(Json::as_u64) != Some(FORMAT) {
+            return Err(format!(
+                "expected a plan of format {FORMAT} (`\"format\": {FORMAT}`)"
+            ));
+        }
+        let text = |k: &str| -> Result<String, String> {
+            doc.get(k)
+                .and_then(Json::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| format!("expected the plan's `{k}` as text"))
+        };
+        let inputs = match doc.get("inputs") {
+            Some(Json::Object(m)) => m.clone(),
+            _ => return Err("expected the plan's `inputs` as an object".into()),
+        };
+        let reads = Recording::from_json(
+            &json!({ "format": 1, "reads": doc.get("reads").cloned().unwrap_or(Json::Null) }),
+        )?
+        .reads;
+        let log = doc
+            .get("log")
+            .and_then(Json::as_array)
+            .ok_or("expected the plan's `log` as a list")?
+            .iter()
+            .map(|l| {
+                l.as_str()
+                    .map(str::to_string)
+                    .ok_or("expected each `log` line as text")
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut acts = Vec::new();
+        for (i, a) in doc
+            .get("acts")
+            .and_then(Json::as_array)
+            .ok_or("expected the plan's `acts` as a list")?
+            .iter()
+            .enumerate()
+        {
+            let field = |k: &str| a.get(k).and_then(Json::as_str).map(str::to_string);
+            let decision = match a.get("decision").and_then(Json::as_str) {
+                Some("allowed") => Decision::Allowed,
+                Some("denied") => Decision::Denied,
+                _ => {
+                    return Err(format!(
+                        "expected act {i}'s `decision`, `allowed` or `denied`"
+                    ));
+                }
+            };
+            let (Some(operation), Some(arguments), Some(shown), Some(rule), Some(digest)) = (
+                field("operation"),
+                a.get("arguments").and_then(Json::as_array).cloned(),
+                field("shown"),
+                field("rule"),
+                field("digest"),
+            ) else {
+                return Err(format!(
+                    "expected act {i} to hold its `operation`, `arguments`, `shown`, `rule` and `digest`"
+                ));
+            };
+            let act = PlannedAct::new(operation, arguments, shown, decision, rule);
+            if act.digest != digest {
+                return Err(format!(
+                    "expected act {i}'s digest to be its operation's and arguments', found another"
+                ));
+            }
+            acts.push(act);
+        }
+        let result = match doc.get("result") {
+            Some(r) => match (
+                r.get("ok").and_then(Json::as_str),
+                r.get("error").and_then(Json::as_str),
+            ) {
+                (Some(v), _) => Ok(v.to_string()),
+                (None, Some(e)) => Err(e.to_string()),
+                _ => return Err("expected the plan's `result`, `ok` or `error`".into()),
+            },
+            None => return Err("expected the plan's `result`".into()),
+        };
+        let plan = Plan {
+            program: text("program")?,
+            policy: text("policy")?,
+            principal: text("principal")?,
+            inputs,
+            reads,
+            log,
+            acts,
+            result,
+        };
+        let digest = text("digest")?;
+        if plan.digest() != digest {
+            return Err("expected the plan's `digest` to be its content's, found another: the plan was changed after it was made".into());
+        }
+        Ok(plan)
+    }
+
+    /// The plan in words, a line each: the acts (`Pay 389.00 EUR to
+    /// air-one.example ("flight A1-318")`), the totals per capability, and
+    /// what was read.
+    pub fn words(&self, policy: &Policy) -> Vec<String> {
+        let mut lines = Vec::new();
+        let allowed: Vec<&PlannedAct> = self
+            .acts
+            .iter()
+            .filter(|a| a.decision == Decision::Allowed)
+            .collect();
+        if allowed.is_empty() {
+            lines.push("It does nothing that needs approving.".to_string());
+        } else {
+            lines.push("It will, in this order (approve all or none):".to_string());
+        }
+        for (i, a) in allowed.iter().enumerate() {
+            lines.push(format!("  {}. {}", i + 1, act_words(a, policy)));
+        }
+        let mut paid = 0i64;
+        let mut payments = 0;
+        for a in &allowed {
+            if a.operation == "Pay.pay" {
+                paid = paid.saturating_add(a.arguments.get(1).and_then(Json::as_i64).unwrap_or(0));
+                payments += 1;
+            }
+        }
+        if payments > 0 {
+            let cur = pay_currency(policy);
+            lines.push(format!(
+                "  In all: {} {cur} in {payments} payment{}.",
+                money(paid),
+                if payments == 1 { "" } else { "s" }
+            ));
+        }
+        for a in self.acts.iter().filter(|a| a.decision == Decision::Denied) {
+            lines.push(format!(
+                "Denied by the policy (not approvable): {}({}): {}",
+                a.operation, a.shown, a.rule
+            ));
+        }
+        if !self.reads.is_empty() {
+            lines.push(format!("It read, to decide ({}):", self.reads.len()));
+            for r in &self.reads {
+                let args: Vec<String> = r.arguments.iter().map(ToString::to_string).collect();
+                lines.push(format!(
+                    "  {}({})",
+                    r.operation,
+                    crate::policy_host::clean(&args.join(", "))
+                ));
+            }
+        }
+        lines
+    }
+}
+
+fn pay_currency(policy: &Policy) -> String {
+    match policy.grants.get("Pay").map(|g| &g.scope) {
+        Some(crate::policy::Scope::Pay(s)) => s.currency.clone(),
+        _ => String::new(),
+    }
+}
+
+fn money(cents: i64) -> String {
+    format!("{}.{:02}", cents / 100, (cents % 100).abs())
+}
+
+/// One act in words.
+fn act_words(a: &PlannedAct, policy: &Policy) -> String {
+    let text = |i: usize| {
+        crate::policy_host::clean(a.arguments.get(i).and_then(Json::as_str).unwrap_or(""))
+    };
+    match a.operation.as_str() {
+        "Pay.pay" => format!(
+            "Pay {} {} to {} (\"{}\")",
+            money(a.arguments.get(1).and_then(Json::as_i64).unwrap_or(0)),
+            pay_currency(policy),
+            text(0),
+            text(2)
+        ),
+        "Http.post" => format!(
+            "Post {} bytes to {}",
+            a.arguments
+                .get(1)
+                .and_then(Json::as_str)
+                .map_or(0, str::len),
+            text(0)
+        ),
+        _ => format!("{}({})", a.operation, a.shown),
+    }
+}
+
+/// Making a plan, or running as one approved it.
+pub(crate) enum Planning {
+    /// Making a plan: the acts so far.
+    Making {
+        /// The acts decided so far.
+        acts: Vec<PlannedAct>,
+    },
+    /// Running as approved.
+    Approved {
+        /// The acts the plan allowed, in order.
+        acts: Vec<PlannedAct>,
+        /// How many of them are carried out.
+        next: usize,
+    },
+}
+
+/// `E4013`: an act the approved plan does not hold next.
+pub(crate) fn deviation(operation: &str, shown: &str, expected: Option<&PlannedAct>) -> RunError {
+    let expected = match expected {
+        Some(a) => format!("{}({})", a.operation, a.shown),
+        None => "no more acts".to_string(),
+    };
+    RunError::new(
+        Code::PlanDeviation,
+        format!(
+            "expected the approved plan's next act, {expected}, found {operation}({}), which the plan does not approve there",
+            crate::policy_host::clean(shown)
+        ),
+    )
+    .with_help("nothing of it was carried out, and it is in the audit log; make a new plan and approve it")
+}
+
+/// `E4014`: a plan that does not apply to this run.
+pub(crate) fn does_not_apply(why: String) -> RunError {
+    RunError::new(Code::PlanNotApplicable, why).with_help(
+        "nothing was run; make a new plan of this program under this policy, and approve it",
+    )
+}

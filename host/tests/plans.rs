@@ -1,0 +1,313 @@
+//! Plans (`Engine::plan`, `RunOptions::approved`): a plan performs its
+//! reads and no act; an approved plan executes only its acts, each once,
+//! in order — every deviation stopped before the act (`E4013`) and
+//! audited; a plan of another program, policy, person or inputs, or
+//! executed before, is refused (`E4014`); a changed plan does not read
+//! back; an act denied at planning shows as denied; an embedder's
+//! declared read is performed and its act simulated.
+
+use std::sync::Arc;
+
+mod common;
+
+use common::audit_lines;
+use writ_host::engine::{Compiled, Decision, Engine, IntoValue, Plan, RunOptions};
+use writ_host::policy::Policy;
+
+fn engine() -> Engine {
+    let tickets = "effect Tickets {\n  fn price(route: Str) -> Int\n  fn book(route: Str) -> { id: Str, seats: Int }\n}\n";
+    Engine::new()
+        .with_capability(
+            "Tickets",
+            tickets,
+            Arc::new(|op, args| {
+                let route = args.get::<String>(0)?;
+                match op {
+                    "price" => Ok((route.len() as i64 * 100).into_value()),
+                    _ => Err(format!("booking {route} is not offered here").into()),
+                }
+            }),
+        )
+        .with_reads("Tickets", &["price"])
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn policy(engine: &Engine, name: &str, id: &str, max: i64) -> Policy {
+    let dir = std::env::temp_dir().join(format!("writ-plans-{name}-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(
+        dir.join("responses.toml"),
+        "[[response]]\nurl = \"https://fares.example/cheap\"\nbody = \"air-one.example\"\n",
+    );
+    let text = format!(
+        "[principal]\nid = \"{id}\"\nrole = \"employee\"\n\n[grants.Log]\n\n\
+         [grants.Http]\nrecorded = \"responses.toml\"\n\n\
+         [grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = {max}\non_deny = \"fail\"\n\n\
+         [grants.Tickets]\non_deny = \"fail\"\n"
+    );
+    let mut p = engine
+        .parse_policy(&text)
+        .unwrap_or_else(|d| panic!("{d:#?}"));
+    p.dir = Some(dir);
+    p
+}
+
+fn check(engine: &Engine, text: &str, p: &Policy) -> Compiled {
+    engine.check(text, p).unwrap_or_else(|d| panic!("{d:#?}"))
+}
+
+fn options(db: &str) -> RunOptions {
+    RunOptions {
+        store: Some(db.to_string()),
+        ..RunOptions::default()
+    }
+}
+
+fn approved(db: &str, plan: &Plan) -> RunOptions {
+    RunOptions {
+        approved: Some(Arc::new(plan.clone())),
+        ..options(db)
+    }
+}
+
+const BOOK: &str = "\
+let payee = Http.get(\"https://fares.example/cheap\")
+let price = Tickets.price(\"OSL-BER\")
+Log.info(\"paying ${payee} ${price}\")
+let r = Pay.pay(payee, price * 50, \"flight OSL-BER\")
+let extra = handle { Pay.pay(payee, 90000, \"upgrade\")\n \"upgraded\" } with { Fail.fail(why) => \"no upgrade\" }
+\"${r.id} ${extra}\"
+";
+
+#[test]
+fn a_plan_performs_reads_and_no_act_and_its_approval_executes_exactly_its_acts() {
+    let e = engine();
+    let p = policy(&e, "book", "ada", 50000);
+    let program = check(&e, BOOK, &p);
+    let db = common::db("plans", "book");
+    let plan = e
+        .plan(&program, &p, &options(&db))
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    assert_eq!(plan.result.as_deref(), Ok("\"planned-1 no upgrade\""));
+    assert_eq!(plan.log, ["paying air-one.example 700"]);
+    let reads: Vec<&str> = plan.reads.iter().map(|r| r.operation.as_str()).collect();
+    assert_eq!(reads, ["Http.get", "Tickets.price"]);
+    let acts: Vec<(String, Decision)> = plan
+        .acts
+        .iter()
+        .map(|a| (a.operation.clone(), a.decision))
+        .collect();
+    assert_eq!(
+        acts,
+        [
+            ("Pay.pay".to_string(), Decision::Allowed),
+            ("Pay.pay".to_string(), Decision::Denied)
+        ],
+        "the upgrade is over the cap: denied at planning"
+    );
+    assert_eq!(
+        plan.words(&p),
+        [
+            "It will, in this order (approve all or none):",
+            "  1. Pay 350.00 EUR to air-one.example (\"flight OSL-BER\")",
+            "  In all: 350.00 EUR in 1 payment.",
+            "Denied by the policy (not approvable): Pay.pay(\"air-one.example\", 90000, \"upgrade\"): 900.00 EUR is over the cap of 500.00 EUR per payment",
+            "It read, to decide (2):",
+            "  Http.get(\"https://fares.example/cheap\")",
+            "  Tickets.price(\"OSL-BER\")",
+        ]
+    );
+    // Nothing was paid; the reads and the denial are in the log.
+    assert_eq!(
+        audit_lines(&db),
+        [
+            "Http.get(\"https://fares.example/cheap\") allowed: a recorded URL (recorded response); for a plan",
+            "Tickets.price(\"OSL-BER\") allowed: granted; for a plan",
+            "Pay.pay(\"air-one.example\", 90000, \"upgrade\") denied: 900.00 EUR is over the cap of 500.00 EUR per payment",
+        ]
+    );
+    // Through its JSON, as a page would send it back.
+    let plan = Plan::from_json(&plan.to_json()).unwrap_or_else(|why| panic!("{why}"));
+    let short = plan.digest()[..12].to_string();
+    let o = e
+        .run(&program, &p, &approved(&db, &plan), &mut |_| {})
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    assert_eq!(o.result.as_deref().ok(), Some("\"pay-1 no upgrade\""));
+    let log = audit_lines(&db);
+    assert_eq!(
+        log[3..],
+        [
+            format!("Plan.approve({}) allowed: approved by ada: 1 act", plan.digest()),
+            format!("Http.get(\"https://fares.example/cheap\") allowed: a recorded URL (recorded response); replayed from the recording; as approved in plan {short} (audit #4)"),
+            format!("Tickets.price(\"OSL-BER\") allowed: granted; replayed from the recording; as approved in plan {short} (audit #4)"),
+            format!("Pay.pay(\"air-one.example\", 35000, \"flight OSL-BER\") allowed: air-one.example is an allowed payee and 350.00 EUR is within the caps; as approved in plan {short} (audit #4)"),
+            "Pay.pay(\"air-one.example\", 90000, \"upgrade\") denied: 900.00 EUR is over the cap of 500.00 EUR per payment".to_string(),
+        ]
+    );
+    // Once.
+    let again = e
+        .run(&program, &p, &approved(&db, &plan), &mut |_| {})
+        .unwrap_err();
+    assert_eq!(again.code.as_str(), "E4014");
+    assert_eq!(
+        again.message,
+        format!("expected a plan not executed before, found plan {short}, which was")
+    );
+}
+
+/// Plan `planned` under `p`, then run `executed` as that plan approved:
+/// the outcome's error code and message, and the store's last record.
+fn deviate(planned: &str, executed: &str) -> (String, String, String) {
+    let e = engine();
+    let p = policy(&e, "deviate", "ada", 50000);
+    let db = common::db("plans", "deviate");
+    let plan = e
+        .plan(&check(&e, planned, &p), &p, &options(&db))
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    // The same program's hash is required: the executed text stands in
+    // for a program that takes another path than it took at planning.
+    let mut plan = plan;
+    let program = check(&e, executed, &p);
+    plan.program = program.hash.clone();
+    let o = e
+        .run(&program, &p, &approved(&db, &plan), &mut |_| {})
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    let err = o.result.expect_err("a deviation");
+    let last = audit_lines(&db).last().cloned().unwrap_or_default();
+    (err.code.as_str().to_string(), err.message, last)
+}
+
+#[test]
+fn every_deviation_is_stopped_before_the_act_and_audited() {
+    let pay = |c: i64, m: &str| format!("Pay.pay(\"air-one.example\", {c}, \"{m}\")\n");
+    let one = pay(100, "a");
+    let two = format!("{}{}", pay(100, "a"), pay(200, "b"));
+    for (planned, executed, expected) in [
+        // Other arguments.
+        (
+            one.clone(),
+            pay(101, "a"),
+            "expected the approved plan's next act, Pay.pay(\"air-one.example\", 100, \"a\"), found Pay.pay(\"air-one.example\", 101, \"a\"), which the plan does not approve there",
+        ),
+        // One more than approved.
+        (
+            one.clone(),
+            two.clone(),
+            "expected the approved plan's next act, no more acts, found Pay.pay(\"air-one.example\", 200, \"b\"), which the plan does not approve there",
+        ),
+        // Out of order.
+        (
+            two.clone(),
+            format!("{}{}", pay(200, "b"), pay(100, "a")),
+            "expected the approved plan's next act, Pay.pay(\"air-one.example\", 100, \"a\"), found Pay.pay(\"air-one.example\", 200, \"b\"), which the plan does not approve there",
+        ),
+        // An act not in the plan at all.
+        (
+            "Log.info(\"nothing\")\n".to_string(),
+            one.clone(),
+            "expected the approved plan's next act, no more acts, found Pay.pay(\"air-one.example\", 100, \"a\"), which the plan does not approve there",
+        ),
+    ] {
+        let (code, message, last) = deviate(&planned, &executed);
+        assert_eq!((code.as_str(), message.as_str()), ("E4013", expected));
+        assert!(
+            last.contains(" denied: expected the approved plan's next act"),
+            "{last}"
+        );
+    }
+}
+
+#[test]
+fn a_plan_of_another_program_policy_person_or_inputs_or_changed_is_refused() {
+    let e = engine();
+    let p = policy(&e, "apply", "ada", 50000);
+    let db = common::db("plans", "apply");
+    let program = check(&e, BOOK, &p);
+    let plan = e
+        .plan(&program, &p, &options(&db))
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    let refused = |program: &Compiled, p: &Policy, plan: &Plan, opts: RunOptions| {
+        let o = RunOptions {
+            approved: Some(Arc::new(plan.clone())),
+            ..opts
+        };
+        match e.run(program, p, &o, &mut |_| {}) {
+            Err(err) => {
+                assert_eq!(err.code.as_str(), "E4014");
+                err.message
+            }
+            Ok(o) => panic!("expected E4014, found {:?}", o.result),
+        }
+    };
+    let other = check(&e, "Log.info(\"x\")\n", &p);
+    assert!(
+        refused(&other, &p, &plan, options(&db)).starts_with("expected a plan of this program")
+    );
+    let raised = policy(&e, "apply", "ada", 90000);
+    assert_eq!(
+        refused(&program, &raised, &plan, options(&db)),
+        "expected a plan made under this policy, found one made under another (or this one since changed)"
+    );
+    let bob = policy(&e, "apply", "bob", 50000);
+    let mut bobs = plan.clone();
+    bobs.policy = writ_host::engine::policy_digest(&bob);
+    assert_eq!(
+        refused(&program, &bob, &bobs, options(&db)),
+        "expected a plan for bob, found one for ada"
+    );
+    let mut other_inputs = plan.clone();
+    other_inputs.inputs.insert("x".into(), serde_json::json!(1));
+    assert_eq!(
+        refused(&program, &p, &other_inputs, options(&db)),
+        "expected a plan made with these inputs' values, found one made with others"
+    );
+    assert!(
+        audit_lines(&db)
+            .iter()
+            .all(|l| !l.starts_with("Plan.approve")),
+        "nothing approved"
+    );
+
+    // A plan changed after it was made does not read back.
+    let mut doc = plan.to_json();
+    doc["acts"][0]["arguments"][1] = serde_json::json!(1);
+    assert_eq!(
+        Plan::from_json(&doc).err().as_deref(),
+        Some("expected act 0's digest to be its operation's and arguments', found another")
+    );
+    let mut doc = plan.to_json();
+    doc["log"] = serde_json::json!(["something else"]);
+    assert_eq!(
+        Plan::from_json(&doc).err().as_deref(),
+        Some(
+            "expected the plan's `digest` to be its content's, found another: the plan was changed after it was made"
+        )
+    );
+}
+
+#[test]
+fn an_embedders_act_is_simulated_in_a_plan_and_refused_at_execution_as_its_handler_says() {
+    let e = engine();
+    let p = policy(&e, "tickets", "ada", 50000);
+    let db = common::db("plans", "tickets");
+    let program = check(
+        &e,
+        "let t = Tickets.book(\"OSL-BER\")\n\"${t.id}|${t.seats}\"\n",
+        &p,
+    );
+    let plan = e
+        .plan(&program, &p, &options(&db))
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    assert_eq!(
+        plan.result.as_deref(),
+        Ok("\"|0\""),
+        "the plain default of its result type"
+    );
+    assert_eq!(plan.acts.len(), 1);
+    assert_eq!(plan.words(&p)[1], "  1. Tickets.book(\"OSL-BER\")");
+    let o = e
+        .run(&program, &p, &approved(&db, &plan), &mut |_| {})
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    let err = o.result.expect_err("the handler refuses");
+    assert_eq!(err.code.as_str(), "E4003");
+}
