@@ -160,6 +160,8 @@ pub struct PolicyRun<'a> {
     pub pausing: Option<crate::pause_cli::Pausing<'a>>,
     /// `--record` and `--replay`.
     pub reads: (Option<&'a Path>, Option<&'a Path>),
+    /// `--approve`.
+    pub approve: Option<&'a Path>,
 }
 
 /// `writ run FILE --policy P [--db PATH] [--limit ...] [--input-type
@@ -177,6 +179,7 @@ pub fn run_with_policy(run: PolicyRun<'_>) -> ExitCode {
         json,
         pausing,
         reads: (record, replay),
+        approve,
     } = run;
     let (decls, values) = match (
         crate::inputs_cli::declared(input_types),
@@ -219,10 +222,18 @@ pub fn run_with_policy(run: PolicyRun<'_>) -> ExitCode {
         },
         (None, None) => ReadMode::Live,
     };
+    let approved = match approve {
+        Some(file) => match crate::plan_cli::read_plan(file) {
+            Ok(plan) => Some(Arc::new(plan)),
+            Err(code) => return code,
+        },
+        None => None,
+    };
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
         inputs: values,
         reads,
+        approved,
         ..RunOptions::default()
     };
     if let Some(pausing) = pausing {

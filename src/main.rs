@@ -30,6 +30,7 @@ mod host_cli;
 mod inputs_cli;
 mod outcome_json;
 mod pause_cli;
+mod plan_cli;
 mod repl;
 
 use std::fs::File;
@@ -146,6 +147,36 @@ enum Command {
         /// performing them (a read it does not hold: E4012).
         #[arg(long, requires = "policy", value_name = "FILE.json")]
         replay: Option<std::path::PathBuf>,
+        /// Run as the plan `writ plan` wrote to this file, which the person
+        /// approved: only its acts, in order, each once (E4013 for any
+        /// other, E4014 for a plan that does not apply).
+        #[arg(long, requires = "policy", conflicts_with_all = ["pause_at", "record"], value_name = "PLAN.json")]
+        approve: Option<std::path::PathBuf>,
+    },
+    /// Show what a program would do under a policy, without doing it: its
+    /// reads performed, its acts (payments, posts) decided but not
+    /// carried out; the plan is written as JSON for `writ run --approve`.
+    Plan {
+        /// The program.
+        file: std::path::PathBuf,
+        /// The policy (docs/policy.md).
+        #[arg(long)]
+        policy: std::path::PathBuf,
+        /// The store, as for `writ run`.
+        #[arg(long)]
+        db: Option<std::path::PathBuf>,
+        /// Limits, as for `writ run`.
+        #[arg(long, value_delimiter = ',')]
+        limit: Vec<String>,
+        /// Declare an input with its Writ type, as for `writ check`.
+        #[arg(long = "input-type", value_name = "NAME=TYPE")]
+        input_type: Vec<String>,
+        /// The inputs' values, as for `writ run`.
+        #[arg(long, value_name = "FILE.json")]
+        inputs: Option<std::path::PathBuf>,
+        /// Where to write the plan (JSON; readable by its owner only).
+        #[arg(short = 'o', long = "output", value_name = "PLAN.json")]
+        output: std::path::PathBuf,
     },
     /// Continue a run `writ run --pause-at ... --save FILE` saved: reply to
     /// the operation it paused at and run on, under the same person's
@@ -699,6 +730,7 @@ fn main() -> ExitCode {
             save,
             record,
             replay,
+            approve,
         } => match policy {
             Some(p) => host_cli::run_with_policy(host_cli::PolicyRun {
                 file: &file,
@@ -712,9 +744,26 @@ fn main() -> ExitCode {
                     save: Some(s),
                 }),
                 reads: (record.as_deref(), replay.as_deref()),
+                approve: approve.as_deref(),
             }),
             None => run(&file, &limit, (&input_type, inputs.as_deref()), format),
         },
+        Command::Plan {
+            file,
+            policy,
+            db,
+            limit,
+            input_type,
+            inputs,
+            output,
+        } => plan_cli::plan(&plan_cli::PlanArgs {
+            file: &file,
+            policy: &policy,
+            db: db.as_deref(),
+            limit: &limit,
+            inputs: (&input_type, inputs.as_deref()),
+            output: &output,
+        }),
         Command::Resume {
             file,
             policy,

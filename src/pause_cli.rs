@@ -142,7 +142,7 @@ fn save_run(
 
 /// Write `bytes` to `path` readable by its owner only, whole or not at
 /// all (a temporary file beside it, renamed).
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
