@@ -160,8 +160,8 @@ pub struct PolicyRun<'a> {
     pub pausing: Option<crate::pause_cli::Pausing<'a>>,
     /// `--record` and `--replay`.
     pub reads: (Option<&'a Path>, Option<&'a Path>),
-    /// `--approve`.
-    pub approve: Option<&'a Path>,
+    /// `--approve`, and `--live`.
+    pub approve: Option<(&'a Path, bool)>,
 }
 
 /// `writ run FILE --policy P [--db PATH] [--limit ...] [--input-type
@@ -222,13 +222,15 @@ pub fn run_with_policy(run: PolicyRun<'_>) -> ExitCode {
         },
         (None, None) => ReadMode::Live,
     };
-    let approved = match approve {
+    let live = approve.is_some_and(|(_, live)| live);
+    let approved = match approve.map(|(file, _)| file) {
         Some(file) => match crate::plan_cli::read_plan(file) {
             Ok(plan) => Some(Arc::new(plan)),
             Err(code) => return code,
         },
         None => None,
     };
+    let reads = if live { ReadMode::Record } else { reads };
     let options = RunOptions {
         store: db.map(|d| d.display().to_string()),
         inputs: values,
@@ -424,6 +426,9 @@ pub(crate) fn report(
     }
     if outcome.recorded {
         err_println!("note: Http answers came from recorded responses, not the network");
+    }
+    for changed in &outcome.changed_reads {
+        err_println!("note: {changed}");
     }
     finish(outcome.result)
 }

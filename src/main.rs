@@ -152,6 +152,10 @@ enum Command {
         /// other, E4014 for a plan that does not apply).
         #[arg(long, requires = "policy", conflicts_with_all = ["pause_at", "record"], value_name = "PLAN.json")]
         approve: Option<std::path::PathBuf>,
+        /// With `--approve`: perform the reads again instead of replaying
+        /// the plan's (each that answers otherwise is noted).
+        #[arg(long, requires = "approve", conflicts_with = "replay")]
+        live: bool,
     },
     /// Show what a program would do under a policy, without doing it: its
     /// reads performed, its acts (payments, posts) decided but not
@@ -731,6 +735,7 @@ fn main() -> ExitCode {
             record,
             replay,
             approve,
+            live,
         } => match policy {
             Some(p) => host_cli::run_with_policy(host_cli::PolicyRun {
                 file: &file,
@@ -744,7 +749,7 @@ fn main() -> ExitCode {
                     save: Some(s),
                 }),
                 reads: (record.as_deref(), replay.as_deref()),
-                approve: approve.as_deref(),
+                approve: approve.as_deref().map(|a| (a, live)),
             }),
             None => run(&file, &limit, (&input_type, inputs.as_deref()), format),
         },

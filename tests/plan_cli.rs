@@ -163,3 +163,41 @@ fn a_changed_plan_or_a_plan_of_another_program_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn with_live_the_reads_are_performed_again() {
+    let (db, plan) = (temp("live.db"), temp("live.json"));
+    let (code, _, _) = writ(&[
+        "plan",
+        "book.writ",
+        "--policy",
+        "policy.toml",
+        "--db",
+        &db,
+        "-o",
+        &plan,
+    ]);
+    assert_eq!(code, 0);
+    let (code, out, err) = writ(&[
+        "run",
+        "book.writ",
+        "--policy",
+        "policy.toml",
+        "--db",
+        &db,
+        "--approve",
+        &plan,
+        "--live",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with("(receipt pay-1)\n"), "{out}");
+    assert!(
+        !err.contains("answered otherwise"),
+        "the pages did not change: {err}"
+    );
+    let (_, log, _) = writ(&["audit", "show", "--db", &db]);
+    assert!(
+        !log.contains("replayed from the recording"),
+        "performed again: {log}"
+    );
+}

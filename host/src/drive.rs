@@ -140,6 +140,9 @@ pub(crate) struct RunState {
     pub(crate) used_recorded: bool,
     /// The reads recorded so far ([`ReadMode::Record`]).
     pub(crate) recorded_reads: Vec<RecordedRead>,
+    /// Reads of an approved plan's run, performed again, that answered
+    /// otherwise than when the plan was made.
+    pub(crate) changed_reads: Vec<String>,
     /// The nonce of the snapshot the run was restored from, until the
     /// restored run is first replied to (then written to the store: a
     /// snapshot resumes once).
@@ -161,6 +164,9 @@ pub(crate) struct Run<'a> {
     pub(crate) purpose: Option<String>,
     /// Planning it, or running it as a plan approved it.
     pub(crate) plan: Option<crate::plan::Planning>,
+    /// Running an approved plan with its reads performed again: the
+    /// plan's recording, to say which reads answered otherwise.
+    pub(crate) planned_reads: Option<(std::sync::Arc<Recording>, Cursor)>,
     pub(crate) state: RunState,
 }
 
@@ -237,6 +243,7 @@ impl<'a> Run<'a> {
             audit_ids: self.state.audit_ids,
             recorded: self.state.used_recorded,
             reads: self.state.recorded_reads,
+            changed_reads: self.state.changed_reads,
         }
     }
 
@@ -336,10 +343,13 @@ fn approve(run: &mut Run<'_>, plan: &Plan, options: &RunOptions) -> Result<(), R
         acts: allowed,
         next: 0,
     });
-    if matches!(options.reads, ReadMode::Live) {
-        run.reads = ReadMode::Replay(std::sync::Arc::new(Recording {
-            reads: plan.reads.clone(),
-        }));
+    let recording = std::sync::Arc::new(Recording {
+        reads: plan.reads.clone(),
+    });
+    match options.reads {
+        ReadMode::Live => run.reads = ReadMode::Replay(recording),
+        ReadMode::Record => run.planned_reads = Some((recording, Cursor::default())),
+        ReadMode::Replay(_) => {}
     }
     Ok(())
 }
@@ -492,6 +502,21 @@ impl Driver for Drive<'_, '_> {
         });
         self.run.cursor = cursor;
         if let Some(r) = recorded {
+            if let Some((planned, cursor)) = &mut self.run.planned_reads {
+                let args: Vec<String> = r.arguments.iter().map(ToString::to_string).collect();
+                let shown = clean(&format!("{}({})", r.operation, args.join(", ")));
+                match cursor.take(planned, &r.operation, &r.arguments) {
+                    None => self
+                        .run
+                        .state
+                        .changed_reads
+                        .push(format!("{shown} was not read when the plan was made")),
+                    Some(p) if p.answer != r.answer => self.run.state.changed_reads.push(format!(
+                        "{shown} answered otherwise than when the plan was made"
+                    )),
+                    Some(_) => {}
+                }
+            }
             self.run.state.recorded_reads.push(r);
         }
         if let Some(n) = nonce.take() {
@@ -685,6 +710,7 @@ impl Engine {
             cursor: Cursor::default(),
             purpose: None,
             plan: None,
+            planned_reads: None,
             state: RunState {
                 store,
                 recorded,
@@ -694,6 +720,7 @@ impl Engine {
                 paid_this_run: 0,
                 used_recorded: false,
                 recorded_reads: Vec::new(),
+                changed_reads: Vec::new(),
                 restored_from: None,
             },
         };
@@ -1165,6 +1192,7 @@ impl Engine {
             cursor: Cursor::default(),
             purpose: None,
             plan: None,
+            planned_reads: None,
             state: RunState {
                 store,
                 recorded,
@@ -1174,6 +1202,7 @@ impl Engine {
                 paid_this_run: envelope.paid_this_run,
                 used_recorded: envelope.used_recorded,
                 recorded_reads: Vec::new(),
+                changed_reads: Vec::new(),
                 restored_from: Some(envelope.nonce),
             },
         };

@@ -98,6 +98,12 @@ pub struct Outcome {
     /// The reads performed, with their answers, when the run recorded them
     /// ([`RunOptions::reads`], [`ReadMode::Record`]); else empty.
     pub reads: Vec<RecordedRead>,
+    /// In a run of an approved plan with its reads performed again
+    /// ([`RunOptions::approved`] with [`ReadMode::Record`]): each read that
+    /// answered otherwise than when the plan was made, or was not made
+    /// then, in words (`Http.get("…") answered otherwise than when the
+    /// plan was made`).
+    pub changed_reads: Vec<String>,
 }
 
 impl Outcome {

@@ -311,3 +311,66 @@ fn an_embedders_act_is_simulated_in_a_plan_and_refused_at_execution_as_its_handl
     let err = o.result.expect_err("the handler refuses");
     assert_eq!(err.code.as_str(), "E4003");
 }
+
+#[test]
+fn a_live_read_that_changed_makes_the_program_deviate_and_is_noted() {
+    let e = engine();
+    let dir = std::env::temp_dir().join(format!("writ-plans-live-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let page = |payee: &str| {
+        std::fs::write(
+            dir.join("responses.toml"),
+            format!("[[response]]\nurl = \"https://fares.example/cheap\"\nbody = \"{payee}\"\n"),
+        )
+        .expect("written");
+    };
+    page("air-one.example");
+    let text = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Log]\n\n\
+        [grants.Http]\nrecorded = \"responses.toml\"\n\n\
+        [grants.Pay]\npayees = [\"air-one.example\", \"sky.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n";
+    let mut p = e.parse_policy(text).unwrap_or_else(|d| panic!("{d:#?}"));
+    p.dir = Some(dir.clone());
+    let program = check(
+        &e,
+        "let payee = Http.get(\"https://fares.example/cheap\")\nPay.pay(payee, 100, \"fare\").id\n",
+        &p,
+    );
+    let db = common::db("plans", "live");
+    let plan = e
+        .plan(&program, &p, &options(&db))
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    // Between plan and execution the page changed: the program now
+    // chooses another payee, and is stopped before paying it.
+    page("sky.example");
+    let live = RunOptions {
+        reads: writ_host::engine::ReadMode::Record,
+        ..approved(&db, &plan)
+    };
+    let o = e
+        .run(&program, &p, &live, &mut |_| {})
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    assert_eq!(
+        o.changed_reads,
+        [
+            "Http.get(\"https://fares.example/cheap\") answered otherwise than when the plan was made"
+        ]
+    );
+    let err = o.result.expect_err("a deviation");
+    assert_eq!(err.code.as_str(), "E4013");
+    assert!(
+        !audit_lines(&db)
+            .iter()
+            .any(|l| l.starts_with("Pay.pay(\"sky.example\"") && l.contains("allowed"))
+    );
+
+    // Replayed (the default), the same plan pays the payee the person saw.
+    let plan2 = e
+        .plan(&program, &p, &options(&db))
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    page("air-one.example");
+    let o = e
+        .run(&program, &p, &approved(&db, &plan2), &mut |_| {})
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    assert!(o.changed_reads.is_empty());
+    assert_eq!(o.result.as_deref().ok(), Some("\"pay-1\""));
+}
