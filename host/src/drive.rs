@@ -550,44 +550,11 @@ impl Drive<'_, '_> {
                     .iter()
                     .map(|a| json_of(a, host.module, &limits))
                     .collect();
-                let ready = match host.decide(effect, op, args) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        // Denied by the policy: in a plan, as a denial.
-                        if let Some(Planning::Making { acts }) = &mut planning {
-                            let (shown, rule) = host
-                                .operations
-                                .last()
-                                .map(|o| (o.arguments.clone(), o.rule.clone()))
-                                .unwrap_or_default();
-                            acts.push(PlannedAct::new(
-                                format!("{effect}.{op}"),
-                                arguments,
-                                shown,
-                                Decision::Denied,
-                                rule,
-                            ));
-                        }
-                        return Err(e);
-                    }
-                };
+                if let Some(Planning::Making { acts }) = &mut planning {
+                    return crate::plan::plan_act(host, (effect, op, args), acts, arguments);
+                }
+                let ready = host.decide(effect, op, args)?;
                 match &mut planning {
-                    Some(Planning::Making { acts }) => {
-                        let n = acts
-                            .iter()
-                            .filter(|a| a.decision == Decision::Allowed)
-                            .count()
-                            + 1;
-                        let v = host.simulated(&ready, n)?;
-                        acts.push(PlannedAct::new(
-                            ready.operation.to_string(),
-                            arguments,
-                            ready.shown.clone(),
-                            Decision::Allowed,
-                            ready.rule.to_string(),
-                        ));
-                        Ok(v)
-                    }
                     Some(Planning::Approved { acts, next }) => match acts.get(*next) {
                         Some(a) if a.operation == ready.operation && a.arguments == arguments => {
                             *next += 1;
@@ -595,7 +562,7 @@ impl Drive<'_, '_> {
                         }
                         expected => Err(host.deviated(&ready, expected)),
                     },
-                    None => host.complete(ready, args),
+                    _ => host.complete(ready, args),
                 }
             })
         });

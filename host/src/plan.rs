@@ -386,3 +386,46 @@ pub(crate) fn does_not_apply(why: String) -> RunError {
         "nothing was run; make a new plan of this program under this policy, and approve it",
     )
 }
+
+/// An act of a run making a plan: decided by the policy (a denial is
+/// audited and raised, and kept in `acts` as denied), then answered with a
+/// simulated result and kept in `acts` as allowed. Nothing is carried out.
+pub(crate) fn plan_act(
+    host: &mut crate::policy_host::PolicyHost<'_>,
+    (effect, op, args): (&str, &str, &[writ_runtime::Value]),
+    acts: &mut Vec<PlannedAct>,
+    arguments: Vec<Json>,
+) -> Result<writ_runtime::Value, writ_runtime::HostError> {
+    let ready = match host.decide(effect, op, args) {
+        Ok(r) => r,
+        Err(e) => {
+            let (shown, rule) = host
+                .operations
+                .last()
+                .map(|o| (o.arguments.clone(), o.rule.clone()))
+                .unwrap_or_default();
+            acts.push(PlannedAct::new(
+                format!("{effect}.{op}"),
+                arguments,
+                shown,
+                Decision::Denied,
+                rule,
+            ));
+            return Err(e);
+        }
+    };
+    let n = acts
+        .iter()
+        .filter(|a| a.decision == Decision::Allowed)
+        .count()
+        + 1;
+    let v = host.simulated(&ready, n)?;
+    acts.push(PlannedAct::new(
+        ready.operation.to_string(),
+        arguments,
+        ready.shown.clone(),
+        Decision::Allowed,
+        ready.rule.to_string(),
+    ));
+    Ok(v)
+}

@@ -29,7 +29,42 @@ use crate::engine::{Engine, Operation, RunOptions, open_for};
 use crate::policy::Policy;
 use crate::policy_host::PolicyHost;
 
+use crate::plan::{Plan, PlannedAct};
 use crate::store::{self, AuditRecord, Store, StoreError};
+
+/// The host of an input run as a plan: its acts planned (decided, not
+/// carried out), everything else as the policy host does it.
+struct Planner<'h, 'p> {
+    host: PolicyHost<'h>,
+    engine: &'p Engine,
+    acts: &'p mut Vec<PlannedAct>,
+    limits: &'p Limits,
+}
+
+impl writ_runtime::Host for Planner<'_, '_> {
+    fn perform(
+        &mut self,
+        effect: &str,
+        op: &str,
+        args: &[writ_runtime::Value],
+    ) -> Result<writ_runtime::Value, writ_runtime::HostError> {
+        if self.engine.operation_kind(effect, op) != Some(writ_lang::types::OpKind::Act) {
+            return self.host.perform(effect, op, args);
+        }
+        let module = self.host.module;
+        let limit = self.limits.output;
+        let arguments = args
+            .iter()
+            .map(|a| match a.to_json(module, limit) {
+                Ok(j) => serde_json::from_str(j.as_str()).unwrap_or(serde_json::Value::Null),
+                Err(_) => serde_json::Value::Null,
+            })
+            .collect();
+        let acts = &mut *self.acts;
+        self.host
+            .bounded(|host| crate::plan::plan_act(host, (effect, op, args), acts, arguments))
+    }
+}
 /// The capabilities granted when no policy is given.
 pub use writ_lang::types::DEFAULT_GRANTS;
 
@@ -343,6 +378,49 @@ impl Session {
         events: &mut dyn FnMut(Event<'_>),
         cancel: Option<&Arc<AtomicBool>>,
     ) -> Evaluation {
+        self.eval_inner(name, text, events, cancel, None)
+    }
+
+    /// Run one input as a plan (the REPL's `:plan`): its reads performed
+    /// as the policy allows (audited `for a plan`), its acts decided by
+    /// the policy but not carried out (answered with simulated results),
+    /// and nothing it defines kept. `None` without a policy (only `Log` is
+    /// granted: there is nothing to plan).
+    pub fn plan(
+        &mut self,
+        name: &str,
+        text: &str,
+        events: &mut dyn FnMut(Event<'_>),
+        cancel: Option<&Arc<AtomicBool>>,
+    ) -> Option<(Evaluation, Plan)> {
+        let under = self.under.as_ref()?;
+        let policy = under.policy.clone();
+        let mut acts = Vec::new();
+        let e = self.eval_inner(name, text, events, cancel, Some(&mut acts));
+        let plan = Plan {
+            program: store::sha256_hex(text.as_bytes()),
+            policy: crate::plan::policy_digest(&policy),
+            principal: policy.principal.id.clone(),
+            inputs: serde_json::Map::new(),
+            reads: Vec::new(),
+            log: e.output.clone(),
+            acts,
+            result: match &e.error {
+                Some(err) => Err(format!("{}: {}", err.code.as_str(), err.message)),
+                None => Ok(e.values.last().map(|v| v.text.clone()).unwrap_or_default()),
+            },
+        };
+        Some((e, plan))
+    }
+
+    fn eval_inner(
+        &mut self,
+        name: &str,
+        text: &str,
+        events: &mut dyn FnMut(Event<'_>),
+        cancel: Option<&Arc<AtomicBool>>,
+        mut planning: Option<&mut Vec<PlannedAct>>,
+    ) -> Evaluation {
         let events = std::cell::RefCell::new(events);
         let source = self.add_source(name, text);
         let base = self.sources.get(source).map_or(0, |s| s.base);
@@ -391,7 +469,21 @@ impl Session {
                     used_recorded: false,
                     purpose: None,
                 };
-                let result = self.code.run(&prepared, &limits, &mut host, cancel);
+                let result = match planning.as_deref_mut() {
+                    Some(acts) => {
+                        host.purpose = Some("for a plan");
+                        let mut planner = Planner {
+                            host,
+                            engine: &self.engine,
+                            acts,
+                            limits: &limits,
+                        };
+                        let result = self.code.run(&prepared, &limits, &mut planner, cancel);
+                        host = planner.host;
+                        result
+                    }
+                    None => self.code.run(&prepared, &limits, &mut host, cancel),
+                };
                 self.paid = host.paid_this_run;
                 out.output = host.output;
                 out.operations = host.operations;
@@ -452,6 +544,10 @@ impl Session {
             });
         }
         out.defined = checked.defined.clone();
+        if planning.is_some() {
+            // A plan keeps nothing the input defines.
+            return out;
+        }
         if let Some(next) = checked.commit() {
             self.check = next;
         }

@@ -59,6 +59,7 @@ impl Repl {
             "type" | "t" => self.type_of(arg, false),
             "effects" | "e" => self.type_of(arg, true),
             "grants" => self.grants(),
+            "plan" => self.plan(arg),
             "policy" => self.policy(arg),
             "load" | "l" => self.load(arg),
             "reset" => self.reset(),

@@ -25,6 +25,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (":grants", "what the current policy grants, with scopes"),
     (
+        ":plan EXPR",
+        "what EXPR would do: its reads performed, its acts (payments, posts) shown, not carried out",
+    ),
+    (
         ":policy [FILE|none]",
         "show the policy, or switch to FILE (or to none: only Log)",
     ),

@@ -386,6 +386,58 @@ impl Repl {
         }
     }
 
+    /// `:plan EXPR`: run the input as a plan (its acts decided, not
+    /// carried out; nothing it defines kept) and show what it would do.
+    pub(super) fn plan(&mut self, arg: &str) {
+        if arg.is_empty() {
+            self.failed = true;
+            err_println!(
+                "error: expected an input after `:plan`, found nothing (like `:plan Pay.pay(\"air-one.example\", 100, \"fare\")`)"
+            );
+            return;
+        }
+        let Some(policy) = self.session.policy().cloned() else {
+            self.failed = true;
+            err_println!(
+                "error: no policy: only Log is granted, so there is nothing to plan; start with --policy FILE or use :policy FILE"
+            );
+            return;
+        };
+        let mut events = |event: Event<'_>| {
+            if let Event::Log(line) = event {
+                out(&format!("{}\n", writ::render::terminal_safe(line)));
+            }
+        };
+        let cancel = self.cancel.clone();
+        let Some((e, plan)) = self
+            .session
+            .plan("<:plan>", arg, &mut events, Some(&cancel))
+        else {
+            return;
+        };
+        if !e.diagnostics.is_empty() {
+            err_print!(
+                "{}",
+                show::diagnostics(&self.session, &e.diagnostics, self.color)
+            );
+        }
+        if !e.accepted {
+            self.failed = true;
+            return;
+        }
+        if let Some(err) = &e.error {
+            self.failed = true;
+            err_print!("{}", show::run_error(&self.session, err, self.color));
+        }
+        for v in &e.values {
+            out(&format!("{} : {} = {}\n", v.name, v.ty, v.text));
+        }
+        for line in plan.words(&policy) {
+            out(&format!("{}\n", writ::render::terminal_safe(&line)));
+        }
+        out("(a plan: no act was carried out, and nothing it defines is kept)\n");
+    }
+
     /// The source of an input, for messages.
     fn source(&self, index: usize) -> Option<&Source> {
         self.session.sources().get(index)
