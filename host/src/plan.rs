@@ -76,6 +76,15 @@ impl PlannedAct {
     }
 }
 
+/// The SHA-256 of a read: its operation, arguments and answer.
+fn read_digest(r: &RecordedRead) -> String {
+    sha256_hex(
+        json!({ "operation": r.operation, "arguments": r.arguments, "answer": r.answer })
+            .to_string()
+            .as_bytes(),
+    )
+}
+
 fn act_digest(operation: &str, arguments: &[Json]) -> String {
     sha256_hex(
         json!({ "operation": operation, "arguments": arguments })
@@ -136,7 +145,12 @@ impl Plan {
             "policy": self.policy,
             "principal": self.principal,
             "inputs": self.inputs,
-            "reads": Recording { reads: self.reads.clone() }.to_json()["reads"],
+            "reads": self.reads.iter().map(|r| json!({
+                "operation": r.operation,
+                "arguments": r.arguments,
+                "answer": r.answer,
+                "digest": read_digest(r),
+            })).collect::<Vec<_>>(),
             "log": self.log,
             "acts": self.acts.iter().map(|a| json!({
                 "operation": a.operation,
@@ -181,6 +195,18 @@ impl Plan {
             &json!({ "format": 1, "reads": doc.get("reads").cloned().unwrap_or(Json::Null) }),
         )?
         .reads;
+        let digests = doc
+            .get("reads")
+            .and_then(Json::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for (i, (r, d)) in reads.iter().zip(&digests).enumerate() {
+            if d.get("digest").and_then(Json::as_str) != Some(read_digest(r).as_str()) {
+                return Err(format!(
+                    "expected read {i}'s digest to be its operation's, arguments' and answer's, found another"
+                ));
+            }
+        }
         let log = doc
             .get("log")
             .and_then(Json::as_array)
@@ -289,6 +315,27 @@ impl Plan {
                 "  In all: {} {cur} in {payments} payment{}.",
                 money(paid),
                 if payments == 1 { "" } else { "s" }
+            ));
+        }
+        // The other capabilities' acts, counted by capability.
+        let mut others: Vec<(&str, usize)> = Vec::new();
+        for a in &allowed {
+            let cap = a
+                .operation
+                .split_once('.')
+                .map_or(a.operation.as_str(), |(c, _)| c);
+            if cap == "Pay" {
+                continue;
+            }
+            match others.iter_mut().find(|(c, _)| *c == cap) {
+                Some((_, n)) => *n += 1,
+                None => others.push((cap, 1)),
+            }
+        }
+        for (cap, n) in others {
+            lines.push(format!(
+                "  In all: {n} {cap} act{}.",
+                if n == 1 { "" } else { "s" }
             ));
         }
         for a in self.acts.iter().filter(|a| a.decision == Decision::Denied) {

@@ -276,6 +276,14 @@ fn a_plan_of_another_program_policy_person_or_inputs_or_changed_is_refused() {
         Some("expected act 0's digest to be its operation's and arguments', found another")
     );
     let mut doc = plan.to_json();
+    doc["reads"][0]["answer"] = serde_json::json!("sky.example");
+    assert_eq!(
+        Plan::from_json(&doc).err().as_deref(),
+        Some(
+            "expected read 0's digest to be its operation's, arguments' and answer's, found another"
+        )
+    );
+    let mut doc = plan.to_json();
     doc["log"] = serde_json::json!(["something else"]);
     assert_eq!(
         Plan::from_json(&doc).err().as_deref(),
@@ -304,7 +312,14 @@ fn an_embedders_act_is_simulated_in_a_plan_and_refused_at_execution_as_its_handl
         "the plain default of its result type"
     );
     assert_eq!(plan.acts.len(), 1);
-    assert_eq!(plan.words(&p)[1], "  1. Tickets.book(\"OSL-BER\")");
+    assert_eq!(
+        plan.words(&p),
+        [
+            "It will, in this order (approve all or none):",
+            "  1. Tickets.book(\"OSL-BER\")",
+            "  In all: 1 Tickets act.",
+        ]
+    );
     let o = e
         .run(&program, &p, &approved(&db, &plan), &mut |_| {})
         .unwrap_or_else(|err| panic!("{err:?}"));
