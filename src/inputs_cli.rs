@@ -40,27 +40,13 @@ pub fn values(path: Option<&Path>) -> Result<serde_json::Map<String, serde_json:
     let Some(path) = path else {
         return Ok(serde_json::Map::new());
     };
-    let shown = path.display();
-    let usage = |why: String| {
-        err_println!("error: in `--inputs {shown}`: {why}");
-        ExitCode::from(2)
-    };
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_INPUTS_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| usage(format!("cannot read it: {e}")))?;
-    if bytes.len() as u64 > MAX_INPUTS_BYTES {
-        return Err(usage(format!(
-            "expected at most {MAX_INPUTS_BYTES} bytes, found more"
-        )));
-    }
-    match serde_json::from_slice::<serde_json::Value>(&bytes) {
-        Ok(serde_json::Value::Object(m)) => Ok(m),
-        Ok(_) => Err(usage(
-            "expected a JSON object of the inputs' values by name, found another JSON value"
-                .to_string(),
+    match read_json("--inputs", path, MAX_INPUTS_BYTES)? {
+        serde_json::Value::Object(m) => Ok(m),
+        _ => Err(usage_error(
+            "--inputs",
+            path,
+            "expected a JSON object of the inputs' values by name, found another JSON value",
         )),
-        Err(e) => Err(usage(format!("expected JSON, found an error: {e}"))),
     }
 }
 
@@ -68,21 +54,30 @@ pub fn values(path: Option<&Path>) -> Result<serde_json::Map<String, serde_json:
 /// error (exit 2) when it cannot be read (at most [`MAX_INPUTS_BYTES`]) or
 /// is not a recording.
 pub fn recording(path: &Path) -> Result<writ_host::engine::Recording, ExitCode> {
-    let shown = path.display();
-    let usage = |why: String| {
-        err_println!("error: in `--replay {shown}`: {why}");
-        ExitCode::from(2)
-    };
+    let doc = read_json("--replay", path, MAX_INPUTS_BYTES)?;
+    writ_host::engine::Recording::from_json(&doc).map_err(|why| usage_error("--replay", path, &why))
+}
+
+/// The usage error (exit 2) about the file `flag` names, after saying why.
+pub fn usage_error(flag: &str, path: &Path, why: &str) -> ExitCode {
+    err_println!("error: in `{flag} {}`: {why}", path.display());
+    ExitCode::from(2)
+}
+
+/// The JSON value in the file `flag` names: at most `max` bytes are read
+/// (more, or a file that cannot be read or is not JSON, is a usage error).
+pub fn read_json(flag: &str, path: &Path, max: u64) -> Result<serde_json::Value, ExitCode> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_INPUTS_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| usage(format!("cannot read it: {e}")))?;
-    if bytes.len() as u64 > MAX_INPUTS_BYTES {
-        return Err(usage(format!(
-            "expected at most {MAX_INPUTS_BYTES} bytes, found more"
-        )));
+        .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
+        .map_err(|e| usage_error(flag, path, &format!("cannot read it: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(usage_error(
+            flag,
+            path,
+            &format!("expected at most {max} bytes, found more"),
+        ));
     }
-    let doc: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| usage(format!("expected JSON, found an error: {e}")))?;
-    writ_host::engine::Recording::from_json(&doc).map_err(usage)
+    serde_json::from_slice(&bytes)
+        .map_err(|e| usage_error(flag, path, &format!("expected JSON, found an error: {e}")))
 }

@@ -9,7 +9,6 @@
 //! all; a plan file that cannot be read, is not a plan, or was changed
 //! after it was made is a usage error (exit 2), and nothing runs.
 
-use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -115,21 +114,6 @@ pub fn plan(a: &PlanArgs<'_>) -> ExitCode {
 
 /// The plan in the file `--approve` names, or the usage error (exit 2).
 pub fn read_plan(path: &Path) -> Result<Plan, ExitCode> {
-    let shown = path.display();
-    let usage = |why: String| {
-        err_println!("error: in `--approve {shown}`: {why}");
-        ExitCode::from(2)
-    };
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_PLAN_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| usage(format!("cannot read it: {e}")))?;
-    if bytes.len() as u64 > MAX_PLAN_BYTES {
-        return Err(usage(format!(
-            "expected at most {MAX_PLAN_BYTES} bytes, found more"
-        )));
-    }
-    let doc: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| usage(format!("expected JSON, found an error: {e}")))?;
-    Plan::from_json(&doc).map_err(usage)
+    let doc = crate::inputs_cli::read_json("--approve", path, MAX_PLAN_BYTES)?;
+    Plan::from_json(&doc).map_err(|why| crate::inputs_cli::usage_error("--approve", path, &why))
 }

@@ -171,6 +171,40 @@ pub(crate) struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
+    /// A run of `program` under `policy` with `options`' reads, on `store`,
+    /// paused where `pause_at` says, nothing done yet.
+    fn new(
+        engine: &'a Engine,
+        (program, policy): (&'a Compiled, &'a Policy),
+        options: &RunOptions,
+        pause_at: Option<PauseAt>,
+        (store, recorded): (Store, Option<HashMap<String, String>>),
+    ) -> Run<'a> {
+        Run {
+            engine,
+            program,
+            policy,
+            pause_at,
+            reads: options.reads.clone(),
+            cursor: Cursor::default(),
+            purpose: None,
+            plan: None,
+            planned_reads: None,
+            state: RunState {
+                store,
+                recorded,
+                output: Vec::new(),
+                operations: Vec::new(),
+                audit_ids: Vec::new(),
+                paid_this_run: 0,
+                used_recorded: false,
+                recorded_reads: Vec::new(),
+                changed_reads: Vec::new(),
+                restored_from: None,
+            },
+        }
+    }
+
     /// Act as the run's policy host for one piece of work, the run's
     /// state lent to it and taken back after.
     fn with_host<T>(
@@ -667,30 +701,8 @@ impl Engine {
     ) -> Result<(Step<'a>, Option<Planning>), RunError> {
         let module = program.module();
         let globals = writ_runtime::inputs::from_json(module, &options.inputs, &policy.limits)?;
-        let (store, recorded) = open_for(policy, options)?;
-        let mut run = Run {
-            engine: self,
-            program,
-            policy,
-            pause_at,
-            reads: options.reads.clone(),
-            cursor: Cursor::default(),
-            purpose: None,
-            plan: None,
-            planned_reads: None,
-            state: RunState {
-                store,
-                recorded,
-                output: Vec::new(),
-                operations: Vec::new(),
-                audit_ids: Vec::new(),
-                paid_this_run: 0,
-                used_recorded: false,
-                recorded_reads: Vec::new(),
-                changed_reads: Vec::new(),
-                restored_from: None,
-            },
-        };
+        let opened = open_for(policy, options)?;
+        let mut run = Run::new(self, (program, policy), options, pause_at, opened);
         if making {
             run.plan = Some(Planning::Making { acts: Vec::new() });
             run.reads = ReadMode::Record;
@@ -1150,29 +1162,19 @@ impl Engine {
             ));
         }
         let paused = writ_runtime::restore(program.module(), runtime, &policy.limits, None)?;
-        let mut run = Run {
-            engine: self,
-            program,
-            policy,
-            pause_at: Some(options.pause_at.clone()),
-            reads: options.reads.clone(),
-            cursor: Cursor::default(),
-            purpose: None,
-            plan: None,
-            planned_reads: None,
-            state: RunState {
-                store,
-                recorded,
-                output: envelope.output,
-                operations: envelope.operations,
-                audit_ids: envelope.audit_ids,
-                paid_this_run: envelope.paid_this_run,
-                used_recorded: envelope.used_recorded,
-                recorded_reads: Vec::new(),
-                changed_reads: Vec::new(),
-                restored_from: Some(envelope.nonce),
-            },
-        };
+        let mut run = Run::new(
+            self,
+            (program, policy),
+            options,
+            Some(options.pause_at.clone()),
+            (store, recorded),
+        );
+        run.state.output = envelope.output;
+        run.state.operations = envelope.operations;
+        run.state.audit_ids = envelope.audit_ids;
+        run.state.paid_this_run = envelope.paid_this_run;
+        run.state.used_recorded = envelope.used_recorded;
+        run.state.restored_from = Some(envelope.nonce);
         let mut no_log = |_: &str| {};
         let mut drive = Drive {
             run: &mut run,
