@@ -16,6 +16,10 @@
 //! ([`Reply::Fail`]: `Fail` at the operation) or refuses it
 //! ([`Reply::Refuse`]: a denial, audited).
 //!
+//! By concept: [`pending`] (what the host sees of a run handed out, and
+//! its reply), [`plans`] (making a plan, and running as one approved it),
+//! [`restore`] (saving a pending run and restoring it).
+//!
 //! Invariants:
 //! - **One path.** A straight run and a driven one decide and carry out
 //!   operations through the same policy host, on the same machine
@@ -31,20 +35,26 @@
 //!   counted against its time limit; carrying an operation out after a
 //!   pause counts, as in a straight run (see [`writ_runtime::Driver`]).
 
+mod pending;
+mod plans;
+mod restore;
+
+pub use pending::Pending;
+use plans::approve;
+use restore::consume;
+
 use std::collections::HashMap;
 
 use writ_lang::Code;
-use writ_lang::types::{InputType, operation_result};
+use writ_lang::types::operation_result;
 use writ_runtime::{Driven, Driver, Handling, HostError, RunError, Usage, Value};
 
 use crate::builtin::BuiltinOp;
-use crate::engine::{Compiled, Engine, Operation, Outcome, RunOptions, open_for, unavailable};
-use crate::plan::{Plan, PlannedAct, Planning, policy_digest};
-use crate::policy::Decision;
+use crate::engine::{Compiled, Engine, Operation, Outcome, RunOptions, open_for};
+use crate::plan::Planning;
 use crate::policy::Policy;
 use crate::policy_host::{PolicyHost, Ready, clean};
 use crate::reads::{Cursor, ReadMode, RecordedRead, Recording, answer_type, replayable};
-use crate::snapshot;
 use crate::store::Store;
 
 /// Which operations of host capabilities a run started with
@@ -304,109 +314,6 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Set `run` up to run as `plan` approved it: `E4014` (nothing run) if the
-/// plan is of another program, policy, person or inputs, or was executed
-/// already; else the approval's audit record, the plan marked executed,
-/// the reads answered from the plan's recording (unless the options say
-/// how), and every operation's rule naming the approval.
-fn approve(run: &mut Run<'_>, plan: &Plan, options: &RunOptions) -> Result<(), RunError> {
-    let digest = plan.digest();
-    let short = digest.get(..12).unwrap_or(&digest);
-    let mismatch = if plan.program != run.program.hash {
-        Some(format!(
-            "expected a plan of this program (hash {}), found one of another (hash {})",
-            run.program.hash,
-            clean(&plan.program)
-        ))
-    } else if plan.policy != policy_digest(run.policy) {
-        Some("expected a plan made under this policy, found one made under another (or this one since changed)".to_string())
-    } else if plan.principal != run.policy.principal.id {
-        Some(format!(
-            "expected a plan for {}, found one for {}",
-            clean(&run.policy.principal.id),
-            clean(&plan.principal)
-        ))
-    } else if plan.inputs != options.inputs {
-        Some(
-            "expected a plan made with these inputs' values, found one made with others"
-                .to_string(),
-        )
-    } else {
-        None
-    };
-    if let Some(why) = mismatch {
-        return Err(crate::plan::does_not_apply(why));
-    }
-    let allowed: Vec<PlannedAct> = plan
-        .acts
-        .iter()
-        .filter(|a| a.decision == Decision::Allowed)
-        .cloned()
-        .collect();
-    let rule = format!(
-        "approved by {}: {} act{}",
-        clean(&run.policy.principal.id),
-        allowed.len(),
-        if allowed.len() == 1 { "" } else { "s" }
-    );
-    let entry = crate::store::Entry {
-        principal: &run.policy.principal.id,
-        program: &run.program.hash,
-        operation: "Plan.approve",
-        arguments: &digest,
-        decision: Decision::Allowed,
-        rule: &rule,
-    };
-    let seq = run
-        .state
-        .store
-        .approve_plan(&digest, &entry)
-        .map_err(|e| {
-            unavailable(format!(
-                "the approval could not be recorded ({e}); nothing was run"
-            ))
-        })?
-        .ok_or_else(|| {
-            crate::plan::does_not_apply(format!(
-                "expected a plan not executed before, found plan {short}, which was"
-            ))
-        })?;
-    run.state.audit_ids.push(seq);
-    run.purpose = Some(format!("as approved in plan {short} (audit #{seq})"));
-    run.plan = Some(Planning::Approved {
-        acts: allowed,
-        next: 0,
-    });
-    let recording = std::sync::Arc::new(Recording {
-        reads: plan.reads.clone(),
-    });
-    match options.reads {
-        ReadMode::Live => run.reads = ReadMode::Replay(recording),
-        ReadMode::Record => run.planned_reads = Some((recording, Cursor::default())),
-        ReadMode::Replay(_) => {}
-    }
-    Ok(())
-}
-
-/// Record in the store that the snapshot `nonce` is resumed: before the
-/// restored run carries anything out (its pending operation replied to,
-/// or a later one carried out), or once its pending operation is denied
-/// by the restoring policy (the denial is audited; a second restore is
-/// refused before anything). `E4009` if it was resumed already: of two
-/// restores of one snapshot, one goes on.
-fn consume(store: &mut Store, nonce: &str) -> Result<(), RunError> {
-    match store.mark_resumed(nonce) {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(snapshot::refused(
-            "a snapshot not resumed before",
-            "one that was resumed already (each snapshot resumes once)",
-        )),
-        Err(e) => Err(unavailable(format!(
-            "the store could not record that the snapshot is resumed: {e}"
-        ))),
-    }
-}
-
 /// A value as JSON (the mapping of `writ_runtime::json`), `null` past
 /// the output limit.
 fn json_of(
@@ -571,40 +478,6 @@ impl Driver for Drive<'_, '_> {
     }
 }
 
-impl Drive<'_, '_> {
-    /// An act of a run making a plan (decided, not performed: simulated)
-    /// or running as a plan approved it (carried out only as the plan's
-    /// next allowed act).
-    fn act(&mut self, effect: &str, op: &str, args: &[Value]) -> Handling {
-        let limits = self.run.policy.limits.clone();
-        let mut planning = self.run.plan.take();
-        let result = self.run.with_host(self.log, |host| {
-            host.bounded(|host| {
-                let arguments: Vec<serde_json::Value> = args
-                    .iter()
-                    .map(|a| json_of(a, host.module, &limits))
-                    .collect();
-                if let Some(Planning::Making { acts }) = &mut planning {
-                    return crate::plan::plan_act(host, (effect, op, args), acts, arguments);
-                }
-                let ready = host.decide(effect, op, args)?;
-                match &mut planning {
-                    Some(Planning::Approved { acts, next }) => match acts.get(*next) {
-                        Some(a) if a.operation == ready.operation && a.arguments == arguments => {
-                            *next += 1;
-                            host.complete(ready, args)
-                        }
-                        expected => Err(host.deviated(&ready, expected)),
-                    },
-                    _ => host.complete(ready, args),
-                }
-            })
-        });
-        self.run.plan = planning;
-        Handling::Answer(result)
-    }
-}
-
 impl Engine {
     /// Start running a checked program under `policy`, handed out to the
     /// host at the operations `options.pause_at` names: the run's end, or
@@ -723,69 +596,6 @@ impl Engine {
         Ok((run.step(driven, ready), planning))
     }
 
-    /// Run a checked program under `policy` as a plan: its reads performed
-    /// (as the policy allows, audited `for a plan`) and recorded, its acts
-    /// decided by the policy but not performed, each answered with a
-    /// simulated result (see the `plan` module). The plan says what the
-    /// program would do, for the person to approve; run it approved with
-    /// [`RunOptions::approved`]. `options.pause_at` and `options.approved`
-    /// are not used.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use writ_host::engine::{Engine, RunOptions};
-    ///
-    /// let engine = Engine::new();
-    /// let policy = engine
-    ///     .parse_policy("[principal]\nid = \"ada\"\nrole = \"r\"\n\n[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n")
-    ///     .expect("a valid policy");
-    /// let program = engine
-    ///     .check("let r = Pay.pay(\"air-one.example\", 38900, \"flight A1-318\")\nr.id\n", &policy)
-    ///     .expect("accepted");
-    /// let db = std::env::temp_dir().join(format!("writ-plan-doc-{}.db", std::process::id()));
-    /// let options = RunOptions { store: Some(db.display().to_string()), ..RunOptions::default() };
-    ///
-    /// let plan = engine.plan(&program, &policy, &options).expect("planned");
-    /// assert_eq!(plan.result.as_deref(), Ok("\"planned-1\""));
-    /// assert_eq!(plan.words(&policy)[1], "  1. Pay 389.00 EUR to air-one.example (\"flight A1-318\")");
-    ///
-    /// // The person approves it: the run pays exactly that, once.
-    /// let approved = RunOptions { approved: Some(Arc::new(plan)), ..options.clone() };
-    /// let outcome = engine.run(&program, &policy, &approved, &mut |_| {}).expect("ran");
-    /// assert_eq!(outcome.result.ok().as_deref(), Some("\"pay-1\""));
-    /// let again = engine.run(&program, &policy, &approved, &mut |_| {}).unwrap_err();
-    /// assert_eq!(again.code.as_str(), "E4014");
-    /// # let _ = std::fs::remove_file(db);
-    /// ```
-    pub fn plan(
-        &self,
-        program: &Compiled,
-        policy: &Policy,
-        options: &RunOptions,
-    ) -> Result<Plan, RunError> {
-        let (step, planning) =
-            self.begin_planned(program, policy, options, None, &mut |_| {}, true)?;
-        let Step::Done(outcome) = step else {
-            return Err(RunError::internal("a plan's run was handed out"));
-        };
-        let acts = match planning {
-            Some(Planning::Making { acts }) => acts,
-            _ => Vec::new(),
-        };
-        Ok(Plan {
-            program: program.hash.clone(),
-            policy: policy_digest(policy),
-            principal: policy.principal.id.clone(),
-            inputs: options.inputs.clone(),
-            reads: outcome.reads,
-            log: outcome.output,
-            acts,
-            result: outcome
-                .result
-                .map_err(|e| format!("{}: {}", e.code.as_str(), e.message)),
-        })
-    }
-
     /// `E4011` unless every name in `pause_at` is a capability of this
     /// engine, or one of its operations.
     fn check_pause_at(&self, pause_at: &PauseAt) -> Result<(), RunError> {
@@ -824,367 +634,5 @@ impl Engine {
             }
         }
         Ok(())
-    }
-}
-
-/// An operation of a host capability a run is handed out at: the policy
-/// allowed it so far; the host replies with [`Pending::resume`]. Dropping
-/// it ends the run there (what was carried out before stays carried out
-/// and audited).
-pub struct Pending<'a> {
-    paused: writ_runtime::Paused<'a>,
-    /// Boxed: a pending run is moved from pause to pause.
-    run: Box<Run<'a>>,
-    ready: Ready,
-}
-
-impl std::fmt::Debug for Pending<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pending")
-            .field("operation", &self.operation())
-            .field("arguments", &self.arguments())
-            .field("rule", &self.rule())
-            .finish()
-    }
-}
-
-impl<'a> Pending<'a> {
-    /// The capability (`Confirm`, `Http`, an embedder's).
-    pub fn capability(&self) -> &str {
-        self.paused.effect()
-    }
-
-    /// `Capability.op`, as the audit log names it (`Confirm.ask`).
-    pub fn operation(&self) -> &str {
-        self.ready.operation.as_ref()
-    }
-
-    /// Whether the operation is a read or an act
-    /// ([`Engine::operation_kind`]).
-    pub fn kind(&self) -> writ_lang::types::OpKind {
-        self.run
-            .engine
-            .operation_kind(self.paused.effect(), self.paused.op())
-            .unwrap_or(writ_lang::types::OpKind::Act)
-    }
-
-    /// The arguments, as the audit log shows them (escaped, bounded).
-    pub fn arguments(&self) -> &str {
-        &self.ready.shown
-    }
-
-    /// The arguments as values.
-    pub fn args(&self) -> &[Value] {
-        self.paused.args()
-    }
-
-    /// The arguments as a JSON array (the mapping of
-    /// [`writ_runtime::json`]; each bounded by the policy's output limit,
-    /// an argument past it shown as `null`).
-    pub fn arguments_json(&self) -> serde_json::Value {
-        let module = self.run.program.module();
-        let limit = self.run.policy.limits.output;
-        serde_json::Value::Array(
-            self.args()
-                .iter()
-                .map(|a| match a.to_json(module, limit) {
-                    Ok(j) => serde_json::from_str(j.as_str()).unwrap_or(serde_json::Value::Null),
-                    Err(_) => serde_json::Value::Null,
-                })
-                .collect(),
-        )
-    }
-
-    /// The policy's decision so far: the rule that allows the operation
-    /// (the person's confirmation of a payment, if the grant asks for one,
-    /// comes when it is carried out).
-    pub fn rule(&self) -> &str {
-        self.ready.rule.as_ref()
-    }
-
-    /// The type of the value a [`Reply::Answer`] must hold, or why the
-    /// host may not answer this operation itself.
-    pub fn answer_type(&self) -> Result<InputType, String> {
-        let (effect, op) = (self.paused.effect(), self.paused.op());
-        if !self.ready.answerable() {
-            return Err(format!(
-                "{effect}.{op} is carried out by the engine only (the store or the run holds what it does)"
-            ));
-        }
-        match BuiltinOp::of(effect, op) {
-            Some(BuiltinOp::ClockNow) => Ok(InputType::Int),
-            Some(BuiltinOp::ConfirmAsk) => Ok(InputType::Bool),
-            Some(BuiltinOp::HttpGet | BuiltinOp::HttpPost) => Ok(InputType::Str),
-            Some(_) => Err(format!("{effect}.{op} is carried out by the engine only")),
-            None => {
-                let interface = self
-                    .run
-                    .engine
-                    .capabilities
-                    .iter()
-                    .find(|c| c.name == effect)
-                    .map(|c| c.interface.as_str())
-                    .unwrap_or_default();
-                match operation_result(interface, effect, op) {
-                    Some(Ok(t)) => Ok(t),
-                    Some(Err(why)) => Err(format!(
-                        "the result of {effect}.{op} is not data the host can give ({why})"
-                    )),
-                    None => Err(format!(
-                        "{effect}.{op} is not in its capability's interface"
-                    )),
-                }
-            }
-        }
-    }
-
-    /// The lines the run has written so far.
-    pub fn output(&self) -> &[String] {
-        &self.run.state.output
-    }
-
-    /// The operations the run has performed so far, with their decisions
-    /// (the pending one is not among them yet).
-    pub fn operations(&self) -> &[Operation] {
-        &self.run.state.operations
-    }
-
-    /// Reply to the operation and continue the run, to its next pause or
-    /// its end. A [`Reply::Answer`] that does not fit (the operation may
-    /// not be answered by the host, or the value is not of its result
-    /// type) is `E4010`, and the operation stays pending ([`BadReply`]).
-    pub fn resume(self, reply: Reply) -> Result<Step<'a>, Box<BadReply<'a>>> {
-        let answer = match &reply {
-            Reply::Answer(json) => match self.convert(json) {
-                Ok(v) => Some(v),
-                Err(error) => {
-                    return Err(Box::new(BadReply {
-                        error,
-                        pending: self,
-                    }));
-                }
-            },
-            _ => None,
-        };
-        let Pending {
-            paused,
-            mut run,
-            ready,
-        } = self;
-        if let Some(nonce) = run.state.restored_from.take()
-            && let Err(e) = consume(&mut run.state.store, &nonce)
-        {
-            drop(paused);
-            return Ok(run.step_done(Err(e)));
-        }
-        let mut no_log = |_: &str| {};
-        let (driven, ready) = {
-            let mut drive = Drive {
-                run: &mut run,
-                log: &mut no_log,
-                ready: None,
-                carry: false,
-                hand_out: false,
-            };
-            let driven = match (reply, answer) {
-                (Reply::CarryOut, _) => {
-                    // The engine carries it out, the run's clock running:
-                    // decided again at this moment, as a straight run's is.
-                    drive.carry = true;
-                    drop(ready);
-                    paused.hand_back(&mut drive)
-                }
-                (Reply::Answer(_), Some(v)) => {
-                    let a = drive
-                        .run
-                        .with_host(drive.log, |h| h.answered(ready, v, "answered by the host"));
-                    paused.resume_driven(a, &mut drive)
-                }
-                (Reply::Fail(message), _) => {
-                    let a = drive
-                        .run
-                        .with_host(drive.log, |h| h.failed(ready, &message));
-                    paused.resume_driven(Err(a), &mut drive)
-                }
-                (Reply::Refuse(reason), _) => {
-                    let a = drive
-                        .run
-                        .with_host(drive.log, |h| h.refused(ready, &reason));
-                    paused.resume_driven(Err(a), &mut drive)
-                }
-                (Reply::Answer(_), None) => {
-                    let e = RunError::internal("an answer lost before it was given");
-                    paused.resume_driven(Err(HostError::Stop(e)), &mut drive)
-                }
-            };
-            (driven, drive.ready.take())
-        };
-        Ok(run.step(driven, ready))
-    }
-
-    /// The host's JSON answer as the operation's result, or `E4010`.
-    fn convert(&self, json: &serde_json::Value) -> Result<Value, RunError> {
-        let ty = self.answer_type().map_err(|why| {
-            RunError::new(Code::AnswerMismatch, why)
-                .with_help("reply CarryOut to let the engine carry it out, or Fail or Refuse it")
-        })?;
-        let name = format!("{}.{}", self.paused.effect(), self.paused.op());
-        let module = self.run.program.module();
-        writ_runtime::inputs::value_from_json(module, &name, json, &ty, &self.run.policy.limits)
-            .map_err(|mut e| {
-                if e.code == Code::InputMismatch {
-                    e.code = Code::AnswerMismatch;
-                    e.help = Some(format!(
-                        "the answer must be a {ty}; the run was not resumed"
-                    ));
-                }
-                e
-            })
-    }
-}
-
-impl Pending<'_> {
-    /// The paused run as bytes, to restore later with [`Engine::restore`],
-    /// in this process or another (see the `snapshot` module for the
-    /// format): the machine's state with its values, frames, handlers and
-    /// captured continuations, the limits it has used, the run's output,
-    /// operations, audit ids and payments so far, the program's hash and
-    /// the principal's id, sealed with the store's key. The bytes hold
-    /// what the program read: keep them as the store is kept. At most
-    /// about twice the memory limit (else the memory limit's `E5002`).
-    ///
-    /// Taking a snapshot does not end the run: the pending operation can
-    /// still be replied to here (then the snapshot is of a run that went
-    /// on elsewhere; each snapshot resumes once).
-    pub fn to_bytes(&mut self) -> Result<Vec<u8>, RunError> {
-        let runtime = self.paused.to_bytes()?;
-        let state = &mut self.run.state;
-        let store_error = |e: crate::store::StoreError| {
-            unavailable(format!("the snapshot could not be sealed: {e}"))
-        };
-        let key = state.store.snapshot_key().map_err(store_error)?;
-        let nonce = state.store.nonce().map_err(store_error)?;
-        let envelope = snapshot::Envelope {
-            program: self.run.program.hash.clone(),
-            principal: self.run.policy.principal.id.clone(),
-            nonce,
-            paid_this_run: state.paid_this_run,
-            used_recorded: state.used_recorded,
-            output: state.output.clone(),
-            operations: state.operations.clone(),
-            audit_ids: state.audit_ids.clone(),
-        };
-        Ok(snapshot::seal(&envelope, &runtime, &key))
-    }
-}
-
-impl Engine {
-    /// A run again from the bytes [`Pending::to_bytes`] made of it, with
-    /// the same program, under `policy` (the same person's), against the
-    /// same store (`options.store`, or the policy's): paused at the
-    /// operation it was paused at, decided again by `policy` (an
-    /// operation the policy now denies is not handed out: the run goes on
-    /// past its denial), then handed out at the operations
-    /// `options.pause_at` names. `options.inputs` is not used (the run
-    /// has its values). Bytes that are not a snapshot, of another format,
-    /// Writ version, program or person, sealed by another store, changed,
-    /// cut short, or already resumed are refused (`E4009`), and nothing
-    /// runs.
-    ///
-    /// ```
-    /// use writ_host::engine::{Engine, PauseAt, Reply, RunOptions, Step};
-    ///
-    /// let engine = Engine::new();
-    /// let policy = engine
-    ///     .parse_policy("[principal]\nid = \"a\"\nrole = \"r\"\n\n[grants.Log]\n\n[grants.Confirm]\n")
-    ///     .expect("a valid policy");
-    /// let program = engine
-    ///     .check("Log.info(\"asking\")\nif Confirm.ask(\"Go?\") { \"went\" } else { \"stayed\" }\n", &policy)
-    ///     .expect("accepted");
-    /// let db = std::env::temp_dir().join(format!("writ-restore-{}.db", std::process::id()));
-    /// let options = RunOptions {
-    ///     store: Some(db.display().to_string()),
-    ///     pause_at: PauseAt::Only(vec!["Confirm".into()]),
-    ///     ..RunOptions::default()
-    /// };
-    /// let Ok(Step::Paused(mut pending)) = engine.start(&program, &policy, &options)
-    /// else { panic!("expected a pause") };
-    /// let bytes = pending.to_bytes().expect("a snapshot");
-    /// drop(pending);
-    ///
-    /// // Later, perhaps in another process:
-    /// let Ok(Step::Paused(pending)) = engine.restore(&program, &policy, &bytes, &options)
-    /// else { panic!("expected the pause again") };
-    /// assert_eq!((pending.operation(), pending.output()), ("Confirm.ask", &["asking".to_string()][..]));
-    /// let Ok(Step::Done(outcome)) = pending.resume(Reply::Answer(serde_json::json!(true)))
-    /// else { panic!("expected the end") };
-    /// assert_eq!(outcome.result.ok().as_deref(), Some("\"went\""));
-    ///
-    /// // A snapshot resumes once.
-    /// let refused = engine.restore(&program, &policy, &bytes, &options).unwrap_err();
-    /// assert_eq!(refused.code.as_str(), "E4009");
-    /// # let _ = std::fs::remove_file(db);
-    /// ```
-    pub fn restore<'a>(
-        &'a self,
-        program: &'a Compiled,
-        policy: &'a Policy,
-        bytes: &[u8],
-        options: &RunOptions,
-    ) -> Result<Step<'a>, RunError> {
-        snapshot::check_kind(bytes)?;
-        self.check_pause_at(&options.pause_at)?;
-        let (mut store, recorded) = open_for(policy, options)?;
-        let key = store
-            .snapshot_key()
-            .map_err(|e| unavailable(format!("the store's snapshot key could not be read: {e}")))?;
-        let (envelope, runtime) = snapshot::open(bytes, &key)?;
-        if envelope.program != program.hash {
-            return Err(snapshot::refused(
-                &format!("a snapshot of this program (hash {})", program.hash),
-                &format!("one of another program (hash {})", clean(&envelope.program)),
-            ));
-        }
-        if envelope.principal != policy.principal.id {
-            return Err(snapshot::refused(
-                &format!("a snapshot of a run for {}", clean(&policy.principal.id)),
-                &format!("one of a run for {}", clean(&envelope.principal)),
-            ));
-        }
-        if store.was_resumed(&envelope.nonce).map_err(|e| {
-            unavailable(format!(
-                "the store could not say whether the snapshot was resumed: {e}"
-            ))
-        })? {
-            return Err(snapshot::refused(
-                "a snapshot not resumed before",
-                "one that was resumed already (each snapshot resumes once)",
-            ));
-        }
-        let paused = writ_runtime::restore(program.module(), runtime, &policy.limits, None)?;
-        let mut run = Run::new(
-            self,
-            (program, policy),
-            options,
-            Some(options.pause_at.clone()),
-            (store, recorded),
-        );
-        run.state.output = envelope.output;
-        run.state.operations = envelope.operations;
-        run.state.audit_ids = envelope.audit_ids;
-        run.state.paid_this_run = envelope.paid_this_run;
-        run.state.used_recorded = envelope.used_recorded;
-        run.state.restored_from = Some(envelope.nonce);
-        let mut no_log = |_: &str| {};
-        let mut drive = Drive {
-            run: &mut run,
-            log: &mut no_log,
-            ready: None,
-            carry: false,
-            hand_out: true,
-        };
-        let driven = paused.hand_back(&mut drive);
-        let ready = drive.ready.take();
-        Ok(run.step(driven, ready))
     }
 }
