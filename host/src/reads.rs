@@ -19,7 +19,10 @@
 //! - **Typed.** A recorded answer is converted to the operation's result
 //!   type as a host's answer is; one that does not fit is `E4010`.
 //! - **Bounded.** A recording is read from text the host bounds; each
-//!   answer is converted under the run's limits.
+//!   answer is converted under the run's limits; finding a read's answer
+//!   is a lookup in an index built once, never a scan of the recording.
+
+use std::collections::{HashMap, VecDeque};
 
 use serde_json::{Value as Json, json};
 use writ_lang::types::{InputType, OpKind};
@@ -147,10 +150,19 @@ pub(crate) fn answer_type(engine: &Engine, effect: &str, op: &str) -> Option<Inp
     }
 }
 
-/// Where a replay stands: which recorded reads are used.
+/// Where a replay stands: for each read (operation and arguments), the
+/// positions of its recorded answers not used yet, in order. Built once,
+/// at the first read (linear in the recording); each read then costs a
+/// lookup, not a scan, so a replay is linear in its reads however long
+/// the recording.
 #[derive(Debug, Default)]
 pub(crate) struct Cursor {
-    used: Vec<bool>,
+    unused: Option<HashMap<String, VecDeque<usize>>>,
+}
+
+/// What a read is looked up by: its operation and its arguments' JSON.
+fn key(operation: &str, arguments: &[Json]) -> String {
+    format!("{operation}{}", Json::Array(arguments.to_vec()))
 }
 
 impl Cursor {
@@ -161,17 +173,17 @@ impl Cursor {
         operation: &str,
         arguments: &[Json],
     ) -> Option<&'r RecordedRead> {
-        if self.used.len() != recording.reads.len() {
-            self.used = vec![false; recording.reads.len()];
-        }
-        let (i, read) = recording.reads.iter().enumerate().find(|(i, r)| {
-            !self.used.get(*i).copied().unwrap_or(true)
-                && r.operation == operation
-                && r.arguments == arguments
-        })?;
-        if let Some(u) = self.used.get_mut(i) {
-            *u = true;
-        }
-        Some(read)
+        let unused = self.unused.get_or_insert_with(|| {
+            let mut index: HashMap<String, VecDeque<usize>> = HashMap::new();
+            for (i, r) in recording.reads.iter().enumerate() {
+                index
+                    .entry(key(&r.operation, &r.arguments))
+                    .or_default()
+                    .push_back(i);
+            }
+            index
+        });
+        let i = unused.get_mut(&key(operation, arguments))?.pop_front()?;
+        recording.reads.get(i)
     }
 }
