@@ -351,19 +351,10 @@ impl Repl {
         };
         let e = self.session.eval(name, text, &mut events, Some(&cancel));
         self.running.store(false, Ordering::SeqCst);
-        if !e.diagnostics.is_empty() {
-            err_print!(
-                "{}",
-                show::diagnostics(&self.session, &e.diagnostics, self.color)
-            );
-        }
-        if !e.accepted {
-            self.failed = true;
+        if !self.problems(&e) {
             return;
         }
-        if let Some(err) = &e.error {
-            self.failed = true;
-            err_print!("{}", show::run_error(&self.session, err, self.color));
+        if e.error.is_some() {
             if e.operations.is_empty() {
                 err_println!("(the input defined nothing)");
             } else {
@@ -408,26 +399,19 @@ impl Repl {
                 out(&format!("{}\n", writ::render::terminal_safe(line)));
             }
         };
+        // Ctrl-C cancels a plan's run as it does an input's.
+        self.cancel.store(false, Ordering::SeqCst);
+        self.running.store(true, Ordering::SeqCst);
         let cancel = self.cancel.clone();
-        let Some((e, plan)) = self
+        let planned = self
             .session
-            .plan("<:plan>", arg, &mut events, Some(&cancel))
-        else {
+            .plan("<:plan>", arg, &mut events, Some(&cancel));
+        self.running.store(false, Ordering::SeqCst);
+        let Some((e, plan)) = planned else {
             return;
         };
-        if !e.diagnostics.is_empty() {
-            err_print!(
-                "{}",
-                show::diagnostics(&self.session, &e.diagnostics, self.color)
-            );
-        }
-        if !e.accepted {
-            self.failed = true;
+        if !self.problems(&e) {
             return;
-        }
-        if let Some(err) = &e.error {
-            self.failed = true;
-            err_print!("{}", show::run_error(&self.session, err, self.color));
         }
         for v in &e.values {
             out(&format!("{} : {} = {}\n", v.name, v.ty, v.text));
@@ -436,6 +420,26 @@ impl Repl {
             out(&format!("{}\n", writ::render::terminal_safe(&line)));
         }
         out("(a plan: no act was carried out, and nothing it defines is kept)\n");
+    }
+
+    /// Show an evaluated input's diagnostics and the error that ended its
+    /// run, if any (marking the session failed); whether it was accepted.
+    fn problems(&mut self, e: &writ_host::session::Evaluation) -> bool {
+        if !e.diagnostics.is_empty() {
+            err_print!(
+                "{}",
+                show::diagnostics(&self.session, &e.diagnostics, self.color)
+            );
+        }
+        if !e.accepted {
+            self.failed = true;
+            return false;
+        }
+        if let Some(err) = &e.error {
+            self.failed = true;
+            err_print!("{}", show::run_error(&self.session, err, self.color));
+        }
+        true
     }
 
     /// The source of an input, for messages.
