@@ -32,6 +32,7 @@ use writ_lang::Code;
 use writ_runtime::RunError;
 
 use crate::policy::{Decision, Policy};
+use crate::policy_host::money;
 use crate::reads::{RecordedRead, Recording};
 use crate::store::sha256_hex;
 
@@ -364,10 +365,6 @@ fn pay_currency(policy: &Policy) -> String {
         Some(crate::policy::Scope::Pay(s)) => s.currency.clone(),
         _ => String::new(),
     }
-}
-
-fn money(cents: i64) -> String {
-    format!("{}.{:02}", cents / 100, (cents % 100).abs())
 }
 
 /// One act in words.

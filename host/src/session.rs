@@ -52,13 +52,9 @@ impl writ_runtime::Host for Planner<'_, '_> {
             return self.host.perform(effect, op, args);
         }
         let module = self.host.module;
-        let limit = self.limits.output;
         let arguments = args
             .iter()
-            .map(|a| match a.to_json(module, limit) {
-                Ok(j) => serde_json::from_str(j.as_str()).unwrap_or(serde_json::Value::Null),
-                Err(_) => serde_json::Value::Null,
-            })
+            .map(|a| crate::drive::json_of(a, module, self.limits))
             .collect();
         let acts = &mut *self.acts;
         self.host

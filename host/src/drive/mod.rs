@@ -316,7 +316,7 @@ impl<'a> Run<'a> {
 
 /// A value as JSON (the mapping of `writ_runtime::json`), `null` past
 /// the output limit.
-fn json_of(
+pub(crate) fn json_of(
     v: &Value,
     module: &writ_runtime::Module,
     limits: &writ_runtime::Limits,

@@ -66,14 +66,11 @@ impl<'a> Pending<'a> {
     /// an argument past it shown as `null`).
     pub fn arguments_json(&self) -> serde_json::Value {
         let module = self.run.program.module();
-        let limit = self.run.policy.limits.output;
+        let limits = &self.run.policy.limits;
         serde_json::Value::Array(
             self.args()
                 .iter()
-                .map(|a| match a.to_json(module, limit) {
-                    Ok(j) => serde_json::from_str(j.as_str()).unwrap_or(serde_json::Value::Null),
-                    Err(_) => serde_json::Value::Null,
-                })
+                .map(|a| super::json_of(a, module, limits))
                 .collect(),
         )
     }
