@@ -193,3 +193,47 @@ fn a_recorded_answer_of_another_type_is_refused_and_a_malformed_recording_too() 
         assert_eq!(Recording::from_json(&doc).err().as_deref(), Some(why));
     }
 }
+
+#[test]
+fn what_a_recording_keeps_is_bounded_by_the_memory_limit() {
+    let e = engine(1_000, true);
+    let dir = std::env::temp_dir().join(format!("writ-reads-bound-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let page = "x".repeat(20_000);
+    let _ = std::fs::write(
+        dir.join("responses.toml"),
+        format!("[[response]]\nurl = \"https://fares.example/big\"\nbody = \"{page}\"\n"),
+    );
+    let text = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[limits]\nmemory = \"64K\"\n\n[grants.Http]\nrecorded = \"responses.toml\"\n";
+    let mut p = e.parse_policy(text).unwrap_or_else(|d| panic!("{d:#?}"));
+    p.dir = Some(dir);
+    let source = "fn get(n: Int) -> Int / {Http} {\n  if n == 0 { 0 } else { str.length(Http.get(\"https://fares.example/big\")) + get(n - 1) }\n}\nget(5)\n";
+    let o = run(
+        &e,
+        &p,
+        source,
+        &common::db("reads", "bound"),
+        ReadMode::Record,
+    );
+    let err = o.result.expect_err("E5002");
+    assert_eq!(err.code.as_str(), "E5002");
+    assert!(
+        err.message.starts_with("expected the recorded reads to take at most 65536 bytes (the memory limit), but Http.get would take "),
+        "{}",
+        err.message
+    );
+    assert_eq!(
+        o.reads.len(),
+        3,
+        "three pages of 20 KB fit, the fourth does not"
+    );
+    // Not recording, the same run keeps nothing and ends.
+    let o = run(
+        &e,
+        &p,
+        source,
+        &common::db("reads", "bound-live"),
+        ReadMode::Live,
+    );
+    assert_eq!(o.result.as_deref().ok(), Some("100000"));
+}

@@ -150,6 +150,9 @@ pub(crate) struct RunState {
     pub(crate) used_recorded: bool,
     /// The reads recorded so far ([`ReadMode::Record`]).
     pub(crate) recorded_reads: Vec<RecordedRead>,
+    /// The bytes of the recorded reads' JSON so far: the host keeps them,
+    /// so they are bounded by the run's memory limit.
+    pub(crate) recorded_bytes: usize,
     /// Reads of an approved plan's run, performed again, that answered
     /// otherwise than when the plan was made.
     pub(crate) changed_reads: Vec<String>,
@@ -209,6 +212,7 @@ impl<'a> Run<'a> {
                 paid_this_run: 0,
                 used_recorded: false,
                 recorded_reads: Vec::new(),
+                recorded_bytes: 0,
                 changed_reads: Vec::new(),
                 restored_from: None,
             },
@@ -443,6 +447,26 @@ impl Driver for Drive<'_, '_> {
         });
         self.run.cursor = cursor;
         if let Some(r) = recorded {
+            // What the host keeps of a recording is the run's to bound:
+            // past its memory limit, the run ends (E5002).
+            let bytes = r.answer.to_string().len()
+                + r.arguments
+                    .iter()
+                    .map(|a| a.to_string().len())
+                    .sum::<usize>();
+            let total = self.run.state.recorded_bytes.saturating_add(bytes);
+            let max = self.run.policy.limits.memory;
+            if total > max {
+                return Handling::Answer(Err(HostError::Stop(RunError::limit(
+                    writ_runtime::Limit::Memory,
+                    max as u64,
+                    format!(
+                        "expected the recorded reads to take at most {max} bytes (the memory limit), but {} would take {total}",
+                        r.operation
+                    ),
+                ))));
+            }
+            self.run.state.recorded_bytes = total;
             if let Some((planned, cursor)) = &mut self.run.planned_reads {
                 let args: Vec<String> = r.arguments.iter().map(ToString::to_string).collect();
                 let shown = clean(&format!("{}({})", r.operation, args.join(", ")));
