@@ -397,7 +397,7 @@ pub(crate) enum Planning {
     /// Making a plan: the acts so far.
     Making {
         /// The acts decided so far.
-        acts: Vec<PlannedAct>,
+        acts: PlannedActs,
     },
     /// Running as approved.
     Approved {
@@ -431,15 +431,59 @@ pub(crate) fn does_not_apply(why: String) -> RunError {
     )
 }
 
+/// The acts of a plan being made, with how many are allowed and the
+/// bytes they take: the host keeps them, so they are bounded by the run's
+/// memory limit.
+#[derive(Debug, Default)]
+pub(crate) struct PlannedActs {
+    /// The acts, in order.
+    pub(crate) acts: Vec<PlannedAct>,
+    allowed: usize,
+    bytes: usize,
+}
+
+impl PlannedActs {
+    /// Keep `act`, or end the run (`E5002`) if the acts would take more
+    /// than `max` bytes.
+    fn push(&mut self, act: PlannedAct, max: usize) -> Result<(), writ_runtime::HostError> {
+        let bytes = act.operation.len()
+            + act.shown.len()
+            + act.rule.len()
+            + act
+                .arguments
+                .iter()
+                .map(|a| a.to_string().len())
+                .sum::<usize>();
+        let total = self.bytes.saturating_add(bytes);
+        if total > max {
+            return Err(writ_runtime::HostError::Stop(RunError::limit(
+                writ_runtime::Limit::Memory,
+                max as u64,
+                format!(
+                    "expected the plan's acts to take at most {max} bytes (the memory limit), but {} would take {total}",
+                    act.operation
+                ),
+            )));
+        }
+        self.bytes = total;
+        if act.decision == Decision::Allowed {
+            self.allowed += 1;
+        }
+        self.acts.push(act);
+        Ok(())
+    }
+}
+
 /// An act of a run making a plan: decided by the policy (a denial is
 /// audited and raised, and kept in `acts` as denied), then answered with a
 /// simulated result and kept in `acts` as allowed. Nothing is carried out.
 pub(crate) fn plan_act(
     host: &mut crate::policy_host::PolicyHost<'_>,
     (effect, op, args): (&str, &str, &[writ_runtime::Value]),
-    acts: &mut Vec<PlannedAct>,
+    acts: &mut PlannedActs,
     arguments: Vec<Json>,
 ) -> Result<writ_runtime::Value, writ_runtime::HostError> {
+    let max = host.policy.limits.memory;
     let ready = match host.decide(effect, op, args) {
         Ok(r) => r,
         Err(e) => {
@@ -448,28 +492,25 @@ pub(crate) fn plan_act(
                 .last()
                 .map(|o| (o.arguments.clone(), o.rule.clone()))
                 .unwrap_or_default();
-            acts.push(PlannedAct::new(
+            let act = PlannedAct::new(
                 format!("{effect}.{op}"),
                 arguments,
                 shown,
                 Decision::Denied,
                 rule,
-            ));
+            );
+            acts.push(act, max)?;
             return Err(e);
         }
     };
-    let n = acts
-        .iter()
-        .filter(|a| a.decision == Decision::Allowed)
-        .count()
-        + 1;
-    let v = host.simulated(&ready, n)?;
-    acts.push(PlannedAct::new(
+    let v = host.simulated(&ready, acts.allowed + 1)?;
+    let act = PlannedAct::new(
         ready.operation.to_string(),
         arguments,
         ready.shown.clone(),
         Decision::Allowed,
         ready.rule.to_string(),
-    ));
+    );
+    acts.push(act, max)?;
     Ok(v)
 }

@@ -29,7 +29,7 @@ use crate::engine::{Engine, Operation, RunOptions, open_for};
 use crate::policy::Policy;
 use crate::policy_host::PolicyHost;
 
-use crate::plan::{Plan, PlannedAct};
+use crate::plan::{Plan, PlannedActs};
 use crate::store::{self, AuditRecord, Store, StoreError};
 
 /// The host of an input run as a plan: its acts planned (decided, not
@@ -37,7 +37,7 @@ use crate::store::{self, AuditRecord, Store, StoreError};
 struct Planner<'h, 'p> {
     host: PolicyHost<'h>,
     engine: &'p Engine,
-    acts: &'p mut Vec<PlannedAct>,
+    acts: &'p mut PlannedActs,
     limits: &'p Limits,
 }
 
@@ -391,7 +391,7 @@ impl Session {
     ) -> Option<(Evaluation, Plan)> {
         let under = self.under.as_ref()?;
         let policy = under.policy.clone();
-        let mut acts = Vec::new();
+        let mut acts = PlannedActs::default();
         let e = self.eval_inner(name, text, events, cancel, Some(&mut acts));
         let plan = Plan {
             program: store::sha256_hex(text.as_bytes()),
@@ -400,7 +400,7 @@ impl Session {
             inputs: serde_json::Map::new(),
             reads: Vec::new(),
             log: e.output.clone(),
-            acts,
+            acts: acts.acts,
             result: match &e.error {
                 Some(err) => Err(format!("{}: {}", err.code.as_str(), err.message)),
                 None => Ok(e.values.last().map(|v| v.text.clone()).unwrap_or_default()),
@@ -415,7 +415,7 @@ impl Session {
         text: &str,
         events: &mut dyn FnMut(Event<'_>),
         cancel: Option<&Arc<AtomicBool>>,
-        mut planning: Option<&mut Vec<PlannedAct>>,
+        mut planning: Option<&mut PlannedActs>,
     ) -> Evaluation {
         let events = std::cell::RefCell::new(events);
         let source = self.add_source(name, text);

@@ -389,3 +389,31 @@ fn a_live_read_that_changed_makes_the_program_deviate_and_is_noted() {
     assert!(o.changed_reads.is_empty());
     assert_eq!(o.result.as_deref().ok(), Some("\"pay-1\""));
 }
+
+#[test]
+fn what_a_plan_keeps_of_its_acts_is_bounded_by_the_memory_limit() {
+    let e = engine();
+    let mut p = policy(&e, "bound", "ada", 50000);
+    p.limits.memory = 256 << 10;
+    let db = common::db("plans", "bound");
+    // Each planned act is kept with its arguments: 1,000 payments with a
+    // 512-byte memo take more than 256 KiB.
+    let memo = "m".repeat(500);
+    let source = format!(
+        "fn pay(n: Int) -> Int / {{Pay}} {{\n  if n == 0 {{ 0 }} else {{ Pay.pay(\"air-one.example\", 1, \"{memo}\").cents + pay(n - 1) }}\n}}\npay(1000)\n"
+    );
+    let program = check(&e, &source, &p);
+    let plan = e
+        .plan(&program, &p, &options(&db))
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    let err = plan.result.expect_err("E5002");
+    assert!(
+        err.starts_with("E5002: expected the plan's acts to take at most 262144 bytes (the memory limit), but Pay.pay would take "),
+        "{err}"
+    );
+    assert!(
+        plan.acts.len() < 1000 && plan.acts.len() > 100,
+        "{}",
+        plan.acts.len()
+    );
+}

@@ -601,7 +601,9 @@ impl Engine {
         let opened = open_for(policy, options)?;
         let mut run = Run::new(self, (program, policy), options, pause_at, opened);
         if making {
-            run.plan = Some(Planning::Making { acts: Vec::new() });
+            run.plan = Some(Planning::Making {
+                acts: crate::plan::PlannedActs::default(),
+            });
             run.reads = ReadMode::Record;
             run.purpose = Some("for a plan".to_string());
         } else if let Some(plan) = &options.approved {

@@ -181,7 +181,7 @@ impl Engine {
             return Err(RunError::internal("a plan's run was handed out"));
         };
         let acts = match planning {
-            Some(Planning::Making { acts }) => acts,
+            Some(Planning::Making { acts }) => acts.acts,
             _ => Vec::new(),
         };
         Ok(Plan {
