@@ -45,6 +45,7 @@
 #![warn(missing_docs)]
 
 pub mod explain;
+pub mod primer;
 pub mod render;
 
 /// What a check finds and is told: the inferred signatures, the
