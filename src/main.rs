@@ -28,6 +28,7 @@ macro_rules! err_println {
 
 mod host_cli;
 mod inputs_cli;
+mod mcp;
 mod outcome_json;
 mod pause_cli;
 mod plan_cli;
@@ -264,6 +265,19 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         limit: Vec<String>,
     },
+    /// Serve Writ to a model over the Model Context Protocol (MCP) on
+    /// standard input and output: tools to check, run and plan programs
+    /// under this policy; the person approves plans and confirmations
+    /// through the client (docs/mcp.md).
+    Mcp {
+        /// The policy every program runs under (docs/policy.md).
+        #[arg(long)]
+        policy: std::path::PathBuf,
+        /// The store (SQLite file) for the audit log, ledger and records;
+        /// overrides the policy's `[store] path`.
+        #[arg(long)]
+        db: Option<std::path::PathBuf>,
+    },
     /// Explain a diagnostic code, e.g. `writ explain E0100`.
     Explain {
         /// The code, e.g. `E0100`.
@@ -470,49 +484,7 @@ fn check(
             }
         }
         Format::Json => {
-            let files: Vec<_> = reports
-                .iter()
-                .map(|r| {
-                    json!({
-                        "path": r.path,
-                        "status": if r.unreadable { "unreadable" } else if accepted(r) { "accepted" } else { "rejected" },
-                        "diagnostics": render::json(&r.diagnostics, &r.path, &r.text),
-                        "manifest": r.manifest.iter().map(|m| {
-                            let index = writ::LineIndex::new(&r.text);
-                            json!({
-                                "effect": m.effect,
-                                "capability": m.capability,
-                                "sites": m.sites.iter().map(|(op, span)| {
-                                    let at = index.position(span.start);
-                                    let kind = writ_lang::types::builtin_op_kind(&m.effect, op).map(|k| k.as_str());
-                                    json!({ "operation": op, "kind": kind, "line": at.line, "column": at.column })
-                                }).collect::<Vec<_>>(),
-                            })
-                        }).collect::<Vec<_>>(),
-                        "signatures": r.signatures.iter().map(|s| {
-                            let at = writ::LineIndex::new(&r.text).position(s.span.start);
-                            json!({ "name": s.name, "signature": s.signature, "line": at.line, "column": at.column })
-                        }).collect::<Vec<_>>(),
-                    })
-                })
-                .collect();
-            // A file checked with declared inputs lists them (absent
-            // when none were declared, so the output of a program without
-            // inputs is as it was).
-            let files: Vec<_> = files
-                .into_iter()
-                .zip(&reports)
-                .map(|(mut f, r)| {
-                    if !r.inputs.is_empty() {
-                        f["inputs"] = r
-                            .inputs
-                            .iter()
-                            .map(|i| json!({ "name": i.name, "type": i.ty.to_string() }))
-                            .collect();
-                    }
-                    f
-                })
-                .collect();
+            let files: Vec<_> = reports.iter().map(file_json).collect();
             let doc = json!({ "version": 1, "files": files });
             out = serde_json::to_string_pretty(&doc).unwrap_or_default();
             out.push('\n');
@@ -528,6 +500,45 @@ fn check(
     } else {
         ExitCode::from(1)
     }
+}
+
+/// One file's report as `writ check --format json` shows it (and the MCP
+/// server's `check` tool): its status, diagnostics, manifest with each
+/// site's read/act kind, signatures, and the inputs when any were
+/// declared.
+fn file_json(r: &FileReport) -> serde_json::Value {
+    let index = writ::LineIndex::new(&r.text);
+    let mut f = json!({
+        "path": r.path,
+        "status": if r.unreadable { "unreadable" } else if accepted(r) { "accepted" } else { "rejected" },
+        "diagnostics": render::json(&r.diagnostics, &r.path, &r.text),
+        "manifest": r.manifest.iter().map(|m| {
+            json!({
+                "effect": m.effect,
+                "capability": m.capability,
+                "sites": m.sites.iter().map(|(op, span)| {
+                    let at = index.position(span.start);
+                    let kind = writ_lang::types::builtin_op_kind(&m.effect, op).map(|k| k.as_str());
+                    json!({ "operation": op, "kind": kind, "line": at.line, "column": at.column })
+                }).collect::<Vec<_>>(),
+            })
+        }).collect::<Vec<_>>(),
+        "signatures": r.signatures.iter().map(|s| {
+            let at = index.position(s.span.start);
+            json!({ "name": s.name, "signature": s.signature, "line": at.line, "column": at.column })
+        }).collect::<Vec<_>>(),
+    });
+    // A file checked with declared inputs lists them (absent when none
+    // were declared, so the output of a program without inputs is as it
+    // was).
+    if !r.inputs.is_empty() {
+        f["inputs"] = r
+            .inputs
+            .iter()
+            .map(|i| json!({ "name": i.name, "type": i.ty.to_string() }))
+            .collect();
+    }
+    f
 }
 
 fn accepted(r: &FileReport) -> bool {
@@ -830,6 +841,7 @@ fn main() -> ExitCode {
             DbAction::Init => host_cli::db_init(db.as_deref(), seed.as_deref()),
         },
         Command::Repl { policy, db, limit } => repl::main(repl::Options { policy, db, limit }),
+        Command::Mcp { policy, db } => mcp::main(&policy, db.as_deref()),
         Command::Explain { code } => explain(&code),
     }
 }

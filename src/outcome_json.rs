@@ -50,6 +50,14 @@ pub struct Report<'a> {
 /// finished, 1 it was rejected, 3 a run-time error, 4 a limit (a value
 /// whose JSON passes the output limit is `E5004`, a limit).
 pub fn print(report: Report<'_>) -> ExitCode {
+    let (out, code) = text(report);
+    crate::host_cli::out(&out);
+    ExitCode::from(code)
+}
+
+/// `report` as the text of one JSON object (what [`print`] prints), with
+/// the exit code [`print`] gives.
+pub fn text(report: Report<'_>) -> (String, u8) {
     let Report {
         path,
         text,
@@ -150,8 +158,7 @@ pub fn print(report: Report<'_>) -> ExitCode {
         let _ = writeln!(out, "  \"{name}\": {field}{comma}");
     }
     out.push_str("}\n");
-    crate::host_cli::out(&out);
-    ExitCode::from(code)
+    (out, code)
 }
 
 /// A small JSON value's compact text.

@@ -1,0 +1,501 @@
+//! The server's tools: `check`, `run`, `plan`, `approve` and `explain` —
+//! their definitions (input schemas, descriptions carrying the primer's
+//! core and the policy's grants, annotations derived from what the policy
+//! lets a program do) and their work.
+//!
+//! Invariants: the work runs on a blocking thread, never on the runtime's;
+//! a program's answers are the command line's JSON (`writ check --format
+//! json`, `writ run --format json`), so the two cannot drift; a plan is
+//! carried out only after the person accepted it through elicitation
+//! ([`Asker`]) — the model's call to `approve` only asks; a source over
+//! [`limits::MAX_SOURCE_BYTES`] is answered with `E0007` and not checked.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+use writ::render::words::Edge;
+use writ::{Code, Diagnostic};
+use writ_host::engine::{Engine, Outcome, RunOptions};
+use writ_lang::types::{BUILTIN_OPERATIONS, InputDecl, OpKind};
+
+use super::elicitation::{Answer, Asker};
+use super::limits;
+use super::server::{Shared, StoredPlan};
+use crate::outcome_json;
+
+/// The name a program's diagnostics give its source.
+pub const PROGRAM: &str = "program.writ";
+
+/// A tool's answer: its text (JSON, or words for `explain`), and whether
+/// it reports a failure (a rejected, failed or refused run; a malformed
+/// call).
+pub struct Reply {
+    /// The text.
+    pub text: String,
+    /// A failure.
+    pub is_error: bool,
+}
+
+impl Reply {
+    fn json(doc: &Value, is_error: bool) -> Reply {
+        Reply {
+            text: serde_json::to_string_pretty(doc).unwrap_or_default() + "\n",
+            is_error,
+        }
+    }
+
+    /// A call the tool cannot serve: `message` says what was expected.
+    fn usage(message: impl Into<String>) -> Reply {
+        Reply::json(&json!({ "status": "usage", "error": message.into() }), true)
+    }
+}
+
+/// What the policy lets a program reach, for the tools' annotations.
+#[derive(Clone, Copy, Debug)]
+pub struct Reach {
+    /// Some granted operation acts (pays, posts).
+    pub acts: bool,
+    /// A granted capability reaches outside the host: `Http` on the
+    /// network (not from recorded responses), `Pay` to payees.
+    pub open_world: bool,
+}
+
+/// What `policy` lets a program reach, from the read/act kind of each
+/// operation of each granted capability.
+pub fn reach(engine: &Engine, policy: &writ_host::policy::Policy) -> Reach {
+    let granted = policy.granted();
+    let acts = BUILTIN_OPERATIONS.iter().any(|(effect, op, _)| {
+        granted.iter().any(|g| g == effect)
+            && engine.operation_kind(effect, op) == Some(OpKind::Act)
+    });
+    let http_live = policy.grants.get("Http").is_some_and(
+        |g| !matches!(&g.scope, writ_host::policy::Scope::Http(h) if h.recorded.is_some()),
+    );
+    Reach {
+        acts,
+        open_world: http_live || granted.iter().any(|g| g == "Pay"),
+    }
+}
+
+fn annotations(
+    title: &str,
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    open_world: bool,
+) -> ToolAnnotations {
+    let mut a = ToolAnnotations::with_title(title)
+        .read_only(read_only)
+        .idempotent(idempotent)
+        .open_world(open_world);
+    if !read_only {
+        a = a.destructive(destructive);
+    }
+    a
+}
+
+fn schema(doc: Value) -> Arc<JsonObject> {
+    match doc {
+        Value::Object(m) => Arc::new(m),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// The tools, as `tools/list` shows them.
+pub fn definitions(shared: &Shared) -> Vec<Tool> {
+    let reach = shared.reach;
+    let source = json!({ "type": "string", "description": "The program: Writ source text (at most 2 MiB)." });
+    let input_types = json!({
+        "type": "object",
+        "additionalProperties": { "type": "string" },
+        "description": "The inputs the host passes the program, each name with its Writ type, e.g. {\"request\": \"{ to: Str, budget_cents: Int }\"}.",
+    });
+    let inputs = json!({
+        "type": "object",
+        "description": "The inputs' values, by name, as JSON (each of its declared type).",
+    });
+    let language = format!("{}\n\n{}", writ::primer::core(), shared.grants);
+    let check = Tool::new(
+        "check",
+        format!(
+            "Check a Writ program under this server's policy without running it. Returns JSON: `status` (accepted or rejected), `diagnostics` (each with its code, severity, message, labels with line and column, and help; `explain` gives a code's documentation), the top-level functions' `signatures`, and the `manifest` of effects it performs with each operation's read/act kind. Repair the program until it is accepted, then `run` it (or `plan` it).\n\n{language}"
+        ),
+        schema(json!({
+            "type": "object",
+            "properties": { "source": source, "input_types": input_types },
+            "required": ["source"],
+        })),
+    )
+    .annotate(annotations("Check a Writ program", true, false, true, false));
+    let run = Tool::new(
+        "run",
+        format!(
+            "Check and run a Writ program under this server's policy: with exactly the capabilities it grants, scoped, limited and audited. Returns JSON: `status` (ok, rejected or failed), the `value` (as data and as displayed), the `Log` lines, the host `operations` with their decisions (allowed or denied), rules and audit ids, the `usage` of the limits, and the `error` with its code. Payments and posts are carried out; a confirmation the program or the policy asks for goes to the person.\n\n{language}"
+        ),
+        schema(json!({
+            "type": "object",
+            "properties": { "source": source, "input_types": input_types, "inputs": inputs },
+            "required": ["source"],
+        })),
+    )
+    .annotate(annotations(
+        "Run a Writ program",
+        !reach.acts,
+        reach.acts,
+        !reach.acts && !reach.open_world,
+        reach.open_world,
+    ));
+    let plan = Tool::new(
+        "plan",
+        format!(
+            "Show what a Writ program would do under this server's policy without doing it: its reads are performed, its acts (payments, posts) decided by the policy but not carried out. Returns JSON: the `plan_id`, the plan in `words`, the plan itself, and the planned run's `log` and `result`. To carry the plan out, call `approve` with the `plan_id`: the person (not you) is asked to approve it.\n\n{}",
+            shared.grants
+        ),
+        schema(json!({
+            "type": "object",
+            "properties": { "source": source, "input_types": input_types, "inputs": inputs },
+            "required": ["source"],
+        })),
+    )
+    .annotate(annotations(
+        "Plan a Writ program",
+        true,
+        false,
+        !reach.open_world,
+        reach.open_world,
+    ));
+    let approve = Tool::new(
+        "approve",
+        format!(
+            "Ask the person to approve a plan made by `plan`, and carry it out only if they accept: the plan's words are shown to them through the client (MCP elicitation); you cannot approve it yourself. Accepted, the program runs with only the plan's acts, in order, each once, and the answer is the run's JSON (as `run`'s). Declined, dismissed, unanswered, or with a client that cannot ask the person: nothing runs, and the answer says so.\n\n{}",
+            shared.grants
+        ),
+        schema(json!({
+            "type": "object",
+            "properties": { "plan_id": { "type": "string", "description": "The `plan_id` a `plan` call returned." } },
+            "required": ["plan_id"],
+        })),
+    )
+    .annotate(annotations(
+        "Carry out a plan the person approves",
+        !reach.acts,
+        reach.acts,
+        false,
+        reach.open_world,
+    ));
+    let explain = Tool::new(
+        "explain",
+        "Explain a Writ diagnostic code (like `E2001`, from `check` or `run`): its section of the error reference, with an example and the fix.",
+        schema(json!({
+            "type": "object",
+            "properties": { "code": { "type": "string", "description": "The code, e.g. `E2001`." } },
+            "required": ["code"],
+        })),
+    )
+    .annotate(annotations("Explain a diagnostic code", true, false, true, false));
+    vec![check, run, plan, approve, explain]
+}
+
+/// Do the work of the tool `name` with `args`; `None` for a tool there
+/// is not.
+pub fn call(shared: &Shared, name: &str, args: &JsonObject, asker: &Asker) -> Option<Reply> {
+    let reply = match name {
+        "check" => check(shared, args),
+        "run" => run(shared, args, asker),
+        "plan" => plan(shared, args, asker),
+        "approve" => approve(shared, args, asker),
+        "explain" => explain(args),
+        _ => return None,
+    };
+    Some(reply.unwrap_or_else(|r| r))
+}
+
+/// The argument `name`, a string, or the usage reply.
+fn string<'a>(args: &'a JsonObject, name: &str) -> Result<&'a str, Reply> {
+    match args.get(name) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(Reply::usage(format!(
+            "expected `{name}` to be a string, found {}",
+            kind(other)
+        ))),
+        None => Err(Reply::usage(format!(
+            "expected the argument `{name}`, found none"
+        ))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The program's source, or the reply: `E0007` (as a rejected program's
+/// diagnostics) past the size bound.
+fn source(args: &JsonObject) -> Result<String, Reply> {
+    let text = string(args, "source")?;
+    if text.len() as u64 > limits::MAX_SOURCE_BYTES {
+        return Err(rejected(&[writ::too_large(text.len() as u64)], ""));
+    }
+    match writ::source_text(text.as_bytes()) {
+        Ok(t) => Ok(t.to_string()),
+        Err(d) => Err(rejected(&[d], "")),
+    }
+}
+
+/// The declared inputs (`input_types`).
+fn input_types(args: &JsonObject) -> Result<Vec<InputDecl>, Reply> {
+    match args.get("input_types") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(name, ty)| match ty {
+                Value::String(t) => Ok(InputDecl::new(name.trim(), t.trim())),
+                other => Err(Reply::usage(format!(
+                    "expected the type of the input `{name}` to be a string of Writ (like \"{{ to: Str }}\"), found {}",
+                    kind(other)
+                ))),
+            })
+            .collect(),
+        Some(other) => Err(Reply::usage(format!(
+            "expected `input_types` to be an object of each input's Writ type by name, found {}",
+            kind(other)
+        ))),
+    }
+}
+
+/// The inputs' values (`inputs`).
+fn input_values(args: &JsonObject) -> Result<serde_json::Map<String, Value>, Reply> {
+    match args.get("inputs") {
+        None | Some(Value::Null) => Ok(serde_json::Map::new()),
+        Some(Value::Object(m)) => Ok(m.clone()),
+        Some(other) => Err(Reply::usage(format!(
+            "expected `inputs` to be an object of the inputs' values by name, found {}",
+            kind(other)
+        ))),
+    }
+}
+
+/// A program not run, with its diagnostics, as `writ run --format json`
+/// shows one.
+fn rejected(diagnostics: &[Diagnostic], text: &str) -> Reply {
+    let (out, _) = outcome_json::text(outcome_json::Report {
+        path: PROGRAM,
+        text,
+        edge: Edge::Policy(None),
+        diagnostics,
+        result: None,
+        value: None,
+        log: &[],
+        operations: &[],
+        usage: writ::Usage::default(),
+        limits: &writ::Limits::default(),
+        recorded: false,
+    });
+    Reply {
+        text: out,
+        is_error: true,
+    }
+}
+
+fn check(shared: &Shared, args: &JsonObject) -> Result<Reply, Reply> {
+    let text = source(args)?;
+    let decls = input_types(args)?;
+    let granted = shared.policy.granted();
+    let mut checked = writ::check_source(
+        &text,
+        &writ::CheckOptions {
+            grants: Some(writ::Grants {
+                names: &granted,
+                by: writ::GrantedBy::Policy,
+            }),
+            inputs: &decls,
+            ..Default::default()
+        },
+    );
+    writ::render::words::reword(&mut checked.diagnostics, shared.edge());
+    let report = crate::FileReport {
+        path: PROGRAM.to_string(),
+        text,
+        diagnostics: checked.diagnostics,
+        signatures: checked.signatures,
+        manifest: checked.manifest,
+        inputs: checked.inputs,
+        unreadable: false,
+    };
+    Ok(Reply::json(&crate::file_json(&report), false))
+}
+
+/// The engine of one request: its confirmations asked of the person.
+fn engine(asker: &Asker) -> Engine {
+    let asker = asker.clone();
+    Engine::new().with_confirm(Arc::new(move |question: &str| asker.confirm(question)))
+}
+
+/// The program compiled under the policy, or the rejected reply.
+fn compile(
+    shared: &Shared,
+    engine: &Engine,
+    text: &str,
+    decls: &[InputDecl],
+) -> Result<writ_host::engine::Compiled, Reply> {
+    engine
+        .check_with_inputs(text, &shared.policy, decls)
+        .map_err(|mut diags| {
+            writ::render::words::reword(&mut diags, shared.edge());
+            rejected(&diags, text)
+        })
+}
+
+/// How a run ended, as `writ run --format json` shows it.
+fn outcome(shared: &Shared, text: &str, ran: Result<Outcome, writ::RunError>) -> Reply {
+    let (result, value, log, operations, usage, recorded) = match ran {
+        Ok(o) => (
+            o.result,
+            o.value,
+            o.output,
+            o.operations,
+            o.usage,
+            o.recorded,
+        ),
+        Err(e) => (
+            Err(e),
+            None,
+            Vec::new(),
+            Vec::new(),
+            writ::Usage::default(),
+            false,
+        ),
+    };
+    let (out, code) = outcome_json::text(outcome_json::Report {
+        path: PROGRAM,
+        text,
+        edge: shared.edge(),
+        diagnostics: &[],
+        result: Some(result),
+        value,
+        log: &log,
+        operations: &operations,
+        usage,
+        limits: &shared.policy.limits,
+        recorded,
+    });
+    Reply {
+        text: out,
+        is_error: code != 0,
+    }
+}
+
+fn options(shared: &Shared, inputs: serde_json::Map<String, Value>) -> RunOptions {
+    RunOptions {
+        store: shared.db.clone(),
+        inputs,
+        ..RunOptions::default()
+    }
+}
+
+fn run(shared: &Shared, args: &JsonObject, asker: &Asker) -> Result<Reply, Reply> {
+    let text = source(args)?;
+    let decls = input_types(args)?;
+    let values = input_values(args)?;
+    let engine = engine(asker);
+    let program = compile(shared, &engine, &text, &decls)?;
+    let ran = engine.run(
+        &program,
+        &shared.policy,
+        &options(shared, values),
+        &mut |_| {},
+    );
+    Ok(outcome(shared, &text, ran))
+}
+
+fn plan(shared: &Shared, args: &JsonObject, asker: &Asker) -> Result<Reply, Reply> {
+    let text = source(args)?;
+    let decls = input_types(args)?;
+    let values = input_values(args)?;
+    let engine = engine(asker);
+    let program = compile(shared, &engine, &text, &decls)?;
+    let plan = match engine.plan(&program, &shared.policy, &options(shared, values.clone())) {
+        Ok(p) => p,
+        Err(e) => return Ok(outcome(shared, &text, Err(e))),
+    };
+    let words = plan.words(&shared.policy);
+    let doc = json!({
+        "status": "planned",
+        "words": words,
+        "log": plan.log,
+        "result": match &plan.result { Ok(v) => json!({ "ok": v }), Err(e) => json!({ "error": e }) },
+        "plan": plan.to_json(),
+    });
+    let id = shared.keep_plan(StoredPlan {
+        source: text,
+        decls,
+        inputs: values,
+        plan: Arc::new(plan),
+    });
+    let mut doc = doc;
+    doc["plan_id"] = json!(id);
+    doc["next"] = json!(
+        "call `approve` with this plan_id: the person is shown the plan and asked to approve it"
+    );
+    Ok(Reply::json(&doc, false))
+}
+
+fn approve(shared: &Shared, args: &JsonObject, asker: &Asker) -> Result<Reply, Reply> {
+    let id = string(args, "plan_id")?;
+    let Some(stored) = shared.plan(id) else {
+        return Err(Reply::usage(format!(
+            "expected the plan_id of a plan this server made (it keeps the last {}), found `{id}`: call `plan` first",
+            limits::KEPT_PLANS
+        )));
+    };
+    let words = stored.plan.words(&shared.policy);
+    let message = format!(
+        "Approve this plan of a Writ program, for {}?\n\n{}\n\nAccept to carry out exactly these acts, in this order; decline or cancel and nothing is done.",
+        shared.policy.principal.id,
+        words
+            .iter()
+            .map(|l| writ::render::terminal_safe(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let answer = asker.ask(&message, limits::APPROVAL_WAIT);
+    if answer != Answer::Accepted {
+        return Ok(Reply::json(
+            &json!({
+                "status": "refused",
+                "plan_id": id,
+                "ran": false,
+                "why": format!("not run: {}; a plan runs only once the person approves it", answer.words()),
+            }),
+            true,
+        ));
+    }
+    // Approved once: the plan is spent.
+    shared.forget_plan(id);
+    let engine = engine(asker);
+    let program = compile(shared, &engine, &stored.source, &stored.decls)?;
+    let mut options = options(shared, stored.inputs.clone());
+    options.approved = Some(Arc::clone(&stored.plan));
+    let ran = engine.run(&program, &shared.policy, &options, &mut |_| {});
+    Ok(outcome(shared, &stored.source, ran))
+}
+
+fn explain(args: &JsonObject) -> Result<Reply, Reply> {
+    let code = string(args, "code")?;
+    match Code::parse(code.trim()).and_then(writ::explain::explain) {
+        Some(text) => Ok(Reply {
+            text,
+            is_error: false,
+        }),
+        None => Err(Reply::usage(format!(
+            "expected a Writ diagnostic code (like `E0100`; see docs/errors.md), found `{code}`"
+        ))),
+    }
+}
