@@ -13,7 +13,7 @@ use std::time::Duration;
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// The largest source a tool takes, in bytes: the command line's
-/// (`writ::MAX_SOURCE_BYTES`); past it, the tool answers `E0007`.
+/// (`writ::MAX_SOURCE_BYTES`); past it, the tool answers `E9004`.
 pub const MAX_SOURCE_BYTES: u64 = writ::MAX_SOURCE_BYTES;
 
 /// The most a tool's result holds, in bytes of text (1 MiB); past it, the

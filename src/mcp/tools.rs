@@ -8,7 +8,7 @@
 //! json`, `writ run --format json`), so the two cannot drift; a plan is
 //! carried out only after the person accepted it through elicitation
 //! ([`Asker`]) — the model's call to `approve` only asks; a source over
-//! [`limits::MAX_SOURCE_BYTES`] is answered with `E0007` and not checked.
+//! [`limits::MAX_SOURCE_BYTES`] is answered with `E9004` and not checked.
 
 use std::sync::Arc;
 
@@ -236,7 +236,7 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// The program's source, or the reply: `E0007` (as a rejected program's
+/// The program's source, or the reply: `E9004` (as a rejected program's
 /// diagnostics) past the size bound.
 fn source(args: &JsonObject) -> Result<String, Reply> {
     let text = string(args, "source")?;
