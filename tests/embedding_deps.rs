@@ -1,7 +1,8 @@
 //! Embedding Writ does not pull in the command line: the library built
 //! without its default `cli` feature depends on none of the crates the
 //! `writ` binary uses for its arguments, line editing, Ctrl-C and
-//! terminal (clap, rustyline, ctrlc, nix). Checked on the dependency
+//! terminal (clap, rustyline, ctrlc, nix), nor the MCP server's (rmcp,
+//! tokio). Checked on the dependency
 //! graph cargo resolves (`cargo tree`, from the lock file, offline).
 
 use std::collections::BTreeSet;
@@ -36,7 +37,7 @@ fn dependencies(flags: &[&str]) -> BTreeSet<String> {
         .collect()
 }
 
-const COMMAND_LINE: [&str; 4] = ["clap", "rustyline", "ctrlc", "nix"];
+const COMMAND_LINE: [&str; 6] = ["clap", "rustyline", "ctrlc", "nix", "rmcp", "tokio"];
 
 #[test]
 fn the_library_alone_pulls_in_no_command_line_crate() {
@@ -53,7 +54,7 @@ fn the_library_alone_pulls_in_no_command_line_crate() {
 #[test]
 fn the_command_line_has_them() {
     let full = dependencies(&[]);
-    for name in ["clap", "rustyline", "ctrlc"] {
+    for name in ["clap", "rustyline", "ctrlc", "rmcp", "tokio"] {
         assert!(
             full.contains(name),
             "{name} is missing with `cli`: {full:?}"
