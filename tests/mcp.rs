@@ -179,7 +179,7 @@ fn the_tools_are_listed_with_annotations_from_the_policy() {
     // A plan carries out no act; its `Http` reads are recorded responses.
     assert_eq!(
         hints("plan"),
-        (json!(true), Value::Null, json!(false), json!(true))
+        (json!(true), Value::Null, json!(true), json!(false))
     );
     let check = tool("check")["description"].as_str().unwrap_or("");
     assert!(check.contains(writ::primer::core()), "{check}");
@@ -370,4 +370,52 @@ fn explain_and_the_resources() {
     assert!(primer.contains(writ::primer::core()));
     let r = s.request(4, "resources/read", json!({ "uri": "writ://nothing" }));
     assert!(r["error"]["code"].is_i64(), "{r}");
+}
+
+#[test]
+fn a_plan_runs_only_once_the_person_accepts_it() {
+    let mut s = Server::start("plan", true);
+    let source = "let r = Pay.pay(\"jetlow.example\", 30000, \"flight JL-9\")\nr.id\n";
+    let (is_error, planned) = s.call(1, "plan", json!({ "source": source }));
+    assert!(!is_error, "{planned}");
+    assert_eq!(planned["status"], "planned");
+    let words = planned["words"].to_string();
+    assert!(words.contains("jetlow.example"), "{words}");
+    let id = planned["plan_id"].clone();
+    let approve = |s: &mut Server, call: i64, action: &str| {
+        s.send_line(
+            &json!({ "jsonrpc": "2.0", "id": call, "method": "tools/call", "params": { "name": "approve", "arguments": { "plan_id": id } } })
+                .to_string(),
+        );
+        let ask = s.next();
+        assert_eq!(ask["method"], "elicitation/create", "{ask}");
+        let message = ask["params"]["message"].as_str().unwrap_or("");
+        assert!(message.contains("300.00 EUR"), "{message}");
+        assert!(message.contains("jetlow.example"), "{message}");
+        s.send_line(
+            &json!({ "jsonrpc": "2.0", "id": ask["id"], "result": { "action": action } })
+                .to_string(),
+        );
+        tool_result(&s.response(call))
+    };
+    let (is_error, refused) = approve(&mut s, 2, "decline");
+    assert!(is_error);
+    assert_eq!(refused["status"], "refused");
+    assert_eq!(refused["ran"], false);
+    assert!(
+        refused["why"]
+            .as_str()
+            .unwrap_or("")
+            .contains("the person declined")
+    );
+    let (is_error, ran) = approve(&mut s, 3, "accept");
+    assert!(!is_error, "{ran}");
+    assert_eq!(ran["status"], "ok");
+    let pay = &ran["operations"][0];
+    assert_eq!(pay["operation"], "Pay.pay");
+    assert_eq!(pay["decision"], "allowed");
+    // Carried out once: the plan is spent.
+    let (is_error, again) = s.call(4, "approve", json!({ "plan_id": id }));
+    assert!(is_error);
+    assert_eq!(again["status"], "usage");
 }

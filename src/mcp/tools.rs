@@ -59,6 +59,9 @@ pub struct Reach {
     /// A granted capability reaches outside the host: `Http` on the
     /// network (not from recorded responses), `Pay` to payees.
     pub open_world: bool,
+    /// A granted read reaches outside the host: `Http` on the network
+    /// (what a plan, which carries out no act, can reach).
+    pub reads_outside: bool,
 }
 
 /// What `policy` lets a program reach, from the read/act kind of each
@@ -75,6 +78,7 @@ pub fn reach(engine: &Engine, policy: &writ_host::policy::Policy) -> Reach {
     Reach {
         acts,
         open_world: http_live || granted.iter().any(|g| g == "Pay"),
+        reads_outside: http_live,
     }
 }
 
@@ -162,8 +166,8 @@ pub fn definitions(shared: &Shared) -> Vec<Tool> {
         "Plan a Writ program",
         true,
         false,
-        !reach.open_world,
-        reach.open_world,
+        !reach.reads_outside,
+        reach.reads_outside,
     ));
     let approve = Tool::new(
         "approve",

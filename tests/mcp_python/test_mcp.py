@@ -75,7 +75,9 @@ def test_initialize_and_list_tools(tmp_path):
         assert run.read_only_hint is False
         assert run.destructive_hint is True
         assert run.open_world_hint is True
-        assert tools["plan"].annotations.read_only_hint is True
+        plan = tools["plan"].annotations
+        # Its `Http` reads are recorded responses: a plan reaches nothing.
+        assert plan.read_only_hint is True and plan.open_world_hint is False
         # The descriptions carry the primer's core and the grants.
         assert "Writ" in tools["check"].description
         assert "Pay" in tools["run"].description
