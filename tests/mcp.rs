@@ -1,7 +1,8 @@
 //! `writ mcp` over standard input and output, driven with raw JSON-RPC
 //! messages: the handshake, the tools and their annotations, a check with
 //! errors, a run, a denied payment, a confirmation asked through
-//! elicitation, the resources, and the bounds (a malformed message, an
+//! elicitation, a plan declined then accepted through elicitation, a
+//! client without elicitation, the resources, and the bounds (a malformed message, an
 //! oversized source, an oversized message), after each of which the
 //! server keeps serving. docs/mcp.md describes what is tested here;
 //! tests/mcp_python/ drives the same server with the official Python SDK.
@@ -418,4 +419,29 @@ fn a_plan_runs_only_once_the_person_accepts_it() {
     let (is_error, again) = s.call(4, "approve", json!({ "plan_id": id }));
     assert!(is_error);
     assert_eq!(again["status"], "usage");
+}
+
+#[test]
+fn a_policy_that_cannot_be_read_is_said_on_standard_error_and_nothing_is_served() {
+    let dir = std::env::temp_dir().join(format!("writ-mcp-policy-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let bad = dir.join("policy.toml");
+    std::fs::write(&bad, "[grants.Teleport]\n").expect("write");
+    for policy in [dir.join("missing.toml"), bad] {
+        let out = Command::new(env!("CARGO_BIN_EXE_writ"))
+            .args(["mcp", "--policy"])
+            .arg(&policy)
+            .stdin(Stdio::null())
+            .output()
+            .expect("writ mcp runs");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("policy"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
