@@ -31,15 +31,15 @@ impl Server {
     /// its own, initialized; `elicitation`: whether the client declares
     /// it can elicit.
     fn start(name: &str, elicitation: bool) -> Server {
+        Server::under("examples/book_ticket/policy.toml", name, elicitation)
+    }
+
+    /// As [`Server::start`], under the policy file `policy`.
+    fn under(policy: &str, name: &str, elicitation: bool) -> Server {
         let db = std::env::temp_dir().join(format!("writ-mcp-{name}-{}.db", std::process::id()));
         let _ = std::fs::remove_file(&db);
         let mut child = Command::new(env!("CARGO_BIN_EXE_writ"))
-            .args([
-                "mcp",
-                "--policy",
-                "examples/book_ticket/policy.toml",
-                "--db",
-            ])
+            .args(["mcp", "--policy", policy, "--db"])
             .arg(&db)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdin(Stdio::piped())
@@ -443,5 +443,41 @@ fn a_policy_that_cannot_be_read_is_said_on_standard_error_and_nothing_is_served(
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("policy"), "{err}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_run_is_bounded_by_the_policys_time_and_a_long_result_is_cut_and_says_so() {
+    let dir = std::env::temp_dir().join(format!("writ-mcp-time-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let policy = dir.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "[principal]\nid = \"t\"\nname = \"T\"\nrole = \"tester\"\n\n[limits]\ntime = \"300ms\"\n\n[grants.Log]\n",
+    )
+    .expect("write");
+    let mut s = Server::under(&policy.display().to_string(), "time", false);
+    let (is_error, doc) = s.call(
+        1,
+        "run",
+        json!({ "source": "fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n" }),
+    );
+    assert!(is_error);
+    assert_eq!(doc["error"]["code"], "E5005", "{doc}");
+    assert_eq!(doc["limits"]["time_ms"], 300.0);
+    // The value, as data and as displayed: past 1 MiB of text.
+    let r = s.request(
+        2,
+        "tools/call",
+        json!({ "name": "run", "arguments": { "source": "str.repeat(\"x\", 700000)" } }),
+    );
+    let text = r["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert_eq!(text.find("\n[cut:"), Some(1024 * 1024));
+    assert!(
+        text.contains("[cut: the result was 14"),
+        "{}",
+        text.get(text.len().saturating_sub(200)..).unwrap_or("")
+    );
+    drop(s);
     let _ = std::fs::remove_dir_all(&dir);
 }
