@@ -310,6 +310,14 @@ fn malformed_messages_get_json_rpc_errors_and_the_server_keeps_serving() {
     let m = s.next();
     assert_eq!(m["error"]["code"], -32600, "{m}");
     assert_eq!(m["id"], 2);
+    for not_a_message in ["[1, 2]", "{\"hello\": 1}", "42"] {
+        s.send_line(not_a_message);
+        let m = s.next();
+        assert_eq!(m["error"]["code"], -32600, "{m}");
+        assert_eq!(m["id"], Value::Null);
+    }
+    // A malformed notification is not answered: the next answer is 3's.
+    s.send_line("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/cancelled\", \"params\": 7}");
     let m = s.request(
         3,
         "tools/call",

@@ -6,8 +6,10 @@
 //! [`limits::MAX_MESSAGE_BYTES`] is dropped unread, answered with an
 //! `Invalid Request` error, and the lines after it are served; a line
 //! that is not JSON is answered with a `Parse error` (id `null`), and one
-//! that is JSON but not a JSON-RPC message with an `Invalid Request`
-//! error (with its id when it has one); reading is cancel-safe (the
+//! that is JSON but not a JSON-RPC message (an array, an object that is
+//! not a request, notification or response) with an `Invalid Request`
+//! error (with its id when it has one), a malformed notification (a
+//! `method` and no id) not at all, as notifications never are; reading is cancel-safe (the
 //! service polls it among other futures: a partial line is kept for the
 //! next call).
 
@@ -100,14 +102,17 @@ fn parse(line: &[u8]) -> Parsed {
         }
     };
     let id = value.get("id").cloned();
+    let notification = id.is_none() && value.get("method").is_some_and(Value::is_string);
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
         Ok(m) => Parsed::Message(Box::new(m)),
-        // A notification (no id) is never answered, even in error.
-        Err(_) if id.is_none() => Parsed::Nothing,
+        // A notification is never answered, even in error.
+        Err(_) if notification => Parsed::Nothing,
         Err(e) => Parsed::Answer(error_line(
             id.unwrap_or(Value::Null),
             INVALID_REQUEST,
-            &format!("Invalid Request: {e}"),
+            &format!(
+                "Invalid Request: expected one JSON-RPC request, notification or response object: {e}"
+            ),
         )),
     }
 }
