@@ -232,6 +232,7 @@ impl ServerHandler for Writ {
                 .into());
             }
         };
+        let started = std::time::Instant::now();
         let shared = Arc::clone(&self.shared);
         let asker = Asker::new(context.peer.clone(), tokio::runtime::Handle::current());
         let tool = name.clone();
@@ -260,6 +261,12 @@ impl ServerHandler for Writ {
                 is_error: true,
             },
         };
+        // A line for whoever keeps the server's log (standard error).
+        err_println!(
+            "writ mcp: {name}: {} in {} ms",
+            if reply.is_error { "error" } else { "ok" },
+            started.elapsed().as_millis()
+        );
         Ok(result(reply).into())
     }
 
