@@ -83,6 +83,9 @@ def test_initialize_and_list_tools(tmp_path):
         assert "Pay" in tools["run"].description
         resources = {str(r.uri) for r in (await client.list_resources()).resources}
         assert resources == {"writ://primer", "writ://grants", "writ://audit"}
+        primer = (await client.read_resource("writ://primer")).contents[0].text
+        grants = (await client.read_resource("writ://grants")).contents[0].text
+        assert "Pay" in grants and "Pay" in primer
 
     session(tmp_path / "t.db")(body)
 
