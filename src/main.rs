@@ -31,6 +31,7 @@ mod inputs_cli;
 mod outcome_json;
 mod pause_cli;
 mod plan_cli;
+mod primer_cli;
 mod repl;
 
 use std::fs::File;
@@ -263,6 +264,14 @@ enum Command {
         /// Limits of each input, as for `writ run`.
         #[arg(long, value_delimiter = ',')]
         limit: Vec<String>,
+    },
+    /// Print the primer for models (docs/primer.md): the language in
+    /// brief, what a host pastes into a model's prompt.
+    Primer {
+        /// Add what this policy grants, in words: each capability's
+        /// interface, scope, reads and acts, and what is not granted.
+        #[arg(long)]
+        policy: Option<std::path::PathBuf>,
     },
     /// Explain a diagnostic code, e.g. `writ explain E0100`.
     Explain {
@@ -830,6 +839,7 @@ fn main() -> ExitCode {
             DbAction::Init => host_cli::db_init(db.as_deref(), seed.as_deref()),
         },
         Command::Repl { policy, db, limit } => repl::main(repl::Options { policy, db, limit }),
+        Command::Primer { policy } => primer_cli::primer(policy.as_deref()),
         Command::Explain { code } => explain(&code),
     }
 }

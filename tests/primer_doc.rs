@@ -163,8 +163,8 @@ fn every_block_of_the_primer_is_checked() {
                     .map(|o| o.text.clone());
                 // Without a policy, `writ run` grants `Log`: a program that
                 // needs more is only checked, unless it shows its output.
-                let runnable = policy.is_some()
-                    || writ(&dir, &["check", "--grant", "Log", "main.writ"]).0;
+                let runnable =
+                    policy.is_some() || writ(&dir, &["check", "--grant", "Log", "main.writ"]).0;
                 if runnable {
                     runs += 1;
                     let (_, printed) = writ(&dir, &run);
@@ -175,7 +175,9 @@ fn every_block_of_the_primer_is_checked() {
                         ));
                     }
                 } else if expected.is_some() {
-                    failures.push(format!("{at}: shows an output but cannot run without a policy: put one before it"));
+                    failures.push(format!(
+                        "{at}: shows an output but cannot run without a policy: put one before it"
+                    ));
                 }
                 let _ = std::fs::remove_dir_all(&dir);
             }
@@ -183,6 +185,9 @@ fn every_block_of_the_primer_is_checked() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(programs >= 5, "expected programs in the primer, found {programs}");
+    assert!(
+        programs >= 5,
+        "expected programs in the primer, found {programs}"
+    );
     assert!(runs >= 5, "expected programs run, found {runs}");
 }
