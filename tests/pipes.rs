@@ -98,6 +98,9 @@ fn no_command_panics_on_a_closed_output_and_each_keeps_its_exit_code() {
             1,
         ),
         (&["explain", "E0100"], "", 0),
+        (&["primer"], "", 0),
+        (&["primer", "--policy", "policy.toml"], "", 0),
+        (&["primer", "--policy", "missing.toml"], "", 2),
         (&["explain", "E99"], "", 2),
         (&["audit", "show", "--db", "s.db"], "", 0),
         (
