@@ -191,3 +191,85 @@ fn every_block_of_the_primer_is_checked() {
     );
     assert!(runs >= 5, "expected programs run, found {runs}");
 }
+
+/// The functions of each namespace, from the generated reference's
+/// headings (`### `list.map``).
+fn library() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let reference = std::fs::read_to_string(root.join("docs/stdlib.md")).expect("docs/stdlib.md");
+    reference
+        .lines()
+        .filter_map(|l| l.strip_prefix("### `")?.strip_suffix('`'))
+        .filter_map(|name| name.split_once('.'))
+        .map(|(ns, f)| (ns.to_string(), f.to_string()))
+        .collect()
+}
+
+/// The primer's list of the standard library names every function, and
+/// every `namespace.function` the primer mentions exists.
+#[test]
+fn the_primer_names_the_standard_library_exactly() {
+    let text = primer_text();
+    let library = library();
+    assert!(library.len() > 100, "expected the reference's functions");
+    let section = text
+        .split("## The standard library")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a section listing the standard library");
+    // Each bullet, its continuation lines joined: "- `list`: length ...".
+    let mut listed: Vec<(String, String)> = Vec::new();
+    for bullet in section.split("\n- ").skip(1) {
+        let Some((ns, names)) = bullet.strip_prefix('`').and_then(|b| b.split_once("`: ")) else {
+            continue;
+        };
+        let names = names.split(" (").next().unwrap_or_default();
+        listed.extend(
+            names
+                .split_whitespace()
+                .map(|f| (ns.to_string(), f.to_string())),
+        );
+    }
+    let missing: Vec<String> = library
+        .iter()
+        .filter(|f| !listed.contains(f))
+        .map(|(ns, f)| format!("{ns}.{f}"))
+        .collect();
+    let unknown: Vec<String> = listed
+        .iter()
+        .filter(|f| !library.contains(f))
+        .map(|(ns, f)| format!("{ns}.{f}"))
+        .collect();
+    assert!(missing.is_empty(), "the primer does not list {missing:?}");
+    assert!(
+        unknown.is_empty(),
+        "the primer lists {unknown:?}, which do not exist"
+    );
+    // Every `ns.name` written anywhere in the primer.
+    let namespaces: Vec<&str> = library.iter().map(|(ns, _)| ns.as_str()).collect();
+    let mut wrong = Vec::new();
+    let bytes = text.as_bytes();
+    for (at, _) in text.match_indices('.') {
+        let before = text[..at]
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or_default();
+        let after = text[at + 1..]
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or_default();
+        let starts_word = at.checked_sub(before.len() + 1).is_none_or(|i| {
+            !(bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.')
+        });
+        if namespaces.contains(&before) && !after.is_empty() && starts_word {
+            let pair = (before.to_string(), after.to_string());
+            if !library.contains(&pair) {
+                wrong.push(format!("{before}.{after}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the primer mentions {wrong:?}, which do not exist"
+    );
+}
