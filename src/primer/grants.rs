@@ -141,7 +141,10 @@ fn capability(out: &mut String, engine: &Engine, name: &str, grant: &Grant) {
         }
         (false, _) => "- Not audited (denials always are).\n",
     });
+    // Without a scope, only an argument over the host's size limit is
+    // denied: the default needs no line.
     out.push_str(match grant.on_deny {
+        OnDeny::Stop if matches!(grant.scope, Scope::Whole) => "",
         OnDeny::Stop => "- A denied operation does nothing and ends the run (E4005).\n",
         OnDeny::Fail => {
             "- A denied operation does nothing and performs `Fail.fail(reason)` where it was: handle `Fail` to go on (`on_deny = \"fail\"`).\n"
