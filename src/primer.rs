@@ -32,10 +32,13 @@ pub fn core() -> &'static str {
     }
 }
 
-/// The primer, followed by the grants in words when a policy is given.
+/// The primer, followed by the grants in words when a policy is given:
+/// the core, a blank line, the rest (the marker left out).
 pub fn primer(engine: &Engine, policy: Option<&Policy>) -> String {
-    let mut out = PRIMER.replace(&format!("{CORE_ENDS}\n"), "");
-    out = out.replace(CORE_ENDS, "").trim_end().to_string();
+    let mut out = match PRIMER.split_once(CORE_ENDS) {
+        Some((core, rest)) => format!("{}\n\n{}", core.trim_end(), rest.trim()),
+        None => PRIMER.trim_end().to_string(),
+    };
     out.push('\n');
     if let Some(p) = policy {
         out.push('\n');
@@ -56,5 +59,9 @@ mod tests {
         assert!(!whole.contains(CORE_ENDS));
         assert!(whole.starts_with(core()));
         assert!(whole.ends_with('\n') && !whole.ends_with("\n\n"));
+        assert!(
+            !whole.contains("\n\n\n"),
+            "one blank line where the marker was"
+        );
     }
 }
