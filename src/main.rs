@@ -32,6 +32,7 @@ mod mcp;
 mod outcome_json;
 mod pause_cli;
 mod plan_cli;
+mod primer_cli;
 mod repl;
 
 use std::fs::File;
@@ -264,6 +265,14 @@ enum Command {
         /// Limits of each input, as for `writ run`.
         #[arg(long, value_delimiter = ',')]
         limit: Vec<String>,
+    },
+    /// Print the primer for models (docs/primer.md): the language in
+    /// brief, what a host pastes into a model's prompt.
+    Primer {
+        /// Add what this policy grants, in words: each capability's
+        /// interface, scope, reads and acts, and what is not granted.
+        #[arg(long)]
+        policy: Option<std::path::PathBuf>,
     },
     /// Serve Writ to a model over the Model Context Protocol (MCP) on
     /// standard input and output: tools to check, run and plan programs
@@ -841,6 +850,7 @@ fn main() -> ExitCode {
             DbAction::Init => host_cli::db_init(db.as_deref(), seed.as_deref()),
         },
         Command::Repl { policy, db, limit } => repl::main(repl::Options { policy, db, limit }),
+        Command::Primer { policy } => primer_cli::primer(policy.as_deref()),
         Command::Mcp { policy, db } => mcp::main(&policy, db.as_deref()),
         Command::Explain { code } => explain(&code),
     }

@@ -3,10 +3,19 @@
 //! what the MCP server's tool descriptions and resources carry.
 //!
 //! Invariant: the text is the primer file as committed, followed only by
-//! what the policy grants; nothing here reads a file or the network.
+//! what the policy grants; nothing here reads a file or the network. The
+//! grants in words are made from the policy and the engine alone: each
+//! granted capability's interface as the checker knows it (the built-in
+//! ones from `stdlib/capabilities.writ`, an embedder's from the text it
+//! registered), its scope, its audit and denial behaviour, and whether
+//! each operation reads or acts ([`Engine::operation_kind`]).
+
+mod grants;
 
 use writ_host::engine::Engine;
 use writ_host::policy::Policy;
+
+pub use grants::grants_in_words;
 
 /// The whole primer, docs/primer.md as committed.
 pub const PRIMER: &str = include_str!("../docs/primer.md");
@@ -23,28 +32,36 @@ pub fn core() -> &'static str {
     }
 }
 
-/// What `policy` grants, in words: each granted capability with its
-/// interface, its scope, and which of its operations read and which act.
-pub fn grants_in_words(engine: &Engine, policy: &Policy) -> String {
-    let _ = engine;
-    let mut out = String::from("## What this policy grants\n\n");
-    for name in policy.granted() {
-        out.push_str(&format!("- `{name}`\n"));
-    }
-    out
-}
-
-/// The primer, followed by the grants in words when a policy is given.
+/// The primer, followed by the grants in words when a policy is given:
+/// the core, a blank line, the rest (the marker left out).
 pub fn primer(engine: &Engine, policy: Option<&Policy>) -> String {
-    let mut out = PRIMER
-        .trim_end()
-        .replace(CORE_ENDS, "")
-        .trim_end()
-        .to_string();
+    let mut out = match PRIMER.split_once(CORE_ENDS) {
+        Some((core, rest)) => format!("{}\n\n{}", core.trim_end(), rest.trim()),
+        None => PRIMER.trim_end().to_string(),
+    };
     out.push('\n');
     if let Some(p) = policy {
         out.push('\n');
         out.push_str(&grants_in_words(engine, p));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_core_ends_at_the_marker_and_the_primer_drops_it() {
+        assert!(core().len() < PRIMER.len());
+        assert!(!core().contains(CORE_ENDS));
+        let whole = primer(&Engine::new(), None);
+        assert!(!whole.contains(CORE_ENDS));
+        assert!(whole.starts_with(core()));
+        assert!(whole.ends_with('\n') && !whole.ends_with("\n\n"));
+        assert!(
+            !whole.contains("\n\n\n"),
+            "one blank line where the marker was"
+        );
+    }
 }

@@ -98,7 +98,23 @@ fn no_command_panics_on_a_closed_output_and_each_keeps_its_exit_code() {
             1,
         ),
         (&["explain", "E0100"], "", 0),
+        (&["primer"], "", 0),
+        (&["primer", "--policy", "policy.toml"], "", 0),
+        (&["primer", "--policy", "missing.toml"], "", 2),
         (&["explain", "E99"], "", 2),
+        (
+            &["mcp", "--policy", "policy.toml", "--db", "m.db"],
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"source":"Log.info(\"hi\")"}}}"#,
+                "\n",
+            ),
+            0,
+        ),
+        (&["mcp", "--policy", "missing.toml"], "", 2),
         (&["audit", "show", "--db", "s.db"], "", 0),
         (
             &["audit", "show", "--db", "s.db", "--format", "json"],

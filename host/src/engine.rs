@@ -298,6 +298,16 @@ impl Engine {
         self.capabilities.iter().map(|c| c.name.clone()).collect()
     }
 
+    /// The Writ interface of the embedder's capability `name`, as given
+    /// to [`Engine::with_capability`] (its `effect` declaration); `None`
+    /// for a name the embedder did not add.
+    pub fn capability_interface(&self, name: &str) -> Option<&str> {
+        self.capabilities
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.interface.as_str())
+    }
+
     /// Parse a policy that may grant this engine's own capabilities too.
     pub fn parse_policy(&self, text: &str) -> Result<Policy, Vec<Diagnostic>> {
         crate::policy::parse_with(text, &self.capability_names())

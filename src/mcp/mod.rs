@@ -25,8 +25,10 @@ use std::process::ExitCode;
 
 use rmcp::ServiceExt;
 
-/// Serve until the client closes standard input. Exit 2 when the policy
-/// cannot be read (said on standard error).
+/// Serve until the client closes standard input (or leaves before its
+/// session begins, which is said on standard error): exit 0. Exit 2 when
+/// the policy cannot be read (said on standard error) and nothing is
+/// served.
 pub fn main(policy_path: &Path, db: Option<&Path>) -> ExitCode {
     let shown = policy_path.display().to_string();
     let text = match crate::read_file(policy_path) {
@@ -69,9 +71,11 @@ pub fn main(policy_path: &Path, db: Option<&Path>) -> ExitCode {
                 let _ = running.waiting().await;
                 ExitCode::SUCCESS
             }
+            // The client left, or spoke no MCP, before the session began:
+            // said, and the session is over as when it closes.
             Err(e) => {
-                err_println!("error: writ mcp: the client's initialization failed: {e}");
-                ExitCode::from(2)
+                err_println!("writ mcp: no session: the initialization failed: {e}");
+                ExitCode::SUCCESS
             }
         }
     })
