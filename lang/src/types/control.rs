@@ -221,7 +221,9 @@ impl Checker {
                     self.bind_pattern_names(&info);
                     let item = self.return_gives_back_item(param, cb, body, result);
                     let reported = self.diagnostics.len();
+                    let before = self.error_count();
                     self.clause_body(cb, result, &mut first_body);
+                    clauses_failed |= self.error_count() > before;
                     if let Some(shown) = &item {
                         for i in reported..self.diagnostics.len() {
                             self.explain_return_clause(param, cb, i, shown);

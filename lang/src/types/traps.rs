@@ -27,8 +27,11 @@
 //!   function, in a function argument returning that type, is reported at
 //!   the clause (the call becomes a secondary label);
 //! - `return(x) => x` where the other clauses make the handler's value a
-//!   list of the handled code's values (`E2004`, or `E2001`): the help
-//!   says `return(x) => [x]`.
+//!   list of the handled code's values, or join resumptions with `++`
+//!   (`E2004`, or `E2001`): the help says `return(x) => [x]`. (A `return`
+//!   clause of the wrong type, like an operation clause, leaves the
+//!   `handle` with the error type, so it is not reported again where the
+//!   `handle` is used.)
 //!
 //! Invariants: these rules only read the tree, the resolution and the
 //! types; they never unify, so they cannot change what is accepted. A
@@ -41,7 +44,7 @@ use crate::span::Span;
 use crate::types::TypeCon;
 use crate::types::infer::{Checker, block_value_span};
 use crate::types::resolution::Resolved;
-use crate::types::ty::{Node, TyId};
+use crate::types::ty::{Classes, Node, TyId};
 
 /// A clause that does not resume and fixed the type of its handler's
 /// handled code, in a function: a mismatch at a call of the function is
@@ -517,8 +520,17 @@ impl Checker {
             return None;
         }
         let r = self.arena.resolve(result);
-        let Node::Con(con, args) = self.arena.node(r).clone() else {
-            return None;
+        let (con, args) = match self.arena.node(r).clone() {
+            Node::Con(con, args) => (con, args),
+            // The other clauses join resumptions with `++`: a list (or a
+            // string) of results, not known yet.
+            Node::Var { classes, .. } if classes.contains(Classes::CONCAT) => {
+                let mut shown = self.show(&[result, handled]);
+                let handled = shown.pop()?;
+                let result = shown.pop()?;
+                return Some((result, handled));
+            }
+            _ => return None,
         };
         let ([elem], true) = (args.as_slice(), con == TypeCon::LIST) else {
             return None;
