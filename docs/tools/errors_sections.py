@@ -111,8 +111,8 @@ length; the location above it is still the line and column in the file.
 | `E9xxx` | files and usage: a file that cannot be read as a Writ program |
 
 Codes that start with `E` are errors. Codes that start with `W` are warnings:
-the program is still accepted (`W2102` and `W3005` are the only warnings so
-far).
+the program is still accepted (`W2102`, `W3005`, `W3006`, `W3007` and
+`W3008` are the only warnings so far).
 
 ### Human output
 
@@ -2155,6 +2155,123 @@ let age = handle parse_age("forty") with {
   Fail.fail(message) => Fail.fail("reading the age: ${message}"),
 }
 Log.info("age: ${age}")
+''',
+),
+
+dict(code="W3006",
+meaning=r'''
+The expression a `handle` handles is a function value that is not called
+there: a name (`handle action with { ... }`), a field (`handle job.run
+with { ... }`) or a lambda. Making or naming a function performs nothing;
+what the function performs happens where it is called, and that is not
+under this handler. So the handler handles nothing, and the `handle`'s
+value is the function itself. (A handled *call* that returns a function,
+such as `handle make_greeter("ada") with { ... }`, is not warned about:
+the call may perform what the handler handles.) The label covers the
+handled expression; the help shows the call.
+''',
+before=r'''
+Often the program is also rejected, because the `handle` has the
+function's type where the function's result was meant:
+''',
+source='''\
+fn quiet(action: fn() -> Unit / {Log | e}) -> Unit / {e} {
+  handle action with {
+    Log.info(message) => resume(()),
+  }
+}
+''',
+fix=r'''
+**Fix**: call the function under the handler, so that what it performs is
+handled:
+''',
+fix_code='''\
+fn quiet(action: fn() -> Unit / {Log | e}) -> Unit / {e} {
+  handle action() with {
+    Log.info(message) => resume(()),
+  }
+}
+''',
+),
+
+dict(code="W3007",
+meaning=r'''
+A parameterised handler (`handle body with (p = init) { ... }`) has no
+`return` clause, and its parameter cannot affect anything: no clause reads
+it except to compute its next value in a `resume(result, next)` (a `next`
+made only of names, operators and standard-library calls), though some
+clause changes it. Without a `return` clause the handler's value is the
+handled code's, so the final value of the state is thrown away: a running
+total or a count kept this way is computed and lost. A state that a clause
+reads otherwise (gives to the handled code with `resume(p, ...)`, tests in
+an `if`, logs, returns) is not warned about. The label is on the
+parameter's name, with a secondary label on a next value nothing reads.
+''',
+source='''\
+fn paid_total(action: fn() -> a / {Pay | e}) -> a / {Pay | e} {
+  handle action() with (total = 0) {
+    Pay.pay(payee, cents, memo) => resume(Pay.pay(payee, cents, memo), total + cents),
+  }
+}
+''',
+rc=0,
+fix=r'''
+**Fix**: add a `return` clause that keeps the state beside the handled
+code's value (the `return` clause sees the parameter's final value), and
+say so in the result type:
+''',
+fix_code='''\
+fn paid_total(action: fn() -> a / {Pay | e}) -> (a, Int) / {Pay | e} {
+  handle action() with (total = 0) {
+    Pay.pay(payee, cents, memo) => resume(Pay.pay(payee, cents, memo), total + cents),
+    return(x) => (x, total),
+  }
+}
+''',
+),
+
+dict(code="W3008",
+meaning=r'''
+In a handler without a `return` clause, the clause for an operation that
+returns never names its `resume`, and its value has the operation's
+result type, which is also the handler's type. Such a clause stops the
+handled code at the operation, and its value becomes the value of the whole
+`handle`; a value that would fit as the operation's result was almost
+always meant to be given to `resume`, which continues the handled code with
+it. A clause is not warned about when the handler has a `return` clause
+(then the clauses' values are the handler's by design), when the operation
+returns `Never`, when the clause ends by performing an operation that
+never returns (such as `Fail.fail(...)`), or when its value has another
+type than the operation's result (an early exit such as
+`Found.found(x) => Some(x)`). The label covers the clause's body.
+''',
+source='''\
+effect Ask {
+  fn ask(question: Str) -> Int
+}
+
+fn answer(action: fn() -> Int / {Ask | e}) -> Int / {e} {
+  handle action() with {
+    Ask.ask(question) => 42,
+  }
+}
+''',
+rc=0,
+fix=r'''
+**Fix**: give the value to `resume` (with a handler parameter, add its next
+value: `resume(value, next)`). If stopping the handled code is intended,
+say so with a `return(x) => x` clause, which also silences the warning:
+''',
+fix_code='''\
+effect Ask {
+  fn ask(question: Str) -> Int
+}
+
+fn answer(action: fn() -> Int / {Ask | e}) -> Int / {e} {
+  handle action() with {
+    Ask.ask(question) => resume(42),
+  }
+}
 ''',
 ),
 

@@ -161,6 +161,17 @@ codes! {
     MissingClause = "E3004", "missing handler clause";
     /// A `resume` in a clause for an operation that never returns.
     ResumeNeverReturns = "W3005", "resume of an operation that never returns";
+    /// A `handle` whose handled expression is a function value, which
+    /// performs nothing until it is called: the handler handles nothing.
+    HandledFunction = "W3006", "handled function not called";
+    /// A parameterised handler without a `return` clause whose parameter
+    /// is only ever passed on to the next `resume`: its final value is
+    /// thrown away.
+    StateDiscarded = "W3007", "handler state thrown away";
+    /// A clause that never calls `resume` although its value has the
+    /// operation's result type: it stops the handled code where it
+    /// probably meant to continue it.
+    ContinuationDropped = "W3008", "clause does not resume";
     /// Integer arithmetic whose result does not fit in 64 bits.
     IntegerOverflow = "E4001", "integer overflow";
     /// Integer division or remainder by zero.

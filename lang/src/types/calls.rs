@@ -113,6 +113,9 @@ impl Checker {
             let before = self.diagnostics.len();
             self.check(a, *p, None);
             self.call_context = saved;
+            if self.diagnostics.len() > before {
+                self.blame_clause_at_call(callee, a, *p, self.diagnostics.len() - 1);
+            }
             if let Some((name, def)) = &weak
                 && self.diagnostics.len() > before
                 && let Some(d) = self.diagnostics.last_mut()
@@ -427,6 +430,7 @@ impl Checker {
                 }
             }
         }
+        let outer_fn = self.current_fn.take();
         self.infer_fn_body(
             "this function".to_string(),
             &l.params,
@@ -435,6 +439,7 @@ impl Checker {
             l.ret.as_ref(),
             l.effects.as_ref(),
         );
+        self.current_fn = outer_fn;
         self.arena.add(Node::Fn(sig.params, sig.ret, sig.row))
     }
 
@@ -545,6 +550,7 @@ impl Checker {
                 span: f.name.span,
             },
         );
+        let outer_fn = self.current_fn.replace(f.name.span);
         self.infer_fn_body(
             format!("`{}`", f.name.name),
             &f.params,
@@ -553,6 +559,7 @@ impl Checker {
             f.ret.as_ref(),
             f.effects.as_ref(),
         );
+        self.current_fn = outer_fn;
         self.pop_to(mark);
         self.tyvars.names.truncate(saved);
         self.level -= 1;

@@ -13,9 +13,9 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 use crate::types::TypeCon;
 use crate::types::exhaust;
-use crate::types::infer::{Binding, Checker, Origin, Scheme, block_value_span};
+use crate::types::infer::{Binding, Checker, Origin, Scheme};
 use crate::types::pattern::PatInfo;
-use crate::types::resolution::Resolved;
+use crate::types::traps::OpClause;
 use crate::types::ty::{Node, TyId};
 
 impl Checker {
@@ -192,6 +192,7 @@ impl Checker {
         let mut seen: Vec<(String, String, Span)> = Vec::new();
         let mut first_body: Option<Span> = None;
         let mut clauses_failed = false;
+        let mut op_clauses: Vec<OpClause> = Vec::new();
         for c in &h.clauses {
             let mark = self.mark();
             if let Some((s, st)) = &param {
@@ -218,7 +219,16 @@ impl Checker {
                     self.type_pattern(param, body, &mut info, h.body.span);
                     self.irrefutable(param, &info, "a handler clause");
                     self.bind_pattern_names(&info);
+                    let item = self.return_gives_back_item(param, cb, body, result);
+                    let reported = self.diagnostics.len();
+                    let before = self.error_count();
                     self.clause_body(cb, result, &mut first_body);
+                    clauses_failed |= self.error_count() > before;
+                    if let Some(shown) = &item {
+                        for i in reported..self.diagnostics.len() {
+                            self.explain_return_clause(param, cb, i, shown);
+                        }
+                    }
                 }
                 Clause::Op {
                     effect,
@@ -263,25 +273,35 @@ impl Checker {
                         },
                     );
                     let before = self.error_count();
+                    let reported = self.diagnostics.len();
+                    let open = self.is_unknown(result);
                     self.clause_body(cb, result, &mut first_body);
                     self.warn_resume_of_never(effect, op, cb, *span);
-                    if self.error_count() > before {
+                    let clause = OpClause {
+                        effect,
+                        op,
+                        body: cb,
+                        span: *span,
+                        result: ret,
+                        clean: self.error_count() == before,
+                    };
+                    if !clause.clean {
                         clauses_failed = true;
-                        let value_span = match &cb.kind {
-                            crate::ast::ExprKind::Block(b) => block_value_span(b),
-                            _ => cb.span,
-                        };
-                        if !has_return
-                            && let Some(d) = self.diagnostics.last_mut()
-                            && d.code == Code::TypeMismatch
-                            && d.primary_span() == Some(value_span)
-                        {
-                            d.help = Some("without a `return(x) => ...` clause, a handler has the type of the code it handles; add one that turns that value into the clauses' type, such as `return(x) => Some(x)`".into());
+                        for i in reported..self.diagnostics.len() {
+                            self.explain_clause_without_resume(h, &clause, i, body);
                         }
+                    } else if open && !has_return && !self.is_unknown(result) {
+                        self.note_fixed_by_clause(&clause, result);
                     }
+                    op_clauses.push(clause);
                 }
             }
             self.pop_to(mark);
+        }
+        self.warn_handled_function(h, body);
+        self.warn_state_discarded(h);
+        for c in &op_clauses {
+            self.warn_dropped_continuation(h, c, result);
         }
         // A clause of the wrong type was reported: the handler is not
         // reported again where it is used.
@@ -357,22 +377,10 @@ impl Checker {
         body: &Expr,
         clause: Span,
     ) {
-        let never = self
-            .types
-            .effects
-            .get(&effect.name)
-            .and_then(|i| i.ops.iter().find(|o| o.name == op.name))
-            .is_some_and(|o| o.never);
-        if !never {
+        if self.op_never(effect, op) != Some(true) {
             return;
         }
-        let mut vars = Vec::new();
-        body.vars(&mut vars);
-        let own = Resolved::Local(clause);
-        if vars
-            .iter()
-            .any(|v| self.resolution.get(v.span) == Some(&own))
-        {
+        if self.uses_own_resume(body, clause) {
             self.report(
                 Diagnostic::new(
                     Code::ResumeNeverReturns,

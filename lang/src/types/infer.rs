@@ -218,6 +218,13 @@ pub(super) struct Checker {
     pub(crate) weak: std::collections::HashSet<Span>,
     /// The function whose arguments are being checked, for messages.
     pub(crate) call_context: Option<String>,
+    /// The span of the name of the `fn` whose body is being inferred
+    /// (`None` at the top level and in a lambda).
+    pub(crate) current_fn: Option<Span>,
+    /// The clauses without `resume` that fixed the type of their handled
+    /// code, for a mismatch at a call of their function
+    /// (see [`crate::types::traps`]).
+    pub(crate) fixed_by_clause: Vec<crate::types::traps::FixedByClause>,
     /// Position of each top-level function's (first) declaration.
     pub(crate) fn_pos: HashMap<String, usize>,
     /// The type declaration being translated, for messages.
@@ -285,6 +292,8 @@ impl Checker {
             pending: HashMap::new(),
             num_vars: Vec::new(),
             call_context: None,
+            current_fn: None,
+            fixed_by_clause: Vec::new(),
             weak: std::collections::HashSet::new(),
             poisoned: Vec::new(),
             copy_budget: 0,

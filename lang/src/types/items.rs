@@ -614,6 +614,7 @@ impl Checker {
             let vars = self.fn_tyvars.get(pos).cloned().unwrap_or_default();
             let saved = self.tyvars.names.len();
             self.tyvars.names.extend(vars);
+            let outer_fn = self.current_fn.replace(f.name.span);
             self.infer_fn_body(
                 format!("`{}`", f.name.name),
                 &f.params,
@@ -622,6 +623,7 @@ impl Checker {
                 f.ret.as_ref(),
                 f.effects.as_ref(),
             );
+            self.current_fn = outer_fn;
             self.tyvars.names.truncate(saved);
         }
         self.level = 0;

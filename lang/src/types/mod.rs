@@ -88,6 +88,7 @@ pub mod resolution;
 mod schemes;
 pub mod session;
 mod suggest;
+mod traps;
 mod ty;
 mod typedecl;
 mod unify;

@@ -197,6 +197,9 @@ impl CheckSession {
         c.row_waits.clear();
         c.handling.clear();
         c.expr_types.clear();
+        // Clause spans of earlier inputs mean nothing in this one.
+        c.fixed_by_clause.clear();
+        c.current_fn = None;
         forget_redeclared(&mut c, program, &user_types, &user_effects);
         let typed = c.check_items(program, grants);
         if typed.diagnostics.iter().any(Diagnostic::is_error) {
