@@ -36,7 +36,11 @@ pub fn grants_in_words(engine: &Engine, policy: &Policy) -> String {
 
 /// The primer, followed by the grants in words when a policy is given.
 pub fn primer(engine: &Engine, policy: Option<&Policy>) -> String {
-    let mut out = PRIMER.trim_end().replace(CORE_ENDS, "").trim_end().to_string();
+    let mut out = PRIMER
+        .trim_end()
+        .replace(CORE_ENDS, "")
+        .trim_end()
+        .to_string();
     out.push('\n');
     if let Some(p) = policy {
         out.push('\n');

@@ -22,6 +22,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 use crate::token::Token;
 
+mod conditional;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -380,10 +381,24 @@ impl<'s> Driver<'s> {
                     .unwrap_or("")
                     .escape_debug()
             );
-            d.help = Some("remove these characters".to_string());
+            d.help = Some(
+                if self.src.get(merged.start..merged.end) == Some("??") {
+                    "Writ has no `??`: write `option.unwrap_or(o, default)`, or match on the `Option`"
+                } else {
+                    "remove these characters"
+                }
+                .to_string(),
+            );
             return;
         }
-        let (message, help) = if is_invisible(c) {
+        let (message, help) = if c == '?'
+            && let Some(help) = self.conditional(span)
+        {
+            (
+                "expected a token, found the `?` of a conditional `c ? a : b`, which Writ does not have".to_string(),
+                help,
+            )
+        } else if is_invisible(c) {
             (
                 format!(
                     "expected a token, found the invisible character U+{:04X}",
@@ -398,7 +413,8 @@ impl<'s> Driver<'s> {
                 '#' => "comments start with `//`",
                 '$' => "interpolation is written inside a string: \"${expr}\"",
                 '?' => "Writ has no `?` operator; match on the `Option` or `Result`",
-                '@' | '~' | '^' | '`' | '\\' => "this character has no meaning in Writ",
+                '`' => "strings use double quotes, and every string interpolates: \"total: ${n}\"",
+                '@' | '~' | '^' | '\\' => "this character has no meaning in Writ",
                 _ => "remove this character",
             };
             (
