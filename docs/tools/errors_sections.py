@@ -1844,7 +1844,8 @@ fn describe(n: Int) -> Str {
 dict(code="E2103",
 meaning=r'''
 A pattern that must match every value does not. The pattern of a `let`
-(such as `let (a, b) = pair` or `let { name, .. } = user`) and the
+(such as `let (a, b) = pair` or `let { name, .. } = user`), a lambda's
+pattern parameter (`fn((k, v)) { ... }`) and the
 patterns of a handler clause (`Eff.op(p) => ...` and `return(p) => ...`)
 have no other arm to fall back on, so they must be *irrefutable*: a name,
 `_`, `()`, or a tuple, a record or the constructor of a one-constructor

@@ -152,6 +152,11 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
         Token::Lower(_) | Token::Underscore if wanted("`=>`") && wanted("`(`") => {
             "a constructor's fields are written in parentheses: `Some(x) => ...`"
         }
+        Token::LParen | Token::LParenLine | Token::LBrace | Token::LBracket
+            if wanted("a lower-case name") && wanted("`_`") =>
+        {
+            "a named function's parameters are names: take the argument apart in the body, `let (a, b) = pair`; a lambda may take a pattern, `fn((a, b)) { a + b }`"
+        }
         Token::Bar if wanted("an operator") => "for logical or, write `||`",
         Token::Bar if wanted("an expression") => "a function value is written `fn(x) { x + 1 }`",
         Token::Upper(_) if wanted("a lower-case name") => {

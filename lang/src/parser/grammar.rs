@@ -80,6 +80,73 @@ pub(crate) fn params<'t>() -> impl P<'t, Vec<Param>> {
         .labelled("a parameter list")
 }
 
+/// A lambda's parameter: a name (or `_`), or a pattern that takes the
+/// argument apart (`(k, v)`, `{ name, .. }`), each with an optional type.
+enum LambdaParam {
+    Name(Param),
+    Pattern(Pattern, Option<crate::ast::TypeExpr>, Span),
+}
+
+/// The parameters of a lambda, which may be patterns.
+fn lambda_params<'t>() -> impl P<'t, Vec<LambdaParam>> {
+    let name = lower().or(just(Token::Underscore).map_with(|_, e| crate::ast::Ident {
+        name: "_".to_string(),
+        span: span(e.span()),
+    }));
+    let ty = just(Token::Colon).ignore_then(type_expr()).or_not();
+    let simple = name.then(ty.clone()).map_with(|(name, ty), e| {
+        LambdaParam::Name(Param {
+            name,
+            ty,
+            span: span(e.span()),
+        })
+    });
+    let destructured = pattern()
+        .then(ty)
+        .map_with(|(p, ty), e| LambdaParam::Pattern(p, ty, span(e.span())));
+    simple
+        .or(destructured)
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(lparen(), just(Token::RParen))
+        .labelled("a parameter list")
+}
+
+/// A lambda whose parameters are names: each pattern parameter becomes a
+/// parameter with a name no program can write (`$1` for the first), taken
+/// apart by a `let` at the start of the body, so that it obeys the rules
+/// of a `let` pattern (it must match every value: `E2103`).
+fn destructure(params: Vec<LambdaParam>, mut body: Block) -> (Vec<Param>, Block) {
+    let mut lets = Vec::new();
+    let params = params
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| match p {
+            LambdaParam::Name(param) => param,
+            LambdaParam::Pattern(pattern, ty, at) => {
+                let name = crate::ast::Ident {
+                    name: format!("${}", i + 1),
+                    span: pattern.span,
+                };
+                lets.push(Stmt::Let(Box::new(Let {
+                    value: expr_at(ExprKind::Var(name.clone()), pattern.span),
+                    span: pattern.span,
+                    pattern,
+                    ty: None,
+                    from_parameter: true,
+                })));
+                Param { name, ty, span: at }
+            }
+        })
+        .collect();
+    if !lets.is_empty() {
+        lets.append(&mut body.stmts);
+        body.stmts = lets;
+    }
+    (params, body)
+}
+
 /// `[a, b: Eq, n: Num + Show]` after a function's name.
 fn generics<'t>() -> impl P<'t, Vec<Generic>> {
     let bound = upper()
@@ -142,6 +209,7 @@ pub(crate) fn stmt<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
                 ty,
                 value,
                 span: span(e.span()),
+                from_parameter: false,
             }))
         });
     choice((
@@ -379,11 +447,12 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         });
 
     let lambda = just(Token::Fn)
-        .ignore_then(params())
+        .ignore_then(lambda_params())
         .then(just(Token::Arrow).ignore_then(type_expr()).or_not())
         .then(just(Token::Slash).ignore_then(row(type_expr())).or_not())
         .then(block.clone())
         .map(|(((params, ret), effects), body)| {
+            let (params, body) = destructure(params, body);
             ExprKind::Lambda(Box::new(Lambda {
                 params,
                 ret,
