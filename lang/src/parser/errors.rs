@@ -112,9 +112,9 @@ fn reserved_help(word: &str) -> String {
         }
         "as" => "Writ has no `as` casts: convert values with standard-library functions".to_string(),
         "self" => "Writ has no methods or `self`: pass the value as an ordinary parameter".to_string(),
-        "async" | "await" | "yield" => {
-            "Writ has no async or generators: declare an effect and handle it".to_string()
-        }
+        "async" | "await" | "yield" => format!(
+            "`{word}` is reserved (Writ has no async or generators): declare an effect and handle it; its operation may be named `{word}`, as in `effect Gen {{ fn {word}(x: Int) }}` and `Gen.{word}(1)`"
+        ),
         _ => format!("`{word}` is reserved for future use and cannot be used here"),
     }
 }

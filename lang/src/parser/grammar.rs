@@ -28,8 +28,8 @@ use crate::parser::patterns::{int_out_of_range, int_value, pattern};
 use crate::parser::separators::{Sep, check_separated};
 use crate::parser::types::{row, type_expr};
 use crate::parser::{
-    Extra, P, ParseState, Tokens, after_recovery, doc, field_name, lower, lparen, report, span,
-    upper,
+    Extra, P, ParseState, Tokens, after_recovery, doc, field_name, lower, lparen, operation_name,
+    report, span, upper,
 };
 use crate::span::Span;
 use crate::token::Token;
@@ -423,7 +423,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
 
     let perform = upper()
         .then_ignore(just(Token::Dot))
-        .then(lower())
+        .then(operation_name())
         .then(call_args(expr.clone(), just(Token::LParen).ignored()).or_not())
         .validate(|((effect, op), args), e, _| match args {
             Some(args) => ExprKind::Perform(Box::new(Perform { effect, op, args })),
@@ -521,7 +521,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .delimited_by(lparen(), just(Token::RParen));
     let op_clause = upper()
         .then_ignore(just(Token::Dot))
-        .then(lower())
+        .then(operation_name())
         .then(clause_params)
         .then_ignore(just(Token::FatArrow))
         .then(expr.clone())

@@ -190,11 +190,9 @@ pub(crate) fn lower<'t>() -> impl P<'t, Ident> {
         .labelled("a lower-case name")
 }
 
-/// A record field's name: a lower-case name, or a keyword or reserved word
-/// (data from the outside world has fields named `type`, `match`, `for`...,
-/// and after `.` or before `:` in a record there is no ambiguity).
-pub(crate) fn field_name<'t>() -> impl P<'t, Ident> {
-    let keyword = select! {
+/// A keyword or reserved word used as a name where nothing else can stand.
+fn keyword_as_name<'t>() -> impl P<'t, Ident> {
+    select! {
         Token::Fn => "fn".to_string(),
         Token::Let => "let".to_string(),
         Token::Type => "type".to_string(),
@@ -210,8 +208,21 @@ pub(crate) fn field_name<'t>() -> impl P<'t, Ident> {
     .map_with(|name, e| Ident {
         name,
         span: span(e.span()),
-    });
-    lower().or(keyword).labelled("a field name")
+    })
+}
+
+/// A record field's name: a lower-case name, or a keyword or reserved word
+/// (data from the outside world has fields named `type`, `match`, `for`...,
+/// and after `.` or before `:` in a record there is no ambiguity).
+pub(crate) fn field_name<'t>() -> impl P<'t, Ident> {
+    lower().or(keyword_as_name()).labelled("a field name")
+}
+
+/// An operation's name: a lower-case name, or a keyword or reserved word
+/// (`effect Yield { fn yield(x: Int) }`, `Yield.yield(1)`), which after
+/// `fn` in an effect and after `Effect.` can only name an operation.
+pub(crate) fn operation_name<'t>() -> impl P<'t, Ident> {
+    lower().or(keyword_as_name()).labelled("a lower-case name")
 }
 
 /// An upper-case identifier.
@@ -275,7 +286,12 @@ fn attach_doc_comments(tokens: Vec<(Token, Span)>) -> Vec<(Token, Span)> {
                 }
             }
             Token::Type | Token::Effect => documented = true,
-            Token::Fn => documented = matches!(tokens.get(i + 1), Some((Token::Lower(_), _))),
+            Token::Fn => {
+                documented = matches!(
+                    tokens.get(i + 1),
+                    Some((Token::Lower(_) | Token::Reserved(_), _))
+                )
+            }
             _ => documented = false,
         }
         if !matches!(tok, Token::DocComment(_))
