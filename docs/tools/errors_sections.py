@@ -711,6 +711,27 @@ really wanted:
 fix_code='let limit = 100 // the cap\nlet note = "first\\u{2028}second"\n',
 ),
 
+dict(code="E0015",
+meaning=r'''
+A multi-line string is laid out wrongly. A multi-line string opens with
+`"""` at the end of a line and closes with `"""` as the first thing on a
+later line; the spaces and tabs before the closing `"""` are taken off
+every line, so each line that is not blank must start with exactly them.
+This code reports a line that does not (it has fewer spaces, or tabs where
+the closing line has spaces), and text after the opening `"""` on its
+line. The primary label marks the line's indentation (or the text after
+`"""`); a secondary label marks the closing `"""` that sets the
+indentation. See [decision 011](decisions/011-multi-line-strings.md).
+''',
+source='let rows = """\n    id,amount\n  1,300\n    """\n',
+fix=r'''
+**Fix**: indent every line of the text at least as far as the closing
+`"""`, with the same characters, and start the text on the line after the
+opening `"""`:
+''',
+fix_code='let rows = """\n    id,amount\n    1,300\n    """\n',
+),
+
 dict(code="E0100",
 meaning=r'''
 The parser found a token where the grammar does not allow it. (The type

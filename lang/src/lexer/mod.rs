@@ -11,9 +11,10 @@
 //! interpolation from one that closes a block inside it.
 //!
 //! Invariants: token spans are non-overlapping, increasing, and lie on
-//! character boundaries; a string literal never spans a line break (an
-//! unterminated string ends at the end of its line), so one missing quote
-//! cannot swallow the rest of the file.
+//! character boundaries; an ordinary string literal never spans a line
+//! break (an unterminated string ends at the end of its line), so one
+//! missing quote cannot swallow the rest of the file; only a multi-line
+//! string, opened by `"""` at the end of a line ([`multiline`]), does.
 
 use logos::Logos;
 use unicode_normalization::UnicodeNormalization;
@@ -23,6 +24,7 @@ use crate::span::Span;
 use crate::token::Token;
 
 mod conditional;
+mod multiline;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -168,7 +170,9 @@ pub(crate) struct Driver<'s> {
     src: &'s str,
     out: Lexed,
     /// One entry per open `${`: how many `{` are open inside it.
-    interp: Vec<(usize, Span)>,
+    /// One entry per open `${`: how many `{` are open inside it, where it
+    /// opened, and the multi-line string it is in, if it is in one.
+    interp: Vec<(usize, Span, Option<multiline::Multi>)>,
     /// Mixed-script names already reported.
     mixed_reported: std::collections::HashSet<String>,
 }
@@ -196,7 +200,12 @@ impl<'s> Driver<'s> {
                     .get(from..)
                     .and_then(|r| r.find('\n'))
                     .map_or(src.len(), |i| from + i);
-                self.end_interpolations(line_end, "the end of the line");
+                if let Some(resume) = self.end_interpolations(line_end, "the end of the line") {
+                    // The interpolation was in a multi-line string, which
+                    // went on from the line's end: the token read is in it.
+                    lex.bump(resume.saturating_sub(span.end));
+                    continue;
+                }
             }
             let raw = match raw {
                 Ok(r) => r,
@@ -215,14 +224,23 @@ impl<'s> Driver<'s> {
                 Raw::Quote => {
                     // Inside `${`, a quote with no partner later on its line
                     // is the string's own closing quote: the `}` is missing.
-                    let closes_string = matches!(self.interp.last(), Some((0, _)))
+                    if self.interp.is_empty()
+                        && src
+                            .get(span.start..)
+                            .is_some_and(|r| r.starts_with("\"\"\""))
+                    {
+                        let next = self.multi_line_string(span.start);
+                        lex.bump(next.saturating_sub(span.end));
+                        continue;
+                    }
+                    let closes_string = matches!(self.interp.last(), Some((0, _, None)))
                         && !src
                             .get(span.end..)
                             .and_then(|r| r.split('\n').next())
                             .unwrap_or("")
                             .contains('"');
                     if closes_string {
-                        if let Some((_, open)) = self.interp.pop() {
+                        if let Some((_, open, _)) = self.interp.pop() {
                             self.error(
                                 Diagnostic::new(
                                     Code::UnterminatedInterpolation,
@@ -262,10 +280,14 @@ impl<'s> Driver<'s> {
                     self.push(Token::LBrace, span);
                 }
                 Raw::RBrace => match self.interp.last_mut() {
-                    Some((0, _)) => {
+                    Some((0, _, multi)) => {
+                        let multi = *multi;
                         self.interp.pop();
-                        let next = self.string_part(span.start, span.end, false);
-                        lex.bump(next - span.end);
+                        let next = match multi {
+                            Some(m) => self.multi_part(span.start, span.end, false, m, false),
+                            None => self.string_part(span.start, span.end, false),
+                        };
+                        lex.bump(next.saturating_sub(span.end));
                     }
                     Some(top) => {
                         top.0 -= 1;
