@@ -2477,7 +2477,10 @@ person did not confirm, an argument larger than the host's maximum for it
 (see `docs/policy.md`, Argument sizes). Nothing was carried out, and the denial is written
 to the audit log. This code ends the run when the grant says
 `on_deny = "stop"` (the default); with `on_deny = "fail"` the program sees
-`Fail.fail(reason)` instead, and may handle it. See `docs/policy.md`.
+`Fail.fail(reason)` instead, and may handle it. When the program does
+handle `Fail` around the denied operation (a handler with a `Fail.fail`
+clause that the failure would have reached), the help says that
+`on_deny = "fail"` would have let that handler recover. See `docs/policy.md`.
 """,
 policy='[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Pay]\npayees = ["air-one.example"]\ncurrency = "EUR"\nmax_payment_cents = 50000\n',
 source='let receipt = Pay.pay("attacker.example", 30000, "verification fee")\nLog.info("paid ${receipt.id}")\n',
