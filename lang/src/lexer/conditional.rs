@@ -90,9 +90,8 @@ fn top_level_colon(text: &str) -> Option<(&str, usize)> {
 fn top_level_prefix(text: &str) -> &str {
     let bytes = text.as_bytes();
     let end = walk(text, |i, c, depth| {
-        matches!(c, ')' | ']' | '}') && depth == 0
-            || matches!(c, ',' | ';') && depth == 0
-            || c == '/' && bytes.get(i + 1) == Some(&b'/')
+        (depth == 0 && matches!(c, ')' | ']' | '}' | ',' | ';'))
+            || (c == '/' && bytes.get(i + 1) == Some(&b'/'))
     });
     text.get(..end.unwrap_or(text.len())).unwrap_or(text)
 }
@@ -109,10 +108,8 @@ fn condition(before: &str) -> &str {
         let prev = i.checked_sub(1).and_then(|p| bytes.get(p)).copied();
         match c {
             '(' | '[' | '{' => starts.push(i + 1),
-            ')' | ']' | '}' => {
-                if starts.len() > 1 {
-                    starts.pop();
-                }
+            ')' | ']' | '}' if starts.len() > 1 => {
+                starts.pop();
             }
             ',' | ';' => set_last(&mut starts, i + 1),
             '=' if next == Some(b'>') => set_last(&mut starts, i + 2),
