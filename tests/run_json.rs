@@ -185,6 +185,35 @@ fn a_denial_that_stops_the_run_shows_the_denied_operation_and_e4005() {
     assert_eq!(doc["operations"][0]["audit_id"], 1);
 }
 
+/// A case of `tests/run_json/` run under `denied_policy.toml` (payments to
+/// one payee, denials stop the run) with a fresh store.
+fn denied(name: &str) -> serde_json::Value {
+    let db = store(name);
+    let dir = root().join("tests").join("run_json");
+    let file = format!("{name}.writ");
+    let db_arg = db.display().to_string();
+    let (code, out) = run_json(
+        &dir,
+        &[&file, "--policy", "denied_policy.toml", "--db", &db_arg],
+    );
+    let _ = std::fs::remove_file(&db);
+    golden(name, &out);
+    assert_eq!(code, 3, "{name}: exit code");
+    serde_json::from_str(&out.replace("\"usage\": …", "\"usage\": null")).expect("JSON")
+}
+
+#[test]
+fn a_denial_under_a_fail_handler_says_on_deny_fail_would_let_it_recover() {
+    let doc = denied("denied_under_fail_handler");
+    assert_eq!(doc["error"]["code"], "E4005");
+    let help = doc["error"]["help"].as_str().unwrap_or_default();
+    assert!(help.contains("on_deny = \"fail\""), "{help}");
+    let doc = denied("denied_without_fail_handler");
+    assert_eq!(doc["error"]["code"], "E4005");
+    let help = doc["error"]["help"].as_str().unwrap_or_default();
+    assert!(!help.contains("on_deny"), "{help}");
+}
+
 #[test]
 fn the_guides_example_is_what_writ_prints() {
     let guide = std::fs::read_to_string(root().join("docs").join("embedding.md")).expect("guide");

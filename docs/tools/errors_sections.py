@@ -711,6 +711,27 @@ really wanted:
 fix_code='let limit = 100 // the cap\nlet note = "first\\u{2028}second"\n',
 ),
 
+dict(code="E0015",
+meaning=r'''
+A multi-line string is laid out wrongly. A multi-line string opens with
+`"""` at the end of a line and closes with `"""` as the first thing on a
+later line; the spaces and tabs before the closing `"""` are taken off
+every line, so each line that is not blank must start with exactly them.
+This code reports a line that does not (it has fewer spaces, or tabs where
+the closing line has spaces), and text after the opening `"""` on its
+line. The primary label marks the line's indentation (or the text after
+`"""`); a secondary label marks the closing `"""` that sets the
+indentation. See [decision 011](decisions/011-multi-line-strings.md).
+''',
+source='let rows = """\n    id,amount\n  1,300\n    """\n',
+fix=r'''
+**Fix**: indent every line of the text at least as far as the closing
+`"""`, with the same characters, and start the text on the line after the
+opening `"""`:
+''',
+fix_code='let rows = """\n    id,amount\n    1,300\n    """\n',
+),
+
 dict(code="E0100",
 meaning=r'''
 The parser found a token where the grammar does not allow it. (The type
@@ -1844,7 +1865,8 @@ fn describe(n: Int) -> Str {
 dict(code="E2103",
 meaning=r'''
 A pattern that must match every value does not. The pattern of a `let`
-(such as `let (a, b) = pair` or `let { name, .. } = user`) and the
+(such as `let (a, b) = pair` or `let { name, .. } = user`), a lambda's
+pattern parameter (`fn((k, v)) { ... }`) and the
 patterns of a handler clause (`Eff.op(p) => ...` and `return(p) => ...`)
 have no other arm to fall back on, so they must be *irrefutable*: a name,
 `_`, `()`, or a tuple, a record or the constructor of a one-constructor
@@ -2572,7 +2594,10 @@ person did not confirm, an argument larger than the host's maximum for it
 (see `docs/policy.md`, Argument sizes). Nothing was carried out, and the denial is written
 to the audit log. This code ends the run when the grant says
 `on_deny = "stop"` (the default); with `on_deny = "fail"` the program sees
-`Fail.fail(reason)` instead, and may handle it. See `docs/policy.md`.
+`Fail.fail(reason)` instead, and may handle it. When the program does
+handle `Fail` around the denied operation (a handler with a `Fail.fail`
+clause that the failure would have reached), the help says that
+`on_deny = "fail"` would have let that handler recover. See `docs/policy.md`.
 """,
 policy='[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n\n[grants.Pay]\npayees = ["air-one.example"]\ncurrency = "EUR"\nmax_payment_cents = 50000\n',
 source='let receipt = Pay.pay("attacker.example", 30000, "verification fee")\nLog.info("paid ${receipt.id}")\n',

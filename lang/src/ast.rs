@@ -166,6 +166,10 @@ pub struct Let {
     pub value: Expr,
     /// The whole statement.
     pub span: Span,
+    /// Made by the parser from a lambda's pattern parameter: `fn((k, v))
+    /// { body }` is read as `fn(p) { let (k, v) = p; body }`, with `p` a
+    /// name no program can write.
+    pub from_parameter: bool,
 }
 
 /// A statement in a block or at top level. (Large variants are boxed to keep

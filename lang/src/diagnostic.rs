@@ -79,6 +79,9 @@ codes! {
     NestingTooDeep = "E0013", "nesting too deep";
     /// A line break other than `\n`, which editors may show differently.
     MisleadingLineBreak = "E0014", "misleading line break";
+    /// A multi-line string (`"""`) laid out wrongly: text after its
+    /// opening `"""`, or a line indented less than its closing `"""`.
+    MultiLineStringLayout = "E0015", "malformed multi-line string";
     /// A token where the grammar does not allow it.
     UnexpectedToken = "E0100", "unexpected token";
     /// Comparisons written one after another, like `a < b < c`.

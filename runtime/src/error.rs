@@ -51,6 +51,10 @@ pub struct RunError {
     /// to raise an exhausted limit is not in it: that depends on where the
     /// limit was set, and the edge says it from [`Self::limit`].
     pub help: Option<String>,
+    /// A grant's denial of an operation under `on_deny = "stop"`, which
+    /// `on_deny = "fail"` would have made a `Fail.fail` the program can
+    /// handle (see [`RunError::denied`]).
+    pub stopped_by_grant: bool,
 }
 
 impl RunError {
@@ -64,7 +68,18 @@ impl RunError {
             limit_value: None,
             trace: Vec::new(),
             help: None,
+            stopped_by_grant: false,
         }
+    }
+
+    /// A grant's denial of an operation, which ends the run because the
+    /// grant says `on_deny = "stop"` (`E4005`). When the program handles
+    /// `Fail` where the operation was, the machine adds to the help that
+    /// `on_deny = "fail"` would have let that handler recover.
+    pub fn denied(message: impl Into<String>, help: impl Into<String>) -> RunError {
+        let mut e = RunError::new(Code::OperationDenied, message).with_help(help);
+        e.stopped_by_grant = true;
+        e
     }
 
     /// The error of an exhausted limit whose value was `value` (in the

@@ -199,10 +199,10 @@ impl PolicyHost<'_> {
         );
         match grant.on_deny {
             OnDeny::Fail => HostError::Fail(message),
-            OnDeny::Stop => HostError::Stop(
-                RunError::new(Code::OperationDenied, message)
-                    .with_help("the policy does not allow this; nothing was carried out, and the denial is in the audit log"),
-            ),
+            OnDeny::Stop => HostError::Stop(RunError::denied(
+                message,
+                "the policy does not allow this; nothing was carried out, and the denial is in the audit log",
+            )),
         }
     }
 

@@ -11,9 +11,10 @@
 //! interpolation from one that closes a block inside it.
 //!
 //! Invariants: token spans are non-overlapping, increasing, and lie on
-//! character boundaries; a string literal never spans a line break (an
-//! unterminated string ends at the end of its line), so one missing quote
-//! cannot swallow the rest of the file.
+//! character boundaries; an ordinary string literal never spans a line
+//! break (an unterminated string ends at the end of its line), so one
+//! missing quote cannot swallow the rest of the file; only a multi-line
+//! string, opened by `"""` at the end of a line ([`multiline`]), does.
 
 use logos::Logos;
 use unicode_normalization::UnicodeNormalization;
@@ -22,6 +23,8 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 use crate::token::Token;
 
+mod conditional;
+mod multiline;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -167,7 +170,9 @@ pub(crate) struct Driver<'s> {
     src: &'s str,
     out: Lexed,
     /// One entry per open `${`: how many `{` are open inside it.
-    interp: Vec<(usize, Span)>,
+    /// One entry per open `${`: how many `{` are open inside it, where it
+    /// opened, and the multi-line string it is in, if it is in one.
+    interp: Vec<(usize, Span, Option<multiline::Multi>)>,
     /// Mixed-script names already reported.
     mixed_reported: std::collections::HashSet<String>,
 }
@@ -195,7 +200,12 @@ impl<'s> Driver<'s> {
                     .get(from..)
                     .and_then(|r| r.find('\n'))
                     .map_or(src.len(), |i| from + i);
-                self.end_interpolations(line_end, "the end of the line");
+                if let Some(resume) = self.end_interpolations(line_end, "the end of the line") {
+                    // The interpolation was in a multi-line string, which
+                    // went on from the line's end: the token read is in it.
+                    lex.bump(resume.saturating_sub(span.end));
+                    continue;
+                }
             }
             let raw = match raw {
                 Ok(r) => r,
@@ -214,14 +224,23 @@ impl<'s> Driver<'s> {
                 Raw::Quote => {
                     // Inside `${`, a quote with no partner later on its line
                     // is the string's own closing quote: the `}` is missing.
-                    let closes_string = matches!(self.interp.last(), Some((0, _)))
+                    if self.interp.is_empty()
+                        && src
+                            .get(span.start..)
+                            .is_some_and(|r| r.starts_with("\"\"\""))
+                    {
+                        let next = self.multi_line_string(span.start);
+                        lex.bump(next.saturating_sub(span.end));
+                        continue;
+                    }
+                    let closes_string = matches!(self.interp.last(), Some((0, _, None)))
                         && !src
                             .get(span.end..)
                             .and_then(|r| r.split('\n').next())
                             .unwrap_or("")
                             .contains('"');
                     if closes_string {
-                        if let Some((_, open)) = self.interp.pop() {
+                        if let Some((_, open, _)) = self.interp.pop() {
                             self.error(
                                 Diagnostic::new(
                                     Code::UnterminatedInterpolation,
@@ -261,10 +280,14 @@ impl<'s> Driver<'s> {
                     self.push(Token::LBrace, span);
                 }
                 Raw::RBrace => match self.interp.last_mut() {
-                    Some((0, _)) => {
+                    Some((0, _, multi)) => {
+                        let multi = *multi;
                         self.interp.pop();
-                        let next = self.string_part(span.start, span.end, false);
-                        lex.bump(next - span.end);
+                        let next = match multi {
+                            Some(m) => self.multi_part(span.start, span.end, false, m, false),
+                            None => self.string_part(span.start, span.end, false),
+                        };
+                        lex.bump(next.saturating_sub(span.end));
                     }
                     Some(top) => {
                         top.0 -= 1;
@@ -380,10 +403,24 @@ impl<'s> Driver<'s> {
                     .unwrap_or("")
                     .escape_debug()
             );
-            d.help = Some("remove these characters".to_string());
+            d.help = Some(
+                if self.src.get(merged.start..merged.end) == Some("??") {
+                    "Writ has no `??`: write `option.unwrap_or(o, default)`, or match on the `Option`"
+                } else {
+                    "remove these characters"
+                }
+                .to_string(),
+            );
             return;
         }
-        let (message, help) = if is_invisible(c) {
+        let (message, help) = if c == '?'
+            && let Some(help) = self.conditional(span)
+        {
+            (
+                "expected a token, found the `?` of a conditional `c ? a : b`, which Writ does not have".to_string(),
+                help,
+            )
+        } else if is_invisible(c) {
             (
                 format!(
                     "expected a token, found the invisible character U+{:04X}",
@@ -398,7 +435,8 @@ impl<'s> Driver<'s> {
                 '#' => "comments start with `//`",
                 '$' => "interpolation is written inside a string: \"${expr}\"",
                 '?' => "Writ has no `?` operator; match on the `Option` or `Result`",
-                '@' | '~' | '^' | '`' | '\\' => "this character has no meaning in Writ",
+                '`' => "strings use double quotes, and every string interpolates: \"total: ${n}\"",
+                '@' | '~' | '^' | '\\' => "this character has no meaning in Writ",
                 _ => "remove this character",
             };
             (

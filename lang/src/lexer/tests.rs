@@ -139,3 +139,72 @@ fn names_are_normalised() {
     assert_eq!(kinds("caf\u{e9}"), kinds("cafe\u{301}"));
     assert_eq!(kinds("cafe\u{301}"), vec![Token::Lower("caf\u{e9}".into())]);
 }
+
+#[test]
+fn a_multi_line_string_loses_its_closing_indentation_and_outer_line_breaks() {
+    let src = "let s = \"\"\"\r\n    a\r\n\r\n      b ${x} \\u{e9}\n    \"\"\"\n";
+    let lexed = lex(src);
+    assert!(lexed.diagnostics.is_empty(), "{:?}", lexed.diagnostics);
+    let kinds: Vec<Token> = lexed.tokens.into_iter().map(|(t, _)| t).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            Token::Let,
+            Token::Lower("s".into()),
+            Token::Assign,
+            Token::StrHead("a\n\n  b ".into()),
+            Token::Lower("x".into()),
+            Token::StrTail(" é".into()),
+        ]
+    );
+}
+
+#[test]
+fn multi_line_strings_cost_time_linear_in_their_length() {
+    // A long literal, then many openers none of which is closed: the first
+    // runs to the end of the input, and is reported once.
+    let mut src = String::from("let s = \"\"\"\n");
+    for _ in 0..100_000 {
+        src.push_str("  a line of text ${x}\n");
+    }
+    src.push_str("  \"\"\"\n");
+    for _ in 0..100_000 {
+        src.push_str("let t = \"\"\"\n");
+    }
+    let start = std::time::Instant::now();
+    let lexed = lex(&src);
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    let unterminated = lexed
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::UnterminatedString)
+        .count();
+    assert_eq!(unterminated, 1);
+    assert_eq!(
+        lexed.diagnostics.len(),
+        1,
+        "{:?}",
+        lexed.diagnostics.first()
+    );
+}
+
+#[test]
+fn a_conditional_names_the_if_to_write() {
+    let lexed = lex("let x = f(a > 1 ? \"b:c\" : d, 2)\n");
+    let help = lexed
+        .diagnostics
+        .first()
+        .and_then(|d| d.help.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        help,
+        "write `if a > 1 { \"b:c\" } else { d }`: `if` is an expression, and has a value"
+    );
+    let plain = lex("let x = y?\n");
+    let help = plain
+        .diagnostics
+        .first()
+        .and_then(|d| d.help.clone())
+        .unwrap_or_default();
+    assert!(help.contains("no `?` operator"), "{help}");
+}

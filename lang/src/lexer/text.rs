@@ -10,6 +10,18 @@ use crate::lexer::Driver;
 use crate::span::Span;
 use crate::token::Token;
 
+/// What an escape in a string decoded to.
+pub(super) enum Escape {
+    /// A character, and the offset just past the escape.
+    Char(char, usize),
+    /// An invalid escape (reported), and the offset just past it.
+    Bad(usize),
+    /// A backslash before a line break, which is at this offset.
+    Break(usize),
+    /// A backslash at the end of the input.
+    End,
+}
+
 /// How a string literal's text part ended.
 pub(super) enum StrEnd {
     /// At a closing `"`.
@@ -24,68 +36,83 @@ impl Driver<'_> {
     /// Scan string text starting at byte `start` (just after `"` or `}`).
     /// Returns the decoded text, how it ended and the offset just past it.
     fn scan_string(&mut self, start: usize) -> (String, StrEnd, usize) {
-        let rest = self.src.get(start..).unwrap_or("");
         let mut text = String::new();
-        let mut chars = rest.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            let at = start + i;
+        let mut pos = start;
+        while let Some(c) = self.src.get(pos..).and_then(|r| r.chars().next()) {
             match c {
-                '"' => return (text, StrEnd::Quote, at + 1),
-                '\n' => return (text, StrEnd::Unterminated, at),
-                '$' if matches!(chars.peek(), Some((_, '{'))) => {
-                    return (text, StrEnd::Interp, at + 2);
+                '"' => return (text, StrEnd::Quote, pos + 1),
+                '\n' => return (text, StrEnd::Unterminated, pos),
+                '$' if self.src.as_bytes().get(pos + 1) == Some(&b'{') => {
+                    return (text, StrEnd::Interp, pos + 2);
                 }
-                '\\' => {
-                    let Some((j, e)) = chars.next() else {
-                        return (text, StrEnd::Unterminated, start + rest.len());
-                    };
-                    match e {
-                        'n' => text.push('\n'),
-                        't' => text.push('\t'),
-                        'r' => text.push('\r'),
-                        '0' => text.push('\0'),
-                        '\\' => text.push('\\'),
-                        '"' => text.push('"'),
-                        '$' => text.push('$'),
-                        'u' => {
-                            let (decoded, used) =
-                                decode_unicode_escape(rest.get(j + 1..).unwrap_or(""));
-                            for _ in 0..used {
-                                chars.next();
-                            }
-                            let span = Span::new(at, start + j + 1 + used);
-                            match decoded {
-                                Ok(ch) => text.push(ch),
-                                Err(why) => self.error(
-                                    Diagnostic::new(
-                                        Code::InvalidEscape,
-                                        format!("invalid unicode escape: {why}"),
-                                    )
-                                    .with_primary(span, "this escape")
-                                    .with_help("write `\\u{...}` with 1 to 6 hex digits naming a Unicode scalar value, e.g. `\\u{e9}`"),
-                                ),
-                            }
-                        }
-                        // A backslash ending the line: the string is
-                        // unterminated, reported once by `string_part`.
-                        '\n' => return (text, StrEnd::Unterminated, start + j),
-                        other => {
-                            let span = Span::new(at, start + j + other.len_utf8());
-                            self.error(
-                                Diagnostic::new(
-                                    Code::InvalidEscape,
-                                    format!("expected an escape sequence after `\\`, found `{}`", other.escape_debug()),
-                                )
-                                .with_primary(span, "unknown escape")
-                                .with_help("the escapes are \\n \\t \\r \\0 \\\\ \\\" \\$ and \\u{...}; write `\\\\` for a backslash"),
-                            );
-                        }
+                '\\' => match self.escape_at(pos) {
+                    Escape::Char(ch, next) => {
+                        text.push(ch);
+                        pos = next;
                     }
+                    Escape::Bad(next) => pos = next,
+                    // A backslash ending the line: the string is
+                    // unterminated, reported once by `string_part`.
+                    Escape::Break(at) => return (text, StrEnd::Unterminated, at),
+                    Escape::End => return (text, StrEnd::Unterminated, self.src.len()),
+                },
+                c => {
+                    text.push(c);
+                    pos += c.len_utf8();
                 }
-                c => text.push(c),
             }
         }
-        (text, StrEnd::Unterminated, start + rest.len())
+        (text, StrEnd::Unterminated, self.src.len())
+    }
+
+    /// Decode the escape whose backslash is at byte `at`, reporting an
+    /// invalid one (`E0003`).
+    pub(super) fn escape_at(&mut self, at: usize) -> Escape {
+        let Some(e) = self.src.get(at + 1..).and_then(|r| r.chars().next()) else {
+            return Escape::End;
+        };
+        let after = at + 1 + e.len_utf8();
+        let c = match e {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            '0' => '\0',
+            '\\' => '\\',
+            '"' => '"',
+            '$' => '$',
+            'u' => {
+                let rest = self.src.get(after..).unwrap_or("");
+                let (decoded, used) = decode_unicode_escape(rest);
+                let end = after + rest.chars().take(used).map(char::len_utf8).sum::<usize>();
+                return match decoded {
+                    Ok(ch) => Escape::Char(ch, end),
+                    Err(why) => {
+                        self.error(
+                            Diagnostic::new(
+                                Code::InvalidEscape,
+                                format!("invalid unicode escape: {why}"),
+                            )
+                            .with_primary(Span::new(at, end), "this escape")
+                            .with_help("write `\\u{...}` with 1 to 6 hex digits naming a Unicode scalar value, e.g. `\\u{e9}`"),
+                        );
+                        Escape::Bad(end)
+                    }
+                };
+            }
+            '\n' => return Escape::Break(at + 1),
+            other => {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidEscape,
+                        format!("expected an escape sequence after `\\`, found `{}`", other.escape_debug()),
+                    )
+                    .with_primary(Span::new(at, after), "unknown escape")
+                    .with_help("the escapes are \\n \\t \\r \\0 \\\\ \\\" \\$ and \\u{...}; write `\\\\` for a backslash"),
+                );
+                return Escape::Bad(after);
+            }
+        };
+        Escape::Char(c, after)
     }
 
     /// Lex a string part that began at `open` (its `"` or `}`), whose text
@@ -114,7 +141,7 @@ impl Driver<'_> {
                     span,
                 );
                 self.interp
-                    .push((0, Span::new(next.saturating_sub(2), next)));
+                    .push((0, Span::new(next.saturating_sub(2), next), None));
             }
             StrEnd::Unterminated => {
                 {
@@ -144,9 +171,12 @@ impl Driver<'_> {
     }
 
     /// Close every open `${` at `at` (a line end or the end of input): an
-    /// interpolation, like the string around it, cannot span lines.
-    pub(super) fn end_interpolations(&mut self, at: usize, found: &str) {
-        while let Some((_, open)) = self.interp.pop() {
+    /// interpolation, like the string around it, cannot span lines. When
+    /// the outermost was in a multi-line string, that string goes on from
+    /// `at`: returns where lexing resumes, after it.
+    pub(super) fn end_interpolations(&mut self, at: usize, found: &str) -> Option<usize> {
+        let mut resume = None;
+        while let Some((_, open, multi)) = self.interp.pop() {
             self.error(
                 Diagnostic::new(
                     Code::UnterminatedInterpolation,
@@ -154,12 +184,23 @@ impl Driver<'_> {
                 )
                 .with_primary(Span::point(at), "expected `}` here")
                 .with_secondary(open, "interpolation starts here")
-                .with_help(
-                    "close the expression with `}` and the string with `\"` on the same line",
-                ),
+                .with_help(if multi.is_some() {
+                    "close the expression with `}` on the same line"
+                } else {
+                    "close the expression with `}` and the string with `\"` on the same line"
+                }),
             );
             self.push(Token::StrTail(String::new()), Span::point(at));
+            if let Some(m) = multi
+                && at < self.src.len()
+            {
+                // The rest of the multi-line string is read as a string of
+                // its own, so that its text is not lexed as code.
+                resume = Some(self.multi_part(at, at, true, m, false));
+                break;
+            }
         }
+        resume
     }
 
     /// `'text'` on one line: reported once as a string in the wrong quotes,

@@ -112,9 +112,9 @@ fn reserved_help(word: &str) -> String {
         }
         "as" => "Writ has no `as` casts: convert values with standard-library functions".to_string(),
         "self" => "Writ has no methods or `self`: pass the value as an ordinary parameter".to_string(),
-        "async" | "await" | "yield" => {
-            "Writ has no async or generators: declare an effect and handle it".to_string()
-        }
+        "async" | "await" | "yield" => format!(
+            "`{word}` is reserved (Writ has no async or generators): declare an effect and handle it; its operation may be named `{word}`, as in `effect Gen {{ fn {word}(x: Int) }}` and `Gen.{word}(1)`"
+        ),
         _ => format!("`{word}` is reserved for future use and cannot be used here"),
     }
 }
@@ -151,6 +151,11 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
         }
         Token::Lower(_) | Token::Underscore if wanted("`=>`") && wanted("`(`") => {
             "a constructor's fields are written in parentheses: `Some(x) => ...`"
+        }
+        Token::LParen | Token::LParenLine | Token::LBrace | Token::LBracket
+            if wanted("a lower-case name") && wanted("`_`") =>
+        {
+            "a named function's parameters are names: take the argument apart in the body, `let (a, b) = pair`; a lambda may take a pattern, `fn((a, b)) { a + b }`"
         }
         Token::Bar if wanted("an operator") => "for logical or, write `||`",
         Token::Bar if wanted("an expression") => "a function value is written `fn(x) { x + 1 }`",

@@ -243,6 +243,18 @@ impl<'t> ParseError<'t> {
         }
     }
 
+    /// A rule declining `found` without expecting anything in its place
+    /// (so that the alternatives' expectations make the message).
+    pub(crate) fn declined(span: SimpleSpan, found: Token) -> Self {
+        ParseError {
+            span,
+            reason: Reason::ExpectedFound {
+                expected: Expected::default(),
+                found: Found::Made(Box::new(found)),
+            },
+        }
+    }
+
     /// Where the parse failed.
     pub(crate) fn span(&self) -> SimpleSpan {
         self.span

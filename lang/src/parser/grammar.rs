@@ -28,7 +28,8 @@ use crate::parser::patterns::{int_out_of_range, int_value, pattern};
 use crate::parser::separators::{Sep, check_separated};
 use crate::parser::types::{row, type_expr};
 use crate::parser::{
-    Extra, P, Tokens, after_recovery, doc, field_name, lower, lparen, report, span, upper,
+    Extra, P, ParseState, Tokens, after_recovery, doc, field_name, lower, lparen, operation_name,
+    report, span, upper,
 };
 use crate::span::Span;
 use crate::token::Token;
@@ -77,6 +78,73 @@ pub(crate) fn params<'t>() -> impl P<'t, Vec<Param>> {
         .collect::<Vec<_>>()
         .delimited_by(lparen(), just(Token::RParen))
         .labelled("a parameter list")
+}
+
+/// A lambda's parameter: a name (or `_`), or a pattern that takes the
+/// argument apart (`(k, v)`, `{ name, .. }`), each with an optional type.
+enum LambdaParam {
+    Name(Param),
+    Pattern(Pattern, Option<crate::ast::TypeExpr>, Span),
+}
+
+/// The parameters of a lambda, which may be patterns.
+fn lambda_params<'t>() -> impl P<'t, Vec<LambdaParam>> {
+    let name = lower().or(just(Token::Underscore).map_with(|_, e| crate::ast::Ident {
+        name: "_".to_string(),
+        span: span(e.span()),
+    }));
+    let ty = just(Token::Colon).ignore_then(type_expr()).or_not();
+    let simple = name.then(ty.clone()).map_with(|(name, ty), e| {
+        LambdaParam::Name(Param {
+            name,
+            ty,
+            span: span(e.span()),
+        })
+    });
+    let destructured = pattern()
+        .then(ty)
+        .map_with(|(p, ty), e| LambdaParam::Pattern(p, ty, span(e.span())));
+    simple
+        .or(destructured)
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(lparen(), just(Token::RParen))
+        .labelled("a parameter list")
+}
+
+/// A lambda whose parameters are names: each pattern parameter becomes a
+/// parameter with a name no program can write (`$1` for the first), taken
+/// apart by a `let` at the start of the body, so that it obeys the rules
+/// of a `let` pattern (it must match every value: `E2103`).
+fn destructure(params: Vec<LambdaParam>, mut body: Block) -> (Vec<Param>, Block) {
+    let mut lets = Vec::new();
+    let params = params
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| match p {
+            LambdaParam::Name(param) => param,
+            LambdaParam::Pattern(pattern, ty, at) => {
+                let name = crate::ast::Ident {
+                    name: format!("${}", i + 1),
+                    span: pattern.span,
+                };
+                lets.push(Stmt::Let(Box::new(Let {
+                    value: expr_at(ExprKind::Var(name.clone()), pattern.span),
+                    span: pattern.span,
+                    pattern,
+                    ty: None,
+                    from_parameter: true,
+                })));
+                Param { name, ty, span: at }
+            }
+        })
+        .collect();
+    if !lets.is_empty() {
+        lets.append(&mut body.stmts);
+        body.stmts = lets;
+    }
+    (params, body)
 }
 
 /// `[a, b: Eq, n: Num + Show]` after a function's name.
@@ -141,6 +209,7 @@ pub(crate) fn stmt<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
                 ty,
                 value,
                 span: span(e.span()),
+                from_parameter: false,
             }))
         });
     choice((
@@ -281,6 +350,30 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
             ExprKind::Interp(parts)
         });
 
+    // `f"{n}"`: a string with another language's prefix; reported, and
+    // read as the string after it.
+    let prefix = lower().try_map_with(
+        |name, e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
+            if e.state().string_prefix(name.span.start) {
+                Ok(name)
+            } else {
+                Err(ParseError::declined(e.span(), Token::Lower(name.name)))
+            }
+        },
+    );
+    let prefixed = prefix
+        .then(choice((
+            select! { Token::Str(s) => ExprKind::Str(s) },
+            interp.clone(),
+        )))
+        .map_with(|(name, string), e| {
+            let whole = span(e.span());
+            let text = e.state().text(Span::new(name.span.end, whole.end));
+            let d = string_prefix(&name.name, text, whole);
+            e.state().diagnostics.push(d);
+            string
+        });
+
     let items = element(expr.clone())
         .separated_by(just(Token::Comma))
         .allow_trailing()
@@ -330,7 +423,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
 
     let perform = upper()
         .then_ignore(just(Token::Dot))
-        .then(lower())
+        .then(operation_name())
         .then(call_args(expr.clone(), just(Token::LParen).ignored()).or_not())
         .validate(|((effect, op), args), e, _| match args {
             Some(args) => ExprKind::Perform(Box::new(Perform { effect, op, args })),
@@ -354,11 +447,12 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         });
 
     let lambda = just(Token::Fn)
-        .ignore_then(params())
+        .ignore_then(lambda_params())
         .then(just(Token::Arrow).ignore_then(type_expr()).or_not())
         .then(just(Token::Slash).ignore_then(row(type_expr())).or_not())
         .then(block.clone())
         .map(|(((params, ret), effects), body)| {
+            let (params, body) = destructure(params, body);
             ExprKind::Lambda(Box::new(Lambda {
                 params,
                 ret,
@@ -427,7 +521,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .delimited_by(lparen(), just(Token::RParen));
     let op_clause = upper()
         .then_ignore(just(Token::Dot))
-        .then(lower())
+        .then(operation_name())
         .then(clause_params)
         .then_ignore(just(Token::FatArrow))
         .then(expr.clone())
@@ -475,6 +569,7 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
 
     // Most common first: each alternative tried and failed costs time.
     let atom = choice((
+        prefixed,
         lower().map(ExprKind::Var),
         int,
         literal,
@@ -502,15 +597,44 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
     enum Postfix {
         Call(Vec<Expr>),
         Field(crate::ast::Ident),
+        Index(Vec<Expr>, Span),
     }
+    // `xs[0]`, `m["a"]`: a `[` touching the value before it is indexing,
+    // which Writ does not have; it is parsed so the message can name the
+    // call to write instead.
+    let tight_bracket = any().try_map_with(
+        |t: Token, e: &mut chumsky::input::MapExtra<'t, '_, Tokens<'t>, Extra<'t>>| {
+            let at = e.span();
+            if t == Token::LBracket && e.state().tight_bracket(at.start) {
+                Ok(())
+            } else {
+                Err(ParseError::declined(at, t))
+            }
+        },
+    );
+    let index = tight_bracket
+        .ignore_then(
+            element(expr.clone())
+                .separated_by(just(Token::Comma))
+                .allow_trailing()
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(just(Token::RBracket))
+        .map_with(|items, e| Postfix::Index(items, span(e.span())));
     let postfix = call_args(expr.clone(), just(Token::LParen).ignored())
         .map(Postfix::Call)
         .or(just(Token::Dot)
             .ignore_then(field_name())
-            .map(Postfix::Field));
+            .map(Postfix::Field))
+        .or(index);
     let call = atom.foldl_with(postfix.repeated(), |callee, post, e| {
         let s = span(e.span());
         match post {
+            Postfix::Index(items, brackets) => {
+                let d = indexing(e.state(), &callee, &items, brackets);
+                e.state().diagnostics.push(d);
+                expr_at(ExprKind::Error, s)
+            }
             Postfix::Call(args) => expr_at(
                 ExprKind::Call {
                     callee: Box::new(callee),
@@ -543,6 +667,109 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .map_with(|(first, rest), e| operators::climb(first, rest, e))
         .labelled("an expression")
         .boxed()
+}
+
+/// The diagnostic for a string written with another language's prefix
+/// (`f"{n}"`, `r"\d"`); `string` is the string's own text, quotes included.
+fn string_prefix(prefix: &str, string: &str, at: Span) -> Diagnostic {
+    let shown = if string.len() > 60 { "\"...\"" } else { string };
+    if prefix == "r" {
+        return Diagnostic::new(
+            Code::UnexpectedToken,
+            format!("expected a string, found the raw-string prefix `r` before {shown}"),
+        )
+        .with_primary(at, "raw string")
+        .with_help("Writ has no raw strings: drop the `r` and write each backslash as `\\\\`");
+    }
+    // Python's `{n}` is Writ's `${n}`; `{{` and `}}` are literal braces.
+    let mut writ = String::with_capacity(string.len() + 8);
+    let mut chars = string.chars().peekable();
+    let mut previous = None;
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                writ.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                writ.push('}');
+            }
+            '{' if previous != Some('$') && previous != Some('\\') => writ.push_str("${"),
+            c => writ.push(c),
+        }
+        previous = Some(c);
+    }
+    let help = if string.len() > 60 {
+        "every Writ string interpolates: drop the `f` and write `${n}` for `{n}`".to_string()
+    } else {
+        format!("every Writ string interpolates: write `{writ}`")
+    };
+    Diagnostic::new(
+        Code::UnexpectedToken,
+        format!("expected a string, found the f-string prefix `f` before {shown}"),
+    )
+    .with_primary(at, "f-string")
+    .with_help(help)
+}
+
+/// The diagnostic for `callee[items]`: Writ has no indexing, so name the
+/// call that does what was meant, with the program's own text where it is
+/// short.
+fn indexing(state: &ParseState<'_>, callee: &Expr, items: &[Expr], brackets: Span) -> Diagnostic {
+    let short = |text: &str, default: &str| {
+        if text.is_empty() || text.len() > 40 || text.contains('\n') {
+            default.to_string()
+        } else {
+            text.to_string()
+        }
+    };
+    let index_text = match items {
+        [one] => state.text(one.span),
+        _ => "",
+    };
+    let key = |default: &str| short(index_text, default);
+    let written = format!(
+        "{}{}",
+        short(state.text(callee.span), "xs"),
+        short(state.text(brackets), "[i]")
+    );
+    let (call, help) = match items.first().map(|i| &i.kind) {
+        Some(ExprKind::Str(_) | ExprKind::Interp(_)) if items.len() == 1 => {
+            let m = short(state.text(callee.span), "m");
+            let call = format!("map.get({m}, {})", key("key"));
+            let help = format!(
+                "Writ has no indexing: for a `Map`, write `{call}`, which returns an `Option` (`Some(value)` or `None`); for JSON, `json.get({m}, {})`",
+                key("key")
+            );
+            (call, help)
+        }
+        Some(ExprKind::Int(_)) if items.len() == 1 => {
+            let xs = short(state.text(callee.span), "xs");
+            let call = format!("list.get({xs}, {})", key("i"));
+            let help = format!(
+                "Writ has no indexing: for a `List`, write `{call}`, which returns an `Option` (`Some(x)` or `None`); for a `Map`, `map.get(m, key)`"
+            );
+            (call, help)
+        }
+        _ => {
+            let xs = short(state.text(callee.span), "xs");
+            let call = format!("list.get({xs}, {})", key("i"));
+            let help = format!(
+                "Writ has no indexing: for a `List`, write `{call}`; for a `Map`, `map.get({xs}, {})`; both return an `Option` (`Some(x)` or `None`)",
+                key("key")
+            );
+            (call, help)
+        }
+    };
+    Diagnostic::new(
+        Code::UnexpectedToken,
+        format!(
+            "expected a call such as `{call}`, found indexing `{written}`, which Writ does not have"
+        ),
+    )
+    .with_primary(brackets, "indexing")
+    .with_help(help)
 }
 
 /// Wires the recursive expression and block parsers together.

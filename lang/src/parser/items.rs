@@ -18,7 +18,7 @@ use crate::ast::{Expr, ExprKind};
 use crate::parser::grammar::{expr_and_block, fn_decl, params, skip_statement, stmt};
 use crate::parser::separators::{Sep, check_separated};
 use crate::parser::types::type_expr;
-use crate::parser::{P, doc, field_name, lower, lparen, span, upper};
+use crate::parser::{P, doc, field_name, lower, lparen, operation_name, span, upper};
 use crate::token::Token;
 
 /// `[a, b]` after a declared name.
@@ -90,7 +90,7 @@ fn type_decl<'t>() -> impl P<'t, TypeDecl> {
 fn effect_decl<'t>() -> impl P<'t, EffectDecl> {
     let op = doc()
         .then_ignore(just(Token::Fn))
-        .then(lower())
+        .then(operation_name())
         .then(params())
         .then(just(Token::Arrow).ignore_then(type_expr()).or_not())
         .map_with(|(((doc, name), params), ret), e| OpDecl {

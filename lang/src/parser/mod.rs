@@ -61,9 +61,22 @@ pub(crate) struct ParseState<'t> {
     /// [`MAX_RECOVERIES`]. Both are rewound with the rule on backtracking.
     recoveries: usize,
     stopped_at: Option<usize>,
+    /// The source text the spans index into.
+    src: &'t str,
+    /// Start offsets of the `[` tokens written directly after a name, a
+    /// `)`, a `]` or a string, with no space between: indexing, as other
+    /// languages write it.
+    tight_brackets: Vec<usize>,
+    /// Start offsets of the names `f` and `r` written directly before a
+    /// string (`f"{n}"`): another language's string prefix.
+    string_prefixes: Vec<usize>,
+    /// Start offsets of the keywords of other languages (`try`, `switch`,
+    /// `lambda`) reported as such: the rest of their line is not Writ, so
+    /// its syntax errors are not reported.
+    pub(crate) foreign_words: Vec<usize>,
 }
 
-impl ParseState<'_> {
+impl<'t> ParseState<'t> {
     /// Whether the token starting at `offset` is the first on its line.
     pub(crate) fn starts_line(&self, offset: usize) -> bool {
         self.line_starts.binary_search(&offset).is_ok()
@@ -78,6 +91,23 @@ impl ParseState<'_> {
     /// The offset where the line holding `offset` starts.
     pub(crate) fn line_start_of(&self, offset: usize) -> usize {
         self.lines.line_start(offset)
+    }
+
+    /// The source text of `s` (empty if `s` is not a range of it).
+    pub(crate) fn text(&self, s: Span) -> &'t str {
+        self.src.get(s.start..s.end).unwrap_or("")
+    }
+
+    /// Whether the `[` starting at `offset` directly follows a name, `)`,
+    /// `]` or a string (`xs[0]`, `m["a"]`): an attempt at indexing.
+    pub(crate) fn tight_bracket(&self, offset: usize) -> bool {
+        self.tight_brackets.binary_search(&offset).is_ok()
+    }
+
+    /// Whether the name starting at `offset` is a string prefix such as
+    /// the `f` of `f"{n}"`.
+    pub(crate) fn string_prefix(&self, offset: usize) -> bool {
+        self.string_prefixes.binary_search(&offset).is_ok()
     }
 
     /// Whether a line break lies between offsets `from` and `to`.
@@ -160,11 +190,9 @@ pub(crate) fn lower<'t>() -> impl P<'t, Ident> {
         .labelled("a lower-case name")
 }
 
-/// A record field's name: a lower-case name, or a keyword or reserved word
-/// (data from the outside world has fields named `type`, `match`, `for`...,
-/// and after `.` or before `:` in a record there is no ambiguity).
-pub(crate) fn field_name<'t>() -> impl P<'t, Ident> {
-    let keyword = select! {
+/// A keyword or reserved word used as a name where nothing else can stand.
+fn keyword_as_name<'t>() -> impl P<'t, Ident> {
+    select! {
         Token::Fn => "fn".to_string(),
         Token::Let => "let".to_string(),
         Token::Type => "type".to_string(),
@@ -180,8 +208,21 @@ pub(crate) fn field_name<'t>() -> impl P<'t, Ident> {
     .map_with(|name, e| Ident {
         name,
         span: span(e.span()),
-    });
-    lower().or(keyword).labelled("a field name")
+    })
+}
+
+/// A record field's name: a lower-case name, or a keyword or reserved word
+/// (data from the outside world has fields named `type`, `match`, `for`...,
+/// and after `.` or before `:` in a record there is no ambiguity).
+pub(crate) fn field_name<'t>() -> impl P<'t, Ident> {
+    lower().or(keyword_as_name()).labelled("a field name")
+}
+
+/// An operation's name: a lower-case name, or a keyword or reserved word
+/// (`effect Yield { fn yield(x: Int) }`, `Yield.yield(1)`), which after
+/// `fn` in an effect and after `Effect.` can only name an operation.
+pub(crate) fn operation_name<'t>() -> impl P<'t, Ident> {
+    lower().or(keyword_as_name()).labelled("a lower-case name")
 }
 
 /// An upper-case identifier.
@@ -245,7 +286,12 @@ fn attach_doc_comments(tokens: Vec<(Token, Span)>) -> Vec<(Token, Span)> {
                 }
             }
             Token::Type | Token::Effect => documented = true,
-            Token::Fn => documented = matches!(tokens.get(i + 1), Some((Token::Lower(_), _))),
+            Token::Fn => {
+                documented = matches!(
+                    tokens.get(i + 1),
+                    Some((Token::Lower(_) | Token::Reserved(_), _))
+                )
+            }
             _ => documented = false,
         }
         if !matches!(tok, Token::DocComment(_))
@@ -315,6 +361,45 @@ fn line_starts(src: &str, tokens: &[(Token, SimpleSpan)]) -> Vec<usize> {
         prev = Some(t);
     }
     starts
+}
+
+/// Start offsets of the `[` tokens that touch the token before them, when
+/// that token ends a value: a name, `)`, `]` or a string.
+fn tight_brackets(tokens: &[(Token, SimpleSpan)]) -> Vec<usize> {
+    tokens
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [(before, b), (Token::LBracket, s)]
+                if b.end == s.start
+                    && matches!(
+                        before,
+                        Token::Lower(_)
+                            | Token::RParen
+                            | Token::RBracket
+                            | Token::Str(_)
+                            | Token::StrTail(_)
+                    ) =>
+            {
+                Some(s.start)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Start offsets of the names `f` and `r` that touch a string after them
+/// (`f"{n}"`, `r"\d"`): string prefixes of other languages.
+fn string_prefixes(tokens: &[(Token, SimpleSpan)]) -> Vec<usize> {
+    tokens
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [
+                (Token::Lower(name), b),
+                (Token::Str(_) | Token::StrHead(_), s),
+            ] if b.end == s.start && (name == "f" || name == "r") => Some(b.start),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The most diagnostics reported for one file; past it, the last one says
@@ -401,6 +486,10 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
         damaged_lines: Vec::new(),
         recoveries: 0,
         stopped_at: None,
+        src,
+        tight_brackets: tight_brackets(&input),
+        string_prefixes: string_prefixes(&input),
+        foreign_words: Vec::new(),
     };
     let mut damaged: Vec<usize> = diagnostics
         .iter()
@@ -436,6 +525,7 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
         diagnostics: reported_by_rules,
         lines,
         stopped_at,
+        foreign_words,
         ..
     } = state;
     diagnostics.extend(reported_by_rules);
@@ -460,7 +550,10 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
             || first_error_on_line
                 .get(&lines.line_number(at.start))
                 .is_some_and(|&first| first < at.start)
-            || damaged.contains(at.start);
+            || damaged.contains(at.start)
+            || foreign_words
+                .iter()
+                .any(|&w| w < at.start && lines.line_number(w) == lines.line_number(at.start));
         if !known {
             diagnostics.push(errors::to_diagnostic(&err, end));
         }

@@ -487,7 +487,12 @@ impl Checker {
         let mut info = crate::types::pattern::PatInfo::default();
         self.type_pattern(&l.pattern, t, &mut info, l.value.span);
         self.level -= 1;
-        self.irrefutable(&l.pattern, &info, "a `let`");
+        let place = if l.from_parameter {
+            "a lambda's parameter"
+        } else {
+            "a `let`"
+        };
+        self.irrefutable(&l.pattern, &info, place);
         for (name, span, ty) in std::mem::take(&mut info.bound) {
             let scheme = if value {
                 self.generalize(ty, since)

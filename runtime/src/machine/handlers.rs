@@ -345,6 +345,14 @@ impl<'a> Machine<'a> {
                 self.stack.push(v);
                 Ok(())
             }
+            Err(HostError::Stop(e)) if e.stopped_by_grant && self.fail_handled() => {
+                let help = "the program handles `Fail` around this operation: with `on_deny = \"fail\"` in the policy's grant, the denial would be `Fail.fail(message)` and that handler would recover from it";
+                let help = match &e.help {
+                    Some(h) => format!("{h}; {help}"),
+                    None => help.to_string(),
+                };
+                Err(e.with_help(help))
+            }
             Err(HostError::Stop(e)) => Err(e),
             // A denial the program may handle: `Fail.fail(message)`,
             // performed where the operation was.
@@ -360,6 +368,37 @@ impl<'a> Machine<'a> {
                 self.perform(fail as u32, 0, 1)
             }
         }
+    }
+
+    /// Whether `Fail.fail` performed here would reach a handler of the
+    /// program (found as [`Machine::perform`] finds one).
+    fn fail_handled(&self) -> bool {
+        let module = self.module;
+        let Some(fail) = module
+            .effects
+            .iter()
+            .position(|e| BuiltinEffect::Fail.is(&e.name))
+        else {
+            return false;
+        };
+        let mut i = self.handlers.len();
+        while i > 0 {
+            i -= 1;
+            match self.handlers.get(i) {
+                Some(Entry::Skip(t)) => i = *t as usize,
+                Some(Entry::Handler { info, .. }) => {
+                    let handles = module
+                        .handlers
+                        .get(*info as usize)
+                        .is_some_and(|h| h.clauses.iter().any(|c| c.effect as usize == fail));
+                    if handles {
+                        return true;
+                    }
+                }
+                None => return false,
+            }
+        }
+        false
     }
 
     /// Call a resumption with its argument (and the handler's next

@@ -47,8 +47,6 @@ const fn hint(
 
 const PUSH: &str = "to add one element at the end, write `xs ++ [x]`";
 const PREPEND: &str = "to add one element at the front, write `[x] ++ xs`";
-const EACH: &str =
-    "Writ has no loops: `list.map` calls the function on each element in order, effects included";
 const SLICE: &str = "for the elements from `i` to `j`, write `list.take(list.drop(xs, i), j - i)`";
 const TRIM: &str = "`str.trim` removes white space at both ends";
 const STR_CONCAT: &str = "to join two strings, write `a ++ b`";
@@ -103,10 +101,9 @@ pub(super) const MEMBER_ALIASES: &[MemberAlias] = &[
     ),
     to("list", "collect", "map"),
     to("list", "fmap", "map"),
-    hint("list", "each", "map", EACH),
-    hint("list", "for_each", "map", EACH),
-    hint("list", "forEach", "map", EACH),
-    hint("list", "iter", "map", EACH),
+    to("list", "for_each", "each"),
+    to("list", "forEach", "each"),
+    to("list", "iter", "each"),
     to("list", "foldl", "fold"),
     to("list", "fold_left", "fold"),
     to("list", "inject", "fold"),
