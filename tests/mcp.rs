@@ -491,3 +491,53 @@ fn a_run_is_bounded_by_the_policys_time_and_a_long_result_is_cut_and_says_so() {
     drop(s);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_call_the_client_cancels_stops_its_run_and_frees_its_place() {
+    let dir = std::env::temp_dir().join(format!("writ-mcp-cancel-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let policy = dir.join("policy.toml");
+    // Runs may take 10 minutes (and as many steps as they like): only the
+    // cancellation can end them in time.
+    std::fs::write(
+        &policy,
+        "[principal]\nid = \"t\"\nname = \"T\"\nrole = \"tester\"\n\n[limits]\ntime = \"600s\"\nfuel = \"1e12\"\n\n[grants.Log]\n",
+    )
+    .expect("write");
+    let mut s = Server::under(&policy.display().to_string(), "cancel", false);
+    let spin = json!({ "name": "run", "arguments": { "source": "fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n" } });
+    // Two spinning runs take both of the server's places.
+    for id in [1, 2] {
+        s.send_line(
+            &json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": spin })
+                .to_string(),
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for id in [1, 2] {
+        s.send_line(
+            &json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id, "reason": "the test" } })
+                .to_string(),
+        );
+    }
+    // A third call is answered: the cancelled runs stopped and gave their
+    // places back (else it would wait, then be told the server is busy).
+    s.send_line(
+        &json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "run", "arguments": { "source": "1 + 1" } } })
+            .to_string(),
+    );
+    let answer = loop {
+        let m = s.next();
+        if m["id"] == 3 {
+            break m;
+        }
+        // A cancelled call may still be answered; never with a value.
+        let (_, doc) = tool_result(&m);
+        assert_eq!(doc["error"]["code"], "E5006", "{doc}");
+    };
+    let (is_error, doc) = tool_result(&answer);
+    assert!(!is_error, "{doc}");
+    assert_eq!(doc["value"]["data"], 2, "{doc}");
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -145,6 +145,11 @@ pub struct RunOptions {
     /// instead; [`ReadMode::Replay`] replays that recording); a plan of another program, policy,
     /// person or inputs, or executed before, is `E4014` and nothing runs.
     pub approved: Option<Arc<Plan>>,
+    /// Set from another thread to stop the run: it ends with the
+    /// `cancel` limit (`E5006`) at its next check of its limits (every
+    /// 4,096 steps), carrying out nothing more.
+    /// A run restored from a snapshot watches the flag it is restored with.
+    pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Asks the person to confirm an action; `false` when nobody can answer.

@@ -531,3 +531,54 @@ fn an_outcome_holds_the_value_as_json_and_what_the_run_used() {
     let err = o.value.and_then(Result::err).expect("refused");
     assert_eq!(err.code.as_str(), "E5004");
 }
+
+#[test]
+fn a_run_whose_cancel_flag_is_set_stops_with_e5006_and_pays_nothing_more() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let engine = Engine::new();
+    let p = policy(PAY);
+    let db = db("cancel");
+    let source = "fn spin(n: Int) -> Int { if n < 0 { n } else { spin(n + 1) } }\nLog.info(\"paying\")\nlet r = Pay.pay(\"air-one.example\", 100, \"t\")\nLog.info(\"paid\")\nspin(0)\nPay.pay(\"air-one.example\", 100, \"again\")\n";
+    let program = match engine.check(source, &p) {
+        Ok(c) => c,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let options = RunOptions {
+        store: Some(db.clone()),
+        cancel: Some(Arc::clone(&cancel)),
+        ..Default::default()
+    };
+    // The host sets the flag once the first payment is through; the run
+    // is spinning by then, and its next check stops it.
+    let flag = Arc::clone(&cancel);
+    let mut log = |line: &str| {
+        if line == "paid" {
+            flag.store(true, Ordering::SeqCst);
+        }
+    };
+    let o = match engine.run(&program, &p, &options, &mut log) {
+        Ok(o) => o,
+        Err(e) => panic!("{e:?}"),
+    };
+    let err = o.result.err().map(|e| e.code.to_string());
+    assert_eq!(err.as_deref(), Some("E5006"));
+    let payments: Vec<_> = o
+        .operations
+        .iter()
+        .filter(|op| op.operation.starts_with("Pay."))
+        .collect();
+    assert_eq!(payments.len(), 1, "{:?}", o.operations);
+
+    // Without the flag set, the same options run to the end.
+    let quick = match engine.check("Log.info(\"hi\")\n1 + 1\n", &p) {
+        Ok(c) => c,
+        Err(d) => panic!("{d:#?}"),
+    };
+    cancel.store(false, Ordering::SeqCst);
+    let o = match engine.run(&quick, &p, &options, &mut |_: &str| {}) {
+        Ok(o) => o,
+        Err(e) => panic!("{e:?}"),
+    };
+    assert_eq!(o.result.ok().as_deref(), Some("2"));
+}

@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -236,12 +237,30 @@ impl ServerHandler for Writ {
         let shared = Arc::clone(&self.shared);
         let asker = Asker::new(context.peer.clone(), tokio::runtime::Handle::current());
         let tool = name.clone();
+        // Stops the run when the client cancels the call
+        // (`notifications/cancelled`) or the call's time is up, so that
+        // no run outlives its call holding a permit.
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancel);
         let work = tokio::task::spawn_blocking(move || {
-            let reply = tools::call(&shared, &tool, &args, &asker);
+            let reply = tools::call(&shared, &tool, &args, &asker, &flag);
             drop(permit);
             reply
         });
-        let reply = match tokio::time::timeout(wall, work).await {
+        let watch = {
+            let flag = Arc::clone(&cancel);
+            let ct = context.ct.clone();
+            tokio::spawn(async move {
+                ct.cancelled().await;
+                flag.store(true, Ordering::SeqCst);
+            })
+        };
+        let waited = tokio::time::timeout(wall, work).await;
+        watch.abort();
+        if waited.is_err() || context.ct.is_cancelled() {
+            cancel.store(true, Ordering::SeqCst);
+        }
+        let reply = match waited {
             Ok(Ok(Some(reply))) => reply,
             Ok(Ok(None)) => {
                 return Err(ErrorData::invalid_params(format!("no tool `{name}`"), None));
@@ -255,7 +274,7 @@ impl ServerHandler for Writ {
             }
             Err(_) => tools::Reply {
                 text: format!(
-                    "{{\"status\": \"timeout\", \"error\": \"the call took longer than its bound of {} s (the policy's time limit, with room to check and to ask the person) and was given up\"}}\n",
+                    "{{\"status\": \"timeout\", \"error\": \"the call took longer than its bound of {} s (the policy's time limit, with room to check and to ask the person): its run was stopped (E5006) and nothing more was carried out\"}}\n",
                     wall.as_secs()
                 ),
                 is_error: true,

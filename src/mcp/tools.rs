@@ -12,6 +12,8 @@
 
 use std::sync::Arc;
 
+use std::sync::atomic::AtomicBool;
+
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 use writ::render::words::Edge;
@@ -203,12 +205,20 @@ pub fn definitions(shared: &Shared) -> Vec<Tool> {
 
 /// Do the work of the tool `name` with `args`; `None` for a tool there
 /// is not.
-pub fn call(shared: &Shared, name: &str, args: &JsonObject, asker: &Asker) -> Option<Reply> {
+/// `cancel`, set by the server when the client cancels the call or its
+/// time is up, stops a run or plan at its next check of its limits.
+pub fn call(
+    shared: &Shared,
+    name: &str,
+    args: &JsonObject,
+    asker: &Asker,
+    cancel: &Arc<AtomicBool>,
+) -> Option<Reply> {
     let reply = match name {
         "check" => check(shared, args),
-        "run" => run(shared, args, asker),
-        "plan" => plan(shared, args, asker),
-        "approve" => approve(shared, args, asker),
+        "run" => run(shared, args, asker, cancel),
+        "plan" => plan(shared, args, asker, cancel),
+        "approve" => approve(shared, args, asker, cancel),
         "explain" => explain(args),
         _ => return None,
     };
@@ -396,15 +406,25 @@ fn outcome(shared: &Shared, text: &str, ran: Result<Outcome, writ::RunError>) ->
     }
 }
 
-fn options(shared: &Shared, inputs: serde_json::Map<String, Value>) -> RunOptions {
+fn options(
+    shared: &Shared,
+    inputs: serde_json::Map<String, Value>,
+    cancel: &Arc<AtomicBool>,
+) -> RunOptions {
     RunOptions {
         store: shared.db.clone(),
         inputs,
+        cancel: Some(Arc::clone(cancel)),
         ..RunOptions::default()
     }
 }
 
-fn run(shared: &Shared, args: &JsonObject, asker: &Asker) -> Result<Reply, Reply> {
+fn run(
+    shared: &Shared,
+    args: &JsonObject,
+    asker: &Asker,
+    cancel: &Arc<AtomicBool>,
+) -> Result<Reply, Reply> {
     let text = source(args)?;
     let decls = input_types(args)?;
     let values = input_values(args)?;
@@ -413,19 +433,28 @@ fn run(shared: &Shared, args: &JsonObject, asker: &Asker) -> Result<Reply, Reply
     let ran = engine.run(
         &program,
         &shared.policy,
-        &options(shared, values),
+        &options(shared, values, cancel),
         &mut |_| {},
     );
     Ok(outcome(shared, &text, ran))
 }
 
-fn plan(shared: &Shared, args: &JsonObject, asker: &Asker) -> Result<Reply, Reply> {
+fn plan(
+    shared: &Shared,
+    args: &JsonObject,
+    asker: &Asker,
+    cancel: &Arc<AtomicBool>,
+) -> Result<Reply, Reply> {
     let text = source(args)?;
     let decls = input_types(args)?;
     let values = input_values(args)?;
     let engine = engine(asker);
     let program = compile(shared, &engine, &text, &decls)?;
-    let plan = match engine.plan(&program, &shared.policy, &options(shared, values.clone())) {
+    let plan = match engine.plan(
+        &program,
+        &shared.policy,
+        &options(shared, values.clone(), cancel),
+    ) {
         Ok(p) => p,
         Err(e) => return Ok(outcome(shared, &text, Err(e))),
     };
@@ -451,7 +480,12 @@ fn plan(shared: &Shared, args: &JsonObject, asker: &Asker) -> Result<Reply, Repl
     Ok(Reply::json(&doc, false))
 }
 
-fn approve(shared: &Shared, args: &JsonObject, asker: &Asker) -> Result<Reply, Reply> {
+fn approve(
+    shared: &Shared,
+    args: &JsonObject,
+    asker: &Asker,
+    cancel: &Arc<AtomicBool>,
+) -> Result<Reply, Reply> {
     let id = string(args, "plan_id")?;
     let Some(stored) = shared.plan(id) else {
         return Err(Reply::usage(format!(
@@ -485,7 +519,7 @@ fn approve(shared: &Shared, args: &JsonObject, asker: &Asker) -> Result<Reply, R
     shared.forget_plan(id);
     let engine = engine(asker);
     let program = compile(shared, &engine, &stored.source, &stored.decls)?;
-    let mut options = options(shared, stored.inputs.clone());
+    let mut options = options(shared, stored.inputs.clone(), cancel);
     options.approved = Some(Arc::clone(&stored.plan));
     let ran = engine.run(&program, &shared.policy, &options, &mut |_| {});
     Ok(outcome(shared, &stored.source, ran))

@@ -616,7 +616,13 @@ impl Engine {
             carry: false,
             hand_out: false,
         };
-        let driven = writ_runtime::drive(module, globals, &policy.limits, None, &mut drive);
+        let driven = writ_runtime::drive(
+            module,
+            globals,
+            &policy.limits,
+            options.cancel.as_ref(),
+            &mut drive,
+        );
         let ready = drive.ready.take();
         let planning = run.plan.take();
         Ok((run.step(driven, ready), planning))

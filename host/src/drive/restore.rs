@@ -149,7 +149,12 @@ impl Engine {
                 "one that was resumed already (each snapshot resumes once)",
             ));
         }
-        let paused = writ_runtime::restore(program.module(), runtime, &policy.limits, None)?;
+        let paused = writ_runtime::restore(
+            program.module(),
+            runtime,
+            &policy.limits,
+            options.cancel.as_ref(),
+        )?;
         let mut run = Run::new(
             self,
             (program, policy),
