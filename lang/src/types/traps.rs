@@ -503,14 +503,16 @@ impl Checker {
     /// it gives the handled code's value (of type `handled`) back, and the
     /// other clauses have made the handler's type `result` a list of such
     /// values, the two types as printed (for [`Self::explain_return_clause`]:
-    /// a failed check may leave them unprintable).
+    /// a failed check may leave them unprintable), and whether the handled
+    /// code's value is of the list's element type (else a list of other
+    /// values, such as a generator's emitted items, and `[x]` would not do).
     pub(super) fn return_gives_back_item(
         &mut self,
         param: &crate::ast::Pattern,
         body: &Expr,
         handled: TyId,
         result: TyId,
-    ) -> Option<(String, String)> {
+    ) -> Option<(String, String, bool)> {
         let PatternKind::Bind(x) = &param.kind else {
             return None;
         };
@@ -528,7 +530,7 @@ impl Checker {
                 let mut shown = self.show(&[result, handled]);
                 let handled = shown.pop()?;
                 let result = shown.pop()?;
-                return Some((result, handled));
+                return Some((result, handled, true));
             }
             _ => return None,
         };
@@ -536,26 +538,26 @@ impl Checker {
             return None;
         };
         let mut shown = self.show(&[result, handled, *elem]);
-        if shown.get(1) != shown.get(2) {
-            return None;
-        }
+        let item = shown.get(1) == shown.get(2);
         shown.truncate(2);
         let handled = shown.pop()?;
         let result = shown.pop()?;
-        Some((result, handled))
+        Some((result, handled, item))
     }
 
     /// An error was just reported (`diagnostic` is its index) at the value
     /// of the `return` clause `return(param) => body`, which gives back
     /// the handled code's value where the handler's type is a list of them
     /// (`shown`: the two types, from
-    /// [`Self::return_gives_back_item`]): say `return(x) => [x]`.
+    /// [`Self::return_gives_back_item`]): say `return(x) => [x]`, or,
+    /// when the handled code's value is not of the list's element type,
+    /// that the clause must give a list too, such as `[]`.
     pub(super) fn explain_return_clause(
         &mut self,
         param: &crate::ast::Pattern,
         body: &Expr,
         diagnostic: usize,
-        shown: &(String, String),
+        shown: &(String, String, bool),
     ) {
         let PatternKind::Bind(x) = &param.kind else {
             return;
@@ -568,8 +570,16 @@ impl Checker {
         {
             return;
         }
-        let (result, handled) = shown;
+        let (result, handled, item) = shown;
         let x = &x.name;
+        if !item {
+            if d.code == Code::TypeMismatch {
+                d.help = Some(format!(
+                    "the other clauses make the handler's value a `{result}`, and the handled code's own value is a `{handled}`: the `return` clause must give a `{result}` too, such as `return(_) => []`"
+                ));
+            }
+            return;
+        }
         if d.code == Code::InfiniteType {
             d.message = format!(
                 "expected the `return` clause to give a `{result}`, as the other clauses do, found `{handled}`, the handled code's value: the handler's type would have to contain itself"
