@@ -169,7 +169,7 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
             "a number starts with a digit: write `0.5`, not `.5`"
         }
         Token::Colon if wanted("an operator") => {
-            "namespace members are written with `.`: `list.length`, not `list::length`"
+            "a record's field names are bare, `{ a: 1 }`, not `{ \"a\": 1 }` (keys that are data make a `Map`: `map.from_list([(\"a\", 1)])`); a namespace's members follow `.`: `list.length`, not `list::length`"
         }
         Token::Colon if wanted("`->`") => {
             "write the return type after `->`: `fn f(x: Int) -> Int { ... }`"
