@@ -301,9 +301,7 @@ impl Session {
         let Some(u) = &self.under else {
             return Ok(Vec::new());
         };
-        let mut all = u.store.records()?;
-        let skip = all.len().saturating_sub(n);
-        Ok(all.split_off(skip))
+        Ok(u.store.last_records(n)?.0)
     }
 
     /// Register an input's text. The text of the input before, if it

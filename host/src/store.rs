@@ -565,6 +565,23 @@ impl Store {
         self.read(records)
     }
 
+    /// The last `n` audit records, in order, and how many the log holds:
+    /// reads no more than `n` records, however long the log.
+    pub fn last_records(&self, n: usize) -> Result<(Vec<AuditRecord>, i64), StoreError> {
+        self.read(|conn| {
+            let total: i64 = conn.query_row("SELECT COUNT(*) FROM audit", [], |r| r.get(0))?;
+            let first: i64 = conn.query_row(
+                "SELECT COALESCE(MIN(seq), 0) FROM (SELECT seq FROM audit ORDER BY seq DESC LIMIT ?1)",
+                [i64::try_from(n).unwrap_or(i64::MAX)],
+                |r| r.get(0),
+            )?;
+            if n == 0 || total == 0 {
+                return Ok((Vec::new(), total));
+            }
+            Ok((records_from(conn, first)?, total))
+        })
+    }
+
     /// The cents `principal` paid on `day`, in every run. Only a hint
     /// (it may be stale by the time it is used): `Store::pay` reads the
     /// total again under the write lock.
@@ -690,11 +707,17 @@ fn paid_on(conn: &Connection, principal: &str, day: &str) -> rusqlite::Result<i6
     )
 }
 
+/// Every audit record, in order.
 fn records(conn: &Connection) -> rusqlite::Result<Vec<AuditRecord>> {
+    records_from(conn, i64::MIN)
+}
+
+/// The audit records from sequence number `first` on, in order.
+fn records_from(conn: &Connection, first: i64) -> rusqlite::Result<Vec<AuditRecord>> {
     let mut st = conn.prepare(
-        "SELECT seq, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, prev_hash, hash FROM audit ORDER BY seq",
+        "SELECT seq, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, prev_hash, hash FROM audit WHERE seq >= ?1 ORDER BY seq",
     )?;
-    let rows = st.query_map([], |r| {
+    let rows = st.query_map([first], |r| {
         Ok(AuditRecord {
             seq: r.get(0)?,
             time_ms: r.get(1)?,

@@ -77,11 +77,11 @@ fn audit(shared: &Shared) -> String {
     let doc = if !std::path::Path::new(&path).is_file() {
         json!({ "store": path, "total": 0, "records": [], "note": "no store yet: nothing has run under this policy" })
     } else {
-        match writ_host::store::Store::open(&path, None).and_then(|s| s.records()) {
+        match writ_host::store::Store::open(&path, None)
+            .and_then(|s| s.last_records(limits::AUDIT_RECORDS))
+        {
             Err(e) => json!({ "store": path, "error": e.to_string() }),
-            Ok(mut all) => {
-                let total = all.len();
-                let shown = all.split_off(total.saturating_sub(limits::AUDIT_RECORDS));
+            Ok((shown, total)) => {
                 let records: Vec<_> = shown
                     .iter()
                     .map(|r| {

@@ -544,3 +544,37 @@ fn decisions_are_stored_as_the_text_stores_have_always_held() {
     );
     assert_eq!(s.verify(), Ok(2));
 }
+
+#[test]
+fn last_records_reads_only_the_tail_of_the_log() {
+    let path = std::env::temp_dir().join(format!("writ-store-tail-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let mut s = match Store::open(&path.display().to_string(), None) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(
+        s.last_records(3).map(|(r, t)| (r.len(), t)).ok(),
+        Some((0, 0))
+    );
+    for i in 0..5 {
+        let op = format!("Log.info(\"{i}\")");
+        if let Err(e) = s.audit(&entry(&op)) {
+            panic!("{e}");
+        }
+    }
+    let (tail, total) = match s.last_records(3) {
+        Ok(t) => t,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(total, 5);
+    let all = s.records().unwrap_or_default();
+    let want: Vec<i64> = all.iter().skip(2).map(|r| r.seq).collect();
+    assert_eq!(tail.iter().map(|r| r.seq).collect::<Vec<_>>(), want);
+    assert_eq!(
+        s.last_records(0).map(|(r, t)| (r.len(), t)).ok(),
+        Some((0, 5))
+    );
+    assert_eq!(s.last_records(99).map(|(r, _)| r.len()).ok(), Some(5));
+    let _ = std::fs::remove_file(&path);
+}
