@@ -361,24 +361,14 @@ pub(crate) fn report(
     streamed: bool,
 ) -> ExitCode {
     if shown.json {
-        let (result, value, log, operations, usage, recorded) = match ran {
-            Ok(o) => (
-                o.result,
-                o.value,
-                o.output,
-                o.operations,
-                o.usage,
-                o.recorded,
-            ),
-            Err(e) => (
-                Err(e),
-                None,
-                Vec::new(),
-                Vec::new(),
-                writ::Usage::default(),
-                false,
-            ),
-        };
+        let crate::outcome_json::Ran {
+            result,
+            value,
+            log,
+            operations,
+            usage,
+            recorded,
+        } = crate::outcome_json::Ran::of(ran);
         return crate::outcome_json::print(crate::outcome_json::Report {
             path: shown.path,
             text: shown.text,

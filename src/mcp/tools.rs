@@ -369,24 +369,14 @@ fn compile(
 
 /// How a run ended, as `writ run --format json` shows it.
 fn outcome(shared: &Shared, text: &str, ran: Result<Outcome, writ::RunError>) -> Reply {
-    let (result, value, log, operations, usage, recorded) = match ran {
-        Ok(o) => (
-            o.result,
-            o.value,
-            o.output,
-            o.operations,
-            o.usage,
-            o.recorded,
-        ),
-        Err(e) => (
-            Err(e),
-            None,
-            Vec::new(),
-            Vec::new(),
-            writ::Usage::default(),
-            false,
-        ),
-    };
+    let outcome_json::Ran {
+        result,
+        value,
+        log,
+        operations,
+        usage,
+        recorded,
+    } = outcome_json::Ran::of(ran);
     let (out, code) = outcome_json::text(outcome_json::Report {
         path: PROGRAM,
         text,
