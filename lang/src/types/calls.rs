@@ -488,7 +488,7 @@ impl Checker {
         self.type_pattern(&l.pattern, t, &mut info, l.value.span);
         self.level -= 1;
         let place = if l.from_parameter {
-            "a lambda's parameter"
+            crate::types::pattern::LAMBDA_PARAMETER
         } else {
             "a `let`"
         };

@@ -20,6 +20,9 @@ use crate::types::infer::{Binding, Checker, Origin, Scheme};
 use crate::types::ty::{Node, TyId};
 use crate::types::typedecl::TypeDef;
 
+/// What [`Checker::irrefutable`] is told a lambda's pattern parameter is.
+pub(super) const LAMBDA_PARAMETER: &str = "a lambda's parameter";
+
 /// Side information gathered while typing patterns.
 #[derive(Default)]
 pub(super) struct PatInfo {
@@ -271,7 +274,11 @@ impl Checker {
                     ),
                 )
                 .with_primary(p.span, format!("`{missing}` is not matched"))
-                .with_help("use `match` to handle the other cases"),
+                .with_help(if place == LAMBDA_PARAMETER {
+                    "take the argument whole, `fn(x) { ... }`, and `match x { ... }` in the body, with an arm for the other cases"
+                } else {
+                    "use `match` to handle the other cases"
+                }),
             );
         }
     }
