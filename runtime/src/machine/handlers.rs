@@ -183,28 +183,7 @@ impl<'a> Machine<'a> {
     /// Perform operation `op` of effect `effect` with the `argc` arguments
     /// on top of the stack.
     pub(super) fn perform(&mut self, effect: u32, op: u32, argc: usize) -> Result<(), RunError> {
-        let module = self.module;
-        let mut i = self.handlers.len();
-        let found = loop {
-            if i == 0 {
-                break None;
-            }
-            i -= 1;
-            match self.handlers.get(i) {
-                Some(Entry::Skip(t)) => i = *t as usize,
-                Some(Entry::Handler { info, .. }) => {
-                    let info = module.handlers.get(*info as usize).ok_or_else(bad_index)?;
-                    if let Some(c) = info
-                        .clauses
-                        .iter()
-                        .find(|c| c.effect == effect && c.op == op)
-                    {
-                        break Some((i, c, info.has_param));
-                    }
-                }
-                None => return Err(bad_index()),
-            }
-        };
+        let found = self.handler_for(effect, Some(op))?;
         let Some((i, clause, has_param)) = found else {
             return self.perform_host(effect, op, argc);
         };
@@ -370,35 +349,48 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Whether `Fail.fail` performed here would reach a handler of the
-    /// program (found as [`Machine::perform`] finds one).
-    fn fail_handled(&self) -> bool {
+    /// The innermost handler in reach with a clause for `effect` (and
+    /// `op`, when given): its index in the handler stack, the clause, and
+    /// whether the handler has a parameter; `None` when the operation
+    /// goes to the host. What [`Machine::perform`] looks up.
+    #[inline]
+    fn handler_for(
+        &self,
+        effect: u32,
+        op: Option<u32>,
+    ) -> Result<Option<(usize, &'a crate::code::ClauseInfo, bool)>, RunError> {
         let module = self.module;
-        let Some(fail) = module
-            .effects
-            .iter()
-            .position(|e| BuiltinEffect::Fail.is(&e.name))
-        else {
-            return false;
-        };
         let mut i = self.handlers.len();
         while i > 0 {
             i -= 1;
             match self.handlers.get(i) {
                 Some(Entry::Skip(t)) => i = *t as usize,
                 Some(Entry::Handler { info, .. }) => {
-                    let handles = module
-                        .handlers
-                        .get(*info as usize)
-                        .is_some_and(|h| h.clauses.iter().any(|c| c.effect as usize == fail));
-                    if handles {
-                        return true;
+                    let info = module.handlers.get(*info as usize).ok_or_else(bad_index)?;
+                    if let Some(c) = info
+                        .clauses
+                        .iter()
+                        .find(|c| c.effect == effect && op.is_none_or(|op| c.op == op))
+                    {
+                        return Ok(Some((i, c, info.has_param)));
                     }
                 }
-                None => return false,
+                None => return Err(bad_index()),
             }
         }
-        false
+        Ok(None)
+    }
+
+    /// Whether `Fail.fail` performed here would reach a handler of the
+    /// program.
+    fn fail_handled(&self) -> bool {
+        let fail = self
+            .module
+            .effects
+            .iter()
+            .position(|e| BuiltinEffect::Fail.is(&e.name));
+        fail.and_then(|f| u32::try_from(f).ok())
+            .is_some_and(|f| matches!(self.handler_for(f, None), Ok(Some(_))))
     }
 
     /// Call a resumption with its argument (and the handler's next
