@@ -361,27 +361,15 @@ pub(crate) fn report(
     streamed: bool,
 ) -> ExitCode {
     if shown.json {
-        let crate::outcome_json::Ran {
-            result,
-            value,
-            log,
-            operations,
-            usage,
-            recorded,
-        } = crate::outcome_json::Ran::of(ran);
-        return crate::outcome_json::print(crate::outcome_json::Report {
-            path: shown.path,
-            text: shown.text,
-            edge: shown.edge(&result),
-            diagnostics: &[],
-            result: Some(result),
-            value,
-            log: &log,
-            operations: &operations,
-            usage,
-            limits: &shown.policy.limits,
-            recorded,
-        });
+        let (json, code) = crate::outcome_json::policy_run(
+            ran,
+            shown.path,
+            shown.text,
+            &shown.policy.limits,
+            |r| shown.edge(r),
+        );
+        out(&json);
+        return ExitCode::from(code);
     }
     let finish = |result: Result<String, writ::RunError>| {
         let edge = shown.edge(&result);

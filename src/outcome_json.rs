@@ -19,45 +19,48 @@ use writ::render::words::Edge;
 use writ::{Diagnostic, Limits, RunError, Usage};
 use writ_host::engine::Operation;
 
-/// A policy run's parts as a [`Report`] shows them: its outcome's, or,
-/// when the engine stopped it before its first step, only the error.
-pub struct Ran {
-    /// The display of its value, or the error that stopped it.
-    pub result: Result<String, RunError>,
-    /// The value as JSON, when it ran to one.
-    pub value: Option<Result<Json, RunError>>,
-    /// The `Log` lines, in order.
-    pub log: Vec<String>,
-    /// The host operations, in order.
-    pub operations: Vec<Operation>,
-    /// What the run used.
-    pub usage: Usage,
-    /// Whether `Http` answers came from recorded responses.
-    pub recorded: bool,
-}
-
-impl Ran {
-    /// The parts of what [`writ_host::engine::Engine::run`] returned.
-    pub fn of(ran: Result<writ_host::engine::Outcome, RunError>) -> Ran {
-        match ran {
-            Ok(o) => Ran {
-                result: o.result,
-                value: o.value,
-                log: o.output,
-                operations: o.operations,
-                usage: o.usage,
-                recorded: o.recorded,
-            },
-            Err(e) => Ran {
-                result: Err(e),
-                value: None,
-                log: Vec::new(),
-                operations: Vec::new(),
-                usage: Usage::default(),
-                recorded: false,
-            },
-        }
-    }
+/// What [`writ_host::engine::Engine::run`] returned, as the text of
+/// its report (see [`text`]): the outcome's parts, or, when the engine
+/// stopped the run before its first step, only the error. `edge` words
+/// the error's help from how the run ended.
+pub fn policy_run<'a>(
+    ran: Result<writ_host::engine::Outcome, RunError>,
+    path: &'a str,
+    text_of: &'a str,
+    limits: &'a Limits,
+    edge: impl FnOnce(&Result<String, RunError>) -> Edge<'a>,
+) -> (String, u8) {
+    let (result, value, log, operations, usage, recorded) = match ran {
+        Ok(o) => (
+            o.result,
+            o.value,
+            o.output,
+            o.operations,
+            o.usage,
+            o.recorded,
+        ),
+        Err(e) => (
+            Err(e),
+            None,
+            Vec::new(),
+            Vec::new(),
+            Usage::default(),
+            false,
+        ),
+    };
+    text(Report {
+        path,
+        text: text_of,
+        edge: edge(&result),
+        diagnostics: &[],
+        result: Some(result),
+        value,
+        log: &log,
+        operations: &operations,
+        usage,
+        limits,
+        recorded,
+    })
 }
 
 /// Everything a run's JSON shows.

@@ -35,6 +35,11 @@ pub const CONCURRENT_CALLS: usize = 2;
 /// How many plans are kept for `approve` (the oldest is forgotten first).
 pub const KEPT_PLANS: usize = 32;
 
+/// How many bytes the kept plans may take in all (sources and plans'
+/// JSON text); past it the oldest are forgotten first, though the newest
+/// is always kept (one plan is bounded by its run's memory limit).
+pub const KEPT_PLAN_BYTES: usize = 64 * 1024 * 1024;
+
 /// How many audit records the `writ://audit` resource shows (the last).
 pub const AUDIT_RECORDS: usize = 100;
 

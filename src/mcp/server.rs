@@ -28,7 +28,6 @@ use tokio::sync::Semaphore;
 use writ::render::words::Edge;
 use writ_host::engine::{DEFAULT_STORE, Engine, Plan};
 use writ_host::policy::Policy;
-use writ_lang::types::InputDecl;
 
 use super::elicitation::Asker;
 use super::{limits, resources, tools};
@@ -38,8 +37,11 @@ use super::{limits, resources, tools};
 pub struct StoredPlan {
     /// The program's source.
     pub source: String,
-    /// Its declared inputs.
-    pub decls: Vec<InputDecl>,
+    /// The program, as checked when it was planned.
+    pub program: Arc<writ_host::engine::Compiled>,
+    /// What keeping it costs, in bytes (its source and its plan's JSON
+    /// text), counted against [`limits::KEPT_PLAN_BYTES`].
+    pub bytes: usize,
     /// The inputs' values.
     pub inputs: serde_json::Map<String, serde_json::Value>,
     /// The plan.
@@ -94,8 +96,13 @@ impl Shared {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         plans.retain(|(i, _)| *i != id);
         plans.push_back((id.clone(), plan));
-        while plans.len() > limits::KEPT_PLANS {
-            plans.pop_front();
+        let mut bytes: usize = plans.iter().map(|(_, p)| p.bytes).sum();
+        while plans.len() > 1
+            && (plans.len() > limits::KEPT_PLANS || bytes > limits::KEPT_PLAN_BYTES)
+        {
+            if let Some((_, old)) = plans.pop_front() {
+                bytes -= old.bytes;
+            }
         }
         id
     }

@@ -346,6 +346,30 @@ fn check(shared: &Shared, args: &JsonObject) -> Result<Reply, Reply> {
     Ok(Reply::json(&crate::file_json(&report), false))
 }
 
+/// A `run` or `plan` request's program: its source and its inputs'
+/// values read, and the program compiled under the policy by an engine
+/// that asks the person (or the reply saying why not).
+fn prepare(
+    shared: &Shared,
+    args: &JsonObject,
+    asker: &Asker,
+) -> Result<
+    (
+        String,
+        serde_json::Map<String, Value>,
+        Engine,
+        writ_host::engine::Compiled,
+    ),
+    Reply,
+> {
+    let text = source(args)?;
+    let decls = input_types(args)?;
+    let values = input_values(args)?;
+    let engine = engine(asker);
+    let program = compile(shared, &engine, &text, &decls)?;
+    Ok((text, values, engine, program))
+}
+
 /// The engine of one request: its confirmations asked of the person.
 fn engine(asker: &Asker) -> Engine {
     let asker = asker.clone();
@@ -369,27 +393,8 @@ fn compile(
 
 /// How a run ended, as `writ run --format json` shows it.
 fn outcome(shared: &Shared, text: &str, ran: Result<Outcome, writ::RunError>) -> Reply {
-    let outcome_json::Ran {
-        result,
-        value,
-        log,
-        operations,
-        usage,
-        recorded,
-    } = outcome_json::Ran::of(ran);
-    let (out, code) = outcome_json::text(outcome_json::Report {
-        path: PROGRAM,
-        text,
-        edge: shared.edge(),
-        diagnostics: &[],
-        result: Some(result),
-        value,
-        log: &log,
-        operations: &operations,
-        usage,
-        limits: &shared.policy.limits,
-        recorded,
-    });
+    let (out, code) =
+        outcome_json::policy_run(ran, PROGRAM, text, &shared.policy.limits, |_| shared.edge());
     Reply {
         text: out,
         is_error: code != 0,
@@ -415,11 +420,7 @@ fn run(
     asker: &Asker,
     cancel: &Arc<AtomicBool>,
 ) -> Result<Reply, Reply> {
-    let text = source(args)?;
-    let decls = input_types(args)?;
-    let values = input_values(args)?;
-    let engine = engine(asker);
-    let program = compile(shared, &engine, &text, &decls)?;
+    let (text, values, engine, program) = prepare(shared, args, asker)?;
     let ran = engine.run(
         &program,
         &shared.policy,
@@ -435,11 +436,7 @@ fn plan(
     asker: &Asker,
     cancel: &Arc<AtomicBool>,
 ) -> Result<Reply, Reply> {
-    let text = source(args)?;
-    let decls = input_types(args)?;
-    let values = input_values(args)?;
-    let engine = engine(asker);
-    let program = compile(shared, &engine, &text, &decls)?;
+    let (text, values, engine, program) = prepare(shared, args, asker)?;
     let plan = match engine.plan(
         &program,
         &shared.policy,
@@ -449,20 +446,22 @@ fn plan(
         Err(e) => return Ok(outcome(shared, &text, Err(e))),
     };
     let words = plan.words(&shared.policy);
-    let doc = json!({
+    let as_json = plan.to_json();
+    let bytes = text.len().saturating_add(as_json.to_string().len());
+    let mut doc = json!({
         "status": "planned",
         "words": words,
         "log": plan.log,
         "result": match &plan.result { Ok(v) => json!({ "ok": v }), Err(e) => json!({ "error": e }) },
-        "plan": plan.to_json(),
+        "plan": as_json,
     });
     let id = shared.keep_plan(StoredPlan {
         source: text,
-        decls,
+        program: Arc::new(program),
+        bytes,
         inputs: values,
         plan: Arc::new(plan),
     });
-    let mut doc = doc;
     doc["plan_id"] = json!(id);
     doc["next"] = json!(
         "call `approve` with this plan_id: the person is shown the plan and asked to approve it"
@@ -507,11 +506,9 @@ fn approve(
     }
     // Approved once: the plan is spent.
     shared.forget_plan(id);
-    let engine = engine(asker);
-    let program = compile(shared, &engine, &stored.source, &stored.decls)?;
     let mut options = options(shared, stored.inputs.clone(), cancel);
     options.approved = Some(Arc::clone(&stored.plan));
-    let ran = engine.run(&program, &shared.policy, &options, &mut |_| {});
+    let ran = engine(asker).run(&stored.program, &shared.policy, &options, &mut |_| {});
     Ok(outcome(shared, &stored.source, ran))
 }
 
