@@ -196,12 +196,17 @@ impl Stmt {
 
     /// Every variable the statement uses (see [`Expr::vars`]).
     pub fn vars<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+        self.each(&mut |e| push_var(e, out));
+    }
+
+    /// Call `f` on every expression in the statement (see [`Expr::each`]).
+    pub fn each<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
         match self {
-            Stmt::Expr(e) => e.vars(out),
-            Stmt::Let(l) => l.value.vars(out),
-            Stmt::Fn(f) => {
-                if let Some(b) = &f.body {
-                    b.vars(out);
+            Stmt::Expr(e) => e.each(f),
+            Stmt::Let(l) => l.value.each(f),
+            Stmt::Fn(d) => {
+                if let Some(b) = &d.body {
+                    b.each(f);
                 }
             }
         }
@@ -221,8 +226,13 @@ pub struct Block {
 impl Block {
     /// Every variable the block uses (see [`Expr::vars`]).
     pub fn vars<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+        self.each(&mut |e| push_var(e, out));
+    }
+
+    /// Call `f` on every expression in the block (see [`Expr::each`]).
+    pub fn each<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
         for s in &self.stmts {
-            s.vars(out);
+            s.each(f);
         }
     }
 }
@@ -241,84 +251,98 @@ impl Expr {
     /// with repeats, whatever binds it (what each one refers to is the
     /// checker's [`crate::types::Resolution`]).
     pub fn vars<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+        self.each(&mut |e| push_var(e, out));
+    }
+
+    /// Call `f` on the expression and on every expression inside it,
+    /// outer before inner, in source order (the bodies of lambdas,
+    /// clauses and local functions included); deep nesting grows the
+    /// stack instead of overflowing it.
+    pub fn each<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
         stacker::maybe_grow(
             crate::types::STACK_RED_ZONE,
             crate::types::STACK_CHUNK,
-            || self.vars_here(out),
+            || self.each_here(f),
         )
     }
 
-    fn vars_here<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+    fn each_here<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        f(self);
         match &self.kind {
-            ExprKind::Var(v) => out.push(v),
             ExprKind::Interp(parts) => {
                 for p in parts {
                     if let StrPart::Expr(x) = p {
-                        x.vars(out);
+                        x.each(f);
                     }
                 }
             }
-            ExprKind::List(items) | ExprKind::Tuple(items) => {
-                items.iter().for_each(|i| i.vars(out))
-            }
-            ExprKind::Record(fields) => fields.iter().for_each(|f| f.value.vars(out)),
+            ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().for_each(|i| i.each(f)),
+            ExprKind::Record(fields) => fields.iter().for_each(|x| x.value.each(f)),
             ExprKind::RecordUpdate { base, fields } => {
-                base.vars(out);
-                fields.iter().for_each(|f| f.value.vars(out));
+                base.each(f);
+                fields.iter().for_each(|x| x.value.each(f));
             }
-            ExprKind::Field { expr, .. } => expr.vars(out),
+            ExprKind::Field { expr, .. } => expr.each(f),
             ExprKind::Call { callee, args } => {
-                callee.vars(out);
-                args.iter().for_each(|a| a.vars(out));
+                callee.each(f);
+                args.iter().for_each(|a| a.each(f));
             }
-            ExprKind::Perform(p) => p.args.iter().for_each(|a| a.vars(out)),
-            ExprKind::Lambda(l) => l.body.vars(out),
-            ExprKind::Block(b) => b.vars(out),
+            ExprKind::Perform(p) => p.args.iter().for_each(|a| a.each(f)),
+            ExprKind::Lambda(l) => l.body.each(f),
+            ExprKind::Block(b) => b.each(f),
             ExprKind::If {
                 branches,
                 otherwise,
             } => {
                 for (c, b) in branches {
-                    c.vars(out);
-                    b.vars(out);
+                    c.each(f);
+                    b.each(f);
                 }
                 if let Some(b) = otherwise {
-                    b.vars(out);
+                    b.each(f);
                 }
             }
             ExprKind::Match { scrutinee, arms } => {
-                scrutinee.vars(out);
+                scrutinee.each(f);
                 for a in arms {
                     if let Some(g) = &a.guard {
-                        g.vars(out);
+                        g.each(f);
                     }
-                    a.body.vars(out);
+                    a.body.each(f);
                 }
             }
             ExprKind::Handle(h) => {
-                h.body.vars(out);
+                h.body.each(f);
                 if let Some(s) = &h.param {
-                    s.init.vars(out);
+                    s.init.each(f);
                 }
                 for c in &h.clauses {
                     match c {
-                        Clause::Op { body, .. } | Clause::Return { body, .. } => body.vars(out),
+                        Clause::Op { body, .. } | Clause::Return { body, .. } => body.each(f),
                     }
                 }
             }
             ExprKind::Binary { lhs, rhs, .. } => {
-                lhs.vars(out);
-                rhs.vars(out);
+                lhs.each(f);
+                rhs.each(f);
             }
-            ExprKind::Unary { expr, .. } => expr.vars(out),
+            ExprKind::Unary { expr, .. } => expr.each(f),
             ExprKind::Error
             | ExprKind::Unit
             | ExprKind::Bool(_)
             | ExprKind::Int(_)
             | ExprKind::Float(_)
             | ExprKind::Str(_)
+            | ExprKind::Var(_)
             | ExprKind::Ctor(_) => {}
         }
+    }
+}
+
+/// `out` gains `e`'s name when `e` is a variable.
+fn push_var<'a>(e: &'a Expr, out: &mut Vec<&'a Ident>) {
+    if let ExprKind::Var(v) = &e.kind {
+        out.push(v);
     }
 }
 

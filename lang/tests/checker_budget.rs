@@ -386,3 +386,30 @@ fn each_session_input_has_its_own_budget() {
     assert!(next.accepted(), "{:?}", next.typed.diagnostics);
     assert!(next.typed.work < GENERATED_CEILING);
 }
+
+/// Handlers nested `depth` deep, each in the clause of the one around it,
+/// the innermost holding a list of `width` uses of its state.
+fn nested_handlers(depth: usize, width: usize) -> String {
+    let mut e = format!("list.length([{}])", vec!["s"; width].join(", "));
+    for _ in 0..depth {
+        e = format!(
+            "handle St.bump() with (s = 0) {{ St.bump() => {{ let z = {e}; resume((), s + 1) }} }}"
+        );
+    }
+    format!("effect St {{ fn bump() -> Unit }}\nfn f() -> Unit / {{St}} {{\n{e}\n}}\n")
+}
+
+#[test]
+fn the_handler_trap_walks_are_charged_to_the_budget() {
+    // The warnings' checks walk each handler's clauses, and so every
+    // handler nested in them once per handler around it: work that grows
+    // with depth times width, which the budget must see (else a program
+    // under the size limit could make the checker walk for minutes).
+    let (_, shallow) = check(&nested_handlers(1, 4000));
+    let (codes, deep) = check(&nested_handlers(40, 4000));
+    assert!(!codes.contains(&Code::CheckBudget), "{codes:?}");
+    assert!(
+        deep >= shallow + 39 * 4000,
+        "40 nested handlers over 4000 uses spent {deep} units, one spent {shallow}"
+    );
+}

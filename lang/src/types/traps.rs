@@ -38,7 +38,7 @@
 //! `resume` belongs to the clause its resolution names (a handler nested
 //! in a clause has its own).
 
-use crate::ast::{Block, Clause, Expr, ExprKind, Handle, Ident, PatternKind, Stmt};
+use crate::ast::{Clause, Expr, ExprKind, Handle, Ident, PatternKind, Stmt};
 use crate::diagnostic::{Code, Diagnostic, Label};
 use crate::span::Span;
 use crate::types::TypeCon;
@@ -79,103 +79,6 @@ pub(super) struct OpClause<'a> {
     pub(super) clean: bool,
 }
 
-/// Call `f` on `e` and every expression inside it.
-fn each_expr<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
-    stacker::maybe_grow(
-        crate::types::STACK_RED_ZONE,
-        crate::types::STACK_CHUNK,
-        || each_expr_here(e, f),
-    )
-}
-
-fn each_in_block<'a>(b: &'a Block, f: &mut dyn FnMut(&'a Expr)) {
-    for s in &b.stmts {
-        match s {
-            Stmt::Expr(e) => each_expr(e, f),
-            Stmt::Let(l) => each_expr(&l.value, f),
-            Stmt::Fn(d) => {
-                if let Some(b) = &d.body {
-                    each_in_block(b, f);
-                }
-            }
-        }
-    }
-}
-
-fn each_expr_here<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
-    f(e);
-    match &e.kind {
-        ExprKind::Interp(parts) => {
-            for p in parts {
-                if let crate::ast::StrPart::Expr(x) = p {
-                    each_expr(x, f);
-                }
-            }
-        }
-        ExprKind::List(items) | ExprKind::Tuple(items) => {
-            items.iter().for_each(|i| each_expr(i, f))
-        }
-        ExprKind::Record(fields) => fields.iter().for_each(|x| each_expr(&x.value, f)),
-        ExprKind::RecordUpdate { base, fields } => {
-            each_expr(base, f);
-            fields.iter().for_each(|x| each_expr(&x.value, f));
-        }
-        ExprKind::Field { expr, .. } => each_expr(expr, f),
-        ExprKind::Call { callee, args } => {
-            each_expr(callee, f);
-            args.iter().for_each(|a| each_expr(a, f));
-        }
-        ExprKind::Perform(p) => p.args.iter().for_each(|a| each_expr(a, f)),
-        ExprKind::Lambda(l) => each_in_block(&l.body, f),
-        ExprKind::Block(b) => each_in_block(b, f),
-        ExprKind::If {
-            branches,
-            otherwise,
-        } => {
-            for (c, b) in branches {
-                each_expr(c, f);
-                each_in_block(b, f);
-            }
-            if let Some(b) = otherwise {
-                each_in_block(b, f);
-            }
-        }
-        ExprKind::Match { scrutinee, arms } => {
-            each_expr(scrutinee, f);
-            for a in arms {
-                if let Some(g) = &a.guard {
-                    each_expr(g, f);
-                }
-                each_expr(&a.body, f);
-            }
-        }
-        ExprKind::Handle(h) => {
-            each_expr(&h.body, f);
-            if let Some(s) = &h.param {
-                each_expr(&s.init, f);
-            }
-            for c in &h.clauses {
-                match c {
-                    Clause::Op { body, .. } | Clause::Return { body, .. } => each_expr(body, f),
-                }
-            }
-        }
-        ExprKind::Binary { lhs, rhs, .. } => {
-            each_expr(lhs, f);
-            each_expr(rhs, f);
-        }
-        ExprKind::Unary { expr, .. } => each_expr(expr, f),
-        ExprKind::Error
-        | ExprKind::Unit
-        | ExprKind::Bool(_)
-        | ExprKind::Int(_)
-        | ExprKind::Float(_)
-        | ExprKind::Str(_)
-        | ExprKind::Var(_)
-        | ExprKind::Ctor(_) => {}
-    }
-}
-
 /// The expression that gives `e` its value: the last statement of a
 /// block (through nested blocks), or `e` itself.
 fn value_expr(e: &Expr) -> Option<&Expr> {
@@ -201,11 +104,38 @@ fn value_span(body: &Expr) -> Span {
 }
 
 impl Checker {
+    /// Call `f` on every expression in `e` ([`Expr::each`]), charging the
+    /// check's work budget one unit for each: handlers nested in clauses
+    /// are walked once for each handler around them, so the walks are
+    /// bounded by the budget, not by the program's size. Nothing is
+    /// walked once the budget is spent (the program is rejected then).
+    fn walk<'a>(&self, e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
+        if self.out_of_work() {
+            return;
+        }
+        e.each(&mut |x| {
+            if self.charge(1) {
+                f(x);
+            }
+        });
+    }
+
+    /// Every variable `e` uses ([`Expr::vars`]), walked as [`Self::walk`]
+    /// walks.
+    fn vars_of<'a>(&self, e: &'a Expr) -> Vec<&'a Ident> {
+        let mut vars = Vec::new();
+        self.walk(e, &mut |x| {
+            if let ExprKind::Var(v) = &x.kind {
+                vars.push(v);
+            }
+        });
+        vars
+    }
+
     /// Whether `body`, the body of the clause at `clause`, names that
     /// clause's `resume` (a nested clause's `resume` is its own).
     pub(super) fn uses_own_resume(&self, body: &Expr, clause: Span) -> bool {
-        let mut vars = Vec::new();
-        body.vars(&mut vars);
+        let vars = self.vars_of(body);
         let own = Resolved::Local(clause);
         vars.iter()
             .any(|v| self.resolution.get(v.span) == Some(&own))
@@ -310,9 +240,7 @@ impl Checker {
             };
             let own = Resolved::Local(*span);
             let mut reads = 0usize;
-            let mut vars = Vec::new();
-            body.vars(&mut vars);
-            for v in &vars {
+            for v in &self.vars_of(body) {
                 if self.resolution.get(v.span) == Some(&state) {
                     reads += 1;
                 }
@@ -323,7 +251,7 @@ impl Checker {
             let mut resume_names = 0usize;
             let mut resume_calls: Vec<&Expr> = Vec::new();
             let mut opaque = false;
-            each_expr(body, &mut |e| match &e.kind {
+            self.walk(body, &mut |e| match &e.kind {
                 ExprKind::Var(v) if self.resolution.get(v.span) == Some(&own) => {
                     resume_names += 1;
                 }
@@ -347,9 +275,8 @@ impl Checker {
                 if !self.inert(next) {
                     return;
                 }
-                let mut vs = Vec::new();
-                next.vars(&mut vs);
-                in_next += vs
+                in_next += self
+                    .vars_of(next)
                     .iter()
                     .filter(|v| self.resolution.get(v.span) == Some(&state))
                     .count();
@@ -388,7 +315,7 @@ impl Checker {
     /// standard-library function.
     fn inert(&self, e: &Expr) -> bool {
         let mut inert = true;
-        each_expr(e, &mut |x| match &x.kind {
+        self.walk(e, &mut |x| match &x.kind {
             ExprKind::Perform(_) | ExprKind::Handle(_) | ExprKind::Lambda(_) => inert = false,
             ExprKind::Call { callee, .. } => {
                 let member = matches!(&callee.kind, ExprKind::Field { expr, .. }
