@@ -229,6 +229,7 @@ impl Engine {
             interface: interface.to_string(),
             handler,
             reads: Vec::new(),
+            results: Capability::results_of(name, interface),
         });
         self
     }
@@ -390,17 +391,24 @@ impl Engine {
     }
 }
 
+/// The store file a run under `policy` with `options` uses: the options'
+/// [`RunOptions::store`], else the policy's `[store] path` (relative to
+/// the policy file's directory), else [`DEFAULT_STORE`].
+pub fn store_path(policy: &Policy, options: &RunOptions) -> String {
+    options
+        .store
+        .clone()
+        .or_else(|| policy.store.path.as_ref().map(|p| policy.resolve(p)))
+        .unwrap_or_else(|| DEFAULT_STORE.to_string())
+}
+
 /// Open the store a run under `policy` uses (created, with the policy's
 /// seed, on first use) and load its recorded `Http` responses.
 pub(crate) fn open_for(
     policy: &Policy,
     options: &RunOptions,
 ) -> Result<(Store, Option<HashMap<String, String>>), RunError> {
-    let path = options
-        .store
-        .clone()
-        .or_else(|| policy.store.path.as_ref().map(|p| policy.resolve(p)))
-        .unwrap_or_else(|| DEFAULT_STORE.to_string());
+    let path = store_path(policy, options);
     let seed = match &policy.store.seed {
         Some(s) => Some(
             std::fs::read_to_string(policy.resolve(s))

@@ -205,10 +205,25 @@ pub fn parse(text: &str) -> Result<Policy, Vec<Diagnostic>> {
     parse_with(text, &[])
 }
 
+/// The names of the capabilities a policy's text grants (the keys of its
+/// `[grants]` table), in the order written; empty if the text is not
+/// TOML or grants nothing. What a host that has not made its engine yet
+/// reads before parsing a policy that may grant capabilities of its own
+/// ([`parse_with`]), to check them against its engine later.
+pub fn granted_names(text: &str) -> Vec<String> {
+    let Ok(root) = DeTable::parse(text) else {
+        return Vec::new();
+    };
+    match root.get_ref().get("grants").map(|v| v.get_ref()) {
+        Some(DeValue::Table(t)) => t.keys().map(|k| k.get_ref().to_string()).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// As [`parse`], where the host also provides the capabilities named in
 /// `extra` (registered by an embedder); their grants take the keys every
 /// grant has (`audit`, default `true`, and `on_deny`).
-pub(crate) fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic>> {
+pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic>> {
     let root = match DeTable::parse(text) {
         Ok(t) => t,
         Err(e) => {

@@ -447,8 +447,18 @@ impl<'p> PolicyHost<'p> {
                 // after it.
                 self.allow(grant, &operation, &shown, &rule)?;
                 let op = operation.split_once('.').map_or("", |(_, o)| o);
-                match handler(op, &Args(args)) {
+                let result = self
+                    .capabilities
+                    .iter()
+                    .find(|c| Some(c.name.as_str()) == operation.split_once('.').map(|(e, _)| e))
+                    .and_then(|c| c.result_of(op));
+                let args =
+                    Args::in_program(args, self.module, &self.policy.limits, &operation, result);
+                match handler(op, &args) {
                     Ok(v) => Ok(v),
+                    // Allowed, and recorded so before the handler acted:
+                    // it could not carry the operation out.
+                    Err(why) if why.fail => Err(HostError::Fail(why.reason)),
                     Err(why) => Err(self.deny(grant, &operation, &shown, &why.reason)),
                 }
             }

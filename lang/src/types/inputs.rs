@@ -245,6 +245,48 @@ pub(crate) fn declared_type(text: &str) -> Result<(TypeExpr, InputType), String>
     Ok((te, ty))
 }
 
+/// The result type of every operation `interface` declares for the effect
+/// `effect`, in the order declared, each as [`operation_result`] gives it
+/// (the interface parsed once): empty when it declares no such effect.
+///
+/// ```
+/// use writ_lang::types::{InputType, operation_results};
+///
+/// let interface = "effect Weather {\n  fn high(city: Str) -> Int\n  fn warn(msg: Str)\n}\n";
+/// let results = operation_results(interface, "Weather");
+/// assert_eq!(results, [("high".to_string(), Ok(InputType::Int)), ("warn".to_string(), Ok(InputType::Unit))]);
+/// ```
+pub fn operation_results(
+    interface: &str,
+    effect: &str,
+) -> Vec<(String, Result<InputType, String>)> {
+    let parsed = crate::parser::parse_library(interface);
+    let Some(decl) = parsed.program.items.iter().find_map(|item| match item {
+        Item::Effect(e) if e.name.name == effect => Some(e),
+        _ => None,
+    }) else {
+        return Vec::new();
+    };
+    decl.ops
+        .iter()
+        .map(|o| {
+            let ty = if !decl.params.is_empty() {
+                Err(format!("the effect {effect} has type parameters"))
+            } else {
+                match &o.ret {
+                    None => Ok(InputType::Unit),
+                    Some(te) => {
+                        stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
+                            input_type(te)
+                        })
+                    }
+                }
+            };
+            (o.name.name.clone(), ty)
+        })
+        .collect()
+}
+
 /// The data type of the result of the operation `effect.op` that
 /// `interface` (Writ source declaring effects, as an embedder's capability
 /// interface does) declares: the type of the value a host that answers the

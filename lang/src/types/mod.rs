@@ -94,7 +94,7 @@ mod typedecl;
 mod unify;
 
 pub use budget::WORK_LIMIT;
-pub use inputs::{Input, InputDecl, InputType, operation_result};
+pub use inputs::{Input, InputDecl, InputType, operation_result, operation_results};
 pub use items::{BUILTIN_OPERATIONS, HOST_CAPABILITIES, OpKind, builtin_op_kind};
 pub use resolution::{Resolution, Resolved};
 
