@@ -2857,6 +2857,32 @@ Log.info("planned once, approved once, run once")
 ''',
 ),
 
+dict(code="E4015",
+not_run=True,
+cmd="run",
+meaning=r"""
+The audit log does not verify: a record was changed, removed or put in
+after it was written, or the ledger does not match the records of its
+payments. Each record holds the hash of the one before it, so a change
+anywhere breaks the chain from there on; the message names the first
+record where it breaks. An embedder sees this code when it verifies the
+log (the Python package's `Engine.verify()` raises `AuditError` with it,
+[python.md](python.md#the-audit-log)); `writ audit verify` says the same
+in words and exits with 1. Nothing a program does can cause it: only a
+change to the store's file from outside Writ.
+""",
+fix=r"""
+**Fix**: treat the store as tampered with: keep a copy for
+investigation, restore the store from a backup, and compare the log with
+the head you kept (`writ audit head`, then `writ audit verify --head
+COUNT:HASH`). Programs need no change; this one writes one audited
+record:
+""",
+fix_code='''\
+Log.info("one record, chained to the one before")
+''',
+),
+
 dict(code="E5001",
 meaning=r'''
 The program ran for more steps than its fuel allows. Every step of the

@@ -162,6 +162,9 @@ pub struct Engine {
     pub(crate) confirm: Confirmer,
     pub(crate) clock: Arc<dyn Fn() -> i64 + Send + Sync>,
     pub(crate) capabilities: Vec<Capability>,
+    /// Connections to stores kept between runs (shared by the engine's
+    /// clones).
+    pub(crate) idle: Arc<IdleStores>,
 }
 
 impl Default for Engine {
@@ -181,6 +184,7 @@ impl Engine {
             confirm: Arc::new(|_| false),
             clock: Arc::new(store::now_ms),
             capabilities: Vec::new(),
+            idle: Arc::new(IdleStores::default()),
         }
     }
 
@@ -420,14 +424,110 @@ pub(crate) fn open_for(
     if let Some(wait) = policy.store.lock_wait {
         store.set_lock_wait(wait);
     }
-    let recorded = match policy.grants.get(Builtin::Http.name()).map(|g| &g.scope) {
-        Some(Scope::Http(h)) => match &h.recorded {
-            Some(file) => Some(load_recorded(&policy.resolve(file))?),
-            None => None,
+    Ok((store, recorded_for(policy)?))
+}
+
+/// The recorded `Http` responses `policy` names, loaded.
+fn recorded_for(policy: &Policy) -> Result<Option<HashMap<String, String>>, RunError> {
+    Ok(
+        match policy.grants.get(Builtin::Http.name()).map(|g| &g.scope) {
+            Some(Scope::Http(h)) => match &h.recorded {
+                Some(file) => Some(load_recorded(&policy.resolve(file))?),
+                None => None,
+            },
+            _ => None,
         },
-        _ => None,
-    };
-    Ok((store, recorded))
+    )
+}
+
+/// What identifies a store's file on disk (its device and inode): a
+/// connection kept for the path is used again only while the path still
+/// names the same file (not one deleted, or replaced, since).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FileId(u64, u64);
+
+impl FileId {
+    /// The file at `path`, if it exists and the platform says which it is.
+    fn of(path: &str) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::metadata(path).ok()?;
+            Some(FileId(m.dev(), m.ino()))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            None
+        }
+    }
+}
+
+/// A store opened for a run: the connection, the recorded `Http`
+/// responses its policy names, and the path and file to keep the
+/// connection for (see [`IdleStores`]).
+pub(crate) type Opened = (
+    Store,
+    Option<HashMap<String, String>>,
+    Option<(String, FileId)>,
+);
+
+/// The most connections to stores an engine keeps open between runs.
+const IDLE_STORES: usize = 4;
+
+/// Connections to stores an engine's runs have finished with, kept open
+/// for its next runs: opening a SQLite store (and checking its schema)
+/// costs more than a short run. A connection is kept only when no
+/// transaction is open in it (a run's writes are each one transaction,
+/// committed or rolled back before the operation returns), and used again
+/// only for the same path naming the same file.
+#[derive(Default)]
+pub(crate) struct IdleStores {
+    kept: std::sync::Mutex<Vec<(String, FileId, Store)>>,
+}
+
+impl IdleStores {
+    /// A kept connection to the store at `path`, if there is one and
+    /// `path` still names its file.
+    fn take(&self, path: &str) -> Option<(Store, FileId)> {
+        let id = FileId::of(path)?;
+        let mut kept = self.kept.lock().ok()?;
+        let at = kept.iter().position(|(p, i, _)| p == path && *i == id)?;
+        let (_, id, store) = kept.swap_remove(at);
+        Some((store, id))
+    }
+
+    /// Keep `store`, open on `path` (the file `id`), for a later run.
+    pub(crate) fn put(&self, path: String, id: FileId, store: Store) {
+        if let Ok(mut kept) = self.kept.lock()
+            && kept.len() < IDLE_STORES
+            && store.is_idle()
+        {
+            kept.push((path, id, store));
+        }
+    }
+}
+
+impl Engine {
+    /// [`open_for`], with a connection this engine kept from an earlier
+    /// run of the same store when there is one; and the store's path and
+    /// file, to keep the connection when the run ends.
+    pub(crate) fn open_store(
+        &self,
+        policy: &Policy,
+        options: &RunOptions,
+    ) -> Result<Opened, RunError> {
+        let path = store_path(policy, options);
+        if let Some((mut store, id)) = self.idle.take(&path) {
+            store.set_lock_wait(policy.store.lock_wait.unwrap_or(store::DEFAULT_LOCK_WAIT));
+            store.set_until(None);
+            let recorded = recorded_for(policy)?;
+            return Ok((store, recorded, Some((path, id))));
+        }
+        let (store, recorded) = open_for(policy, options)?;
+        let id = FileId::of(&path);
+        Ok((store, recorded, id.map(|i| (path, i))))
+    }
 }
 
 pub(crate) fn unavailable(message: impl Into<String>) -> RunError {

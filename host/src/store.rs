@@ -387,6 +387,12 @@ impl Store {
         self.read(schema_version)
     }
 
+    /// Whether no transaction is open on the connection (so that it may
+    /// be kept for another run).
+    pub(crate) fn is_idle(&self) -> bool {
+        self.conn.is_autocommit()
+    }
+
     /// Wait up to `wait`, in all, for the write lock before a write fails
     /// (default [`DEFAULT_LOCK_WAIT`]; at most about 24 days); a read
     /// waits as long for a writer.

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod common;
 
-use writ_host::engine::{Decision, Engine, IntoValue};
+use writ_host::engine::{Decision, Engine, IntoValue, Refusal};
 
 const WEATHER: &str = "/// Weather forecasts, from the host.\neffect Weather {\n  /// The forecast high for `city`, in degrees Celsius.\n  fn high(city: Str) -> Int\n}\n";
 
@@ -180,4 +180,86 @@ Log.info(handle \"${{Sink.deep({deep_value})}}\" with {{ Fail.fail(why) => why }
         ]
     );
     let _ = std::fs::remove_file(&db);
+}
+
+/// An engine whose `Trips` capability reads its arguments and gives its
+/// result as JSON, and fails (rather than denies) a trip it cannot price.
+fn json_engine() -> Engine {
+    Engine::new().with_capability(
+        "Trips",
+        "effect Trips {\n  fn price(trip: { from: Str, to: Str, seats: Int }) -> { cents: Int, carrier: Str }\n  fn label(code: Int) -> Str\n}\n",
+        Arc::new(|op, args| {
+            let json = args.json()?;
+            let answer = match (op, json.first()) {
+                ("price", Some(trip)) if trip["to"] == "OSL" => serde_json::json!({
+                    "cents": 12900 * trip["seats"].as_i64().unwrap_or(0),
+                    "carrier": format!("{}-air", trip["from"].as_str().unwrap_or("?")),
+                }),
+                ("price", _) => return Err(Refusal::fail("no fares to there")),
+                // Of the wrong type: the declared result is a Str.
+                ("label", _) => serde_json::json!(7),
+                _ => return Err("no such operation".into()),
+            };
+            args.result_from_json(&answer).map_err(Refusal::fail)
+        }),
+    )
+}
+
+#[test]
+fn a_handler_reads_its_arguments_and_gives_its_result_as_json() {
+    let engine = json_engine();
+    let policy =
+        match engine.parse_policy("[principal]\nid = \"ada\"\nrole = \"r\"\n\n[grants.Trips]\n") {
+            Ok(p) => p,
+            Err(d) => panic!("{d:#?}"),
+        };
+    let src = "let q = Trips.price({ from: \"LIS\", to: \"OSL\", seats: 2 })\n\"${q.carrier} ${q.cents}\"\n";
+    let db = common::db("custom", "json");
+    let outcome = common::run_with(&engine, src, &policy, &db);
+    assert_eq!(outcome.result.as_deref(), Ok("\"LIS-air 25800\""));
+    // A result whose fields the program never names is still a record.
+    let whole = common::run_with(
+        &engine,
+        "Trips.price({ from: \"OPO\", to: \"OSL\", seats: 1 })\n",
+        &policy,
+        &db,
+    );
+    assert_eq!(
+        whole.result.as_deref(),
+        Ok("{ carrier: \"OPO-air\", cents: 12900 }")
+    );
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn a_handler_that_fails_raises_fail_where_the_operation_was_and_is_not_a_denial() {
+    let engine = json_engine();
+    let policy = match engine.parse_policy(
+        "[principal]\nid = \"ada\"\nrole = \"r\"\n\n[grants.Trips]\non_deny = \"stop\"\n",
+    ) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    // `on_deny = "stop"` would end the run at a denial; a failure is
+    // `Fail` the program handles.
+    let src = "let a = handle Trips.price({ from: \"LIS\", to: \"NYC\", seats: 1 }).carrier with { Fail.fail(why) => \"failed: ${why}\" }\n\
+let b = handle Trips.label(3) with { Fail.fail(why) => \"failed: ${why}\" }\n[a, b]\n";
+    let db = common::db("custom", "json-fail");
+    let outcome = common::run_with(&engine, src, &policy, &db);
+    assert_eq!(
+        outcome.result.as_deref(),
+        Ok("[\"failed: no fares to there\", \"failed: Trips.label: expected Str, found 7\"]")
+    );
+    let decisions: Vec<Decision> = outcome.operations.iter().map(|o| o.decision).collect();
+    assert_eq!(decisions, [Decision::Allowed, Decision::Allowed]);
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn arguments_outside_a_program_have_no_json() {
+    let values = [writ_runtime::Value::int(3)];
+    let args = writ_host::engine::Args::new(&values);
+    assert_eq!(args.get::<i64>(0), Ok(3));
+    assert!(args.json().is_err());
+    assert!(args.result_from_json(&serde_json::json!(1)).is_err());
 }

@@ -582,3 +582,31 @@ fn a_run_whose_cancel_flag_is_set_stops_with_e5006_and_pays_nothing_more() {
     };
     assert_eq!(o.result.ok().as_deref(), Some("2"));
 }
+
+#[test]
+fn an_engine_keeps_a_stores_connection_only_while_its_path_names_the_same_file() {
+    let engine = Engine::new();
+    let policy = match engine
+        .parse_policy("[principal]\nid = \"ada\"\nrole = \"r\"\n\n[grants.Log]\naudit = true\n")
+    {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let db = common::db("engine", "kept");
+    let first = common::run_with(&engine, "Log.info(\"one\")\n", &policy, &db);
+    let second = common::run_with(&engine, "Log.info(\"two\")\n", &policy, &db);
+    assert_eq!(
+        (first.audit_ids.clone(), second.audit_ids.clone()),
+        (vec![1], vec![2])
+    );
+    assert_eq!(common::audit_lines(&db).len(), 2);
+    // The file is removed and made again: the next run writes to the new
+    // one, not to the connection kept to the old.
+    let _ = std::fs::remove_file(&db);
+    let third = common::run_with(&engine, "Log.info(\"three\")\n", &policy, &db);
+    assert_eq!(third.audit_ids, [1]);
+    let lines = common::audit_lines(&db);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("three"), "{lines:?}");
+    let _ = std::fs::remove_file(&db);
+}

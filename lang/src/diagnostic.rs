@@ -217,6 +217,10 @@ codes! {
     /// A plan given as approved was made for another program, policy,
     /// person or inputs, or was executed already; nothing was run.
     PlanNotApplicable = "E4014", "plan does not apply";
+    /// The audit log does not verify: a record was changed, removed or
+    /// put in, or the ledger does not match it (what an embedder's
+    /// verification of the store reports).
+    AuditBroken = "E4015", "audit log does not verify";
     /// The run spent more fuel (machine steps and metered library work) than it had.
     FuelExhausted = "E5001", "fuel exhausted";
     /// The run's live values outgrew its memory limit.

@@ -92,12 +92,14 @@ class Rejected(WritError):
     diagnostics: list[Diagnostic]
 
 class RunError(WritError):
-    """The run stopped with an error (``outcome`` says what it did first)."""
+    """The run stopped with an error (``outcome`` says what it did first,
+    or None when nothing ran)."""
 
     outcome: Optional[Outcome]
+    limit: Optional[str]
 
 class LimitExceeded(RunError):
-    limit: str
+    """``limit`` is fuel, memory, depth, output, time or cancel."""
 
 class Denied(RunError):
     """An operation was denied and its grant says ``on_deny = "stop"``."""
@@ -125,6 +127,7 @@ class Policy:
     role: str
     grants: list[str]
     limits: dict[str, int]
+    text: str
     @staticmethod
     def from_toml(text: str, *, base_dir: Optional[Union[str, os.PathLike[str]]] = None) -> Policy: ...
     @staticmethod
@@ -199,10 +202,11 @@ class Plan:
     reads: list[dict[str, Any]]
     log: list[str]
     result: Optional[str]
+    error: Optional[str]
     words: list[str]
     def to_json(self) -> str: ...
     @staticmethod
-    def from_json(text: str) -> Plan: ...
+    def from_json(text: str, *, policy: Optional[Policy] = None) -> Plan: ...
 
 class AuditRecord:
     seq: int

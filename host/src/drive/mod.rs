@@ -50,7 +50,7 @@ use writ_lang::types::operation_result;
 use writ_runtime::{Driven, Driver, Handling, HostError, RunError, Usage, Value};
 
 use crate::builtin::BuiltinOp;
-use crate::engine::{Compiled, Engine, Operation, Outcome, RunOptions, open_for};
+use crate::engine::{Compiled, Engine, Operation, Outcome, RunOptions};
 use crate::plan::Planning;
 use crate::policy::Policy;
 use crate::policy_host::{PolicyHost, Ready, clean};
@@ -160,6 +160,9 @@ pub(crate) struct RunState {
     /// restored run is first replied to (then written to the store: a
     /// snapshot resumes once).
     pub(crate) restored_from: Option<String>,
+    /// The store's path and file, when its connection may be kept by the
+    /// engine for its next runs once this one ends.
+    pub(crate) kept_as: Option<(String, crate::engine::FileId)>,
 }
 
 /// A run under way: what it runs, under which policy, and its state.
@@ -215,6 +218,7 @@ impl<'a> Run<'a> {
                 recorded_bytes: 0,
                 changed_reads: Vec::new(),
                 restored_from: None,
+                kept_as: None,
             },
         }
     }
@@ -282,6 +286,9 @@ impl<'a> Run<'a> {
             }
             Err(e) => (Err(e), None),
         };
+        if let Some((path, id)) = self.state.kept_as {
+            self.engine.idle.put(path, id, self.state.store);
+        }
         Outcome {
             result,
             value,
@@ -598,8 +605,15 @@ impl Engine {
     ) -> Result<(Step<'a>, Option<Planning>), RunError> {
         let module = program.module();
         let globals = writ_runtime::inputs::from_json(module, &options.inputs, &policy.limits)?;
-        let opened = open_for(policy, options)?;
-        let mut run = Run::new(self, (program, policy), options, pause_at, opened);
+        let (store, recorded, kept_as) = self.open_store(policy, options)?;
+        let mut run = Run::new(
+            self,
+            (program, policy),
+            options,
+            pause_at,
+            (store, recorded),
+        );
+        run.state.kept_as = kept_as;
         if making {
             run.plan = Some(Planning::Making {
                 acts: crate::plan::PlannedActs::default(),

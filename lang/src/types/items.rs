@@ -97,14 +97,28 @@ pub(super) fn check_program(program: &Program, options: &crate::types::CheckOpti
 /// A checker holding the standard library and the embedder's capability
 /// `interfaces` (their diagnostics kept), ready for user code.
 pub(crate) fn with_library(interfaces: &[String]) -> Checker {
-    let mut c = Checker::new();
-    load_stdlib(&mut c);
-    c.diagnostics.clear();
-    // The library's own resolution is lowering's business
-    // ([`crate::types::resolution::library`]), not a program's: the first
-    // checker to load the library keeps it for the process, so that
-    // lowering does not check the library a second time to get it.
-    crate::types::resolution::keep_library(std::mem::take(&mut c.library_resolution));
+    // The library is checked once per process; each program starts from a
+    // copy of the checker that holds it (the same state a fresh load
+    // gives: the library's text is fixed at build time).
+    static LIBRARY: std::sync::OnceLock<std::sync::Mutex<Checker>> = std::sync::OnceLock::new();
+    let library = LIBRARY.get_or_init(|| {
+        std::sync::Mutex::new({
+            let mut c = Checker::new();
+            load_stdlib(&mut c);
+            c.diagnostics.clear();
+            // The library's own resolution is lowering's business
+            // ([`crate::types::resolution::library`]), not a program's: the
+            // first checker to load the library keeps it for the process,
+            // so that lowering does not check the library a second time.
+            crate::types::resolution::keep_library(std::mem::take(&mut c.library_resolution));
+            c
+        })
+    });
+    // A thread that panicked while copying it left it as it was.
+    let mut c = match library.lock() {
+        Ok(held) => held.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
     for source in interfaces {
         let parsed = crate::parser::parse_library(source);
         for item in &parsed.program.items {

@@ -172,13 +172,16 @@ pub fn lower(
     inputs: &[Input],
 ) -> Result<Module, String> {
     let mut l = Lowerer::library_only(interfaces)?;
+    // The library's functions were fused and given their moves when it
+    // was lowered; the program's are done here.
+    let first = l.module.functions.len();
     l.inputs(inputs);
     l.resolution = Cow::Owned(resolution.clone());
     l.program(program);
-    for f in &mut l.module.functions {
+    for f in l.module.functions.iter_mut().skip(first) {
         peephole::fuse(f);
     }
-    liveness::moves(&mut l.module.functions, 0);
+    liveness::moves(&mut l.module.functions, first);
     Ok(l.module)
 }
 
@@ -186,6 +189,37 @@ impl Lowerer {
     /// A lowerer holding the standard library and the host capability
     /// `interfaces`, ready for a program.
     pub(crate) fn library_only(interfaces: &[String]) -> Result<Lowerer, String> {
+        // The library is lowered once per process; each program starts
+        // from a copy (its text is fixed at build time, so every lowering
+        // of it is the same).
+        static LIBRARY: std::sync::OnceLock<Result<Lowerer, String>> = std::sync::OnceLock::new();
+        let mut l = LIBRARY.get_or_init(Lowerer::library_fresh).clone()?;
+        l.in_library = true;
+        for source in interfaces {
+            let parsed = writ_lang::parse_library(source);
+            if parsed.has_errors() {
+                return Err("a host capability interface does not parse".to_string());
+            }
+            l.declare(&parsed.program);
+            // A host gives each operation's result as data: the field
+            // names of its records must be symbols of the module.
+            for item in &parsed.program.items {
+                if let writ_lang::ast::Item::Effect(e) = item {
+                    for (_, ty) in writ_lang::types::operation_results(source, &e.name.name) {
+                        if let Ok(ty) = ty {
+                            l.symbols_of(&ty);
+                        }
+                    }
+                }
+            }
+        }
+        l.in_library = false;
+        l.resolution = Cow::Owned(Resolution::default());
+        Ok(l)
+    }
+
+    /// A lowerer holding the standard library alone, lowered now.
+    fn library_fresh() -> Result<Lowerer, String> {
         let mut l = Lowerer {
             module: Module::default(),
             ctor_ids: HashMap::new(),
@@ -205,13 +239,10 @@ impl Lowerer {
             inputs: HashMap::new(),
         };
         l.library()?;
-        for source in interfaces {
-            let parsed = writ_lang::parse_library(source);
-            if parsed.has_errors() {
-                return Err("a host capability interface does not parse".to_string());
-            }
-            l.declare(&parsed.program);
+        for f in &mut l.module.functions {
+            peephole::fuse(f);
         }
+        liveness::moves(&mut l.module.functions, 0);
         l.in_library = false;
         l.resolution = Cow::Owned(Resolution::default());
         Ok(l)
@@ -225,29 +256,36 @@ impl Lowerer {
             let global = self.module.globals;
             self.module.globals += 1;
             self.inputs.insert(input.name.clone(), Slot::Global(global));
-            let mut types = vec![&input.ty];
-            while let Some(t) = types.pop() {
-                match t {
-                    InputType::List(t) | InputType::Map(t) | InputType::Option(t) => types.push(t),
-                    InputType::Tuple(ts) => types.extend(ts),
-                    InputType::Record(fields) => {
-                        for (name, t) in fields {
-                            self.symbol(name);
-                            types.push(t);
-                        }
-                    }
-                    InputType::Int
-                    | InputType::Float
-                    | InputType::Str
-                    | InputType::Bool
-                    | InputType::Unit => {}
-                }
-            }
+            self.symbols_of(&input.ty);
             self.module.inputs.push(ModuleInput {
                 name: input.name.clone(),
                 ty: input.ty.clone(),
                 global,
             });
+        }
+    }
+
+    /// Make the field names of the records in `ty` known symbols (a host
+    /// makes values of the type from JSON: an input's, a capability's
+    /// result).
+    fn symbols_of(&mut self, ty: &InputType) {
+        let mut types = vec![ty];
+        while let Some(t) = types.pop() {
+            match t {
+                InputType::List(t) | InputType::Map(t) | InputType::Option(t) => types.push(t),
+                InputType::Tuple(ts) => types.extend(ts),
+                InputType::Record(fields) => {
+                    for (name, t) in fields {
+                        self.symbol(name);
+                        types.push(t);
+                    }
+                }
+                InputType::Int
+                | InputType::Float
+                | InputType::Str
+                | InputType::Bool
+                | InputType::Unit => {}
+            }
         }
     }
 

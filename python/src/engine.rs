@@ -1,0 +1,880 @@
+//! The engine from Python: `writ.Engine` (a policy, a store, limits, the
+//! embedder's capabilities), the programs it compiles (`Program`), what a
+//! run did (`Outcome`, `Operation`, `Usage`), plans (`Plan`), the audit
+//! log (`AuditRecord`) and the primer.
+//!
+//! Invariants: an `Engine` is immutable and may be used from any number
+//! of threads at once; every check and run happens with the GIL released,
+//! runs on a thread of their own ([`crate::worker`]) so that Ctrl-C
+//! cancels them; a `Program` made by another engine is checked again
+//! against this engine's policy before it runs (it could need a grant
+//! this policy does not give).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use writ_host::engine::{self as host, Compiled, Outcome, Plan, ReadMode, RunOptions};
+use writ_host::policy::Policy;
+use writ_host::store::Store;
+use writ_lang::types::InputDecl;
+
+use crate::caps::{PyCapability, handler};
+use crate::convert::{to_json, to_py};
+use crate::diag::{PyChecked, PyManifestEntry, checked, input_decls, manifest};
+use crate::errors::{self, AuditError, NotApproved};
+use crate::policy::PyPolicy;
+
+/// What an engine holds, shared with its runs' threads.
+pub(crate) struct Shared {
+    pub(crate) engine: host::Engine,
+    pub(crate) policy: Policy,
+    pub(crate) store: String,
+}
+
+/// An engine: checks programs against a person's policy and runs them
+/// with exactly the authority it grants, on the store (`store`, a SQLite
+/// file: the audit log, the ledger, the records) the policy names or the
+/// one given. `limits` overrides the policy's (`{"fuel": 10**6, "time":
+/// "2s"}`); `capabilities` adds the embedder's own
+/// (`{"Weather": writ.Capability(...)}`), which the policy must grant;
+/// `confirm(question) -> bool` answers the person's confirmations
+/// (without it, every confirmation is refused).
+///
+/// >>> import writ, tempfile, os
+/// >>> policy = writ.Policy.from_toml('[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n')
+/// >>> engine = writ.Engine(policy, store=os.path.join(tempfile.mkdtemp(), "writ.db"))
+/// >>> engine.run('Log.info("hi")\n6 * 7').value
+/// 42
+#[pyclass(frozen, name = "Engine", module = "writ")]
+pub(crate) struct PyEngine {
+    pub(crate) shared: Arc<Shared>,
+    policy: Py<PyPolicy>,
+}
+
+/// A checked, compiled program: run it any number of times.
+#[pyclass(frozen, name = "Program", module = "writ")]
+pub(crate) struct PyProgram {
+    pub(crate) compiled: Arc<Compiled>,
+    /// The engine that compiled it (whose policy it was checked against).
+    pub(crate) engine: usize,
+    #[pyo3(get)]
+    pub(crate) source: String,
+    pub(crate) decls: Vec<(String, String)>,
+}
+
+#[pymethods]
+impl PyProgram {
+    /// The SHA-256 of its text, as the audit log names it.
+    #[getter]
+    fn hash(&self) -> String {
+        self.compiled.hash.clone()
+    }
+
+    /// The effects it may perform.
+    #[getter]
+    fn effects(&self) -> Vec<String> {
+        self.compiled.effects.clone()
+    }
+
+    /// Each effect it may perform, with where.
+    #[getter]
+    fn manifest(&self) -> Vec<PyManifestEntry> {
+        manifest(&self.compiled.manifest, &self.source)
+    }
+
+    /// Its inputs, each with its type.
+    #[getter]
+    fn inputs(&self) -> BTreeMap<String, String> {
+        self.compiled
+            .inputs
+            .iter()
+            .map(|i| (i.name.clone(), i.ty.to_string()))
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Program(hash={:.12}…, effects=[{}])",
+            self.compiled.hash,
+            self.compiled.effects.join(", ")
+        )
+    }
+}
+
+/// What a run used of its limits: fuel (steps), peak memory (bytes),
+/// time (milliseconds).
+#[pyclass(frozen, get_all, name = "Usage", module = "writ")]
+#[derive(Clone)]
+pub(crate) struct PyUsage {
+    fuel: u64,
+    memory: usize,
+    time_ms: f64,
+}
+
+#[pymethods]
+impl PyUsage {
+    fn __repr__(&self) -> String {
+        format!(
+            "Usage(fuel={}, memory={}, time_ms={:.3})",
+            self.fuel, self.memory, self.time_ms
+        )
+    }
+}
+
+/// One host operation a run asked for, and what became of it.
+#[pyclass(frozen, get_all, name = "Operation", module = "writ")]
+#[derive(Clone)]
+pub(crate) struct PyOperation {
+    operation: String,
+    arguments: String,
+    decision: String,
+    rule: String,
+    audit_id: Option<i64>,
+}
+
+#[pymethods]
+impl PyOperation {
+    fn __repr__(&self) -> String {
+        format!(
+            "Operation({}({}) {}: {})",
+            self.operation, self.arguments, self.decision, self.rule
+        )
+    }
+}
+
+/// The operations of a run, for Python.
+pub(crate) fn operations(ops: &[host::Operation]) -> Vec<PyOperation> {
+    ops.iter()
+        .map(|o| PyOperation {
+            operation: o.operation.clone(),
+            arguments: o.arguments.clone(),
+            decision: o.decision.as_str().to_string(),
+            rule: o.rule.clone(),
+            audit_id: o.audit_id,
+        })
+        .collect()
+}
+
+/// What a run did: its final `value` as Python data (None for `()`),
+/// its `display` form as Writ shows it, the `output` lines of `Log.info`,
+/// each host `operations` with its decision, the `audit_ids` it wrote,
+/// its `usage`, whether `Http` answers were `recorded`, and, in a run of
+/// an approved plan with `live=True`, the `changed_reads`.
+#[pyclass(frozen, get_all, name = "Outcome", module = "writ")]
+pub(crate) struct PyOutcome {
+    value: Py<PyAny>,
+    display: String,
+    output: Vec<String>,
+    operations: Vec<PyOperation>,
+    audit_ids: Vec<i64>,
+    usage: PyUsage,
+    recorded: bool,
+    changed_reads: Vec<String>,
+}
+
+#[pymethods]
+impl PyOutcome {
+    fn __repr__(&self) -> String {
+        format!(
+            "Outcome(display={:?}, output={:?})",
+            self.display, self.output
+        )
+    }
+}
+
+/// An outcome for Python, or the exception its error makes (with what
+/// the run did before, as `outcome`).
+pub(crate) fn outcome(py: Python<'_>, o: Outcome, source: &str) -> PyResult<PyOutcome> {
+    let usage = PyUsage {
+        fuel: o.usage.fuel,
+        memory: o.usage.memory_peak,
+        time_ms: o.usage.time.as_secs_f64() * 1000.0,
+    };
+    let (value, error) = match (&o.result, &o.value) {
+        (Err(e), _) => (py.None(), Some(e.clone())),
+        (Ok(_), Some(Err(e))) => (py.None(), Some(e.clone())),
+        (Ok(_), _) => match o.value_json() {
+            Some(Ok(j)) => (to_py(py, &j)?.unbind(), None),
+            _ => (py.None(), None),
+        },
+    };
+    let made = PyOutcome {
+        value,
+        display: o.result.clone().unwrap_or_default(),
+        output: o.output,
+        operations: operations(&o.operations),
+        audit_ids: o.audit_ids,
+        usage,
+        recorded: o.recorded,
+        changed_reads: o.changed_reads,
+    };
+    match error {
+        None => Ok(made),
+        Some(e) => {
+            let obj = Py::new(py, made)?.into_any();
+            Err(errors::run_error(py, &e, source, Some(obj)))
+        }
+    }
+}
+
+/// A plan of a run (`Engine.plan`): the `acts` it would carry out, each
+/// with the policy's decision, the `reads` it made (performed, recorded),
+/// its `log`, its `result`, and its `words`, what the person is shown.
+/// Approve it by running it: `engine.run(program, approve=plan)`.
+#[pyclass(frozen, name = "Plan", module = "writ")]
+pub(crate) struct PyPlan {
+    pub(crate) plan: Arc<Plan>,
+    #[pyo3(get)]
+    words: Vec<String>,
+}
+
+#[pymethods]
+impl PyPlan {
+    /// The plan as JSON text (the schema of docs/embedding.md), with its
+    /// digest: what to show, store and give back to `run(approve=...)`.
+    fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.plan.to_json()).unwrap_or_default()
+    }
+
+    /// A plan from its JSON text; one that was changed after it was made
+    /// (its digests do not match) or is malformed is `NotApproved`
+    /// (E4014). With `policy`, its `words` are made too.
+    #[staticmethod]
+    #[pyo3(signature = (text, *, policy=None))]
+    fn from_json(
+        py: Python<'_>,
+        text: &str,
+        policy: Option<PyRef<'_, PyPolicy>>,
+    ) -> PyResult<PyPlan> {
+        let plan = plan_from_json(py, text)?;
+        let words = policy.map(|p| plan.words(&p.policy)).unwrap_or_default();
+        Ok(PyPlan {
+            plan: Arc::new(plan),
+            words,
+        })
+    }
+
+    /// The program's hash.
+    #[getter]
+    fn program(&self) -> String {
+        self.plan.program.clone()
+    }
+
+    /// The person's id.
+    #[getter]
+    fn principal(&self) -> String {
+        self.plan.principal.clone()
+    }
+
+    /// The acts, each a dict (operation, arguments, shown, decision, rule,
+    /// digest).
+    #[getter]
+    fn acts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.part(py, "acts")
+    }
+
+    /// The reads, each a dict (operation, arguments, answer, digest).
+    #[getter]
+    fn reads<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.part(py, "reads")
+    }
+
+    /// The lines the planned run wrote.
+    #[getter]
+    fn log(&self) -> Vec<String> {
+        self.plan.log.clone()
+    }
+
+    /// The planned run's result (its display form), or None if it ended
+    /// with an error (see `error`).
+    #[getter]
+    fn result(&self) -> Option<String> {
+        self.plan.result.as_ref().ok().cloned()
+    }
+
+    /// The planned run's error (`E4005: …`), or None.
+    #[getter]
+    fn error(&self) -> Option<String> {
+        self.plan.result.as_ref().err().cloned()
+    }
+
+    fn __str__(&self) -> String {
+        self.words.join("\n")
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Plan(acts={}, reads={})",
+            self.plan.acts.len(),
+            self.plan.reads.len()
+        )
+    }
+}
+
+impl PyPlan {
+    fn part<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        let doc = self.plan.to_json();
+        match doc.get(key) {
+            Some(j) => to_py(py, j),
+            None => Ok(PyList::empty(py).into_any()),
+        }
+    }
+}
+
+fn plan_from_json(py: Python<'_>, text: &str) -> PyResult<Plan> {
+    let bad = |why: String| {
+        errors::plain(
+            py,
+            NotApproved::new_err,
+            writ_lang::Code::PlanNotApplicable.as_str(),
+            &format!("expected a plan as Engine.plan made it, found {why}"),
+        )
+    };
+    let doc: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| bad(format!("text that is not JSON ({e})")))?;
+    Plan::from_json(&doc).map_err(bad)
+}
+
+/// One record of the audit log.
+#[pyclass(frozen, get_all, name = "AuditRecord", module = "writ")]
+pub(crate) struct PyAuditRecord {
+    seq: i64,
+    time_ms: i64,
+    principal: String,
+    program: String,
+    operation: String,
+    arguments: String,
+    decision: String,
+    rule: String,
+    hash: String,
+    prev_hash: String,
+}
+
+#[pymethods]
+impl PyAuditRecord {
+    /// The record as a dict.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("seq", self.seq)?;
+        d.set_item("time_ms", self.time_ms)?;
+        d.set_item("principal", &self.principal)?;
+        d.set_item("program", &self.program)?;
+        d.set_item("operation", &self.operation)?;
+        d.set_item("arguments", &self.arguments)?;
+        d.set_item("decision", &self.decision)?;
+        d.set_item("rule", &self.rule)?;
+        d.set_item("hash", &self.hash)?;
+        d.set_item("prev_hash", &self.prev_hash)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "AuditRecord({} {} {}({}) {})",
+            self.seq, self.principal, self.operation, self.arguments, self.decision
+        )
+    }
+}
+
+/// What a `program=` argument holds: a compiled program, or source text.
+#[derive(FromPyObject)]
+pub(crate) enum ProgramArg<'py> {
+    Compiled(PyRef<'py, PyProgram>),
+    Source(String),
+}
+
+impl PyEngine {
+    fn id(&self) -> usize {
+        Arc::as_ptr(&self.shared) as usize
+    }
+
+    /// The program to run: this engine's, or compiled again here.
+    pub(crate) fn program_of(
+        &self,
+        py: Python<'_>,
+        program: ProgramArg<'_>,
+    ) -> PyResult<(Arc<Compiled>, String)> {
+        match program {
+            ProgramArg::Compiled(p) if p.engine == self.id() => {
+                Ok((p.compiled.clone(), p.source.clone()))
+            }
+            ProgramArg::Compiled(p) => {
+                let again = self.compile_decls(py, &p.source, p.decls.clone())?;
+                Ok((again.compiled, again.source))
+            }
+            ProgramArg::Source(text) => {
+                let p = self.compile_decls(py, &text, Vec::new())?;
+                Ok((p.compiled, p.source))
+            }
+        }
+    }
+
+    fn compile_decls(
+        &self,
+        py: Python<'_>,
+        source: &str,
+        decls: Vec<(String, String)>,
+    ) -> PyResult<PyProgram> {
+        let inputs: Vec<InputDecl> = input_decls(Some(decls.clone()));
+        let shared = &self.shared;
+        let text = source.to_string();
+        let result = py.detach(|| {
+            shared
+                .engine
+                .check_with_inputs(&text, &shared.policy, &inputs)
+        });
+        match result {
+            Ok(compiled) => Ok(PyProgram {
+                compiled: Arc::new(compiled),
+                engine: self.id(),
+                source: text,
+                decls,
+            }),
+            Err(diags) => Err(errors::rejected(py, source, &diags)),
+        }
+    }
+
+    /// The options of a run on this engine's store.
+    pub(crate) fn options(
+        &self,
+        inputs: Option<&Bound<'_, PyAny>>,
+        cancel: &Arc<AtomicBool>,
+    ) -> PyResult<RunOptions> {
+        let mut map = serde_json::Map::new();
+        if let Some(given) = inputs
+            && !given.is_none()
+        {
+            let dict = given.cast::<PyDict>().map_err(|_| {
+                PyTypeError::new_err("inputs: expected a dict of each input's name to its value")
+            })?;
+            for (k, v) in dict.iter() {
+                let name: String = k
+                    .extract()
+                    .map_err(|_| PyTypeError::new_err("inputs: expected str keys"))?;
+                let value = to_json(&v, &format!("input {name:?}"))?;
+                map.insert(name, value);
+            }
+        }
+        Ok(RunOptions {
+            store: Some(self.shared.store.clone()),
+            inputs: map,
+            cancel: Some(cancel.clone()),
+            ..RunOptions::default()
+        })
+    }
+
+    /// Open the store and do `f` with it, the GIL released.
+    fn with_store<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&Store) -> R + Send,
+    ) -> PyResult<R> {
+        let path = self.shared.store.clone();
+        let opened = py.detach(|| Store::open(&path, None).map(|s| f(&s)));
+        opened.map_err(|e| {
+            errors::plain(
+                py,
+                AuditError::new_err,
+                writ_lang::Code::HostUnavailable.as_str(),
+                &format!("the store {path} could not be opened: {e}"),
+            )
+        })
+    }
+}
+
+/// Apply `limits={...}` to a policy's limits.
+fn apply_limits(policy: &mut Policy, limits: &Bound<'_, PyDict>) -> PyResult<()> {
+    for (k, v) in limits.iter() {
+        let name: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err("limits: expected str keys"))?;
+        let text = if let Ok(s) = v.extract::<String>() {
+            s
+        } else if let Ok(i) = v.extract::<u64>() {
+            i.to_string()
+        } else if let Ok(f) = v.extract::<f64>() {
+            f.to_string()
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "limits[{name:?}]: expected an int or a str (\"64M\", \"2s\"), found {}",
+                crate::convert::short_repr(&v)
+            )));
+        };
+        policy
+            .limits
+            .set(&name, &text)
+            .map_err(|e| PyValueError::new_err(format!("limits[{name:?}]: {e}")))?;
+    }
+    Ok(())
+}
+
+#[pymethods]
+impl PyEngine {
+    #[new]
+    #[pyo3(signature = (policy, *, store=None, limits=None, capabilities=None, confirm=None))]
+    fn new(
+        py: Python<'_>,
+        policy: Py<PyPolicy>,
+        store: Option<PathBuf>,
+        limits: Option<Bound<'_, PyDict>>,
+        capabilities: Option<Bound<'_, PyDict>>,
+        confirm: Option<Py<PyAny>>,
+    ) -> PyResult<PyEngine> {
+        let mut engine = host::Engine::new();
+        let mut reads: Vec<(String, Vec<String>)> = Vec::new();
+        if let Some(caps) = capabilities {
+            for (k, v) in caps.iter() {
+                let name: String = k.extract().map_err(|_| {
+                    PyTypeError::new_err("capabilities: expected str keys (the effects' names)")
+                })?;
+                let (interface, callable, r, on_error) = PyCapability::from_entry(&name, &v)?;
+                engine = engine.with_capability(
+                    &name,
+                    &interface,
+                    handler(name.clone(), callable, on_error),
+                );
+                reads.push((name, r));
+            }
+        }
+        for (name, ops) in reads {
+            if !ops.is_empty() {
+                let ops: Vec<&str> = ops.iter().map(String::as_str).collect();
+                engine = engine.with_reads(&name, &ops).map_err(|e| {
+                    PyValueError::new_err(format!("capabilities[{name:?}].reads: {e}"))
+                })?;
+            }
+        }
+        if let Some(confirm) = confirm {
+            let confirm = Arc::new(confirm);
+            engine = engine.with_confirm(Arc::new(move |question: &str| {
+                // Fail closed: an exception or an answer that is not a
+                // bool is a no.
+                Python::attach(|py| {
+                    confirm
+                        .bind(py)
+                        .call1((question,))
+                        .and_then(|a| a.extract::<bool>())
+                        .unwrap_or(false)
+                })
+            }));
+        }
+        let mut p = policy
+            .borrow(py)
+            .for_engine(py, &engine.capability_names())?;
+        if let Some(limits) = limits {
+            apply_limits(&mut p, &limits)?;
+        }
+        let store = match store {
+            Some(s) => s.display().to_string(),
+            None => host::store_path(&p, &RunOptions::default()),
+        };
+        Ok(PyEngine {
+            shared: Arc::new(Shared {
+                engine,
+                policy: p,
+                store,
+            }),
+            policy,
+        })
+    }
+
+    /// The policy the engine was made with.
+    #[getter]
+    fn policy(&self, py: Python<'_>) -> Py<PyPolicy> {
+        self.policy.clone_ref(py)
+    }
+
+    /// The store's file.
+    #[getter]
+    fn store(&self) -> String {
+        self.shared.store.clone()
+    }
+
+    /// Check a program against the policy's grants and this engine's
+    /// capabilities, with `inputs` declared (`{"name": "Writ type"}`).
+    #[pyo3(signature = (source, *, inputs=None))]
+    fn check(
+        &self,
+        py: Python<'_>,
+        source: &str,
+        inputs: Option<BTreeMap<String, String>>,
+    ) -> PyChecked {
+        let decls = input_decls(inputs.map(|m| m.into_iter().collect()));
+        let shared = &self.shared;
+        let c = py.detach(|| {
+            let granted = shared.policy.granted();
+            let interfaces: Vec<String> = shared
+                .engine
+                .capability_names()
+                .iter()
+                .filter_map(|n| shared.engine.capability_interface(n).map(str::to_string))
+                .collect();
+            let options = writ::CheckOptions {
+                grants: Some(writ::Grants {
+                    names: &granted,
+                    by: writ::GrantedBy::Policy,
+                }),
+                interfaces: &interfaces,
+                inputs: &decls,
+            };
+            writ::check_source(source, &options)
+        });
+        checked(&c, source)
+    }
+
+    /// Check and compile a program, with `inputs` declared (`{"request":
+    /// "{ to: Str, budget_cents: Int }"}`); `Rejected` with its
+    /// diagnostics if it does not check.
+    #[pyo3(signature = (source, *, inputs=None))]
+    fn compile(
+        &self,
+        py: Python<'_>,
+        source: &str,
+        inputs: Option<BTreeMap<String, String>>,
+    ) -> PyResult<PyProgram> {
+        self.compile_decls(
+            py,
+            source,
+            inputs.map(|m| m.into_iter().collect()).unwrap_or_default(),
+        )
+    }
+
+    /// Run a program (compiled, or source text) to its end, with its
+    /// `inputs`' values. With `approve` (a `Plan`, or its JSON text), run
+    /// it as the person approved: only the plan's acts, in order, each
+    /// once, its reads answered from the plan (`live=True`: performed
+    /// again, changes noted in `changed_reads`). `on_log(line)` is called
+    /// for each `Log.info` line as it is written. Raises `RunError` (or
+    /// the subclass of its kind) when the run stops with an error.
+    #[pyo3(signature = (program, *, inputs=None, approve=None, live=false, on_log=None))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        program: ProgramArg<'_>,
+        inputs: Option<Bound<'_, PyAny>>,
+        approve: Option<Bound<'_, PyAny>>,
+        live: bool,
+        on_log: Option<Py<PyAny>>,
+    ) -> PyResult<PyOutcome> {
+        let (compiled, source) = self.program_of(py, program)?;
+        let cancel = crate::worker::cancel_flag();
+        let mut options = self.options(inputs.as_ref(), &cancel)?;
+        if let Some(a) = approve
+            && !a.is_none()
+        {
+            let plan = if let Ok(p) = a.cast::<PyPlan>() {
+                p.get().plan.clone()
+            } else if let Ok(text) = a.extract::<String>() {
+                Arc::new(plan_from_json(py, &text)?)
+            } else {
+                return Err(PyTypeError::new_err(
+                    "approve: expected a writ.Plan or its JSON text",
+                ));
+            };
+            options.approved = Some(plan);
+            if live {
+                options.reads = ReadMode::Record;
+            }
+        }
+        let shared = self.shared.clone();
+        let result = crate::worker::run(py, cancel, move || {
+            let mut log = |line: &str| {
+                if let Some(f) = &on_log {
+                    Python::attach(|py| {
+                        if let Err(e) = f.bind(py).call1((line,)) {
+                            e.write_unraisable(py, Some(f.bind(py)));
+                        }
+                    });
+                }
+            };
+            let ran = shared
+                .engine
+                .run(&compiled, &shared.policy, &options, &mut log);
+            // The program goes back with the result, to be dropped on the
+            // caller's thread, where it was made (memory freed where it
+            // was allocated is reused sooner).
+            (ran, compiled, on_log)
+        })?;
+        let (result, compiled, on_log) = result;
+        drop((compiled, on_log));
+        match result {
+            Ok(o) => outcome(py, o, &source),
+            Err(e) => Err(errors::run_error(py, &e, &source, None)),
+        }
+    }
+
+    /// Start a run that pauses at the operations of host capabilities
+    /// (every one, or those `pause_at` names: `["Confirm", "Http.post"]`),
+    /// handing each to you: a `Paused` run to `resume(value)`,
+    /// `carry_out()`, `fail(message)`, `refuse(reason)` or `dump()`; or
+    /// `Done` when it ends without pausing.
+    #[pyo3(signature = (program, *, inputs=None, pause_at=None))]
+    fn start(
+        &self,
+        py: Python<'_>,
+        program: ProgramArg<'_>,
+        inputs: Option<Bound<'_, PyAny>>,
+        pause_at: Option<Vec<String>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (compiled, source) = self.program_of(py, program)?;
+        // A paused run's own flag: its waits watch for Ctrl-C.
+        let cancel = Arc::new(AtomicBool::new(false));
+        let mut options = self.options(inputs.as_ref(), &cancel)?;
+        if let Some(at) = pause_at {
+            options.pause_at = host::PauseAt::Only(at);
+        }
+        crate::pause::start(
+            py,
+            self.shared.clone(),
+            compiled,
+            source,
+            options,
+            cancel,
+            None,
+        )
+    }
+
+    /// A paused run again from the bytes `Paused.dump()` made of it (in
+    /// this process or another), with the same program, person and
+    /// store: `Paused` at the same operation (decided again by the
+    /// policy), or `Done`. A snapshot resumes once; damaged bytes, or
+    /// those of another program, person or store, are `SnapshotError`
+    /// (E4009).
+    #[pyo3(signature = (program, data, *, pause_at=None))]
+    fn load(
+        &self,
+        py: Python<'_>,
+        program: ProgramArg<'_>,
+        data: Vec<u8>,
+        pause_at: Option<Vec<String>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (compiled, source) = self.program_of(py, program)?;
+        // A paused run's own flag: its waits watch for Ctrl-C.
+        let cancel = Arc::new(AtomicBool::new(false));
+        let mut options = self.options(None, &cancel)?;
+        if let Some(at) = pause_at {
+            options.pause_at = host::PauseAt::Only(at);
+        }
+        crate::pause::start(
+            py,
+            self.shared.clone(),
+            compiled,
+            source,
+            options,
+            cancel,
+            Some(data),
+        )
+    }
+
+    /// Plan a run: its reads are performed (and recorded), its acts
+    /// decided by the policy but not carried out. Show the plan's `words`
+    /// to the person; run what they approve with `run(program,
+    /// approve=plan)`.
+    #[pyo3(signature = (program, *, inputs=None))]
+    fn plan(
+        &self,
+        py: Python<'_>,
+        program: ProgramArg<'_>,
+        inputs: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<PyPlan> {
+        let (compiled, source) = self.program_of(py, program)?;
+        let cancel = crate::worker::cancel_flag();
+        let options = self.options(inputs.as_ref(), &cancel)?;
+        let shared = self.shared.clone();
+        let planned = crate::worker::run(py, cancel, move || {
+            let planned = shared
+                .engine
+                .plan(&compiled, &shared.policy, &options)
+                .map(|plan| {
+                    let words = plan.words(&shared.policy);
+                    (plan, words)
+                });
+            (planned, compiled)
+        })?;
+        let (planned, compiled) = planned;
+        drop(compiled);
+        match planned {
+            Ok((plan, words)) => Ok(PyPlan {
+                plan: Arc::new(plan),
+                words,
+            }),
+            Err(e) => Err(errors::run_error(py, &e, &source, None)),
+        }
+    }
+
+    /// The primer (how to write Writ, for a model), then this engine's
+    /// grants in words: what to put in a model's context.
+    fn primer(&self, py: Python<'_>) -> String {
+        let shared = &self.shared;
+        py.detach(|| writ::primer::primer(&shared.engine, Some(&shared.policy)))
+    }
+
+    /// The audit log's records, oldest first (the `last` N of them).
+    #[pyo3(signature = (last=None))]
+    fn audit(&self, py: Python<'_>, last: Option<usize>) -> PyResult<Vec<PyAuditRecord>> {
+        let records = self.with_store(py, |store| match last {
+            Some(n) => store.last_records(n).map(|(r, _)| r),
+            None => store.records(),
+        })?;
+        let records = records.map_err(|e| {
+            errors::plain(
+                py,
+                AuditError::new_err,
+                writ_lang::Code::HostUnavailable.as_str(),
+                &format!("the audit log could not be read: {e}"),
+            )
+        })?;
+        Ok(records
+            .into_iter()
+            .map(|r| PyAuditRecord {
+                seq: r.seq,
+                time_ms: r.time_ms,
+                principal: r.principal,
+                program: r.program,
+                operation: r.operation,
+                arguments: r.arguments,
+                decision: r.decision,
+                rule: r.rule,
+                hash: r.hash,
+                prev_hash: r.prev_hash,
+            })
+            .collect())
+    }
+
+    /// Verify the audit log: each record linked to the one before by its
+    /// hash, and the ledger matching them. The number of records, or
+    /// `AuditError` saying where the chain breaks.
+    fn verify(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with_store(py, |store| store.verify())?.map_err(|e| {
+            errors::plain(
+                py,
+                AuditError::new_err,
+                writ_lang::Code::AuditBroken.as_str(),
+                &format!("the audit log does not verify: {e}"),
+            )
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Engine(principal={:?}, grants=[{}], store={:?})",
+            self.shared.policy.principal.id,
+            self.shared.policy.granted().join(", "),
+            self.shared.store
+        )
+    }
+}
+
+/// The primer, and with a policy its grants in words.
+#[pyfunction]
+#[pyo3(signature = (policy=None))]
+pub(crate) fn primer(py: Python<'_>, policy: Option<PyRef<'_, PyPolicy>>) -> String {
+    let engine = host::Engine::new();
+    let p = policy.map(|p| p.policy.clone());
+    py.detach(|| writ::primer::primer(&engine, p.as_ref()))
+}

@@ -1,0 +1,159 @@
+//! Policies from Python: `writ.Policy.from_toml` and `Policy.from_file`.
+//!
+//! A policy may grant capabilities of the embedder's (`[grants.Weather]`)
+//! that no engine is made for yet: their names are read from the text and
+//! accepted here, and the `Engine` made with the policy reads it again
+//! against its own capabilities (a grant of a capability it does not
+//! provide is a `PolicyError` there).
+//!
+//! Invariants: a `Policy` is immutable; its file's directory, when read
+//! from a file, is where its seed and recorded-responses paths resolve.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use writ_host::policy::{self, Policy};
+use writ_lang::types::HOST_CAPABILITIES;
+use writ_runtime::limits::Limit;
+
+use crate::errors::policy_error;
+
+/// A person's policy: who they are (`principal`, `role`), what is granted
+/// (`grants`), the run's `limits` and the store.
+///
+/// >>> import writ
+/// >>> p = writ.Policy.from_toml('[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n')
+/// >>> p.principal, p.grants
+/// ('ada', ['Log'])
+#[pyclass(frozen, name = "Policy", module = "writ")]
+pub(crate) struct PyPolicy {
+    pub(crate) policy: Policy,
+    /// Its text, read again by an engine with capabilities of its own.
+    pub(crate) text: String,
+    /// Its name in diagnostics (the file's path, or `<policy>`).
+    pub(crate) path: String,
+}
+
+impl PyPolicy {
+    fn parse(
+        py: Python<'_>,
+        text: String,
+        path: String,
+        dir: Option<PathBuf>,
+    ) -> PyResult<PyPolicy> {
+        let extra: Vec<String> = policy::granted_names(&text)
+            .into_iter()
+            .filter(|n| !HOST_CAPABILITIES.contains(&n.as_str()))
+            .collect();
+        let parsed = py.detach(|| policy::parse_with(&text, &extra));
+        match parsed {
+            Ok(mut policy) => {
+                policy.dir = dir;
+                Ok(PyPolicy { policy, text, path })
+            }
+            Err(diags) => Err(policy_error(py, &text, &path, &diags)),
+        }
+    }
+
+    /// The policy read again against an engine's capabilities `names`.
+    pub(crate) fn for_engine(&self, py: Python<'_>, names: &[String]) -> PyResult<Policy> {
+        match policy::parse_with(&self.text, names) {
+            Ok(mut p) => {
+                p.dir.clone_from(&self.policy.dir);
+                Ok(p)
+            }
+            Err(diags) => Err(policy_error(py, &self.text, &self.path, &diags)),
+        }
+    }
+}
+
+#[pymethods]
+impl PyPolicy {
+    /// Read a policy from its TOML text; relative paths in it (the store,
+    /// seed, recorded responses) resolve against `base_dir` (default: the
+    /// current directory). Raises `PolicyError` with its diagnostics.
+    #[staticmethod]
+    #[pyo3(signature = (text, *, base_dir=None))]
+    fn from_toml(py: Python<'_>, text: String, base_dir: Option<PathBuf>) -> PyResult<PyPolicy> {
+        PyPolicy::parse(py, text, "<policy>".to_string(), base_dir)
+    }
+
+    /// Read a policy file; relative paths in it resolve against its
+    /// directory. Raises `PolicyError` (E9005 for a file that cannot be
+    /// read).
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<PyPolicy> {
+        let shown = path.display().to_string();
+        let text = match std::fs::read(&path) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(_) => {
+                    return Err(crate::errors::plain(
+                        py,
+                        crate::errors::PolicyError::new_err,
+                        writ_lang::Code::NotUtf8.as_str(),
+                        &format!("expected a policy file in UTF-8, found other bytes in {shown}"),
+                    ));
+                }
+            },
+            Err(e) => {
+                return Err(crate::errors::plain(
+                    py,
+                    crate::errors::PolicyError::new_err,
+                    writ_lang::Code::CannotReadFile.as_str(),
+                    &format!("cannot read the policy file {shown}: {e}"),
+                ));
+            }
+        };
+        let dir = path.parent().map(|p| {
+            if p.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                p.to_path_buf()
+            }
+        });
+        PyPolicy::parse(py, text, shown, dir)
+    }
+
+    /// The principal's id.
+    #[getter]
+    fn principal(&self) -> String {
+        self.policy.principal.id.clone()
+    }
+
+    /// The principal's role.
+    #[getter]
+    fn role(&self) -> String {
+        self.policy.principal.role.clone()
+    }
+
+    /// The capabilities granted, by name.
+    #[getter]
+    fn grants(&self) -> Vec<String> {
+        self.policy.granted()
+    }
+
+    /// The run's limits, each in its unit (fuel in steps, memory and
+    /// output in bytes, depth in calls, time in milliseconds).
+    #[getter]
+    fn limits(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        Limit::SETTABLE
+            .iter()
+            .map(|l| (l.name(), l.value_in(&self.policy.limits)))
+            .collect()
+    }
+
+    /// The policy's text.
+    #[getter]
+    fn text(&self) -> String {
+        self.text.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Policy(principal={:?}, grants=[{}])",
+            self.policy.principal.id,
+            self.policy.granted().join(", ")
+        )
+    }
+}
