@@ -54,14 +54,21 @@ pub(crate) struct Shared {
 pub(crate) struct PyEngine {
     pub(crate) shared: Arc<Shared>,
     policy: Py<PyPolicy>,
+    /// This engine's number, unique in the process (never reused, unlike
+    /// an address): the programs it compiled carry it.
+    id: u64,
 }
+
+/// The next engine's number.
+static ENGINES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// A checked, compiled program: run it any number of times.
 #[pyclass(frozen, name = "Program", module = "writ")]
 pub(crate) struct PyProgram {
     pub(crate) compiled: Arc<Compiled>,
-    /// The engine that compiled it (whose policy it was checked against).
-    pub(crate) engine: usize,
+    /// The number of the engine that compiled it (whose policy it was
+    /// checked against).
+    pub(crate) engine: u64,
     #[pyo3(get)]
     pub(crate) source: String,
     pub(crate) decls: Vec<(String, String)>,
@@ -389,8 +396,8 @@ pub(crate) enum ProgramArg<'py> {
 }
 
 impl PyEngine {
-    fn id(&self) -> usize {
-        Arc::as_ptr(&self.shared) as usize
+    fn id(&self) -> u64 {
+        self.id
     }
 
     /// The program to run: this engine's, or compiled again here.
@@ -580,6 +587,7 @@ impl PyEngine {
                 store,
             }),
             policy,
+            id: ENGINES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
