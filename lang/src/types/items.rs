@@ -97,39 +97,66 @@ pub(super) fn check_program(program: &Program, options: &crate::types::CheckOpti
 /// A checker holding the standard library and the embedder's capability
 /// `interfaces` (their diagnostics kept), ready for user code.
 pub(crate) fn with_library(interfaces: &[String]) -> Checker {
-    // The library is checked once per process; each program starts from a
+    // The library is checked once per process, and with each set of
+    // interfaces once (the last few sets kept); each program starts from a
     // copy of the checker that holds it (the same state a fresh load
     // gives: the library's text is fixed at build time).
-    static LIBRARY: std::sync::OnceLock<std::sync::Mutex<Checker>> = std::sync::OnceLock::new();
-    let library = LIBRARY.get_or_init(|| {
-        std::sync::Mutex::new({
-            let mut c = Checker::new();
-            load_stdlib(&mut c);
-            c.diagnostics.clear();
-            // The library's own resolution is lowering's business
-            // ([`crate::types::resolution::library`]), not a program's: the
-            // first checker to load the library keeps it for the process,
-            // so that lowering does not check the library a second time.
-            crate::types::resolution::keep_library(std::mem::take(&mut c.library_resolution));
-            c
-        })
-    });
-    // A thread that panicked while copying it left it as it was.
-    let mut c = match library.lock() {
-        Ok(held) => held.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
-    };
-    for source in interfaces {
-        let parsed = crate::parser::parse_library(source);
-        for item in &parsed.program.items {
-            if let Item::Effect(e) = item {
-                c.extra_hosts.push(e.name.name.clone());
+    // A thread that panicked while copying left the cache as it was.
+    let mut cache = LIBRARIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut c = match cache.with.iter().find(|(k, _)| k.as_slice() == interfaces) {
+        Some((_, c)) => c.clone(),
+        None => {
+            let mut c = cache.base.get_or_insert_with(library_alone).clone();
+            for source in interfaces {
+                let parsed = crate::parser::parse_library(source);
+                for item in &parsed.program.items {
+                    if let Item::Effect(e) = item {
+                        c.extra_hosts.push(e.name.name.clone());
+                    }
+                }
+                c.diagnostics.extend(parsed.diagnostics);
+                c.declare(&parsed.program);
             }
+            if !interfaces.is_empty() {
+                if cache.with.len() >= KEPT_INTERFACE_SETS {
+                    cache.with.remove(0);
+                }
+                cache.with.push((interfaces.to_vec(), c.clone()));
+            }
+            c
         }
-        c.diagnostics.extend(parsed.diagnostics);
-        c.declare(&parsed.program);
-    }
+    };
     c.user_code = true;
+    c
+}
+
+/// The checkers holding the library (alone, and with recent sets of
+/// interfaces), made once each.
+struct Libraries {
+    base: Option<Checker>,
+    with: Vec<(Vec<String>, Checker)>,
+}
+
+static LIBRARIES: std::sync::Mutex<Libraries> = std::sync::Mutex::new(Libraries {
+    base: None,
+    with: Vec::new(),
+});
+
+/// How many sets of interfaces the cache keeps a checker for.
+const KEPT_INTERFACE_SETS: usize = 8;
+
+/// A checker holding the standard library alone.
+fn library_alone() -> Checker {
+    let mut c = Checker::new();
+    load_stdlib(&mut c);
+    c.diagnostics.clear();
+    // The library's own resolution is lowering's business
+    // ([`crate::types::resolution::library`]), not a program's: the
+    // first checker to load the library keeps it for the process, so
+    // that lowering does not check the library a second time.
+    crate::types::resolution::keep_library(std::mem::take(&mut c.library_resolution));
     c
 }
 

@@ -161,6 +161,21 @@ pub(crate) struct Lowerer {
     inputs: HashMap<String, Slot>,
 }
 
+/// The lowerers holding the library (alone, and with recent sets of
+/// interfaces), made once each.
+struct Lowered {
+    base: Option<Result<Lowerer, String>>,
+    with: Vec<(Vec<String>, Lowerer)>,
+}
+
+static LOWERED: std::sync::Mutex<Lowered> = std::sync::Mutex::new(Lowered {
+    base: None,
+    with: Vec::new(),
+});
+
+/// How many sets of interfaces the cache keeps a lowerer for.
+const KEPT_INTERFACE_SETS: usize = 8;
+
 /// Lower a checked program, with the standard library, to a module.
 /// `resolution` is what the type checker found each name to refer to. An
 /// error names what could not be lowered (a bug in Writ, not in the
@@ -189,11 +204,21 @@ impl Lowerer {
     /// A lowerer holding the standard library and the host capability
     /// `interfaces`, ready for a program.
     pub(crate) fn library_only(interfaces: &[String]) -> Result<Lowerer, String> {
-        // The library is lowered once per process; each program starts
-        // from a copy (its text is fixed at build time, so every lowering
-        // of it is the same).
-        static LIBRARY: std::sync::OnceLock<Result<Lowerer, String>> = std::sync::OnceLock::new();
-        let mut l = LIBRARY.get_or_init(Lowerer::library_fresh).clone()?;
+        // The library is lowered once per process, and with each set of
+        // interfaces once (the last few kept); each program starts from a
+        // copy (its text is fixed at build time, so every lowering of it
+        // is the same). A thread that panicked while copying left the
+        // cache as it was.
+        let mut cache = LOWERED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, l)) = cache.with.iter().find(|(k, _)| k.as_slice() == interfaces) {
+            return Ok(l.clone());
+        }
+        let mut l = cache
+            .base
+            .get_or_insert_with(Lowerer::library_fresh)
+            .clone()?;
         l.in_library = true;
         for source in interfaces {
             let parsed = writ_lang::parse_library(source);
@@ -215,6 +240,12 @@ impl Lowerer {
         }
         l.in_library = false;
         l.resolution = Cow::Owned(Resolution::default());
+        if !interfaces.is_empty() {
+            if cache.with.len() >= KEPT_INTERFACE_SETS {
+                cache.with.remove(0);
+            }
+            cache.with.push((interfaces.to_vec(), l.clone()));
+        }
         Ok(l)
     }
 
