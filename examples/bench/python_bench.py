@@ -102,9 +102,20 @@ total
 """
 
 
-def per_op(fn: Callable[[], object], repeat: int, rounds: int) -> float:
+class Timing(float):
+    """A median, in seconds, that also knows the best round's figure."""
+
+    best: float
+
+    def __new__(cls, median: float, best: float) -> "Timing":
+        t = super().__new__(cls, median)
+        t.best = best
+        return t
+
+
+def per_op(fn: Callable[[], object], repeat: int, rounds: int) -> Timing:
     """The median over `rounds` of the seconds per call of `fn`, called
-    `repeat` times a round (after one call to warm up)."""
+    `repeat` times a round (after one call to warm up), with the best."""
     fn()
     times = []
     for _ in range(rounds):
@@ -112,7 +123,7 @@ def per_op(fn: Callable[[], object], repeat: int, rounds: int) -> float:
         for _ in range(repeat):
             fn()
         times.append((time.perf_counter() - t0) / repeat)
-    return statistics.median(times)
+    return Timing(statistics.median(times), min(times))
 
 
 def us(seconds: float) -> str:
@@ -144,7 +155,10 @@ def writ_figures(rounds: int, calls: int, tmp: Path) -> dict[str, float]:
     assert plain.run(in_writ, inputs={"n": calls}).value == calls * (calls + 1) // 2
     figures["calls_python"] = per_op(lambda: engine.run(in_python, inputs={"n": calls}), 1, rounds)
     figures["calls_writ"] = per_op(lambda: plain.run(in_writ, inputs={"n": calls}), 1, rounds)
-    figures["call_overhead"] = (figures["calls_python"] - figures["calls_writ"]) / calls
+    figures["call_overhead"] = Timing(
+        (figures["calls_python"] - figures["calls_writ"]) / calls,
+        (figures["calls_python"].best - figures["calls_writ"].best) / calls,
+    )
     bare = lambda n: n  # noqa: E731
     figures["python_call"] = per_op(lambda: bare(1), 100_000, rounds)
 
@@ -219,7 +233,7 @@ def main() -> int:
 
     print(
         f"{datetime.date.today()} · writ {writ.__version__} · Python {platform.python_version()} · "
-        f"{platform.machine()}, {os.cpu_count()} cores · medians of {args.rounds} rounds"
+        f"{platform.machine()}, {os.cpu_count()} cores · medians of {args.rounds} rounds (the time per operation in a round)"
     )
     if m:
         print(f"pydantic-monty {m['version']}: external calls counted over {max(1, args.calls // 10):,} calls")
@@ -248,10 +262,10 @@ def main() -> int:
     row("… against an engine's policy (`engine.check`)", w["engine_check"], None)
     row("… `writ.check(\"1 + 1\")`", w["check_tiny"], None)
     print()
-    print(f"targets: compile + run ≤ 200 µs: {us(w['compile_run'])} "
-          f"({'met' if w['compile_run'] <= 200e-6 else 'MISSED'}); "
-          f"a Python call ≤ 5 µs of overhead: {us(w['call_overhead'])} "
-          f"({'met' if w['call_overhead'] <= 5e-6 else 'MISSED'})")
+    for name, key, target in [("compile + run", "compile_run", 200e-6), ("a Python call's overhead", "call_overhead", 5e-6)]:
+        t = w[key]
+        print(f"target: {name} ≤ {us(target)}: median {us(t)} ({'met' if t <= target else 'MISSED'}), "
+              f"best round {us(t.best)} ({'met' if t.best <= target else 'missed'})")
     return 0
 
 
