@@ -47,37 +47,38 @@ class Section:
 
 
 def parse(text: str) -> list[Section]:
-    """The doc's sections and their python blocks, each with its output."""
+    """The doc's sections and their python blocks, each with its output.
+
+    An output block belongs to the python block it follows, with only
+    blank lines between; one that follows anything else is an error."""
     lines = text.split("\n")
     sections: list[Section] = [Section("(top)")]
-    fences: list[tuple[str, int, int, str]] = []  # lang, start, end (0-based body), section
+    last_python_end = -1  # the line of the closing fence of the last python block
     i = 0
     while i < len(lines):
         line = lines[i]
         if line.startswith("## "):
             sections.append(Section(line[3:].strip()))
         m = FENCE.match(line)
-        if m:
-            lang = m.group(1)
-            j = i + 1
-            while j < len(lines) and lines[j].rstrip() != "```":
-                j += 1
-            if lang == "python":
-                sections[-1].blocks.append(Block(line=i + 1, code="\n".join(lines[i + 1 : j]) + "\n"))
-            elif lang == "output":
-                # It belongs to the python block just before it, if only
-                # blank lines separate them.
-                k = i - 1
-                while k >= 0 and lines[k].strip() == "":
-                    k -= 1
-                blocks = sections[-1].blocks
-                if k >= 0 and lines[k].rstrip() == "```" and blocks and blocks[-1].output is None:
-                    body = lines[i + 1 : j]
-                    blocks[-1].output = "\n".join(body) + ("\n" if body else "")
-                    blocks[-1].output_span = (i + 1, j)
-            i = j + 1
+        if not m:
+            i += 1
             continue
-        i += 1
+        lang = m.group(1)
+        j = i + 1
+        while j < len(lines) and lines[j].rstrip() != "```":
+            j += 1
+        if lang == "python":
+            sections[-1].blocks.append(Block(line=i + 1, code="\n".join(lines[i + 1 : j]) + "\n"))
+            last_python_end = j
+        elif lang == "output":
+            between = lines[last_python_end + 1 : i] if last_python_end >= 0 else ["(no python block)"]
+            blocks = sections[-1].blocks
+            if any(l.strip() for l in between) or not blocks or blocks[-1].output is not None:
+                raise ValueError(f"docs/python.md:{i + 1}: an output block that does not follow a python block")
+            body = lines[i + 1 : j]
+            blocks[-1].output = "\n".join(body) + ("\n" if body else "")
+            blocks[-1].output_span = (i + 1, j)
+        i = j + 1
     return [s for s in sections if s.blocks]
 
 
@@ -106,6 +107,18 @@ def run_section(section: Section, workdir: Path) -> list[tuple[Block, str]]:
     finally:
         os.chdir(old)
     return printed
+
+
+def test_an_output_block_belongs_to_the_python_block_before_it():
+    [section] = parse("## A\n```python\nprint(1)\n```\n\n```output\n1\n```\n")
+    assert [(b.code, b.output) for b in section.blocks] == [("print(1)\n", "1\n")]
+    for orphan in [
+        "## A\n```python\nx = 1\n```\n\nprose\n\n```output\n1\n```\n",
+        "## A\n```python\nx = 1\n```\n```sh\nls\n```\n```output\n1\n```\n",
+        "## A\n```output\n1\n```\n",
+    ]:
+        with pytest.raises(ValueError, match="does not follow a python block"):
+            parse(orphan)
 
 
 def test_the_doc_has_examples():
