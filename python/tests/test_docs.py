@@ -16,6 +16,7 @@ import io
 import os
 import re
 import shutil
+import signal
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +93,9 @@ def run_section(section: Section, workdir: Path) -> list[tuple[Block, str]]:
     printed = []
     old = os.getcwd()
     os.chdir(workdir)
+    # Ctrl-C's example sends SIGINT: let it raise KeyboardInterrupt even
+    # where the runner was started with SIGINT ignored (a background job).
+    old_sigint = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         for block in section.blocks:
             out = io.StringIO()
@@ -106,6 +110,7 @@ def run_section(section: Section, workdir: Path) -> list[tuple[Block, str]]:
             printed.append((block, out.getvalue()))
     finally:
         os.chdir(old)
+        signal.signal(signal.SIGINT, old_sigint)
     return printed
 
 
