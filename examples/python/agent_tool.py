@@ -78,7 +78,11 @@ class WritTool:
         try:
             program = self.engine.compile(source)
             plan = self.engine.plan(program)
-            if plan.acts:
+            if plan.error is not None:
+                # The planned run ended with an error (a denied act, a
+                # failure): nothing to approve; the model hears why.
+                return {"status": "failed", "error": plan.error, "log": plan.log, "plan": plan.words}
+            if any(act["decision"] == "allowed" for act in plan.acts):
                 if not self.approve(plan.words):
                     return {"status": "declined", "message": "the person did not approve", "plan": plan.words}
                 outcome = self.engine.run(program, approve=plan)

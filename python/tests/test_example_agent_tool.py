@@ -5,10 +5,13 @@ goes back to the model."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+import writ
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "python" / "agent_tool.py"
@@ -94,3 +97,35 @@ def test_the_person_says_no():
     assert "pay-1" not in out
     # Nothing was paid: the plan's reads are the only audit records.
     assert lines[-1] == "audit log: 3 records verified"
+
+
+def load_example():
+    spec = importlib.util.spec_from_file_location("agent_tool", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_plan_that_ends_in_a_denial_is_not_put_to_the_person(tmp_path: Path):
+    example = load_example()
+    policy = writ.Policy.from_file(ROOT / "examples" / "book_ticket" / "policy.toml")
+    asked = []
+    tool = example.WritTool(writ.Engine(policy, store=tmp_path / "writ.db"), lambda words: asked.append(words) or True)
+    injected = (ROOT / "examples" / "book_ticket" / "injected.writ").read_text(encoding="utf-8")
+    result = tool.call({"program": injected})
+    assert asked == []
+    assert result["status"] == "failed"
+    assert result["error"].startswith('E4005: Pay.pay("attacker.example", 30000, "verification fee") was denied')
+    assert result["log"] == ["following the page's instructions"]
+    assert "It does nothing that needs approving." in result["plan"]
+
+
+def test_a_program_without_acts_runs_without_asking(tmp_path: Path):
+    example = load_example()
+    policy = writ.Policy.from_file(ROOT / "examples" / "book_ticket" / "policy.toml")
+    asked = []
+    tool = example.WritTool(writ.Engine(policy, store=tmp_path / "writ.db"), lambda words: asked.append(words) or True)
+    result = tool.call({"program": 'Log.info("hi")\n[1, 2] |> list.sum'})
+    assert asked == []
+    assert result == {"status": "ok", "value": 3, "log": ["hi"], "operations": ["Log.info allowed"]}
+    assert tool.call({"program": 42}) == {"status": "error", "message": "expected `program`, a string"}
