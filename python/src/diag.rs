@@ -55,7 +55,7 @@ impl PyLabel {
 /// >>> import writ
 /// >>> d = writ.check("let x = 1 +\n").diagnostics[0]
 /// >>> d.code, d.severity, d.line
-/// ('E0100', 'error', 2)
+/// ('E0100', 'error', 1)
 #[pyclass(frozen, get_all, name = "Diagnostic", module = "writ")]
 #[derive(Clone)]
 pub(crate) struct PyDiagnostic {
