@@ -365,3 +365,79 @@ proptest! {
         same_runs(&plain, &restored, &a, &b);
     }
 }
+
+#[test]
+fn a_run_and_its_snapshot_go_on_once_between_them() {
+    let engine = engine();
+    let p = policy(&engine, "");
+    let program = check(
+        &engine,
+        "if Confirm.ask(\"pay?\") { Pay.pay(\"air-one.example\", 100, \"x\").id } else { \"no\" }\n",
+        &p,
+    );
+    let at_confirm = |db: &str| RunOptions {
+        store: Some(db.to_string()),
+        pause_at: PauseAt::Only(vec!["Confirm".into()]),
+        ..RunOptions::default()
+    };
+    let answer = |step: Result<Step<'_>, writ_host::engine::BadReply<'_>>| match step {
+        Ok(Step::Done(o)) => o.result,
+        other => panic!("expected the end, found {other:?}"),
+    };
+
+    // The run goes on here first: its snapshot is used up.
+    let db = common::db("snapshots", "once-here");
+    let Ok(Step::Paused(mut pending)) = engine.start(&program, &p, &at_confirm(&db)) else {
+        panic!("expected a pause at Confirm.ask")
+    };
+    let bytes = match pending.to_bytes() {
+        Ok(b) => b,
+        Err(e) => panic!("{e:?}"),
+    };
+    let ended = answer(
+        pending
+            .resume(Reply::Answer(serde_json::json!(true)))
+            .map_err(|b| *b),
+    );
+    assert_eq!(ended.as_deref(), Ok("\"pay-1\""));
+    refused(&engine, &program, &p, &bytes, &db);
+
+    // The snapshot goes on first: the run it was taken of is refused
+    // before it pays.
+    let db2 = common::db("snapshots", "once-there");
+    let Ok(Step::Paused(mut pending)) = engine.start(&program, &p, &at_confirm(&db2)) else {
+        panic!("expected a pause at Confirm.ask")
+    };
+    let bytes = match pending.to_bytes() {
+        Ok(b) => b,
+        Err(e) => panic!("{e:?}"),
+    };
+    let Ok(Step::Paused(restored)) = engine.restore(&program, &p, &bytes, &at_confirm(&db2)) else {
+        panic!("expected the pause again")
+    };
+    let there = answer(
+        restored
+            .resume(Reply::Answer(serde_json::json!(true)))
+            .map_err(|b| *b),
+    );
+    assert_eq!(there.as_deref(), Ok("\"pay-1\""));
+    match pending.resume(Reply::Answer(serde_json::json!(true))) {
+        Ok(Step::Done(o)) => {
+            let e = o.result.expect_err("the original run is refused");
+            assert_eq!(e.code.as_str(), "E4009", "{}", e.message);
+            assert!(
+                o.operations.iter().all(|op| op.operation != "Pay.pay"),
+                "{:?}",
+                o.operations
+            );
+        }
+        other => panic!("expected the end, found {other:?}"),
+    }
+    let paid = audit_lines(&db2)
+        .iter()
+        .filter(|l| l.contains("Pay.pay"))
+        .count();
+    assert_eq!(paid, 1);
+    let _ = std::fs::remove_file(&db);
+    let _ = std::fs::remove_file(&db2);
+}

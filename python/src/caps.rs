@@ -156,11 +156,13 @@ pub(crate) fn handler(name: String, callable: Py<PyAny>, on_error: OnError) -> H
                 match called {
                     Ok(result) => to_json(&result, &format!("the result of {name}.{op}"))
                         .map_err(|e| failed(e.value(py).to_string())),
-                    Err(e) if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => {
-                        // Ctrl-C while the handler ran: the run stops at its
-                        // next check, and KeyboardInterrupt is raised then.
-                        crate::interrupt::flag().store(true, std::sync::atomic::Ordering::SeqCst);
-                        Err(Refusal::fail(format!("{name}.{op} was interrupted")))
+                    Err(e) if !e.is_instance_of::<pyo3::exceptions::PyException>(py) => {
+                        // Not an error of the handler's service (Ctrl-C's
+                        // KeyboardInterrupt, SystemExit): the run stops as
+                        // the operation returns, and the caller gets it.
+                        let what = format!("{name}.{op} was interrupted");
+                        crate::worker::stop_run(e);
+                        Err(Refusal::fail(what))
                     }
                     Err(e) if e.is_instance_of::<Refuse>(py) => {
                         Err(Refusal::from(e.value(py).to_string()))

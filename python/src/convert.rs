@@ -8,8 +8,10 @@
 //!
 //! Invariants: no input makes it panic; nesting deeper than
 //! [`MAX_DEPTH`] is refused (a `ValueError`), not followed down the
-//! stack; an `int` outside 64 bits and a float that is not finite are
-//! refused, as JSON cannot carry them.
+//! stack; an `int` outside 64 bits is refused, as Writ's `Int` cannot
+//! hold it; a float that is not finite goes as the strings the mapping
+//! writes one as (`"NaN"`, `"Infinity"`, `"-Infinity"`), which a `Float`
+//! reads back.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -38,6 +40,11 @@ fn to_json_at(obj: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Json
         return Ok(Json::Bool(b.is_true()));
     }
     if let Ok(i) = obj.cast::<PyInt>() {
+        // Past 64 bits signed but within 64 unsigned, the number goes on
+        // and Writ refuses it with the input's or result's name.
+        if let Ok(n) = i.extract::<u64>() {
+            return Ok(Json::from(n));
+        }
         return match i.extract::<i64>() {
             Ok(n) => Ok(Json::from(n)),
             Err(_) => Err(PyValueError::new_err(format!(
@@ -47,12 +54,14 @@ fn to_json_at(obj: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Json
         };
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
+        // A float that is not finite goes as the mapping writes one.
         let x = f.value();
-        return serde_json::Number::from_f64(x)
-            .map(Json::Number)
-            .ok_or_else(|| {
-                PyValueError::new_err(format!("{what}: expected a finite float, found {x}"))
-            });
+        return Ok(match serde_json::Number::from_f64(x) {
+            Some(n) => Json::Number(n),
+            None if x.is_nan() => Json::String("NaN".into()),
+            None if x > 0.0 => Json::String("Infinity".into()),
+            None => Json::String("-Infinity".into()),
+        });
     }
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Json::String(s.to_cow()?.into_owned()));

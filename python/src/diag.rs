@@ -331,6 +331,16 @@ pub(crate) fn check(
             "check: expected `grants` or `policy`, found both",
         ));
     }
+    if let Some(unknown) = grants
+        .iter()
+        .flatten()
+        .find(|g| !writ_lang::types::HOST_CAPABILITIES.contains(&g.as_str()))
+    {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "check: expected grants of the host's capabilities ({}), found {unknown:?} (an engine's own capabilities are checked with Engine.check)",
+            writ_lang::types::HOST_CAPABILITIES.join(", ")
+        )));
+    }
     let names: Option<(Vec<String>, GrantedBy)> = match (&grants, &policy) {
         (Some(g), _) => Some((g.clone(), GrantedBy::List)),
         (_, Some(p)) => Some((p.policy.granted(), GrantedBy::Policy)),

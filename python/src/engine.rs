@@ -494,6 +494,54 @@ impl PyEngine {
     }
 }
 
+/// A capability's interface must parse, declare the effect `name` (and
+/// nothing the library or host declares already), and check: `Rejected`
+/// with its diagnostics, or `ValueError`.
+fn check_interface(py: Python<'_>, name: &str, interface: &str) -> PyResult<()> {
+    if writ_lang::types::HOST_CAPABILITIES.contains(&name) || name == "Fail" {
+        return Err(PyValueError::new_err(format!(
+            "capabilities[{name:?}]: expected a name of your own, found the built-in capability {name}"
+        )));
+    }
+    let parsed = writ_lang::parse_library(interface);
+    if parsed.has_errors() {
+        return Err(errors::rejected(py, interface, &parsed.diagnostics));
+    }
+    let declared: Vec<&str> = parsed
+        .program
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            writ_lang::ast::Item::Effect(e) => Some(e.name.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    if declared != [name] {
+        return Err(PyValueError::new_err(format!(
+            "capabilities[{name:?}]: expected an interface declaring `effect {name}` and nothing else, found {}",
+            if declared.is_empty() {
+                "no effect".to_string()
+            } else {
+                format!("`effect {}`", declared.join("`, `effect "))
+            }
+        )));
+    }
+    let interfaces = [interface.to_string()];
+    let checked = py.detach(|| {
+        writ::check_source(
+            "()\n",
+            &writ::CheckOptions {
+                interfaces: &interfaces,
+                ..writ::CheckOptions::default()
+            },
+        )
+    });
+    if !checked.accepted() {
+        return Err(errors::rejected(py, interface, &checked.diagnostics));
+    }
+    Ok(())
+}
+
 /// Apply `limits={...}` to a policy's limits.
 fn apply_limits(policy: &mut Policy, limits: &Bound<'_, PyDict>) -> PyResult<()> {
     for (k, v) in limits.iter() {
@@ -540,6 +588,7 @@ impl PyEngine {
                     PyTypeError::new_err("capabilities: expected str keys (the effects' names)")
                 })?;
                 let (interface, callable, r, on_error) = PyCapability::from_entry(&name, &v)?;
+                check_interface(py, &name, &interface)?;
                 engine = engine.with_capability(
                     &name,
                     &interface,
@@ -557,16 +606,26 @@ impl PyEngine {
             }
         }
         if let Some(confirm) = confirm {
+            if !confirm.bind(py).is_callable() {
+                return Err(PyTypeError::new_err(format!(
+                    "confirm: expected a callable (question: str) -> bool, found {}",
+                    crate::convert::short_repr(confirm.bind(py))
+                )));
+            }
             let confirm = Arc::new(confirm);
             engine = engine.with_confirm(Arc::new(move |question: &str| {
                 // Fail closed: an exception or an answer that is not a
                 // bool is a no.
-                Python::attach(|py| {
-                    confirm
-                        .bind(py)
-                        .call1((question,))
-                        .and_then(|a| a.extract::<bool>())
-                        .unwrap_or(false)
+                Python::attach(|py| match confirm.bind(py).call1((question,)) {
+                    Ok(answer) => answer.extract::<bool>().unwrap_or(false),
+                    Err(e) => {
+                        // Ctrl-C or SystemExit while the person was asked
+                        // stop the run; any other error is a no.
+                        if !e.is_instance_of::<pyo3::exceptions::PyException>(py) {
+                            crate::worker::stop_run(e);
+                        }
+                        false
+                    }
                 })
             }));
         }
@@ -694,8 +753,10 @@ impl PyEngine {
             let mut log = |line: &str| {
                 if let Some(f) = &on_log {
                     Python::attach(|py| {
+                        // A sink that raises stops the run: its output is
+                        // not lost without the caller knowing.
                         if let Err(e) = f.bind(py).call1((line,)) {
-                            e.write_unraisable(py, Some(f.bind(py)));
+                            crate::worker::stop_run(e);
                         }
                     });
                 }

@@ -42,6 +42,9 @@ enum Event {
     Bytes(Result<Vec<u8>, RunError>),
     /// The reply did not fit; the operation is still pending.
     Bad(RunError),
+    /// Python code the run called raised what must reach the caller
+    /// (see `worker::stop_run`); the run is over.
+    Raised(PyErr),
 }
 
 /// What the host sees of a pending operation.
@@ -87,12 +90,17 @@ fn serve(
     events: Sender<Event>,
     commands: Receiver<Command>,
 ) {
-    let first = match &snapshot {
+    let cancel = options.cancel.clone().unwrap_or_default();
+    let (first, stopped) = crate::worker::scoped(&cancel, || match &snapshot {
         Some(bytes) => shared
             .engine
             .restore(&program, &shared.policy, bytes, &options),
         None => shared.engine.start(&program, &shared.policy, &options),
-    };
+    });
+    if let Some(err) = stopped {
+        let _ = events.send(Event::Raised(err));
+        return;
+    }
     let mut step = match first {
         Ok(s) => s,
         Err(e) => {
@@ -119,16 +127,24 @@ fn serve(
                         return;
                     }
                 }
-                Ok(Command::Reply(reply)) => match pending.resume(reply) {
-                    Ok(next) => break next,
-                    Err(bad) => {
-                        let bad = *bad;
-                        if events.send(Event::Bad(bad.error)).is_err() {
+                Ok(Command::Reply(reply)) => {
+                    match crate::worker::scoped(&cancel, || pending.resume(reply)) {
+                        (_, Some(err)) => {
+                            let _ = events.send(Event::Raised(err));
                             return;
                         }
-                        pending = bad.pending;
+                        (resumed, None) => match resumed {
+                            Ok(next) => break next,
+                            Err(bad) => {
+                                let bad = *bad;
+                                if events.send(Event::Bad(bad.error)).is_err() {
+                                    return;
+                                }
+                                pending = bad.pending;
+                            }
+                        },
                     }
-                },
+                }
             }
         };
     }
@@ -178,6 +194,7 @@ fn next(py: Python<'_>, mut actor: Actor) -> PyResult<Py<PyAny>> {
             Err(e) => Err(errors::run_error(py, &e, &actor.source, None)),
         },
         Event::Bad(e) => Err(errors::run_error(py, &e, &actor.source, None)),
+        Event::Raised(err) => Err(err),
         Event::Bytes(_) => Err(PyRuntimeError::new_err(
             "the paused run answered out of turn",
         )),
@@ -313,6 +330,7 @@ impl PyPaused {
                 }
                 Err(e) => Err(errors::run_error(py, &e, &actor.source, None)),
             },
+            Event::Raised(err) => Err(err),
             Event::Bytes(_) => Err(PyRuntimeError::new_err(
                 "the paused run answered out of turn",
             )),

@@ -17,6 +17,7 @@
 //! ([`crate::pause`]); a worker that ends without answering is an error,
 //! never a hang.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -72,6 +73,46 @@ pub(crate) fn wait<T: Send>(
             }
         }
     }
+}
+
+thread_local! {
+    /// The cancel flag of the run going on on this thread, and the
+    /// exception that stopped it, if Python code it called raised one that
+    /// must reach the caller ([`stop_run`]).
+    static SCOPE: RefCell<Option<(Arc<AtomicBool>, Option<PyErr>)>> = const { RefCell::new(None) };
+}
+
+/// Do `work` (a run, or part of one) as the run watching `cancel`: Python
+/// code it calls on this thread may stop it with [`stop_run`], whose
+/// exception is given back. Scopes nest (a capability's handler may run
+/// another program).
+pub(crate) fn scoped<T>(cancel: &Arc<AtomicBool>, work: impl FnOnce() -> T) -> (T, Option<PyErr>) {
+    let outer = SCOPE.with(|s| s.borrow_mut().replace((cancel.clone(), None)));
+    let result = work();
+    let stopped = SCOPE.with(|s| {
+        let mut slot = s.borrow_mut();
+        let ours = slot.take();
+        *slot = outer;
+        ours.and_then(|(_, e)| e)
+    });
+    (result, stopped)
+}
+
+/// Stop the run going on on this thread because Python code it called
+/// raised `err`, which must reach the caller (a `SystemExit` or
+/// `KeyboardInterrupt` in a capability's handler, an exception in an
+/// `on_log` sink): the run is cancelled (it stops as soon as the
+/// operation returns, carrying out nothing more) and `err` is raised
+/// where it was started. The first such exception is kept.
+pub(crate) fn stop_run(err: PyErr) {
+    SCOPE.with(|s| {
+        if let Some((cancel, slot)) = s.borrow_mut().as_mut() {
+            cancel.store(true, Ordering::SeqCst);
+            if slot.is_none() {
+                *slot = Some(err);
+            }
+        }
+    });
 }
 
 /// A piece of work for a worker thread.
@@ -165,6 +206,26 @@ pub(crate) fn run<T: Send + 'static>(
     cancel: Arc<AtomicBool>,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<T> {
+    let flag = cancel.clone();
+    let work = move || scoped(&flag, work);
+    let (result, stopped) = run_unscoped(py, cancel, work)?;
+    if let Some(err) = stopped {
+        return Err(err);
+    }
+    if on_main_thread() && interrupt::seen() {
+        // Python noted the signal too (unless a capability's handler
+        // took its KeyboardInterrupt): raise it now.
+        py.check_signals()?;
+        return Err(PyKeyboardInterrupt::new_err(()));
+    }
+    Ok(result)
+}
+
+fn run_unscoped<T: Send + 'static>(
+    py: Python<'_>,
+    cancel: Arc<AtomicBool>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
     if !on_main_thread() {
         return Ok(py.detach(work));
     }
@@ -182,14 +243,7 @@ pub(crate) fn run<T: Send + 'static>(
         on_worker(py, cancel, work)
     };
     MAIN_RUNS.fetch_sub(1, Ordering::SeqCst);
-    let r = result?;
-    if interrupt::seen() {
-        // Python noted the signal too (unless a capability's handler
-        // took its KeyboardInterrupt): raise it now.
-        py.check_signals()?;
-        return Err(PyKeyboardInterrupt::new_err(()));
-    }
-    Ok(r)
+    result
 }
 
 /// Run `work` on a worker thread with the GIL released, and wait for it

@@ -235,6 +235,14 @@ fn convert<'a>(
                         Some(x) => made.push(Value::float(x)),
                         None => return Err(mismatch()),
                     },
+                    // The strings a Float that is not finite is written as
+                    // (`writ_runtime::json`), read back as that Float.
+                    (InputType::Float, Json::String(s)) => match s.as_str() {
+                        "NaN" => made.push(Value::float(f64::NAN)),
+                        "Infinity" => made.push(Value::float(f64::INFINITY)),
+                        "-Infinity" => made.push(Value::float(f64::NEG_INFINITY)),
+                        _ => return Err(mismatch()),
+                    },
                     (InputType::Str, Json::String(s)) => made.push(Value::str(s.as_str())),
                     (InputType::Bool, Json::Bool(b)) => made.push(Value::bool(*b)),
                     (InputType::Unit, Json::Null) => made.push(Value::unit()),

@@ -41,9 +41,11 @@ impl Pending<'_> {
     /// what the program read: keep them as the store is kept. At most
     /// about twice the memory limit (else the memory limit's `E5002`).
     ///
-    /// Taking a snapshot does not end the run: the pending operation can
-    /// still be replied to here (then the snapshot is of a run that went
-    /// on elsewhere; each snapshot resumes once).
+    /// Taking a snapshot does not end the run, but the run and its
+    /// snapshot go on once between them: whichever is replied to first
+    /// (this pending operation, or the snapshot restored) uses the
+    /// snapshot up, and the other is refused (`E4009`) before it carries
+    /// anything out. A second snapshot uses up the first.
     pub fn to_bytes(&mut self) -> Result<Vec<u8>, RunError> {
         let runtime = self.paused.to_bytes()?;
         let state = &mut self.run.state;
@@ -52,6 +54,12 @@ impl Pending<'_> {
         };
         let key = state.store.snapshot_key().map_err(store_error)?;
         let nonce = state.store.nonce().map_err(store_error)?;
+        // This run and the snapshot's are one run: whichever goes on first
+        // uses the snapshot up (this one, at its next reply). A snapshot
+        // this run was restored from, or made before, is used up now.
+        if let Some(earlier) = state.restored_from.replace(nonce.clone()) {
+            consume(&mut state.store, &earlier)?;
+        }
         let envelope = snapshot::Envelope {
             program: self.run.program.hash.clone(),
             principal: self.run.policy.principal.id.clone(),
