@@ -37,7 +37,7 @@ use crate::reads::{RecordedRead, Recording};
 use crate::store::sha256_hex;
 
 /// The version of a plan's JSON.
-const FORMAT: u64 = 1;
+const FORMAT: u64 = 2;
 
 /// One act a plan holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,6 +98,10 @@ fn act_digest(operation: &str, arguments: &[Json]) -> String {
 /// approved, and run with `RunOptions::approved`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
+    /// This plan's own identifier, made when it is made: two plans of the
+    /// same program, policy, person and inputs, the same in all else, are
+    /// two approvals (each executes once).
+    pub id: String,
     /// The SHA-256 of the program's text.
     pub program: String,
     /// The policy's digest ([`policy_digest`]).
@@ -115,6 +119,23 @@ pub struct Plan {
     /// How the planned run ended: the final value's display, or the
     /// error's code and message.
     pub result: Result<String, String>,
+}
+
+/// A new plan's identifier: 32 hex digits, different for each plan made
+/// (the time, the process, a count and the process's hashing seed, hashed).
+pub(crate) fn fresh_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let count = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut seed = std::collections::hash_map::RandomState::new().build_hasher();
+    seed.write_u64(count);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let text = format!("{now}:{}:{count}:{}", std::process::id(), seed.finish());
+    let digest = sha256_hex(text.as_bytes());
+    digest.get(..32).unwrap_or(&digest).to_string()
 }
 
 /// The digest of a policy: what it grants, to whom, under which limits
@@ -142,6 +163,7 @@ impl Plan {
     fn body(&self) -> Json {
         json!({
             "format": FORMAT,
+            "id": self.id,
             "program": self.program,
             "policy": self.policy,
             "principal": self.principal,
@@ -268,6 +290,7 @@ impl Plan {
             None => return Err("expected the plan's `result`".into()),
         };
         let plan = Plan {
+            id: text("id")?,
             program: text("program")?,
             policy: text("policy")?,
             principal: text("principal")?,

@@ -392,6 +392,7 @@ impl Session {
         let mut acts = PlannedActs::default();
         let e = self.eval_inner(name, text, events, cancel, Some(&mut acts));
         let plan = Plan {
+            id: crate::plan::fresh_id(),
             program: store::sha256_hex(text.as_bytes()),
             policy: crate::plan::policy_digest(&policy),
             principal: policy.principal.id.clone(),

@@ -417,3 +417,39 @@ fn what_a_plan_keeps_of_its_acts_is_bounded_by_the_memory_limit() {
         plan.acts.len()
     );
 }
+
+#[test]
+fn two_plans_alike_in_all_else_are_two_approvals_each_executed_once() {
+    let engine = engine();
+    let p = policy(&engine, "twice", "ada", 50000);
+    let program = check(
+        &engine,
+        "Pay.pay(\"air-one.example\", 100, \"coffee\").id\n",
+        &p,
+    );
+    let db = common::db("plans", "twice");
+    let plan = |engine: &Engine| {
+        engine
+            .plan(&program, &p, &options(&db))
+            .unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let run = |plan: &Plan| engine.run(&program, &p, &approved(&db, plan), &mut |_| {});
+    let (today, tomorrow) = (plan(&engine), plan(&engine));
+    assert_ne!(today.id, tomorrow.id);
+    assert_eq!(today.acts, tomorrow.acts);
+    let first = run(&today).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(first.result.as_deref(), Ok("\"pay-1\""));
+    let second = run(&tomorrow).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(second.result.as_deref(), Ok("\"pay-2\""));
+    for again in [&today, &tomorrow] {
+        match run(again) {
+            Err(e) => assert_eq!(e.code.as_str(), "E4014", "{}", e.message),
+            Ok(o) => panic!("expected E4014, found {:?}", o.result),
+        }
+    }
+    // Its identifier is part of what its digest covers.
+    let mut changed = today.to_json();
+    changed["id"] = serde_json::json!(tomorrow.id);
+    assert!(Plan::from_json(&changed).is_err());
+    let _ = std::fs::remove_file(&db);
+}

@@ -185,6 +185,7 @@ impl Engine {
             _ => Vec::new(),
         };
         Ok(Plan {
+            id: crate::plan::fresh_id(),
             program: program.hash.clone(),
             policy: policy_digest(policy),
             principal: policy.principal.id.clone(),
