@@ -407,6 +407,11 @@ pub enum Op {
     SetLocal(u32),
     /// Push a captured value.
     Capture(u32),
+    /// Push a captured value on its last read in the running function
+    /// (see `lower::liveness`): moved out of the closure, leaving `()`,
+    /// when the running frame holds the only reference to the closure;
+    /// copied otherwise.
+    MoveCapture(u32),
     /// Push the running closure itself.
     SelfFn,
     /// Push a global.

@@ -1,4 +1,4 @@
-//! Moving a local's value out on its last read.
+//! Moving a local's (or a captured) value out on its last read.
 //!
 //! A `Local(n)` op pushes a copy of slot `n`, so a heap value held in a
 //! slot is shared by the slot and the copy, and an operation on the copy
@@ -17,8 +17,18 @@
 //! what is dead on every path stays dead; a continuation resumed twice
 //! runs on two copies of its frames, each with its own slots.
 //!
-//! Invariant: a slot that may be read again is never moved. Functions too
-//! large for the analysis to be cheap are left unchanged.
+//! The same analysis over a closure's captures (read by `Capture` and by
+//! a `Closure` taking captures of the running closure; never written)
+//! turns a capture's last read into `MoveCapture`. The machine moves the
+//! value out of the closure only when the running frame holds the only
+//! reference to it, so no other call of the closure can read the capture
+//! afterwards; a call of the closure started from inside itself could,
+//! so a function that names itself gets no capture moves. A resumption
+//! held by a closure called once (`fn() { resume(()) }`) is then held once
+//! when it is called, and moved instead of copied.
+//!
+//! Invariant: a slot or capture that may be read again is never moved.
+//! Functions too large for the analysis to be cheap are left unchanged.
 
 use crate::code::{CaptureFrom, Function, Op};
 
@@ -101,34 +111,114 @@ fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
     }
 }
 
-/// Turn the last reads of slots into moves, in every function.
+/// Turn the last reads of slots and captures into moves, in every
+/// function.
 pub(super) fn moves(functions: &mut [Function], from: usize) {
     let captures: Vec<Vec<CaptureFrom>> = functions.iter().map(|f| f.captures.clone()).collect();
     for f in functions.iter_mut().skip(from) {
         moves_in(f, &captures);
+        capture_moves_in(f, &captures);
     }
 }
 
 fn moves_in(f: &mut Function, captures: &[Vec<CaptureFrom>]) {
-    let n = f.ops.len();
     let slots = f.locals as usize;
-    if n == 0 || n.saturating_mul(slots.max(1)) > MAX_CELLS {
+    let write = |op: &Op| match op {
+        Op::SetLocal(w) => Some(*w),
+        _ => None,
+    };
+    let Some(live_in) = live_in(&f.ops, slots, |op, out| reads(op, captures, out), write) else {
+        return;
+    };
+    for i in 0..f.ops.len() {
+        let Some(op @ Op::Local(s)) = f.ops.get(i).copied() else {
+            continue;
+        };
+        if !live_out(&live_in, &op, i, slots).contains(s)
+            && let Some(op) = f.ops.get_mut(i)
+        {
+            *op = Op::MoveLocal(s);
+        }
+    }
+}
+
+/// The captures op reads, given each function's captures: a `Capture`,
+/// and a `Closure` whose captures come from the running closure's.
+fn capture_reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
+    out.clear();
+    match op {
+        Op::Capture(n) | Op::MoveCapture(n) => out.push(*n),
+        Op::Closure(f) => {
+            for c in captures.get(*f as usize).into_iter().flatten() {
+                if let CaptureFrom::Capture(n) = c {
+                    out.push(*n);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Turn each `Capture(n)` after which no path through the function reads
+/// capture `n` again into `MoveCapture(n)`. The machine moves the value
+/// only when the running frame holds the only reference to the closure,
+/// so no other call of it can read the capture later, except one this
+/// call starts itself: a function that names itself (`SelfFn`, or a
+/// closure capturing it) is left unchanged.
+fn capture_moves_in(f: &mut Function, captures: &[Vec<CaptureFrom>]) {
+    let width = f.captures.len();
+    let names_itself = f.ops.iter().any(|op| match op {
+        Op::SelfFn => true,
+        Op::Closure(g) => captures
+            .get(*g as usize)
+            .is_none_or(|cs| cs.contains(&CaptureFrom::SelfFn)),
+        _ => false,
+    });
+    if width == 0 || names_itself {
         return;
     }
-    let mut live_in: Vec<Slots> = vec![Slots::new(slots); n + 1];
+    let reads = |op: &Op, out: &mut Vec<u32>| capture_reads(op, captures, out);
+    let Some(live_in) = live_in(&f.ops, width, reads, |_| None) else {
+        return;
+    };
+    for i in 0..f.ops.len() {
+        let Some(op @ Op::Capture(c)) = f.ops.get(i).copied() else {
+            continue;
+        };
+        if !live_out(&live_in, &op, i, width).contains(c)
+            && let Some(op) = f.ops.get_mut(i)
+        {
+            *op = Op::MoveCapture(c);
+        }
+    }
+}
+
+/// What is live on entry to each op (and past the end), for `width`
+/// things read by `reads` and written by `write`; `None` when the
+/// function is too large for the analysis to be cheap.
+fn live_in(
+    ops: &[Op],
+    width: usize,
+    reads: impl Fn(&Op, &mut Vec<u32>),
+    write: impl Fn(&Op) -> Option<u32>,
+) -> Option<Vec<Slots>> {
+    let n = ops.len();
+    if n == 0 || n.saturating_mul(width.max(1)) > MAX_CELLS {
+        return None;
+    }
+    let mut live_in: Vec<Slots> = vec![Slots::new(width); n + 1];
     let mut buf = Vec::new();
     // Jumps go forward in lowered code, so one backward sweep usually
     // settles it; sweep again until nothing changes, whatever the shape.
     loop {
         let mut changed = false;
         for i in (0..n).rev() {
-            let Some(op) = f.ops.get(i) else { continue };
-            let out = live_out(&live_in, op, i, slots);
-            let mut live = out;
-            if let Op::SetLocal(w) = op {
-                live.remove(*w);
+            let Some(op) = ops.get(i) else { continue };
+            let mut live = live_out(&live_in, op, i, width);
+            if let Some(w) = write(op) {
+                live.remove(w);
             }
-            reads(op, captures, &mut buf);
+            reads(op, &mut buf);
             for r in &buf {
                 live.insert(*r);
             }
@@ -140,18 +230,7 @@ fn moves_in(f: &mut Function, captures: &[Vec<CaptureFrom>]) {
             }
         }
         if !changed {
-            break;
-        }
-    }
-    for i in 0..n {
-        let Some(Op::Local(s)) = f.ops.get(i).copied() else {
-            continue;
-        };
-        let Some(op) = f.ops.get(i) else { continue };
-        if !live_out(&live_in, op, i, slots).contains(s)
-            && let Some(op) = f.ops.get_mut(i)
-        {
-            *op = Op::MoveLocal(s);
+            return Some(live_in);
         }
     }
 }
@@ -276,5 +355,63 @@ mod tests {
             Op::Return,
         ];
         assert_eq!(after(ops, vec![]).first(), Some(&Op::Local(0)));
+    }
+
+    fn after_captures(ops: Vec<Op>, own: Vec<CaptureFrom>, inner: Vec<CaptureFrom>) -> Vec<Op> {
+        let mut fs = vec![func(ops, own), func(vec![Op::Return], inner)];
+        moves(&mut fs, 0);
+        fs.swap_remove(0).ops
+    }
+
+    #[test]
+    fn the_last_read_of_a_capture_moves_and_earlier_ones_copy() {
+        let own = vec![CaptureFrom::Local(0), CaptureFrom::Local(1)];
+        let ops = vec![
+            Op::Capture(0),
+            Op::Capture(1),
+            Op::Capture(0),
+            Op::Call(1),
+            Op::Return,
+        ];
+        let want = vec![
+            Op::Capture(0),
+            Op::MoveCapture(1),
+            Op::MoveCapture(0),
+            Op::Call(1),
+            Op::Return,
+        ];
+        assert_eq!(after_captures(ops, own, vec![]), want);
+    }
+
+    #[test]
+    fn a_capture_read_on_a_later_path_or_by_an_inner_closure_is_kept() {
+        let own = vec![CaptureFrom::Local(0)];
+        // The read at 2 may be followed by the read at 4.
+        let ops = vec![
+            Op::Local(1),
+            Op::JumpIfFalse(4),
+            Op::Capture(0),
+            Op::Pop,
+            Op::Capture(0),
+            Op::Return,
+        ];
+        let got = after_captures(ops, own.clone(), vec![]);
+        assert_eq!(got.get(2), Some(&Op::Capture(0)));
+        assert_eq!(got.get(4), Some(&Op::MoveCapture(0)));
+        // A closure made from the running closure's capture reads it.
+        let ops = vec![Op::Capture(0), Op::Pop, Op::Closure(1), Op::Return];
+        let got = after_captures(ops, own, vec![CaptureFrom::Capture(0)]);
+        assert_eq!(got.first(), Some(&Op::Capture(0)));
+    }
+
+    #[test]
+    fn a_function_that_names_itself_moves_no_capture() {
+        let own = vec![CaptureFrom::Local(0)];
+        let ops = vec![Op::Capture(0), Op::SelfFn, Op::Call(1), Op::Return];
+        let got = after_captures(ops.clone(), own.clone(), vec![]);
+        assert_eq!(got, ops);
+        let ops = vec![Op::Capture(0), Op::Closure(1), Op::Call(1), Op::Return];
+        let got = after_captures(ops.clone(), own, vec![CaptureFrom::SelfFn]);
+        assert_eq!(got, ops);
     }
 }

@@ -13,8 +13,10 @@
 //!   resumption pushes a copy back (rebased to where it is resumed),
 //!   handler included (deep handlers), and delivers its argument as the
 //!   operation's result. A resumption owned only by the caller is moved,
-//!   not copied; a shared one is copied, so every resume is independent
-//!   (multi-shot).
+//!   not copied (one captured by a closure is held once when that closure
+//!   is called by its only holder and reads it for the last time:
+//!   `MoveCapture`); a shared one is copied, so every resume is
+//!   independent (multi-shot).
 //! - **Abortive clause** (never mentions `resume`): the same, but the
 //!   continuation is dropped instead of captured.
 //! - **Tail-resumptive clause**: no capture. A `Skip` entry hides the

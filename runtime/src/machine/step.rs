@@ -17,6 +17,8 @@
 //! - **No index is trusted**: every local, literal, global and jump target
 //!   is checked, and a bad one stops the run with `E4004`.
 
+use std::rc::Rc;
+
 use crate::code::{Arith, Function, Module, Op, Operand};
 use crate::error::RunError;
 use crate::value::{Repr, Value};
@@ -137,6 +139,24 @@ impl<'a> Machine<'a> {
                         .and_then(|f| f.closure.as_ref())
                         .and_then(|c| c.captures.get(i as usize))
                         .cloned();
+                    let v = tri!(v.ok_or_else(bad_index));
+                    self.stack.push(v);
+                }
+                Op::MoveCapture(i) => {
+                    // Moved only when nothing but this frame holds the
+                    // closure: no other call of it can then read the
+                    // capture, and lowering made this the last read of
+                    // this call (a function naming itself gets no moves).
+                    let v = match self.frames.last_mut().and_then(|f| f.closure.as_mut()) {
+                        Some(c) => match Rc::get_mut(c) {
+                            Some(obj) => obj
+                                .captures
+                                .get_mut(i as usize)
+                                .map(|slot| std::mem::replace(slot, Value(Repr::Unit))),
+                            None => c.captures.get(i as usize).cloned(),
+                        },
+                        None => None,
+                    };
                     let v = tri!(v.ok_or_else(bad_index));
                     self.stack.push(v);
                 }
