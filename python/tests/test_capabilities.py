@@ -254,3 +254,45 @@ def test_program_reaches_python_only_through_the_capability(store):
     assert out.value == [-3, 18, -3]
     assert w.calls == [("high", "Oslo"), ("high", "Rome"), ("high", "Oslo")]
     assert len(out.audit_ids) == 3
+
+
+def test_system_exit_in_a_handler_propagates(store):
+    """SystemExit and KeyboardInterrupt are not errors of the handler's
+    service: they are not turned into a `Fail` the program could catch."""
+
+    def handler(op, *args):
+        raise SystemExit(3)
+
+    e = weather_engine(store, handler=handler)
+    with pytest.raises(SystemExit):
+        e.run(CATCH.format(expr='Weather.high("Oslo")'))
+
+
+def test_keyboard_interrupt_in_a_handler_propagates(store):
+    def handler(op, *args):
+        raise KeyboardInterrupt
+
+    e = weather_engine(store, handler=handler)
+    with pytest.raises(KeyboardInterrupt):
+        e.run(CATCH.format(expr='Weather.high("Oslo")'))
+    assert e.run('1 + 1\n').value == 2
+
+
+def test_handler_may_run_another_program(store):
+    holder = {}
+
+    def high(city):
+        return holder["engine"].run("40 + 2\n").value
+
+    e = weather_engine(store, handler={"high": high})
+    holder["engine"] = e
+    assert e.run('Weather.high("x") + 1\n').value == 43
+
+
+def test_deep_result_is_fail_not_a_crash(store):
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    e = weather_engine(store, handler={"report": lambda c, d: {"city": c, "highs": deep}})
+    out = e.run(CATCH.format(expr='Weather.report("Oslo", 1).city'))
+    assert out.value.startswith("failed: ")

@@ -510,3 +510,44 @@ def test_wrong_argument_types(engine):
 def test_float_results_are_floats(engine):
     v = engine.run("math.sqrt(2.0)\n").value
     assert math.isclose(v, 2**0.5)
+
+
+def test_on_log_exception_propagates(engine):
+    """A log sink that raises stops the run and the caller sees its
+    exception (never a run that goes on with its output lost)."""
+    seen = []
+
+    def sink(line):
+        seen.append(line)
+        raise ValueError("log sink broke")
+
+    with pytest.raises(ValueError, match="log sink broke"):
+        engine.run('Log.info("a")\nLog.info("b")\n1\n', on_log=sink)
+    assert seen == ["a"]
+
+
+def test_confirm_callback_that_raises_or_is_not_a_bool_is_no(store):
+    def broken(q):
+        raise RuntimeError("no one home")
+
+    engine = writ.Engine(make_policy(LOG, CONFIRM), store=store, confirm=broken)
+    assert engine.run('Confirm.ask("x?")\n').value is False
+    engine = writ.Engine(make_policy(LOG, CONFIRM), store=store, confirm=lambda q: "yes")
+    assert engine.run('Confirm.ask("x?")\n').value is False
+
+
+def test_inputs_not_json_data(engine):
+    p = engine.compile("map.size(m)\n", inputs={"m": "Map[Str, Int]"})
+    with pytest.raises((TypeError, ValueError, writ.RunError)):
+        engine.run(p, inputs={"m": {1: 2}})
+    q = engine.compile("list.length(l)\n", inputs={"l": "List[Int]"})
+    cycle: list = []
+    cycle.append(cycle)
+    with pytest.raises((TypeError, ValueError, writ.RunError)):
+        engine.run(q, inputs={"l": cycle})
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises((TypeError, ValueError, writ.RunError)):
+        engine.run(q, inputs={"l": deep})
+    assert engine.run(q, inputs={"l": [1, 2, 3]}).value == 3

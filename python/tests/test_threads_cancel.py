@@ -226,3 +226,53 @@ def test_ctrl_c_cancels_a_plan(store):
     how, elapsed = interrupted(lambda: engine.plan(SPIN))
     assert how == "interrupted" and elapsed < 2.0
 
+
+
+def test_ctrl_c_while_a_python_capability_waits(store):
+    """Ctrl-C while the run waits in a Python handler (a slow service)
+    cancels the run: the KeyboardInterrupt is not a `Fail` the program
+    handles and then spins on."""
+    calls = []
+
+    def high(city):
+        calls.append(city)
+        time.sleep(1.0)
+        return 1
+
+    engine = writ.Engine(
+        make_policy(LOG, "[grants.Weather]"),
+        store=store,
+        limits=LONG,
+        capabilities={"Weather": (WEATHER, {"high": high})},
+    )
+    src = (
+        "fn spin(n: Int) -> Int { spin(n + 1) }\n"
+        'let h = handle Weather.high("Oslo") with { Fail.fail(m) => 0 }\n'
+        "spin(h)\n"
+    )
+    how, elapsed = interrupted(lambda: engine.run(src), after=0.2)
+    assert how == "interrupted"
+    assert elapsed < 2.0
+    assert calls == ["Oslo"]
+
+
+def test_paused_run_resumed_on_another_thread(store):
+    engine = writ.Engine(make_policy(LOG, CONFIRM), store=store)
+    box: dict = {}
+    th = threading.Thread(target=lambda: box.update(p=engine.start('Confirm.ask("x?")\n', pause_at=["Confirm"])))
+    th.start()
+    th.join(30)
+    paused = box["p"]
+    assert isinstance(paused, writ.Paused)
+    assert paused.operation == "Confirm.ask"
+    assert paused.resume(True).value is True
+
+
+def test_many_paused_runs_at_once(store):
+    engine = writ.Engine(make_policy(LOG, CONFIRM), store=store)
+    program = engine.compile('if Confirm.ask("n=${n}?") { n } else { -n }\n', inputs={"n": "Int"})
+    pauses = [engine.start(program, inputs={"n": n}, pause_at=["Confirm"]) for n in range(1, 11)]
+    assert [list(p.args) for p in pauses] == [[f"n={n}?"] for n in range(1, 11)]
+    # Replied to in another order than started.
+    results = {n: pauses[n - 1].resume(n % 2 == 0).value for n in reversed(range(1, 11))}
+    assert results == {n: (n if n % 2 == 0 else -n) for n in range(1, 11)}
