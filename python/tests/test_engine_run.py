@@ -473,24 +473,27 @@ def test_payment_confirmation(store):
 def test_store_attribute(log_policy, tmp_path):
     path = tmp_path / "x.db"
     engine = writ.Engine(log_policy, store=path)
-    assert engine.store == str(path)
     assert engine.policy.principal == "ada"
     engine.run('Log.info("a")\n')
+    assert engine.store == str(path)
 
 
 def test_store_from_the_policy(tmp_path):
     path = tmp_path / "from-policy.db"
-    engine = writ.Engine(make_policy(LOG, f'[store]\npath = "{path}"'))
+    engine = writ.Engine(make_policy(LOG, HTTP_A, f'[store]\npath = "{path}"'))
+    with pytest.raises(writ.Denied):
+        engine.run('Http.get("https://b.example/")\n')
+    assert path.exists()
     assert engine.store == str(path)
 
 
 def test_default_store_in_cwd(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     engine = writ.Engine(make_policy(LOG, HTTP_A))
-    assert os.path.abspath(engine.store) == str(tmp_path / "writ.db")
     with pytest.raises(writ.Denied):
         engine.run('Http.get("https://b.example/")\n')
     assert (tmp_path / "writ.db").exists()
+    assert os.path.abspath(engine.store) == str(tmp_path / "writ.db")
 
 
 def test_store_cannot_be_opened(tmp_path):
@@ -551,3 +554,30 @@ def test_inputs_not_json_data(engine):
     with pytest.raises((TypeError, ValueError, writ.RunError)):
         engine.run(q, inputs={"l": deep})
     assert engine.run(q, inputs={"l": [1, 2, 3]}).value == 3
+
+
+def test_run_error_rendered_golden(engine):
+    with pytest.raises(writ.RunError) as info:
+        engine.run('Log.info("before")\nFail.fail("boom")\n')
+    e = info.value
+    assert str(e) == "[E4003] the program failed: boom"
+    assert e.rendered.rstrip("\n") == (
+        "[E4003] Error: the program failed: boom\n"
+        "   ╭─[ <program>:2:1 ]\n"
+        "   │\n"
+        ' 2 │ Fail.fail("boom")\n'
+        "   │ ────────┬────────  \n"
+        "   │         ╰────────── here\n"
+        "   │ \n"
+        "   │ Help: `Fail.fail` was performed with no handler of `Fail` around it; handle `Fail` to recover instead\n"
+        "───╯"
+    )
+
+
+def test_limit_rendered_names_the_limit_plainly(log_policy, store):
+    with pytest.raises(writ.LimitExceeded) as info:
+        writ.Engine(log_policy, store=store, limits={"fuel": 1000}).run(SPIN)
+    e = info.value
+    assert e.help == "raise the fuel limit if the program needs more"
+    assert "   ╭─[ <program>:1:26 ]\n" in e.rendered
+    assert "the fuel limit was reached here" in e.rendered

@@ -60,11 +60,12 @@ def test_from_file_and_relative_paths(tmp_path):
         assert p.principal == "ada"
         assert sorted(p.grants) == ["Http", "Log"]
     engine = writ.Engine(writ.Policy.from_file(path))
-    assert engine.store == str(tmp_path / "s.db")
     out = engine.run('Http.get("https://air-one.example/offers")\n')
     assert out.value == '{"flights": [{"id": "A1-318", "price_cents": 38900}]}'
     assert out.recorded is True
     assert [(o.operation, o.decision) for o in out.operations] == [("Http.get", "allowed")]
+    assert [r.operation for r in engine.audit()] == ["Http.get"]
+    assert (tmp_path / "s.db").exists()  # the policy's [store] path
 
 
 def test_from_toml_base_dir(tmp_path, store):
@@ -170,3 +171,30 @@ def test_policy_shared_by_engines(store, tmp_path):
     assert a.run("1 + 1\n").value == 2
     assert b.run("2 + 2\n").value == 4
     assert a.policy.principal == "ada"
+
+
+def test_policy_error_rendered_golden():
+    with pytest.raises(writ.PolicyError) as info:
+        writ.Policy.from_toml('[principal]\nid = "a"\nrole = "r"\ncolour = "red"\n')
+    e = info.value
+    assert str(e) == "[E6002] expected a key of [principal] (`id`, `name`, `role`), found `colour`"
+    assert e.rendered.rstrip("\n") == (
+        "[E6002] Error: expected a key of [principal] (`id`, `name`, `role`), found `colour`\n"
+        "   ╭─[ <policy>:4:1 ]\n"
+        "   │\n"
+        ' 4 │ colour = "red"\n'
+        "   │ ───┬──  \n"
+        "   │    ╰──── unknown key\n"
+        "   │ \n"
+        "   │ Help: a key the policy does not know is an error, so that a misspelt limit never goes unnoticed\n"
+        "───╯"
+    )
+    assert e.diagnostics[0].rendered == e.rendered or e.diagnostics[0].rendered in e.rendered
+
+
+def test_policy_file_error_names_the_file(tmp_path):
+    path = tmp_path / "policy.toml"
+    path.write_text('[principal]\nid = "a"\nrole = "r"\ncolour = "red"\n')
+    with pytest.raises(writ.PolicyError) as info:
+        writ.Policy.from_file(path)
+    assert f"   ╭─[ {path}:4:1 ]" in info.value.rendered
