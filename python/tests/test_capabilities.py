@@ -305,3 +305,31 @@ def test_deep_result_is_fail_not_a_crash(store):
     e = weather_engine(store, handler={"report": lambda c, d: {"city": c, "highs": deep}})
     out = e.run(CATCH.format(expr='Weather.report("Oslo", 1).city'))
     assert out.value.startswith("failed: ")
+
+
+def test_identity_handler_round_trips_every_float(store):
+    """Whatever form a non-finite Float takes in Python (the mapping's
+    "NaN"/"Infinity" or a float), a handler that gives back what it was
+    given gives the program the same Float."""
+    iface = "effect Svc {\n  fn same(x: Float) -> Float\n}\n"
+    seen = []
+
+    def same(x):
+        seen.append(x)
+        return x
+
+    e = writ.Engine(make_policy(LOG, "[grants.Svc]"), store=store, capabilities={"Svc": (iface, {"same": same})})
+    src = (
+        "let nan = Svc.same(0.0 / 0.0)\n"
+        "let inf = Svc.same(1.0 / 0.0)\n"
+        "let minus = Svc.same(-1.0 / 0.0)\n"
+        "(nan != nan, inf > 1.0e308, minus < -1.0e308, Svc.same(1.5))\n"
+    )
+    assert e.run(src).value == [True, True, True, 1.5]
+    assert len(seen) == 4
+
+
+def test_python_non_finite_floats_are_floats(store):
+    iface = "effect Svc {\n  fn big() -> Float\n}\n"
+    e = writ.Engine(make_policy(LOG, "[grants.Svc]"), store=store, capabilities={"Svc": (iface, lambda op: float("inf"))})
+    assert e.run("Svc.big() > 1.0e308\n").value is True

@@ -266,3 +266,31 @@ def test_snapshot_of_another_store(confirm_engine, tmp_path):
 def test_load_wrong_type(confirm_engine):
     with pytest.raises(TypeError):
         confirm_engine.load(BOOK, "not bytes")  # type: ignore[arg-type]
+
+
+def test_load_with_pause_at(confirm_engine):
+    src = 'Log.info("a")\nif Confirm.ask("x") {\n  Log.info("b")\n  1\n} else { 0 }\n'
+    data = _paused(confirm_engine, src).dump()
+    p = confirm_engine.load(src, data, pause_at=["Log"])
+    assert p.operation == "Confirm.ask"  # where it was saved
+    p = p.resume(True)
+    assert (p.operation, list(p.args)) == ("Log.info", ["b"])
+    done = p.carry_out()
+    assert done.value == 1
+    assert list(done.output) == ["a", "b"]
+
+
+def test_a_saved_run_is_carried_on_once(store):
+    """A paused run saved with `dump` goes on once: from the original or
+    from the snapshot, never both (so nothing is paid twice)."""
+    engine = writ.Engine(make_policy(LOG, CONFIRM, PAY), store=store)
+    src = 'if Confirm.ask("pay?") { Pay.pay("air-one.example", 100, "x").id } else { "no" }\n'
+    p = engine.start(src, pause_at=["Confirm"])
+    data = p.dump()
+    assert p.resume(True).value == "pay-1"
+    with pytest.raises(writ.SnapshotError) as info:
+        q = engine.load(src, data, pause_at=["Confirm"])
+        q.resume(True)
+    assert info.value.code == "E4009"
+    pays = [r for r in engine.audit() if r.operation == "Pay.pay" and r.decision == "allowed"]
+    assert len(pays) == 1

@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 import writ
-from conftest import LOG, PAY, Weather, make_policy, weather_engine
+from conftest import CONFIRM, LOG, PAY, Weather, make_policy, weather_engine
 
 BOOK = 'let r = Pay.pay("air-one.example", 38900, "flight A1-318")\nLog.info("receipt ${r.id}")\nr.id\n'
 WORDS = [
@@ -208,3 +208,46 @@ def test_live_run_notes_changed_reads(store):
 def test_plan_wrong_types(pay_engine):
     with pytest.raises(TypeError):
         pay_engine.run(BOOK, approve=42)  # type: ignore[arg-type]
+
+
+def test_plan_of_a_run_that_fails_is_still_a_plan(pay_engine, store):
+    """A planned run that ends with an error still gives its plan (as
+    `writ plan` writes it): what it would do, and how it ended."""
+    plan = pay_engine.plan('Pay.pay("air-one.example", 100, "x")\nFail.fail("after paying")\n')
+    assert [(a["operation"], a["decision"]) for a in plan.acts] == [("Pay.pay", "allowed")]
+    assert plan.result is None
+    assert plan.error == "E4003: the program failed: after paying"
+    assert json.loads(plan.to_json())["result"] == {"error": "E4003: the program failed: after paying"}
+    assert ledger_rows(store) == 0
+
+
+def test_plan_that_does_nothing(pay_engine):
+    plan = pay_engine.plan("1 + 1\n")
+    assert list(plan.acts) == [] and list(plan.reads) == []
+    assert list(plan.words) == ["It does nothing that needs approving."]
+    assert plan.result == "2"
+    assert pay_engine.run("1 + 1\n", approve=plan).value == 2
+    with pytest.raises(writ.NotApproved):
+        pay_engine.run("1 + 1\n", approve=plan)
+
+
+def test_approved_plan_in_another_engine_on_the_same_store(pay_engine, store):
+    text = pay_engine.plan(BOOK).to_json()
+    other = writ.Engine(make_policy(LOG, CONFIRM, PAY), store=store)  # pay_engine's policy, made again
+    assert other.run(BOOK, approve=writ.Plan.from_json(text)).value == "pay-1"
+    with pytest.raises(writ.NotApproved):
+        pay_engine.run(BOOK, approve=text)
+    assert ledger_rows(store) == 1
+
+
+def test_the_same_program_planned_again_can_be_approved(pay_engine, store):
+    """The person approves today's purchase, and tomorrow's, of the same
+    program: a new plan is a new approval, never "executed before"."""
+    small = 'Pay.pay("air-one.example", 100, "coffee").id\n'
+    first = pay_engine.plan(small)
+    assert pay_engine.run(small, approve=first).value == "pay-1"
+    second = pay_engine.plan(small)
+    assert pay_engine.run(small, approve=second).value == "pay-2"
+    with pytest.raises(writ.NotApproved):
+        pay_engine.run(small, approve=second)
+    assert ledger_rows(store) == 2
