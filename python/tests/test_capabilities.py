@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import writ
-from conftest import LOG, WEATHER, Weather, make_policy, weather_engine
+from conftest import CONFIRM, LOG, WEATHER, Weather, make_policy, weather_engine
 
 CATCH = 'handle {{ {expr} }} with {{ Fail.fail(m) => "failed: ${{m}}", return(x) => "ok: ${{x}}" }}\n'
 
@@ -333,3 +333,42 @@ def test_python_non_finite_floats_are_floats(store):
     iface = "effect Svc {\n  fn big() -> Float\n}\n"
     e = writ.Engine(make_policy(LOG, "[grants.Svc]"), store=store, capabilities={"Svc": (iface, lambda op: float("inf"))})
     assert e.run("Svc.big() > 1.0e308\n").value is True
+
+
+def test_capability_named_like_a_built_in_refused(store):
+    with pytest.raises((ValueError, writ.WritError)):
+        writ.Engine(
+            make_policy(LOG),
+            store=store,
+            capabilities={"Log": ("effect Log { fn info(s: Str) -> Unit }", lambda op, *a: None)},
+        )
+
+
+def test_bad_capability_values(store):
+    for bad in (42, (WEATHER,), (WEATHER, Weather(), "extra")):
+        with pytest.raises(TypeError):
+            writ.Engine(make_policy(LOG, "[grants.Weather]"), store=store, capabilities={"Weather": bad})
+
+
+def test_confirm_must_be_callable(store):
+    with pytest.raises(TypeError):
+        writ.Engine(make_policy(LOG, CONFIRM), store=store, confirm=42)  # type: ignore[arg-type]
+
+
+def test_slow_handler_meets_the_time_limit(store):
+    import time
+
+    def high(city):
+        time.sleep(0.6)
+        return 1
+
+    e = writ.Engine(
+        make_policy(LOG, "[grants.Weather]"),
+        store=store,
+        limits={"time": "200ms"},
+        capabilities={"Weather": (WEATHER, {"high": high})},
+    )
+    with pytest.raises(writ.LimitExceeded) as info:
+        e.run('Weather.high("x")\n')
+    assert info.value.limit == "time"
+    assert info.value.code == "E5005"

@@ -231,3 +231,10 @@ def test_error_classes():
         assert issubclass(cls, writ.RunError), cls
     assert not issubclass(writ.Refuse, writ.WritError)
     assert issubclass(writ.Refuse, Exception)
+
+
+def test_unknown_grant_refused():
+    """As `writ check --grant Bogus` is a usage error, so is a grant of
+    no capability here: never a silent no-op."""
+    with pytest.raises((ValueError, writ.WritError)):
+        writ.check("1\n", grants=["Bogus", "Log"])
