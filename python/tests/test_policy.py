@@ -198,3 +198,58 @@ def test_policy_file_error_names_the_file(tmp_path):
     with pytest.raises(writ.PolicyError) as info:
         writ.Policy.from_file(path)
     assert f"   ╭─[ {path}:4:1 ]" in info.value.rendered
+
+
+SEED = """\
+INSERT INTO employees (id, name, manager, fields) VALUES
+  ('ada', 'Ada Lovelace', NULL, '{"plan": "Gold", "ssn": "900-00-0001"}'),
+  ('bob', 'Bob', 'ada', '{"plan": "Silver", "ssn": "900-00-0002"}'),
+  ('eve', 'Eve', NULL, '{"plan": "Bronze", "ssn": "900-00-0003"}');
+"""
+
+RECORDS = """\
+[grants.Records]
+scope = "reports"
+redact = ["ssn"]
+on_deny = "fail"
+"""
+
+READ = (
+    "fn plan_of(id: Str) -> Str / {Records} {\n"
+    "  handle { let r = Records.read(id)\n map.get(r.fields, \"plan\") |> option.unwrap_or(\"?\") } with {\n"
+    '    Fail.fail(m) => "denied",\n'
+    "  }\n"
+    "}\n"
+    '(Records.list(), plan_of("bob"), plan_of("eve"), Records.read("bob").fields |> map.keys)\n'
+)
+
+
+def test_seed_relative_to_the_policy_file(tmp_path):
+    (tmp_path / "org.sql").write_text(SEED)
+    path = tmp_path / "policy.toml"
+    path.write_text(policy_text(LOG, RECORDS, '[store]\npath = "org.db"\nseed = "org.sql"'))
+    engine = writ.Engine(writ.Policy.from_file(path))
+    out = engine.run(READ)
+    assert out.value == [["bob"], "Silver", "denied", ["plan"]]
+    assert (tmp_path / "org.db").exists()  # the store's path is relative to the policy file too
+    decisions = [(o.operation, o.arguments, o.decision) for o in out.operations]
+    assert decisions == [
+        ("Records.list", "", "allowed"),
+        ("Records.read", '"bob"', "allowed"),
+        ("Records.read", '"eve"', "denied"),
+        ("Records.read", '"bob"', "allowed"),
+    ]
+
+
+def test_seed_with_base_dir(tmp_path, store):
+    (tmp_path / "org.sql").write_text(SEED)
+    p = writ.Policy.from_toml(policy_text(LOG, RECORDS, '[store]\nseed = "org.sql"'), base_dir=tmp_path)
+    out = writ.Engine(p, store=store).run(READ)
+    assert out.value == [["bob"], "Silver", "denied", ["plan"]]
+
+
+def test_missing_seed_file(tmp_path, store):
+    p = writ.Policy.from_toml(policy_text(LOG, RECORDS, '[store]\nseed = "nowhere.sql"'), base_dir=tmp_path)
+    with pytest.raises(writ.WritError) as info:
+        writ.Engine(p, store=store).run(READ)
+    assert info.value.code == "E4006"
