@@ -100,18 +100,18 @@ def test_tampered_plan_refused(pay_engine, store):
     data = json.loads(text)
     data["acts"][0]["arguments"][1] = 100
     tampered = json.dumps(data)
-    with pytest.raises((writ.WritError, ValueError)):
-        writ.Plan.from_json(tampered)
-    with pytest.raises((writ.WritError, ValueError)):
-        pay_engine.run(BOOK, approve=tampered)
-    # A changed byte of the text itself.
-    edited = text.replace("38900", "38901")
+    edited = text.replace("38900", "38901")  # a changed byte of the text itself
     assert edited != text
-    with pytest.raises((writ.WritError, ValueError)):
-        writ.Plan.from_json(edited)
-    with pytest.raises((writ.WritError, ValueError)):
-        writ.Plan.from_json("not json")
+    for bad in (tampered, edited, "not json", "{}"):
+        with pytest.raises(writ.NotApproved) as info:
+            writ.Plan.from_json(bad)
+        assert info.value.code == "E4014"
+        assert info.value.message.startswith("expected a plan as Engine.plan made it, found ")
+        with pytest.raises(writ.NotApproved) as info:
+            pay_engine.run(BOOK, approve=bad)
+        assert info.value.code == "E4014"
     assert ledger_rows(store) == 0
+    assert pay_engine.audit() == []  # nothing ran, nothing approved
 
 
 def test_plan_of_another_program(pay_engine, store):
