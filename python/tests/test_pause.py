@@ -294,3 +294,17 @@ def test_a_saved_run_is_carried_on_once(store):
     assert info.value.code == "E4009"
     pays = [r for r in engine.audit() if r.operation == "Pay.pay" and r.decision == "allowed"]
     assert len(pays) == 1
+
+
+def test_limits_carry_across_a_pause(store):
+    engine = writ.Engine(make_policy(LOG, CONFIRM), store=store, limits={"fuel": 20_000})
+    src = 'fn spin(n: Int) -> Int { spin(n + 1) }\nif Confirm.ask("go?") { spin(0) } else { 0 }\n'
+    p = engine.start(src, pause_at=["Confirm"])
+    assert p.resume(False).value == 0
+    p = engine.start(src, pause_at=["Confirm"])
+    with pytest.raises(writ.LimitExceeded) as info:
+        p.resume(True)
+    assert info.value.limit == "fuel"
+    assert info.value.code == "E5001"
+    with pytest.raises(writ.LimitExceeded):
+        engine.start("fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n")
