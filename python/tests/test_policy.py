@@ -36,8 +36,8 @@ def test_from_toml_fields():
     assert p.limits["memory"] == 64 * 1024 * 1024
     assert p.limits["depth"] == 500
     assert p.limits["output"] == 1024
-    time = p.limits.get("time", p.limits.get("time_ms"))
-    assert time == 2000
+    assert p.limits["time"] == 2000  # milliseconds
+    assert sorted(p.limits) == ["depth", "fuel", "memory", "output", "time"]
 
 
 def test_default_limits():
