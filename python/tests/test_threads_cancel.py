@@ -283,3 +283,22 @@ def test_many_paused_runs_at_once(store):
     # Replied to in another order than started.
     results = {n: pauses[n - 1].resume(n % 2 == 0).value for n in reversed(range(1, 11))}
     assert results == {n: (n if n % 2 == 0 else -n) for n in range(1, 11)}
+
+
+def test_nothing_cancelled_after_a_ctrl_c(store):
+    """Whatever a Ctrl-C did to the run it stopped, the next runs, pauses
+    and plans of the engine (and of another engine) are not cancelled."""
+    engine = writ.Engine(make_policy(LOG, CONFIRM), store=store, limits=LONG)
+    src = 'fn spin(n: Int) -> Int { spin(n + 1) }\nif Confirm.ask("go?") { spin(0) } else { 0 }\n'
+    other = writ.Engine(make_policy(LOG, CONFIRM), store=store)
+    waiting = other.start(src, pause_at=["Confirm"])  # paused before the Ctrl-C
+    paused = engine.start(src, pause_at=["Confirm"])
+    interrupted(lambda: paused.resume(True))
+    assert waiting.resume(False).value == 0
+    again = engine.start(src, pause_at=["Confirm"])
+    assert again.resume(False).value == 0
+    assert other.start(src, pause_at=["Confirm"]).resume(False).value == 0
+    assert engine.plan("list.range(0, 100000) |> list.length\n").result == "100000"
+    interrupted(lambda: engine.run(SPIN))
+    assert engine.run("list.range(0, 100000) |> list.sum\n").value == 4999950000
+    assert engine.start(src, pause_at=["Confirm"]).resume(False).value == 0
