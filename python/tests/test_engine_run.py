@@ -220,6 +220,8 @@ def test_input_wrong_type(engine, value, message):
     e = info.value
     assert e.code == "E4007"
     assert e.message == message
+    assert e.outcome is None  # nothing ran
+    assert e.limit is None
     assert not isinstance(e, (writ.LimitExceeded, writ.Denied, writ.NotApproved, writ.SnapshotError))
     assert seen == []  # nothing ran
 
@@ -264,6 +266,7 @@ def test_fail_reaches_top_level(engine):
     e = info.value
     assert type(e) is writ.RunError
     assert e.code == "E4003"
+    assert e.limit is None
     assert e.message == "the program failed: boom"
     assert e.outcome is not None
     assert list(e.outcome.output) == ["before"]

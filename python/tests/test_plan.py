@@ -59,6 +59,10 @@ def test_plan_json_round_trip(pay_engine):
     back = writ.Plan.from_json(text)
     assert back.to_json() == text
     assert back.acts == plan.acts
+    assert back.principal == plan.principal and back.program == plan.program
+    assert list(back.log) == list(plan.log) and back.result == plan.result
+    # In words, under the policy that says the currency.
+    assert list(writ.Plan.from_json(text, policy=pay_engine.policy).words) == WORDS
 
 
 def test_approved_run_pays_once(pay_engine, store):

@@ -32,6 +32,9 @@ def test_from_toml_fields():
     assert p.principal == "ada"
     assert p.role == "employee"
     assert sorted(p.grants) == ["Clock", "Log"]
+    assert p.text == policy_text(
+        LOG, "[grants.Clock]", limits='fuel = 12345\nmemory = "64M"\ndepth = 500\noutput = "1K"\ntime = "2s"'
+    )
     assert p.limits["fuel"] == 12345
     assert p.limits["memory"] == 64 * 1024 * 1024
     assert p.limits["depth"] == 500
@@ -58,6 +61,7 @@ def test_from_file_and_relative_paths(tmp_path):
     path.write_text(policy_text(LOG, HTTP_RECORDED, f'[store]\npath = "{tmp_path / "s.db"}"'))
     for p in (writ.Policy.from_file(path), writ.Policy.from_file(str(path))):
         assert p.principal == "ada"
+        assert p.text == path.read_text()
         assert sorted(p.grants) == ["Http", "Log"]
     engine = writ.Engine(writ.Policy.from_file(path))
     out = engine.run('Http.get("https://air-one.example/offers")\n')
