@@ -111,3 +111,13 @@ def weather_engine(store, *, handler=None, reads=("high", "report"), on_error="f
     cap = writ.Capability(WEATHER, handler, reads=list(reads), on_error=on_error)
     policy = make_policy(*extra, grant)
     return writ.Engine(policy, store=store, capabilities={"Weather": cap}, **kw)
+
+
+def outcome_of(fn):
+    """("returned", value) or ("raised", exception), whatever `fn` raises:
+    a KeyboardInterrupt or SystemExit that a test expects not (or expects)
+    is reported by the test, never left to stop the test session."""
+    try:
+        return ("returned", fn())
+    except BaseException as e:  # noqa: BLE001
+        return ("raised", e)

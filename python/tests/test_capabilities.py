@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import writ
-from conftest import CONFIRM, LOG, WEATHER, Weather, make_policy, weather_engine
+from conftest import CONFIRM, LOG, WEATHER, Weather, make_policy, outcome_of, weather_engine
 
 CATCH = 'handle {{ {expr} }} with {{ Fail.fail(m) => "failed: ${{m}}", return(x) => "ok: ${{x}}" }}\n'
 
@@ -273,8 +273,9 @@ def test_system_exit_in_a_handler_propagates(store):
         raise SystemExit(3)
 
     e = weather_engine(store, handler=handler)
-    with pytest.raises(SystemExit):
-        e.run(CATCH.format(expr='Weather.high("Oslo")'))
+    how, raised = outcome_of(lambda: e.run(CATCH.format(expr='Weather.high("Oslo")')))
+    assert how == "raised" and type(raised) is SystemExit, raised
+    assert raised.code == 3
 
 
 def test_keyboard_interrupt_in_a_handler_propagates(store):
@@ -282,8 +283,8 @@ def test_keyboard_interrupt_in_a_handler_propagates(store):
         raise KeyboardInterrupt
 
     e = weather_engine(store, handler=handler)
-    with pytest.raises(KeyboardInterrupt):
-        e.run(CATCH.format(expr='Weather.high("Oslo")'))
+    how, raised = outcome_of(lambda: e.run(CATCH.format(expr='Weather.high("Oslo")')))
+    assert how == "raised" and type(raised) is KeyboardInterrupt, raised
     assert e.run('1 + 1\n').value == 2
 
 
