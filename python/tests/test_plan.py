@@ -51,7 +51,8 @@ def test_plan_json_round_trip(pay_engine):
     plan = pay_engine.plan(BOOK)
     text = plan.to_json()
     data = json.loads(text)
-    assert data["format"] == 1
+    assert data["format"] == 2
+    assert isinstance(data["id"], str) and data["id"]  # its own identifier
     assert data["principal"] == "ada"
     assert data["program"] == plan.program
     assert [a["operation"] for a in data["acts"]] == ["Pay.pay"]

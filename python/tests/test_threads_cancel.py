@@ -4,7 +4,8 @@ runs, and Ctrl-C (KeyboardInterrupt) cancelling a run promptly."""
 
 from __future__ import annotations
 
-import _thread
+import os
+import signal
 import threading
 import time
 
@@ -155,12 +156,13 @@ def test_gil_released_while_checking(log_policy, store):
 
 
 def interrupted(fn, after: float = 0.3):
-    """Run `fn` with Ctrl-C (`_thread.interrupt_main`) sent `after`
-    seconds in; return how it ended ("interrupted", or what it returned
+    """Run `fn` with Ctrl-C (a real SIGINT to the process, from a timer
+    thread: `_thread.interrupt_main()` sends no signal, decision 013) sent
+    `after` seconds in; return how it ended ("interrupted", or what it returned
     or raised) and how long it took. A KeyboardInterrupt that arrives
     late, wherever it lands here, is caught and reported, never left to
     stop the test session."""
-    timer = threading.Timer(after, _thread.interrupt_main)
+    timer = threading.Timer(after, os.kill, [os.getpid(), signal.SIGINT])
     how: object = None
     elapsed = None
     t0 = time.monotonic()
