@@ -151,7 +151,9 @@ fn a_plan_performs_reads_and_no_act_and_its_approval_executes_exactly_its_acts()
     assert_eq!(again.code.as_str(), "E4014");
     assert_eq!(
         again.message,
-        format!("expected a plan not executed before, found plan {short}, which was")
+        format!(
+            "expected a plan not executed before, found plan {short}, executed already (a plan executes once)"
+        )
     );
 }
 

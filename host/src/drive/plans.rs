@@ -80,7 +80,7 @@ pub(super) fn approve(
         })?
         .ok_or_else(|| {
             crate::plan::does_not_apply(format!(
-                "expected a plan not executed before, found plan {short}, which was"
+                "expected a plan not executed before, found plan {short}, executed already (a plan executes once)"
             ))
         })?;
     run.state.audit_ids.push(seq);
