@@ -475,6 +475,27 @@ impl PyEngine {
         })
     }
 
+    /// Start a run that pauses where `pause_at` says (or restore one from
+    /// `snapshot`), on a thread of its own.
+    fn paused_run(
+        &self,
+        py: Python<'_>,
+        program: ProgramArg<'_>,
+        inputs: Option<&Bound<'_, PyAny>>,
+        pause_at: Option<Vec<String>>,
+        snapshot: Option<Vec<u8>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (compiled, source) = self.program_of(py, program)?;
+        // A paused run's own flag: its waits watch for Ctrl-C.
+        let cancel = Arc::new(AtomicBool::new(false));
+        let mut options = self.options(inputs, &cancel)?;
+        if let Some(at) = pause_at {
+            options.pause_at = host::PauseAt::Only(at);
+        }
+        let shared = self.shared.clone();
+        crate::pause::start(py, shared, compiled, source, options, cancel, snapshot)
+    }
+
     /// Open the store and do `f` with it, the GIL released.
     fn with_store<R: Send>(
         &self,
@@ -790,22 +811,7 @@ impl PyEngine {
         inputs: Option<Bound<'_, PyAny>>,
         pause_at: Option<Vec<String>>,
     ) -> PyResult<Py<PyAny>> {
-        let (compiled, source) = self.program_of(py, program)?;
-        // A paused run's own flag: its waits watch for Ctrl-C.
-        let cancel = Arc::new(AtomicBool::new(false));
-        let mut options = self.options(inputs.as_ref(), &cancel)?;
-        if let Some(at) = pause_at {
-            options.pause_at = host::PauseAt::Only(at);
-        }
-        crate::pause::start(
-            py,
-            self.shared.clone(),
-            compiled,
-            source,
-            options,
-            cancel,
-            None,
-        )
+        self.paused_run(py, program, inputs.as_ref(), pause_at, None)
     }
 
     /// A paused run again from the bytes `Paused.dump()` made of it (in
@@ -822,22 +828,7 @@ impl PyEngine {
         data: Vec<u8>,
         pause_at: Option<Vec<String>>,
     ) -> PyResult<Py<PyAny>> {
-        let (compiled, source) = self.program_of(py, program)?;
-        // A paused run's own flag: its waits watch for Ctrl-C.
-        let cancel = Arc::new(AtomicBool::new(false));
-        let mut options = self.options(None, &cancel)?;
-        if let Some(at) = pause_at {
-            options.pause_at = host::PauseAt::Only(at);
-        }
-        crate::pause::start(
-            py,
-            self.shared.clone(),
-            compiled,
-            source,
-            options,
-            cancel,
-            Some(data),
-        )
+        self.paused_run(py, program, None, pause_at, Some(data))
     }
 
     /// Plan a run: its reads are performed (and recorded), its acts

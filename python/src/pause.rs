@@ -174,11 +174,13 @@ pub(crate) fn start(
         cancel,
         source: Arc::from(source),
     };
-    next(py, actor)
+    next(py, actor, None)
 }
 
-/// Wait for where the run comes to, as a Python object.
-fn next(py: Python<'_>, mut actor: Actor) -> PyResult<Py<PyAny>> {
+/// Wait for where the run comes to, as a Python object. A reply that did
+/// not fit leaves the run paused: its actor goes back to `paused`, the
+/// `Paused` replied to.
+fn next(py: Python<'_>, mut actor: Actor, paused: Option<&PyPaused>) -> PyResult<Py<PyAny>> {
     let Some(events) = actor.events.take() else {
         return Err(PyRuntimeError::new_err("the paused run is gone"));
     };
@@ -193,7 +195,13 @@ fn next(py: Python<'_>, mut actor: Actor) -> PyResult<Py<PyAny>> {
             }
             Err(e) => Err(errors::run_error(py, &e, &actor.source, None)),
         },
-        Event::Bad(e) => Err(errors::run_error(py, &e, &actor.source, None)),
+        Event::Bad(e) => {
+            let err = errors::run_error(py, &e, &actor.source, None);
+            if let Some(p) = paused {
+                p.put_back(actor);
+            }
+            Err(err)
+        }
         Event::Raised(err) => Err(err),
         Event::Bytes(_) => Err(PyRuntimeError::new_err(
             "the paused run answered out of turn",
@@ -307,34 +315,11 @@ impl PyPaused {
     }
 
     fn reply(&self, py: Python<'_>, reply: Reply) -> PyResult<Py<PyAny>> {
-        let mut actor = self.take()?;
+        let actor = self.take()?;
         if actor.commands.send(Command::Reply(reply)).is_err() {
             return Err(PyRuntimeError::new_err("the paused run is gone"));
         }
-        let Some(events) = actor.events.take() else {
-            return Err(PyRuntimeError::new_err("the paused run is gone"));
-        };
-        let (events, got) = crate::worker::wait(py, events, &actor.cancel);
-        actor.events = Some(events);
-        match got? {
-            Event::Bad(e) => {
-                let err = errors::run_error(py, &e, &actor.source, None);
-                self.put_back(actor);
-                Err(err)
-            }
-            Event::Paused(i) => Ok(Py::new(py, PyPaused::new(py, i, actor)?)?.into_any()),
-            Event::Done(done) => match *done {
-                Ok(o) => {
-                    let out = outcome(py, o, &actor.source)?;
-                    Ok(Py::new(py, PyDone::new(py, out)?)?.into_any())
-                }
-                Err(e) => Err(errors::run_error(py, &e, &actor.source, None)),
-            },
-            Event::Raised(err) => Err(err),
-            Event::Bytes(_) => Err(PyRuntimeError::new_err(
-                "the paused run answered out of turn",
-            )),
-        }
+        next(py, actor, Some(self))
     }
 }
 
