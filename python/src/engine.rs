@@ -339,7 +339,7 @@ fn plan_from_json(py: Python<'_>, text: &str) -> PyResult<Plan> {
             py,
             NotApproved::new_err,
             writ_lang::Code::PlanNotApplicable.as_str(),
-            &format!("expected a plan as Engine.plan made it, found {why}"),
+            &format!("expected a plan as Engine.plan made it, but this one is not: {why}"),
         )
     };
     let doc: serde_json::Value =

@@ -111,7 +111,7 @@ def test_tampered_plan_refused(pay_engine, store):
         with pytest.raises(writ.NotApproved) as info:
             writ.Plan.from_json(bad)
         assert info.value.code == "E4014"
-        assert info.value.message.startswith("expected a plan as Engine.plan made it, found ")
+        assert info.value.message.startswith("expected a plan as Engine.plan made it, but this one is not: ")
         with pytest.raises(writ.NotApproved) as info:
             pay_engine.run(BOOK, approve=bad)
         assert info.value.code == "E4014"
