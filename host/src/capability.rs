@@ -120,23 +120,30 @@ pub struct Capability {
     /// every other one is an act.
     pub reads: Vec<String>,
     /// Each operation's result type as data, or why it is not data: read
-    /// from the interface once, when the capability is added.
-    pub(crate) results: Arc<Vec<(String, Result<InputType, String>)>>,
+    /// from the interface once, when the capability is added (shared, so
+    /// that an operation carries its own at no cost).
+    pub(crate) results: Vec<(String, ResultType)>,
 }
+
+/// An operation's declared result type as data, or why it is not data.
+pub(crate) type ResultType = Arc<Result<InputType, String>>;
 
 impl Capability {
     /// The result types of the operations `interface` declares for the
     /// effect `name` (each as data, or why it is not).
-    pub(crate) fn results_of(
-        name: &str,
-        interface: &str,
-    ) -> Arc<Vec<(String, Result<InputType, String>)>> {
-        Arc::new(writ_lang::types::operation_results(interface, name))
+    pub(crate) fn results_of(name: &str, interface: &str) -> Vec<(String, ResultType)> {
+        writ_lang::types::operation_results(interface, name)
+            .into_iter()
+            .map(|(op, ty)| (op, Arc::new(ty)))
+            .collect()
     }
 
-    /// The result type of its operation `op`, as data.
-    pub(crate) fn result_of(&self, op: &str) -> Option<&Result<InputType, String>> {
-        self.results.iter().find(|(o, _)| o == op).map(|(_, t)| t)
+    /// The result type of its operation `op`.
+    pub(crate) fn result_of(&self, op: &str) -> Option<ResultType> {
+        self.results
+            .iter()
+            .find(|(o, _)| o == op)
+            .map(|(_, t)| t.clone())
     }
 }
 

@@ -274,7 +274,7 @@ impl Engine {
             ));
         };
         for op in ops {
-            if writ_lang::types::operation_result(&c.interface, capability, op).is_none() {
+            if c.result_of(op).is_none() {
                 return Err(format!(
                     "expected an operation {capability}'s interface declares, found `{}`",
                     clean(op)
@@ -295,7 +295,7 @@ impl Engine {
             return Some(k);
         }
         let c = self.capabilities.iter().find(|c| c.name == effect)?;
-        let _declared = writ_lang::types::operation_result(&c.interface, effect, op)?;
+        let _declared = c.result_of(op)?;
         Some(if c.reads.iter().any(|r| r == op) {
             writ_lang::types::OpKind::Read
         } else {
@@ -490,8 +490,12 @@ impl IdleStores {
     /// A kept connection to the store at `path`, if there is one and
     /// `path` still names its file.
     fn take(&self, path: &str) -> Option<(Store, FileId)> {
-        let id = FileId::of(path)?;
+        let id = FileId::of(path);
         let mut kept = self.kept.lock().ok()?;
+        // Connections to a file the path no longer names (deleted or
+        // replaced) are closed, not kept taking a place.
+        kept.retain(|(p, i, _)| p != path || Some(*i) == id);
+        let id = id?;
         let at = kept.iter().position(|(p, i, _)| p == path && *i == id)?;
         let (_, id, store) = kept.swap_remove(at);
         Some((store, id))

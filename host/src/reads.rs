@@ -145,7 +145,7 @@ pub(crate) fn answer_type(engine: &Engine, effect: &str, op: &str) -> Option<Inp
         ])),
         _ => {
             let c = engine.capabilities.iter().find(|c| c.name == effect)?;
-            writ_lang::types::operation_result(&c.interface, effect, op)?.ok()
+            c.result_of(op)?.as_ref().as_ref().ok().cloned()
         }
     }
 }

@@ -66,19 +66,16 @@ fn to_json_at(obj: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Json
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Json::String(s.to_cow()?.into_owned()));
     }
-    if let Ok(l) = obj.cast::<PyList>() {
-        return l
-            .iter()
-            .map(|x| to_json_at(&x, what, depth + 1))
+    let items = |it: &mut dyn Iterator<Item = Bound<'_, PyAny>>| {
+        it.map(|x| to_json_at(&x, what, depth + 1))
             .collect::<PyResult<Vec<_>>>()
-            .map(Json::Array);
+            .map(Json::Array)
+    };
+    if let Ok(l) = obj.cast::<PyList>() {
+        return items(&mut l.iter());
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        return t
-            .iter()
-            .map(|x| to_json_at(&x, what, depth + 1))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Json::Array);
+        return items(&mut t.iter());
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = serde_json::Map::new();

@@ -46,7 +46,6 @@ use restore::consume;
 use std::collections::HashMap;
 
 use writ_lang::Code;
-use writ_lang::types::operation_result;
 use writ_runtime::{Driven, Driver, Handling, HostError, RunError, Usage, Value};
 
 use crate::builtin::BuiltinOp;
@@ -657,10 +656,10 @@ impl Engine {
             let known = match (builtin, op) {
                 (Some(_), None) => true,
                 (Some(_), Some(o)) => BuiltinOp::of(effect, o).is_some(),
-                (None, _) => self.capabilities.iter().any(|c| {
-                    c.name == effect
-                        && op.is_none_or(|o| operation_result(&c.interface, effect, o).is_some())
-                }),
+                (None, _) => self
+                    .capabilities
+                    .iter()
+                    .any(|c| c.name == effect && op.is_none_or(|o| c.result_of(o).is_some())),
             };
             if !known {
                 let mut names: Vec<String> = crate::builtin::Builtin::ALL

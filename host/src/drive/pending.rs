@@ -2,7 +2,7 @@
 //! and its reply ([`Pending::resume`]).
 
 use writ_lang::Code;
-use writ_lang::types::{InputType, operation_result};
+use writ_lang::types::InputType;
 use writ_runtime::{HostError, RunError, Value};
 
 use super::{BadReply, Drive, Reply, Run, Step, consume};
@@ -97,16 +97,15 @@ impl<'a> Pending<'a> {
             Some(BuiltinOp::HttpGet | BuiltinOp::HttpPost) => Ok(InputType::Str),
             Some(_) => Err(format!("{effect}.{op} is carried out by the engine only")),
             None => {
-                let interface = self
+                let result = self
                     .run
                     .engine
                     .capabilities
                     .iter()
                     .find(|c| c.name == effect)
-                    .map(|c| c.interface.as_str())
-                    .unwrap_or_default();
-                match operation_result(interface, effect, op) {
-                    Some(Ok(t)) => Ok(t),
+                    .and_then(|c| c.result_of(op));
+                match result.as_deref() {
+                    Some(Ok(t)) => Ok(t.clone()),
                     Some(Err(why)) => Err(format!(
                         "the result of {effect}.{op} is not data the host can give ({why})"
                     )),

@@ -44,7 +44,7 @@ use writ_runtime::{Host, HostError, Module, RunError, Value};
 
 use crate::arguments::{self, Oversized};
 use crate::builtin::BuiltinOp;
-use crate::capability::{Args, Capability, Handler};
+use crate::capability::{Args, Capability, Handler, ResultType};
 use crate::engine::{Confirmer, Operation, unavailable};
 use crate::policy::{Decision, Grant, OnDeny, Policy};
 use crate::store::{Entry, Store};
@@ -255,8 +255,9 @@ enum Act {
     Read(String),
     /// List the ids the scope allows.
     List(Vec<String>),
-    /// Call the embedder's handler.
-    Custom(Handler),
+    /// Call the embedder's handler; the operation's declared result type
+    /// (as data, or why it is not).
+    Custom(Handler, Option<ResultType>),
 }
 
 impl Ready {
@@ -267,7 +268,7 @@ impl Ready {
     pub(crate) fn answerable(&self) -> bool {
         matches!(
             self.act,
-            Act::Clock | Act::Confirm(_) | Act::Http(_) | Act::Custom(_)
+            Act::Clock | Act::Confirm(_) | Act::Http(_) | Act::Custom(..)
         )
     }
 }
@@ -369,11 +370,11 @@ impl<'p> PolicyHost<'p> {
                 })
             }
             None => {
-                let Some(handler) = self
+                let Some((handler, result)) = self
                     .capabilities
                     .iter()
                     .find(|c| c.name == effect)
-                    .map(|c| c.handler.clone())
+                    .map(|c| (c.handler.clone(), c.result_of(op)))
                 else {
                     return Err(HostError::Stop(RunError::new(
                         Code::OperationDenied,
@@ -393,7 +394,7 @@ impl<'p> PolicyHost<'p> {
                     operation: Cow::Owned(operation),
                     shown,
                     rule: Cow::Borrowed("granted"),
-                    act: Act::Custom(handler),
+                    act: Act::Custom(handler, result),
                 })
             }
         }
@@ -440,20 +441,20 @@ impl<'p> PolicyHost<'p> {
                 self.allow(grant, &operation, &shown, &rule)?;
                 Ok(Value::list(ids.into_iter().map(Value::str)))
             }
-            Act::Custom(handler) => {
+            Act::Custom(handler, result) => {
                 // Write-ahead, as for `Http`: the operation is recorded
                 // before the handler acts, so nothing happens that the log
                 // does not show; a refusal by the handler is recorded
                 // after it.
                 self.allow(grant, &operation, &shown, &rule)?;
                 let op = operation.split_once('.').map_or("", |(_, o)| o);
-                let result = self
-                    .capabilities
-                    .iter()
-                    .find(|c| Some(c.name.as_str()) == operation.split_once('.').map(|(e, _)| e))
-                    .and_then(|c| c.result_of(op));
-                let args =
-                    Args::in_program(args, self.module, &self.policy.limits, &operation, result);
+                let args = Args::in_program(
+                    args,
+                    self.module,
+                    &self.policy.limits,
+                    &operation,
+                    result.as_deref(),
+                );
                 match handler(op, &args) {
                     Ok(v) => Ok(v),
                     // Allowed, and recorded so before the handler acted:
@@ -507,15 +508,8 @@ impl<'p> PolicyHost<'p> {
                 })
             }
             Act::Http(_) => Ok(Value::str("(planned: not sent)")),
-            Act::Custom(_) => {
-                let (effect, op) = ready.operation.split_once('.').unwrap_or_default();
-                let interface = self
-                    .capabilities
-                    .iter()
-                    .find(|c| c.name == effect)
-                    .map(|c| c.interface.as_str())
-                    .unwrap_or_default();
-                let ty = match writ_lang::types::operation_result(interface, effect, op) {
+            Act::Custom(_, result) => {
+                let ty = match result.as_deref() {
                     Some(Ok(t)) => t,
                     _ => {
                         return Err(HostError::Stop(crate::plan::does_not_apply(format!(
@@ -524,12 +518,12 @@ impl<'p> PolicyHost<'p> {
                         ))));
                     }
                 };
-                let json = default_of(&ty);
+                let json = default_of(ty);
                 writ_runtime::inputs::value_from_json(
                     self.module,
                     &ready.operation,
                     &json,
-                    &ty,
+                    ty,
                     &self.policy.limits,
                 )
                 .map_err(HostError::Stop)
