@@ -26,14 +26,13 @@ the input are left out on both sides. Python times itself the same way
 --runs runs (default 3). Standard library only.
 
 The memory of the parsed JSON document is measured the same way on both
-sides: the peak resident set of a process that parses it once, less that
-of the same process that does not parse it (writ run, and python3 reading
-the document from a file).
+sides: the peak resident set (/usr/bin/time) of a process that parses it
+once, less that of the same process that does not parse it (writ run, and
+python3 reading the document from a file).
 """
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -166,12 +165,13 @@ def run_writ(program: str) -> tuple[float, str]:
 
 
 def peak_rss(argv: list[str]) -> int:
-    """The peak resident set of a process, in bytes (Linux: KiB in ru_maxrss)."""
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        sys.exit(f"{argv[0]} failed while measuring memory")
-    return usage.ru_maxrss * 1024
+    """The peak resident set of a process, in bytes, as /usr/bin/time reports
+    it (a process started from this one would count this one's pages)."""
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", *argv],
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        sys.exit(f"{argv[0]} failed while measuring memory:\n{out.stderr[-2000:]}")
+    return int(out.stderr.strip().splitlines()[-1]) * 1024
 
 
 def json_memory(doc: str) -> tuple[int, int]:
@@ -188,9 +188,9 @@ def json_memory(doc: str) -> tuple[int, int]:
               "import json, sys; t = open(sys.argv[1], encoding='utf-8').read(); "
               "v = json.loads(t) if sys.argv[2] == '1' else None; print(len(t))",
               str(data)]
-        writ = min(peak_rss(progs[1]) for _ in range(3)) - min(peak_rss(progs[0]) for _ in range(3))
-        python = min(peak_rss(py + ["1"]) for _ in range(3)) - min(peak_rss(py + ["0"]) for _ in range(3))
-        return writ, python
+        def grew(a: list[str], b: list[str]) -> int:
+            return min(peak_rss(b) for _ in range(3)) - min(peak_rss(a) for _ in range(3))
+        return grew(progs[0], progs[1]), grew(py + ["0"], py + ["1"])
 
 
 def writ_per_op(make, runs: int) -> tuple[float, str]:
