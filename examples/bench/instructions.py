@@ -10,7 +10,7 @@ instructions executed, of the whole process), and the table gives both
 counts and their ratio.
 
 The programs: the effect-handlers benchmarks of examples/bench/ (bench.py)
-at reduced inputs (valgrind runs ~50x slower), and the three workloads of
+at reduced inputs (valgrind runs ~50x slower), and the four workloads of
 stdlib_bench.py with the work done once and not at all (the difference is
 the work of one repetition, without start-up and building the input).
 An empty program shows the start-up (checking the standard library).
@@ -78,6 +78,7 @@ def main() -> None:
         ("json: one parse", stdlib_bench.writ_json(doc, 1), stdlib_bench.writ_json(doc, 0)),
         ("sort_by: one sort", stdlib_bench.writ_sort_by(1), stdlib_bench.writ_sort_by(0)),
         ("sort: one sort", stdlib_bench.writ_sort(1), stdlib_bench.writ_sort(0)),
+        ("map: one map", stdlib_bench.writ_map(1), stdlib_bench.writ_map(0)),
     ]
     print(f"{'program':<28} {'before (Ir)':>15} {'after (Ir)':>15} {'after/before':>12}")
     for label, program, base in rows:

@@ -4,7 +4,7 @@
     cargo build --release          # first: this script builds nothing
     python3 examples/bench/stdlib_bench.py [--runs N]
 
-Three workloads, each in Writ (target/release/writ run) and in Python:
+Four workloads, each in Writ (target/release/writ run) and in Python:
 
 1. json: parse a 1 MB JSON document (an array of order records with
    nested objects, strings with escapes and non-ASCII text, floats and
@@ -13,6 +13,10 @@ Three workloads, each in Writ (target/release/writ run) and in Python:
 2. sort_by: sort 10^5 records ({id, price, name}) by their price field
    with a stable key sort (list.sort_by / sorted(key=...)).
 3. sort: sort 10^5 integers (list.sort / sorted).
+4. map: double the integers below 10^6 and sum them
+   (list.sum(list.map(list.range(0, 10^6), fn(x) { x * 2 })) /
+   sum([x * 2 for x in range(10**6)])): a closure called per element
+   and a list built by appending.
 
 The work is done REPS times inside one process, and the process is also run
 with the work done 0 times; the figure reported is
@@ -20,6 +24,11 @@ with the work done 0 times; the figure reported is
 the input are left out on both sides. Python times itself the same way
 (time.perf_counter around the loop) after building the same input. Best of
 --runs runs (default 3). Standard library only.
+
+The memory of the parsed JSON document is measured the same way on both
+sides: the peak resident set (/usr/bin/time) of a process that parses it
+once, less that of the same process that does not parse it (writ run, and
+python3 reading the document from a file).
 """
 
 import argparse
@@ -127,6 +136,16 @@ go({reps}, list.length(xs))
 """
 
 
+N_MAP = 1_000_000
+
+
+def writ_map(reps: int) -> str:
+    return f"""fn work() -> Int {{ list.sum(list.map(list.range(0, {N_MAP}), fn(x) {{ x * 2 }})) }}
+fn go(n: Int, acc: Int) -> Int {{ if n == 0 {{ acc }} else {{ go(n - 1, acc + work()) }} }}
+go({reps}, 0)
+"""
+
+
 def run_writ(program: str) -> tuple[float, str]:
     with tempfile.NamedTemporaryFile("w", suffix=".writ", delete=False, encoding="utf-8") as f:
         f.write(program)
@@ -143,6 +162,35 @@ def run_writ(program: str) -> tuple[float, str]:
     if out.returncode != 0:
         sys.exit(f"writ failed ({out.returncode}):\n{out.stderr[:2000]}")
     return elapsed, out.stdout.strip()
+
+
+def peak_rss(argv: list[str]) -> int:
+    """The peak resident set of a process, in bytes, as /usr/bin/time reports
+    it (a process started from this one would count this one's pages)."""
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", *argv],
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        sys.exit(f"{argv[0]} failed while measuring memory:\n{out.stderr[-2000:]}")
+    return int(out.stderr.strip().splitlines()[-1]) * 1024
+
+
+def json_memory(doc: str) -> tuple[int, int]:
+    """Bytes the parsed document takes: (writ, python3), best of 3 each."""
+    with tempfile.TemporaryDirectory() as d:
+        progs = []
+        for reps in (0, 1):
+            path = Path(d) / f"m{reps}.writ"
+            path.write_text(writ_json(doc, reps), encoding="utf-8")
+            progs.append([str(WRIT), "run", "--limit", LIMITS, str(path)])
+        data = Path(d) / "doc.json"
+        data.write_text(doc, encoding="utf-8")
+        py = [sys.executable, "-c",
+              "import json, sys; t = open(sys.argv[1], encoding='utf-8').read(); "
+              "v = json.loads(t) if sys.argv[2] == '1' else None; print(len(t))",
+              str(data)]
+        def grew(a: list[str], b: list[str]) -> int:
+            return min(peak_rss(b) for _ in range(3)) - min(peak_rss(a) for _ in range(3))
+        return grew(progs[0], progs[1]), grew(py + ["0"], py + ["1"])
 
 
 def writ_per_op(make, runs: int) -> tuple[float, str]:
@@ -182,6 +230,8 @@ def main() -> None:
         sys.exit(f"json: writ printed {value}, expected {REPS * n_docs}")
     p = python_per_op(lambda: len(json.loads(doc)), args.runs)
     print(f"{'json':<10} {w * 1e3:>8.1f}ms {p * 1e3:>8.1f}ms {w / p:>6.2f}x")
+    mw, mp = json_memory(doc)
+    print(f"{'json mem':<10} {mw / 1e6:>8.1f}MB {mp / 1e6:>8.1f}MB {mw / mp:>6.2f}x")
 
     records = [{"id": i, "price": (i * 7919 + 13) % 100003, "name": f"r{i}"} for i in range(N_RECORDS)]
     w, value = writ_per_op(writ_sort_by, args.runs)
@@ -197,6 +247,13 @@ def main() -> None:
         sys.exit(f"sort: writ printed {value}, expected {N_RECORDS + REPS * min(xs)}")
     p = python_per_op(lambda: sorted(xs), args.runs)
     print(f"{'sort':<10} {w * 1e3:>8.1f}ms {p * 1e3:>8.1f}ms {w / p:>6.2f}x")
+
+    w, value = writ_per_op(writ_map, args.runs)
+    expected = REPS * sum(x * 2 for x in range(N_MAP))
+    if value != str(expected):
+        sys.exit(f"map: writ printed {value}, expected {expected}")
+    p = python_per_op(lambda: sum([x * 2 for x in range(N_MAP)]), args.runs)
+    print(f"{'map':<10} {w * 1e3:>8.1f}ms {p * 1e3:>8.1f}ms {w / p:>6.2f}x")
 
 
 if __name__ == "__main__":

@@ -462,6 +462,10 @@ pub enum Op {
     Tuple(u32),
     /// Pop `n` values into a list.
     List(u32),
+    /// Pop a value and a list; push the list with the value added at its
+    /// end (`acc ++ [x]`, the fused `List(1); Arith(Concat)`): in place
+    /// when nothing else holds the list.
+    Push,
     /// Pop the values of a record of the given shape (in shape order).
     Record(u32),
     /// Pop a record and the values of the fields given by the shape; push

@@ -3,8 +3,9 @@
 //!
 //! A [`Value`] is 16 bytes: scalars inline, everything else behind a
 //! reference-counted pointer (Writ has no mutation, so sharing is safe and
-//! copying a value is an increment). Lists and maps are persistent (imbl),
-//! so `xs ++ [x]` shares structure with `xs`.
+//! copying a value is an increment). A list is a contiguous array changed
+//! in place while one reference holds it (`acc ++ [x]` pushes) and copied
+//! when shared ([`ListObj`]); maps are persistent (imbl).
 //!
 //! Invariants:
 //! - **Outside the runtime a value is opaque.** [`Value`] is a
@@ -21,13 +22,17 @@
 //!   charged when made and gives them back when dropped, on a per-thread
 //!   counter ([`live_bytes`]); the machine compares that counter with the
 //!   memory limit. Shared structure is charged once per value that holds
-//!   it (a list's charge is its length), which over-counts, never under.
+//!   it (a map's charge is its size even where it shares nodes with
+//!   another map), which over-counts, never under. A list is charged for
+//!   every slot of its array's capacity, spare slots included; a view of
+//!   a list for its header only (the list it shows is charged by itself).
 //! - **Nothing here recurses on a value's depth.** Dropping, comparing and
 //!   displaying a value nested a million deep use explicit work lists, so
 //!   no program-built value can overflow the host stack.
 
 mod convert;
 pub mod json;
+mod list;
 mod view;
 
 use std::cell::{Cell, RefCell};
@@ -38,6 +43,7 @@ use crate::code::Module;
 use crate::machine::Resumption;
 
 pub use convert::{FromValue, FromValueError, IntoValue};
+pub(crate) use list::ListObj;
 pub use view::{ListRef, MapRef, RecordRef, VariantRef, View};
 
 /// A value of a Writ program: what a run returns, what a [`Host`]
@@ -113,7 +119,7 @@ pub(crate) enum Repr {
     Tag(u32),
     /// A constructor with fields (`Some(1)`).
     Variant(Rc<VariantObj>),
-    /// A persistent list.
+    /// A list (a contiguous array, or a view of one's tail).
     List(Rc<ListObj>),
     /// A persistent ordered map.
     Map(Rc<MapObj>),
@@ -164,9 +170,14 @@ pub(crate) fn defer_drop(children: &mut Vec<Value>) {
     if children.iter().all(|v| !v.is_heap()) {
         return;
     }
+    defer_values(children.drain(..));
+}
+
+/// As [`defer_drop`], for values taken from any container.
+pub(crate) fn defer_values(values: impl Iterator<Item = Value>) {
     let _ = PENDING.try_with(|p| {
         if let Ok(mut p) = p.try_borrow_mut() {
-            p.extend(children.drain(..).filter(Value::is_heap));
+            p.extend(values.filter(Value::is_heap));
         }
     });
     if DRAINING.with(Cell::get) {
@@ -268,146 +279,6 @@ impl Drop for StrObj {
     }
 }
 
-/// A persistent list: its own elements, or a view of the elements of
-/// another list from some index on (the rest of a list in a pattern,
-/// `[x, ..rest]`), which costs nothing to make.
-#[derive(Debug)]
-pub(crate) struct ListObj {
-    /// The elements (empty for a view).
-    items: imbl::Vector<Value>,
-    /// For a view: the list whose elements it shows, kept alive as long as
-    /// the view is, and the index it starts at. The list viewed is never a
-    /// view itself, so a view of a view costs no more than a view.
-    view: Option<(Rc<ListObj>, usize)>,
-    charged: usize,
-}
-
-impl ListObj {
-    /// Make one, charging a slot per element.
-    pub fn new(items: imbl::Vector<Value>) -> Rc<Self> {
-        let charged = HEADER + items.len() * SLOT;
-        charge(charged);
-        Rc::new(ListObj {
-            items,
-            view: None,
-            charged,
-        })
-    }
-
-    /// The list without its first `n` elements: a view of `list`, which it
-    /// keeps alive, so it is charged only for itself. Walking a list with
-    /// `[x, ..rest]` costs constant time and memory per step.
-    pub fn rest(list: &Rc<ListObj>, n: usize) -> Rc<Self> {
-        let (root, start) = match &list.view {
-            Some((root, start)) => (root.clone(), *start),
-            None => (list.clone(), 0),
-        };
-        let start = start.saturating_add(n).min(root.items.len());
-        charge(HEADER);
-        Rc::new(ListObj {
-            items: imbl::Vector::new(),
-            view: Some((root, start)),
-            charged: HEADER,
-        })
-    }
-
-    /// For a view: the list it views and the index it starts at.
-    pub fn viewed(&self) -> Option<(&Rc<ListObj>, usize)> {
-        self.view.as_ref().map(|(root, start)| (root, *start))
-    }
-
-    /// The elements it holds or views, and the index they start at.
-    fn data(&self) -> (&imbl::Vector<Value>, usize) {
-        match &self.view {
-            Some((root, start)) => (&root.items, *start),
-            None => (&self.items, 0),
-        }
-    }
-
-    /// The number of elements.
-    pub fn len(&self) -> usize {
-        let (items, start) = self.data();
-        items.len().saturating_sub(start)
-    }
-
-    /// Whether there are no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The element at an index.
-    pub fn get(&self, i: usize) -> Option<&Value> {
-        let (items, start) = self.data();
-        items.get(start.checked_add(i)?)
-    }
-
-    /// The elements, in order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        let (items, start) = self.data();
-        items.iter().skip(start)
-    }
-
-    /// The elements as a vector of their own (sharing structure).
-    pub fn vector(&self) -> imbl::Vector<Value> {
-        let (items, start) = self.data();
-        if start == 0 {
-            items.clone()
-        } else {
-            items.clone().split_off(start.min(items.len()))
-        }
-    }
-}
-
-impl ListObj {
-    /// Add the elements of `extra` at the end of `list` in place, when
-    /// `list` is the only reference to a list that is not a view, charging
-    /// for them; otherwise leave it and return false. This is what makes
-    /// `acc ++ [x]` on a list held by one variable cost O(1) rather than a
-    /// copy of the vector's edge.
-    pub fn append_unique(list: &mut Rc<ListObj>, extra: &ListObj) -> bool {
-        let Some(obj) = ListObj::sole(list) else {
-            return false;
-        };
-        for x in extra.iter() {
-            obj.items.push_back(x.clone());
-        }
-        obj.charge_added(extra.len());
-        true
-    }
-
-    /// As [`ListObj::append_unique`], adding the elements of `extra` at
-    /// the start of `list` (`[x] ++ acc`).
-    pub fn prepend_unique(list: &mut Rc<ListObj>, extra: &ListObj) -> bool {
-        let Some(obj) = ListObj::sole(list) else {
-            return false;
-        };
-        for x in extra.iter().rev() {
-            obj.items.push_front(x.clone());
-        }
-        obj.charge_added(extra.len());
-        true
-    }
-
-    /// The list itself, when `list` is its only reference and it is not a
-    /// view (so it may change in place).
-    fn sole(list: &mut Rc<ListObj>) -> Option<&mut ListObj> {
-        Rc::get_mut(list).filter(|obj| obj.view.is_none())
-    }
-
-    /// Charge for `n` elements added in place.
-    fn charge_added(&mut self, n: usize) {
-        let add = n * SLOT;
-        charge(add);
-        self.charged += add;
-    }
-}
-
-impl Drop for ListObj {
-    fn drop(&mut self) {
-        credit(self.charged);
-    }
-}
-
 /// A map key: a value ordered by [`compare`].
 #[derive(Clone, Debug)]
 pub(crate) struct Key(pub Value);
@@ -454,7 +325,7 @@ impl Drop for MapObj {
 
 impl Value {
     /// Whether the value lives behind a pointer.
-    fn is_heap(&self) -> bool {
+    pub(crate) fn is_heap(&self) -> bool {
         !matches!(
             self.0,
             Repr::Unit
@@ -498,7 +369,7 @@ impl Value {
 
     /// A `List` of the given elements, in order.
     pub fn list(items: impl IntoIterator<Item = Value>) -> Value {
-        Value::from_vector(items.into_iter().collect())
+        Value::from_vec(items.into_iter().collect())
     }
 
     /// A tuple of the given parts, in order (a Writ tuple has two or
@@ -587,9 +458,8 @@ impl Value {
         }
     }
 
-    /// A list of the elements of a persistent vector (shared, not
-    /// copied).
-    pub(crate) fn from_vector(items: imbl::Vector<Value>) -> Value {
+    /// A list of the given elements.
+    pub(crate) fn from_vec(items: Vec<Value>) -> Value {
         Value(Repr::List(ListObj::new(items)))
     }
 

@@ -301,3 +301,42 @@ fn a_run_stopped_by_a_limit_reports_what_it_used_up_to_it() {
         "{usage:?}"
     );
 }
+
+#[test]
+fn appending_to_a_shared_list_is_charged_for_what_it_copies() {
+    // `xs` is held by its global while each `xs ++ [i]` is made, so each
+    // is a new list: a short `xs` is copied (61 elements, a unit of work
+    // and a slot each), a long one shared as the new list's base (one
+    // element made).
+    let copying = "let xs = list.range(0, 60)\n\
+list.length(list.map(list.range(0, 1000), fn(i) { xs ++ [i] }))\n";
+    let sharing = copying.replace("range(0, 60)", "range(0, 6000)");
+    let (ok, copy) = measured(copying, &Limits::default());
+    assert!(ok);
+    let (ok, share) = measured(&sharing, &Limits::default());
+    assert!(ok);
+    // 61,000 elements copied, less the 5,940 more that `list.range` made.
+    assert!(copy.fuel > share.fuel + 50_000, "{copy:?} {share:?}");
+    assert!(copy.memory_peak >= 1000 * 61 * 16, "{copy:?}");
+    assert!(share.memory_peak < copy.memory_peak, "{share:?} {copy:?}");
+    // The copies count against the memory limit; the shared version of
+    // the same program fits under it.
+    let many = copying.replace("range(0, 1000)", "range(0, 100000)");
+    let (r, _) = exec(&many, &limits(&[("memory", "64M")]), None);
+    stopped_by(&r, Limit::Memory);
+    let (r, _) = exec(
+        &many.replace("range(0, 60)", "range(0, 6000)"),
+        &limits(&[("memory", "64M")]),
+        None,
+    );
+    assert_eq!(r.as_deref().ok(), Some("100000"), "{r:?}");
+}
+
+#[test]
+fn a_list_walked_while_it_grows_in_place_stays_linear() {
+    // `list.map` over a million elements pushes in place and walks its
+    // argument in place: a fuel limit a few units per element is enough.
+    let src = "list.sum(list.map(list.range(0, 1000000), fn(x) { x * 2 }))\n";
+    let (r, _) = exec(src, &limits(&[("fuel", "30000000")]), None);
+    assert_eq!(r.as_deref().ok(), Some("999999000000"), "{r:?}");
+}

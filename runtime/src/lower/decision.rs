@@ -377,9 +377,18 @@ impl Lowerer {
                         Op::TestMinLen(n as u32, 0)
                     };
                     let test = self.emit(op, Span::default());
-                    let rests = self.rests(&rows, c, col, n);
+                    let rests = self.rests(&rows, c, n);
                     let rows = specialise_list(&rows, c, n, is_exact.then_some(n), &rests);
                     let parts = self.load_needed(col, &rows, c, n, Op::Item);
+                    // The rests are loaded after the elements, so that the
+                    // last of them can take the list (`MoveLocal`, see
+                    // `lower::liveness`) and a view nothing else holds
+                    // moves on in place rather than making another.
+                    for &(skip, slot) in &rests {
+                        self.emit(Op::Local(col), Span::default());
+                        self.emit(Op::DropItems(skip as u32), Span::default());
+                        self.emit(Op::SetLocal(slot), Span::default());
+                    }
                     if !self.tree(
                         rows,
                         splice(&cols, c, parts),
@@ -547,9 +556,9 @@ impl Lowerer {
     }
 
     /// For the `..rest` patterns in column `c` that apply to lists of at
-    /// least `len` elements and name their rest: load each such rest (by
-    /// how many elements it skips) into a slot.
-    fn rests(&mut self, rows: &[Row], c: usize, col: u32, len: usize) -> Vec<(usize, u32)> {
+    /// least `len` elements and name their rest: a fresh slot for each
+    /// such rest (by how many elements it skips), which the caller loads.
+    fn rests(&mut self, rows: &[Row], c: usize, len: usize) -> Vec<(usize, u32)> {
         let mut out: Vec<(usize, u32)> = Vec::new();
         for row in rows {
             if let Some(Cell::Pat(p)) = row.cells.get(c)
@@ -561,7 +570,7 @@ impl Lowerer {
                 && items.len() <= len
                 && !out.iter().any(|(m, _)| *m == items.len())
             {
-                let slot = self.load(col, Op::DropItems(items.len() as u32));
+                let slot = self.ctx().slot();
                 out.push((items.len(), slot));
             }
         }

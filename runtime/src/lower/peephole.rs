@@ -3,12 +3,14 @@
 //! `Local a; Int k; Arith op` becomes `LocalIntArith(a, k, op)` and
 //! `Local a; Local b; Arith op` becomes `LocalLocalArith(a, b, op)`; then a
 //! comparison of those forms followed by `JumpIfFalse` becomes one
-//! conditional branch (`BranchLocalInt`, `BranchLocalLocal`).
+//! conditional branch (`BranchLocalInt`, `BranchLocalLocal`). `List(1);
+//! Arith(Concat)` (`acc ++ [x]`) becomes `Push`, which adds the element
+//! without making a list of one.
 //! A sequence is fused only when no jump lands inside it; every jump
 //! target is then remapped to the new positions, and the fused op keeps
 //! the span of the operator (where an overflow is reported).
 
-use crate::code::{Function, Op};
+use crate::code::{Arith, Function, Op};
 
 /// The jump target an op holds, if any.
 fn target(op: &mut Op) -> Option<&mut u32> {
@@ -27,14 +29,18 @@ fn target(op: &mut Op) -> Option<&mut u32> {
 
 /// Fuse op sequences in one function.
 pub(super) fn fuse(f: &mut Function) {
-    fuse_with(f, 3, &|w| match w {
+    fuse_with(f, 3, 2, &|w| match w {
         [Op::Local(a), Op::Int(k), Op::Arith(op)] => i32::try_from(*k)
             .ok()
             .map(|k| Op::LocalIntArith(*a, k, *op)),
         [Op::Local(a), Op::Local(b), Op::Arith(op)] => Some(Op::LocalLocalArith(*a, *b, *op)),
         _ => None,
     });
-    fuse_with(f, 2, &|w| match w {
+    fuse_with(f, 2, 1, &|w| match w {
+        [Op::List(1), Op::Arith(Arith::Concat)] => Some(Op::Push),
+        _ => None,
+    });
+    fuse_with(f, 2, 0, &|w| match w {
         [Op::LocalIntArith(a, k, op), Op::JumpIfFalse(t)] if is_comparison(*op) => {
             u16::try_from(*a)
                 .ok()
@@ -56,8 +62,10 @@ fn is_comparison(op: crate::code::Arith) -> bool {
 }
 
 /// Replace each window of `width` ops that `fused` maps to one op, where
-/// no jump lands inside the window (its first op may be a target).
-fn fuse_with(f: &mut Function, width: usize, fused: &dyn Fn(&[Op]) -> Option<Op>) {
+/// no jump lands inside the window (its first op may be a target); the
+/// fused op keeps the span of the window's op at `span_of` (the operator,
+/// where an error is reported).
+fn fuse_with(f: &mut Function, width: usize, span_of: usize, fused: &dyn Fn(&[Op]) -> Option<Op>) {
     let n = f.ops.len();
     let mut landing = vec![false; n + 1];
     for op in &mut f.ops {
@@ -80,9 +88,7 @@ fn fuse_with(f: &mut Function, width: usize, fused: &dyn Fn(&[Op]) -> Option<Op>
                 map[i + k] = ops.len() as u32;
             }
             ops.push(op);
-            // The span of the operator, where an error is reported.
-            let last = if width == 3 { i + 2 } else { i };
-            spans.push(f.spans.get(last).copied().unwrap_or_default());
+            spans.push(f.spans.get(i + span_of).copied().unwrap_or_default());
             i += width;
             continue;
         }
@@ -154,5 +160,35 @@ mod tests {
         fuse(&mut f);
         assert_eq!(f.ops[0], Op::Jump(2));
         assert_eq!(f.ops.len(), 5);
+    }
+
+    #[test]
+    fn a_push_of_one_element_keeps_the_span_of_the_operator() {
+        let span = |at: usize| writ_lang::Span::new(at, at + 1);
+        let mut f = Function {
+            ops: vec![
+                Op::Local(0),
+                Op::Local(1),
+                Op::List(1),
+                Op::Arith(Arith::Concat),
+                Op::Return,
+            ],
+            spans: (0..5).map(span).collect(),
+            ..Function::default()
+        };
+        fuse(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![Op::Local(0), Op::Local(1), Op::Push, Op::Return]
+        );
+        assert_eq!(f.spans.get(2), Some(&span(3)));
+        // A list of two is not a push.
+        let mut g = Function {
+            ops: vec![Op::List(2), Op::Arith(Arith::Concat)],
+            spans: vec![Default::default(); 2],
+            ..Function::default()
+        };
+        fuse(&mut g);
+        assert_eq!(g.ops, vec![Op::List(2), Op::Arith(Arith::Concat)]);
     }
 }

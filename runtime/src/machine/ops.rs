@@ -32,41 +32,71 @@ fn by_zero(x: i64, op: &str) -> RunError {
 }
 
 impl<'a> Machine<'a> {
-    /// `a ++ b` on lists. Adding a few elements at either end (`acc ++ [x]`,
-    /// `[x] ++ acc`) pushes them: in place when nothing else holds the
-    /// list (charged for the new elements only), otherwise onto a copy of
-    /// the persistent vector's edge; two long lists are joined.
+    /// `a ++ b` on lists. When nothing else holds one of them, the other's
+    /// elements are added to it in place (at its end for `acc ++ xs`, at
+    /// its start for `xs ++ acc`, the shorter being added), charged for
+    /// the slots it grows by. Otherwise a new list is made: sharing `a`'s
+    /// elements when it is long, copying them when it is short, and
+    /// copying `b`'s, one unit of work per element copied.
     fn concat_lists(&mut self, mut a: Rc<ListObj>, mut b: Rc<ListObj>) -> Result<Value, RunError> {
-        // At most 64 elements are copied; joining two trees is logarithmic.
-        self.tick(1 + a.len().min(b.len()).min(64) as u64)?;
-        if b.len() <= 64 {
-            self.check_memory(b.len() * value::SLOT)?;
-            if ListObj::append_unique(&mut a, &b) {
+        if b.is_empty() {
+            self.tick(1)?;
+            return Ok(Value(Repr::List(a)));
+        }
+        if a.is_empty() {
+            self.tick(1)?;
+            return Ok(Value(Repr::List(b)));
+        }
+        // The shorter is added to the longer.
+        let shorter = a.len().min(b.len());
+        self.tick(1 + shorter as u64)?;
+        if b.len() <= a.len() {
+            let needed = a.needed(b.len());
+            self.check_memory(needed)?;
+            let room = self.memory_left().saturating_sub(needed);
+            if ListObj::append_unique(&mut a, &b, room) {
                 return Ok(Value(Repr::List(a)));
             }
-        } else if a.len() <= 64 {
-            self.check_memory(a.len() * value::SLOT)?;
-            if ListObj::prepend_unique(&mut b, &a) {
+        } else {
+            let needed = b.needed(a.len());
+            self.check_memory(needed)?;
+            let room = self.memory_left().saturating_sub(needed);
+            if ListObj::prepend_unique(&mut b, &a, room) {
                 return Ok(Value(Repr::List(b)));
             }
         }
-        self.check_memory((a.len() + b.len()) * value::SLOT)?;
-        let items = if b.len() <= 64 {
-            let mut items = a.vector();
-            items.extend(b.iter().cloned());
-            items
-        } else if a.len() <= 64 {
-            let mut items = b.vector();
-            for x in a.iter().rev() {
-                items.push_front(x.clone());
-            }
-            items
+        self.appended(&a, b.iter())
+    }
+
+    /// `acc ++ [x]` without making `[x]` (the fused `List(1); Concat`):
+    /// pushed in place when nothing else holds `acc`, otherwise a new
+    /// list as [`Machine::concat_lists`] makes one.
+    fn push_list(&mut self, mut acc: Rc<ListObj>, x: Value) -> Result<Value, RunError> {
+        self.tick(1 + u64::from(!acc.is_empty()))?;
+        let needed = acc.needed(1);
+        let room = if needed == 0 {
+            0
         } else {
-            let mut items = a.vector();
-            items.append(b.vector());
-            items
+            self.check_memory(needed)?;
+            self.memory_left().saturating_sub(needed)
         };
-        Ok(Value::from_vector(items))
+        match ListObj::push_unique(&mut acc, x, room) {
+            Ok(()) => Ok(Value(Repr::List(acc))),
+            Err(x) => self.appended(&acc, [x].iter()),
+        }
+    }
+
+    /// A new list of `list`'s elements then `extra`, `list` being shared:
+    /// charged one unit of work and one slot per element it copies.
+    fn appended<'v>(
+        &mut self,
+        list: &Rc<ListObj>,
+        extra: impl ExactSizeIterator<Item = &'v Value>,
+    ) -> Result<Value, RunError> {
+        let copies = list.append_copies(extra.len());
+        self.tick(copies as u64)?;
+        self.check_memory(copies.saturating_mul(value::SLOT) + value::HEADER)?;
+        Ok(Value(Repr::List(ListObj::appended(list, extra))))
     }
 
     /// A binary operator on two values.
@@ -152,8 +182,15 @@ impl<'a> Machine<'a> {
             }
             Op::List(n) => {
                 let items = self.take(n as usize)?;
-                self.stack
-                    .push(Value(Repr::List(ListObj::new(items.into_iter().collect()))));
+                self.stack.push(Value(Repr::List(ListObj::new(items))));
+            }
+            Op::Push => {
+                let x = pop(self)?;
+                let Value(Repr::List(acc)) = pop(self)? else {
+                    return Err(RunError::internal("pushed onto a value that is not a list"));
+                };
+                let v = self.push_list(acc, x)?;
+                self.stack.push(v);
             }
             Op::Variant(c, n) => {
                 let fields = self.take(n as usize)?;
@@ -278,11 +315,18 @@ impl<'a> Machine<'a> {
                 self.stack.push(v);
             }
             Op::DropItems(n) => {
-                let Value(Repr::List(l)) = pop(self)? else {
+                let Value(Repr::List(mut l)) = pop(self)? else {
                     return Err(RunError::internal("the rest of a value that is not a list"));
                 };
-                self.stack
-                    .push(Value(Repr::List(ListObj::rest(&l, n as usize))));
+                // A list that nothing else holds loses its first
+                // elements in place.
+                if !ListObj::drop_front_unique(&mut l, n as usize) {
+                    let copies = l.rest_copies(n as usize);
+                    self.tick(copies as u64)?;
+                    self.check_memory(copies * value::SLOT + value::HEADER)?;
+                    l = ListObj::rest(&l, n as usize);
+                }
+                self.stack.push(Value(Repr::List(l)));
             }
             _ => return Err(RunError::internal(format!("unexpected op {op:?}"))),
         }

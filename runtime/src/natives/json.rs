@@ -7,6 +7,11 @@
 //! visited as they are written), so a long array costs no memory beyond
 //! its text.
 //!
+//! A parse makes each distinct object key (up to [`SHARED_KEYS`] of them)
+//! and each of `Bool(true)`, `Bool(false)` once, and shares it wherever
+//! it recurs: values are immutable, so sharing is invisible except in
+//! memory (each shared object is charged once).
+//!
 //! Metering: parsing charges one unit per value made or escape decoded
 //! and one per [`meter::BYTES_PER_UNIT`] bytes of text read, a
 //! [`READ_CHUNK`] of text at a time (each value, run of blanks or digits,
@@ -17,6 +22,7 @@
 //! limit instead.
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{Cx, text, wrong_args};
@@ -36,6 +42,13 @@ type R = Result<Value, RunError>;
 /// The deepest nesting of arrays and objects `json.parse` accepts.
 pub const MAX_DEPTH: usize = 512;
 
+/// How many distinct object keys one parse shares, and the longest it
+/// shares: an object key seen before is the same string value (a
+/// document of records repeats a few keys thousands of times), and the
+/// table stays a few kilobytes whatever the text.
+const SHARED_KEYS: usize = 256;
+const SHARED_KEY_BYTES: usize = 64;
+
 pub(super) fn parse(cx: &Cx, a: &[Value]) -> R {
     let [s] = a else {
         return Err(wrong_args("json.parse"));
@@ -48,6 +61,8 @@ pub(super) fn parse(cx: &Cx, a: &[Value]) -> R {
         pos: 0,
         poll_at: Cell::new(0),
         values: Cell::new(0),
+        keys: HashMap::new(),
+        bools: [None, None],
         cx,
     };
     let result = p.ws().and_then(|()| p.value(0)).and_then(|v| {
@@ -110,6 +125,11 @@ struct Parser<'s, 'c, 'm, 'a> {
     poll_at: Cell<usize>,
     /// Values made since the last charge.
     values: Cell<u64>,
+    /// Object keys made so far, shared by every object that has them
+    /// (at most [`SHARED_KEYS`], each at most [`SHARED_KEY_BYTES`]).
+    keys: HashMap<String, Value>,
+    /// `Bool(false)` and `Bool(true)` once made, shared likewise.
+    bools: [Option<Value>; 2],
     cx: &'c Cx<'m, 'a>,
 }
 
@@ -184,14 +204,14 @@ impl Parser<'_, '_, '_, '_> {
         let pre = self.cx.module().prelude;
         match self.peek() {
             Some(b'n') => self.literal("null", Value(Repr::Tag(pre.null))),
-            Some(b't') => self.literal(
-                "true",
-                Value::constructed(pre.bool, vec![Value(Repr::Bool(true))]),
-            ),
-            Some(b'f') => self.literal(
-                "false",
-                Value::constructed(pre.bool, vec![Value(Repr::Bool(false))]),
-            ),
+            Some(b't') => {
+                let v = self.boolean(true);
+                self.literal("true", v)
+            }
+            Some(b'f') => {
+                let v = self.boolean(false);
+                self.literal("false", v)
+            }
             Some(b'"') => {
                 let s = self.string()?;
                 Ok(Value::constructed(pre.string, vec![Value::str(s)]))
@@ -205,14 +225,14 @@ impl Parser<'_, '_, '_, '_> {
             ))),
             Some(b'[') => {
                 self.pos += 1;
-                let mut items = imbl::Vector::new();
+                let mut items = Vec::new();
                 self.ws()?;
                 if self.peek() == Some(b']') {
                     self.pos += 1;
                 } else {
                     loop {
                         self.ws()?;
-                        items.push_back(self.value(depth + 1)?);
+                        items.push(self.value(depth + 1)?);
                         self.ws()?;
                         match self.peek() {
                             Some(b',') => self.pos += 1,
@@ -224,11 +244,9 @@ impl Parser<'_, '_, '_, '_> {
                         }
                     }
                 }
+                items.shrink_to_fit();
                 self.cx.reserve(items.len() * SLOT).map_err(Problem::Run)?;
-                Ok(Value::constructed(
-                    pre.array,
-                    vec![Value::from_vector(items)],
-                ))
+                Ok(Value::constructed(pre.array, vec![Value::from_vec(items)]))
             }
             Some(b'{') => {
                 self.pos += 1;
@@ -243,6 +261,7 @@ impl Parser<'_, '_, '_, '_> {
                             return Err(self.error("expected a string key"));
                         }
                         let k = self.string()?;
+                        let k = self.key(k);
                         self.ws()?;
                         if self.peek() != Some(b':') {
                             return Err(self.error("expected `:`"));
@@ -250,7 +269,7 @@ impl Parser<'_, '_, '_, '_> {
                         self.pos += 1;
                         self.ws()?;
                         let v = self.value(depth + 1)?;
-                        m.insert(Key(Value::str(k)), v);
+                        m.insert(Key(k), v);
                         self.ws()?;
                         match self.peek() {
                             Some(b',') => self.pos += 1,
@@ -270,6 +289,27 @@ impl Parser<'_, '_, '_, '_> {
             }
             _ => Err(self.error("expected a JSON value")),
         }
+    }
+
+    /// `Bool(b)`, made once per parse.
+    fn boolean(&mut self, b: bool) -> Value {
+        let pre = self.cx.module().prelude;
+        self.bools[usize::from(b)]
+            .get_or_insert_with(|| Value::constructed(pre.bool, vec![Value(Repr::Bool(b))]))
+            .clone()
+    }
+
+    /// The string value of an object key: the one made for an equal key
+    /// earlier in the parse, when there is one.
+    fn key(&mut self, k: String) -> Value {
+        if let Some(v) = self.keys.get(k.as_str()) {
+            return v.clone();
+        }
+        let v = Value::str(k.as_str());
+        if self.keys.len() < SHARED_KEYS && k.len() <= SHARED_KEY_BYTES {
+            self.keys.insert(k, v.clone());
+        }
+        v
     }
 
     fn digits(&mut self) -> usize {
@@ -508,8 +548,8 @@ fn string_text(cx: &Cx, s: &str, out: &mut String) -> Result<(), RunError> {
     Ok(())
 }
 
-/// The most an `imbl` iterator of a list's elements or a map's entries
-/// holds (136 and 104 bytes; tested).
+/// The most an iterator of a list's elements (a `VecDeque`'s, 32 bytes)
+/// or of a map's entries (an `imbl` map's, 136 bytes) holds (tested).
 const ITERATOR_BYTES: usize = 136;
 
 /// What a piece left to write holds, its boxed iterator included: counted
@@ -635,7 +675,7 @@ mod tests {
         fn size<T>(_: &T) -> usize {
             std::mem::size_of::<T>()
         }
-        let list: imbl::Vector<Value> = imbl::Vector::new();
+        let list = crate::value::ListObj::new(Vec::new());
         let map: imbl::OrdMap<Key, Value> = imbl::OrdMap::new();
         assert!(size(&list.iter()) <= ITERATOR_BYTES);
         assert!(size(&map.iter()) <= ITERATOR_BYTES);

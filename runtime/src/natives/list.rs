@@ -5,30 +5,31 @@ use std::cmp::Ordering;
 use super::{Cx, int, items, new_str, reserve_list, sort, wrong_args};
 use crate::display;
 use crate::error::RunError;
-use crate::value::{self, Repr, Value};
+use crate::value::{self, ListObj, Repr, Value};
 
 type R = Result<Value, RunError>;
 
 /// Elements made between two charges where making one is cheap.
 const BLOCK: i64 = 4096;
 
-/// A new list of `f` applied to each of `xs`, one unit per element.
-fn mapped<T>(
-    cx: &Cx,
-    xs: impl Iterator<Item = T>,
-    f: impl Fn(usize, T) -> Value,
-) -> Result<imbl::Vector<Value>, RunError> {
-    let mut out = imbl::Vector::new();
+/// A new list of `f` applied to each of `xs`, one unit per element,
+/// after checking that its `xs.len()` slots fit.
+fn mapped<T>(cx: &Cx, xs: impl ExactSizeIterator<Item = T>, f: impl Fn(usize, T) -> Value) -> R {
+    reserve_list(cx, xs.len())?;
+    let mut out = Vec::with_capacity(xs.len());
     for (i, x) in xs.enumerate() {
         cx.tick(1)?;
-        out.push_back(f(i, x));
+        out.push(f(i, x));
     }
-    Ok(out)
+    Ok(Value::from_vec(out))
 }
 
-fn list(cx: &Cx, v: imbl::Vector<Value>) -> R {
-    reserve_list(cx, v.len())?;
-    Ok(Value::from_vector(v))
+/// A list argument itself (to share it or make a view of it).
+fn shared<'v>(v: &'v Value, name: &str) -> Result<&'v std::rc::Rc<ListObj>, RunError> {
+    match v {
+        Value(Repr::List(l)) => Ok(l),
+        _ => Err(wrong_args(name)),
+    }
 }
 
 /// A count argument: negative counts act as zero.
@@ -111,22 +112,22 @@ pub(super) fn sort(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("list.sort"));
     };
     let xs = items(xs, "list.sort")?;
-    let keys = refs(cx, &xs)?;
+    let keys = refs(cx, xs)?;
     let order = sort::sorted_order(cx, &keys)?;
     in_order(cx, &keys, &order)
 }
 
 /// References to the elements of `xs`, after checking that the scratch
 /// they take fits under the memory limit.
-fn refs<'v>(cx: &Cx, xs: &'v imbl::Vector<Value>) -> Result<Vec<&'v Value>, RunError> {
+fn refs<'v>(cx: &Cx, xs: &'v ListObj) -> Result<Vec<&'v Value>, RunError> {
     cx.reserve(xs.len().saturating_mul(std::mem::size_of::<&Value>()))?;
     Ok(xs.iter().collect())
 }
 
 /// The list of `values` in `order` (indices into it), one unit per element.
 fn in_order(cx: &Cx, values: &[&Value], order: &[usize]) -> R {
-    let picked = order.iter().filter_map(|&i| values.get(i).copied());
-    list(cx, mapped(cx, picked, |_, v| v.clone())?)
+    let picked = order.iter().map(|&i| values.get(i).copied());
+    mapped(cx, picked, |_, v| v.cloned().unwrap_or(Value(Repr::Unit)))
 }
 
 pub(super) fn sort_pairs(cx: &Cx, a: &[Value]) -> R {
@@ -134,7 +135,7 @@ pub(super) fn sort_pairs(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("list.sort_pairs"));
     };
     let xs = items(xs, "list.sort_pairs")?;
-    let pairs = refs(cx, &xs)?;
+    let pairs = refs(cx, xs)?;
     cx.reserve(pairs.len().saturating_mul(std::mem::size_of::<&Value>()))?;
     let keys: Vec<&Value> = pairs
         .iter()
@@ -149,25 +150,36 @@ pub(super) fn reverse(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("list.reverse"));
     };
     let xs = items(xs, "list.reverse")?;
-    list(cx, mapped(cx, xs.iter().rev(), |_, x| x.clone())?)
+    mapped(cx, xs.iter().rev(), |_, x| x.clone())
 }
 
 pub(super) fn take(cx: &Cx, a: &[Value]) -> R {
     let [xs, n] = a else {
         return Err(wrong_args("list.take"));
     };
-    let xs = items(xs, "list.take")?;
-    let n = count(n, "list.take")?.min(xs.len());
-    list(cx, xs.clone().slice(..n))
+    let n = count(n, "list.take")?;
+    let whole = shared(xs, "list.take")?;
+    if n >= whole.len() {
+        return Ok(Value(Repr::List(whole.clone())));
+    }
+    mapped(cx, whole.range(0, n), |_, x| x.clone())
 }
 
 pub(super) fn drop(cx: &Cx, a: &[Value]) -> R {
     let [xs, n] = a else {
         return Err(wrong_args("list.drop"));
     };
-    let xs = items(xs, "list.drop")?;
-    let n = count(n, "list.drop")?.min(xs.len());
-    list(cx, xs.clone().slice(n..))
+    let n = count(n, "list.drop")?;
+    let whole = shared(xs, "list.drop")?;
+    if n == 0 {
+        return Ok(Value(Repr::List(whole.clone())));
+    }
+    // The rest as `[_, ..rest]` makes it: a view, in constant time, of
+    // a list without elements past a shared part.
+    let copies = whole.rest_copies(n);
+    cx.tick(copies as u64)?;
+    cx.reserve(copies.saturating_mul(value::SLOT) + value::HEADER)?;
+    Ok(Value(Repr::List(ListObj::rest(whole, n))))
 }
 
 pub(super) fn zip(cx: &Cx, a: &[Value]) -> R {
@@ -177,10 +189,9 @@ pub(super) fn zip(cx: &Cx, a: &[Value]) -> R {
     let xs = items(xs, "list.zip")?;
     let ys = items(ys, "list.zip")?;
     reserve_list(cx, xs.len().min(ys.len()) * 3)?;
-    let out = mapped(cx, xs.iter().zip(ys.iter()), |_, (x, y)| {
+    mapped(cx, xs.iter().zip(ys.iter()), |_, (x, y)| {
         Value::tuple(vec![x.clone(), y.clone()])
-    })?;
-    list(cx, out)
+    })
 }
 
 pub(super) fn unzip(cx: &Cx, a: &[Value]) -> R {
@@ -189,19 +200,19 @@ pub(super) fn unzip(cx: &Cx, a: &[Value]) -> R {
     };
     let pairs = items(pairs, "list.unzip")?;
     reserve_list(cx, pairs.len().saturating_mul(2))?;
-    let mut firsts = imbl::Vector::new();
-    let mut seconds = imbl::Vector::new();
+    let mut firsts = Vec::with_capacity(pairs.len());
+    let mut seconds = Vec::with_capacity(pairs.len());
     for p in pairs.iter() {
         cx.tick(1)?;
         let [x, y] = p.parts() else {
             return Err(wrong_args("list.unzip"));
         };
-        firsts.push_back(x.clone());
-        seconds.push_back(y.clone());
+        firsts.push(x.clone());
+        seconds.push(y.clone());
     }
     Ok(Value::tuple(vec![
-        Value::from_vector(firsts),
-        Value::from_vector(seconds),
+        Value::from_vec(firsts),
+        Value::from_vec(seconds),
     ]))
 }
 
@@ -211,10 +222,9 @@ pub(super) fn enumerate(cx: &Cx, a: &[Value]) -> R {
     };
     let xs = items(xs, "list.enumerate")?;
     reserve_list(cx, xs.len() * 3)?;
-    let out = mapped(cx, xs.iter(), |i, x| {
+    mapped(cx, xs.iter(), |i, x| {
         Value::tuple(vec![Value(Repr::Int(i as i64)), x.clone()])
-    })?;
-    list(cx, out)
+    })
 }
 
 pub(super) fn range(cx: &Cx, a: &[Value]) -> R {
@@ -225,7 +235,7 @@ pub(super) fn range(cx: &Cx, a: &[Value]) -> R {
     let n = usize::try_from(e.saturating_sub(s).max(0)).unwrap_or(usize::MAX);
     reserve_list(cx, n)?;
     // Charged a block at a time: making an integer is cheap.
-    let mut out = imbl::Vector::new();
+    let mut out = Vec::with_capacity(n);
     let mut from = s;
     while from < e {
         let to = from.saturating_add(BLOCK).min(e);
@@ -233,7 +243,7 @@ pub(super) fn range(cx: &Cx, a: &[Value]) -> R {
         out.extend((from..to).map(Value::int));
         from = to;
     }
-    list(cx, out)
+    Ok(Value::from_vec(out))
 }
 
 pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
@@ -253,14 +263,14 @@ pub(super) fn first(cx: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.first"));
     };
-    Ok(cx.option(items(xs, "list.first")?.front().cloned()))
+    Ok(cx.option(items(xs, "list.first")?.first().cloned()))
 }
 
 pub(super) fn last(cx: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.last"));
     };
-    Ok(cx.option(items(xs, "list.last")?.back().cloned()))
+    Ok(cx.option(items(xs, "list.last")?.last().cloned()))
 }
 
 pub(super) fn get(cx: &Cx, a: &[Value]) -> R {
@@ -283,18 +293,13 @@ pub(super) fn concat(cx: &Cx, a: &[Value]) -> R {
         total = total.saturating_add(items(xs, "list.concat")?.len());
     }
     reserve_list(cx, total)?;
-    let mut out = imbl::Vector::new();
+    let mut out = Vec::with_capacity(total);
     for xs in xss.iter() {
         let xs = items(xs, "list.concat")?;
-        cx.tick(1 + xs.len().min(64) as u64)?;
-        // Appending a tree costs more than pushing a few elements.
-        if xs.len() < 64 {
-            out.extend(xs.iter().cloned());
-        } else {
-            out.append(xs.clone());
-        }
+        cx.tick(1 + xs.len() as u64)?;
+        out.extend(xs.iter().cloned());
     }
-    list(cx, out)
+    Ok(Value::from_vec(out))
 }
 
 pub(super) fn unique(cx: &Cx, a: &[Value]) -> R {
@@ -302,10 +307,18 @@ pub(super) fn unique(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("list.unique"));
     };
     let xs = items(xs, "list.unique")?;
-    let keys = refs(cx, &xs)?;
+    let keys = refs(cx, xs)?;
     let keep = sort::firsts(cx, &keys)?;
-    let kept = keys.iter().zip(keep).filter_map(|(x, k)| k.then_some(*x));
-    list(cx, mapped(cx, kept, |_, x| x.clone())?)
+    let n = keep.iter().filter(|k| **k).count();
+    reserve_list(cx, n)?;
+    let mut out = Vec::with_capacity(n);
+    for (x, k) in keys.iter().zip(keep) {
+        if k {
+            cx.tick(1)?;
+            out.push((*x).clone());
+        }
+    }
+    Ok(Value::from_vec(out))
 }
 
 pub(super) fn join(cx: &Cx, a: &[Value]) -> R {

@@ -90,7 +90,7 @@ pub(super) fn keys(cx: &Cx, a: &[Value]) -> R {
     };
     let m = entries(m, "map.keys")?;
     reserve_list(cx, m.len())?;
-    listed(cx, m.keys().map(|k| k.0.clone()))
+    listed(cx, m.len(), m.keys().map(|k| k.0.clone()))
 }
 
 pub(super) fn values(cx: &Cx, a: &[Value]) -> R {
@@ -99,7 +99,7 @@ pub(super) fn values(cx: &Cx, a: &[Value]) -> R {
     };
     let m = entries(m, "map.values")?;
     reserve_list(cx, m.len())?;
-    listed(cx, m.values().cloned())
+    listed(cx, m.len(), m.values().cloned())
 }
 
 pub(super) fn to_list(cx: &Cx, a: &[Value]) -> R {
@@ -110,6 +110,7 @@ pub(super) fn to_list(cx: &Cx, a: &[Value]) -> R {
     reserve_list(cx, m.len() * 3)?;
     listed(
         cx,
+        m.len(),
         m.iter()
             .map(|(k, v)| Value::tuple(vec![k.0.clone(), v.clone()])),
     )
@@ -157,11 +158,11 @@ pub(super) fn merge(cx: &Cx, a: &[Value]) -> R {
 }
 
 /// A list of `values`, one unit per element.
-fn listed(cx: &Cx, values: impl Iterator<Item = Value>) -> R {
-    let mut out = imbl::Vector::new();
+fn listed(cx: &Cx, n: usize, values: impl Iterator<Item = Value>) -> R {
+    let mut out = Vec::with_capacity(n);
     for v in values {
         cx.tick(1)?;
-        out.push_back(v);
+        out.push(v);
     }
-    Ok(Value::from_vector(out))
+    Ok(Value::from_vec(out))
 }

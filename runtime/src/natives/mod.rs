@@ -225,10 +225,10 @@ pub(crate) fn text<'v>(v: &'v Value, name: &str) -> Result<&'v str, RunError> {
     v.as_str().ok_or_else(|| wrong_args(name))
 }
 
-/// A list argument's elements (a vector sharing structure with it).
-pub(crate) fn items(v: &Value, name: &str) -> Result<imbl::Vector<Value>, RunError> {
+/// A list argument.
+pub(crate) fn items<'v>(v: &'v Value, name: &str) -> Result<&'v value::ListObj, RunError> {
     match v {
-        Value(Repr::List(l)) => Ok(l.vector()),
+        Value(Repr::List(l)) => Ok(l),
         _ => Err(wrong_args(name)),
     }
 }

@@ -198,12 +198,12 @@ fn strings<'s>(cx: &Cx, parts: impl Iterator<Item = &'s str> + Clone) -> R {
     }
     reserve_list(cx, n)?;
     cx.reserve(bytes.saturating_add(n.saturating_mul(value::HEADER)))?;
-    let mut out = imbl::Vector::new();
+    let mut out = Vec::with_capacity(n);
     for p in parts {
         cx.tick(meter::bytes(p.len()))?;
-        out.push_back(Value::str(p));
+        out.push(Value::str(p));
     }
-    Ok(Value::from_vector(out))
+    Ok(Value::from_vec(out))
 }
 
 /// Each character of `s` as its own piece of `s`.

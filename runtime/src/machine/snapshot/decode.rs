@@ -373,7 +373,7 @@ impl<'a> Dec<'a, '_> {
                 }
                 kind::LIST => {
                     let items = self.values("a list's elements")?;
-                    Made::Value(Value(Repr::List(ListObj::new(items.into_iter().collect()))))
+                    Made::Value(Value(Repr::List(ListObj::new(items))))
                 }
                 kind::VIEW => {
                     let i = self.r.index(self.table.len(), "the list a view shows")?;
