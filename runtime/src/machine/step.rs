@@ -21,7 +21,7 @@ use std::rc::Rc;
 
 use crate::code::{Arith, Function, Module, Op, Operand};
 use crate::error::RunError;
-use crate::value::{Repr, Value};
+use crate::value::{ClosureObj, Repr, Value};
 
 use super::calls::CallFrame;
 use super::{Entry, Exit, Frame, Kind, Machine, bad_index};
@@ -432,28 +432,40 @@ impl<'a> Machine<'a> {
                 }
                 Op::Perform(e, o, n) => {
                     sync!();
-                    // The commonest case: a clause that only resumes with
-                    // its arguments or parameter needs no frame at all.
-                    if let Some(v) = self.simple_clause(e, o, n as usize) {
-                        self.stack.push(v);
-                        continue;
-                    }
-                    // The common case inline: a tail-resumptive clause that
-                    // captures nothing runs in place, in a new frame.
-                    if let Some((i, f, param)) = self.tail_clause(e, o)
-                        && let Some(func) = functions.get(f as usize)
-                        && func.arity as usize == n as usize + usize::from(param.is_some())
-                        && self.frames.len() < self.limits.depth
-                    {
-                        self.handlers.push(Entry::Skip(i as u32));
-                        if let Some(s) = param {
-                            self.stack.push(s);
+                    match self.nearest_clause(e, o, n as usize) {
+                        // The commonest case: a clause that only resumes
+                        // with its arguments or parameter needs no frame.
+                        Nearest::Simple(v) => {
+                            self.stack.push(v);
+                            continue;
                         }
-                        base = self.stack.len() - func.arity as usize;
-                        self.push_frame(f, func, base, Kind::Clause);
-                        code = &func.ops;
-                        pc = 0;
-                        continue;
+                        // The common case inline: a tail-resumptive clause
+                        // runs in place, in a new frame.
+                        Nearest::InPlace {
+                            at,
+                            func: f,
+                            closure,
+                            param,
+                        } => {
+                            if let Some(func) = functions.get(f as usize)
+                                && func.arity as usize == n as usize + usize::from(param.is_some())
+                                && self.frames.len() < self.limits.depth
+                            {
+                                self.handlers.push(Entry::Skip(at as u32));
+                                if let Some(s) = param {
+                                    self.stack.push(s);
+                                }
+                                base = self.stack.len() - func.arity as usize;
+                                self.push_frame(f, func, base, Kind::Clause);
+                                if let Some(top) = self.frames.last_mut() {
+                                    top.closure = closure;
+                                }
+                                code = &func.ops;
+                                pc = 0;
+                                continue;
+                            }
+                        }
+                        Nearest::General => {}
                     }
                     tri!(self.perform(e, o, n as usize));
                     if self.pending.is_some() {
@@ -496,82 +508,98 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Run the nearest clause of `effect.op` if it is simple (see
-    /// [`crate::code::SimpleClause`]): pop the `argc` arguments, update the
-    /// handler's parameter, and return the operation's result.
+    /// Look up the nearest handler of `effect.op` once and say how its
+    /// clause runs: a simple clause is run here (the `argc` arguments
+    /// popped, the handler's parameter updated, the operation's result
+    /// returned, see [`crate::code::SimpleClause`]); a tail-resumptive one
+    /// is handed back to run in place (the handler's index, the clause's
+    /// function and closure, and the handler's parameter if it has one);
+    /// anything else (and anything inconsistent, which
+    /// [`Machine::perform`] then reports) takes the general path.
     #[inline(always)]
-    pub(super) fn simple_clause(&mut self, effect: u32, op: u32, argc: usize) -> Option<Value> {
+    pub(super) fn nearest_clause(&mut self, effect: u32, op: u32, argc: usize) -> Nearest {
         let module: &'a Module = self.module;
         let mut i = self.handlers.len();
-        let (at, simple) = loop {
-            i = i.checked_sub(1)?;
-            match self.handlers.get(i)? {
-                Entry::Skip(t) => i = *t as usize,
-                Entry::Handler { info, .. } => {
-                    let info = module.handlers.get(*info as usize)?;
+        let (at, clause, has_param) = loop {
+            let Some(j) = i.checked_sub(1) else {
+                return Nearest::General;
+            };
+            i = j;
+            match self.handlers.get(i) {
+                Some(Entry::Skip(t)) => i = *t as usize,
+                Some(Entry::Handler { info, .. }) => {
+                    let Some(info) = module.handlers.get(*info as usize) else {
+                        return Nearest::General;
+                    };
                     if let Some(c) = info
                         .clauses
                         .iter()
                         .find(|c| c.effect == effect && c.op == op)
                     {
-                        break (i, c.simple?);
+                        break (i, c, info.has_param);
                     }
                 }
+                None => return Nearest::General,
             }
         };
-        let start = self.stack.len().checked_sub(argc)?;
-        let in_range =
-            |o: Option<Operand>| !matches!(o, Some(Operand::Arg(k)) if k as usize >= argc);
-        if !in_range(Some(simple.result)) || !in_range(simple.next) {
-            return None;
-        }
-        let Some(Entry::Handler { param, .. }) = self.handlers.get_mut(at) else {
-            return None;
+        let Some(Entry::Handler {
+            closures, param, ..
+        }) = self.handlers.get_mut(at)
+        else {
+            return Nearest::General;
         };
-        let args = self.stack.get(start..).unwrap_or(&[]);
-        let result = operand(simple.result, args, param);
-        if let Some(next) = simple.next {
-            *param = operand(next, args, param);
+        if let Some(simple) = clause.simple {
+            let Some(start) = self.stack.len().checked_sub(argc) else {
+                return Nearest::General;
+            };
+            let in_range =
+                |o: Option<Operand>| !matches!(o, Some(Operand::Arg(k)) if k as usize >= argc);
+            if !in_range(Some(simple.result)) || !in_range(simple.next) {
+                return Nearest::General;
+            }
+            let args = self.stack.get(start..).unwrap_or(&[]);
+            let result = operand(simple.result, args, param);
+            if let Some(next) = simple.next {
+                *param = operand(next, args, param);
+            }
+            self.stack.truncate(start);
+            return Nearest::Simple(result);
         }
-        self.stack.truncate(start);
-        Some(result)
+        if !clause.tail_resumptive {
+            return Nearest::General;
+        }
+        let (func, closure) = match closures.get(clause.clause as usize) {
+            Some(Value(Repr::Func(f))) => (*f, None),
+            Some(Value(Repr::Closure(c))) => (c.func, Some(c.clone())),
+            _ => return Nearest::General,
+        };
+        Nearest::InPlace {
+            at,
+            func,
+            closure,
+            param: has_param.then(|| param.clone()),
+        }
     }
+}
 
-    /// The nearest handler of `effect.op`, if its clause is tail-resumptive
-    /// and a function that captures nothing: the handler's index, the
-    /// clause's function, and the handler's parameter (if it has one).
-    #[inline(always)]
-    pub(super) fn tail_clause(&self, effect: u32, op: u32) -> Option<(usize, u32, Option<Value>)> {
-        let mut i = self.handlers.len();
-        loop {
-            i = i.checked_sub(1)?;
-            match self.handlers.get(i)? {
-                Entry::Skip(t) => i = *t as usize,
-                Entry::Handler {
-                    info,
-                    closures,
-                    param,
-                    ..
-                } => {
-                    let info = self.module.handlers.get(*info as usize)?;
-                    let Some(c) = info
-                        .clauses
-                        .iter()
-                        .find(|c| c.effect == effect && c.op == op)
-                    else {
-                        continue;
-                    };
-                    if !c.tail_resumptive {
-                        return None;
-                    }
-                    let Some(Value(Repr::Func(f))) = closures.get(c.clause as usize) else {
-                        return None;
-                    };
-                    return Some((i, *f, info.has_param.then(|| param.clone())));
-                }
-            }
-        }
-    }
+/// How the nearest clause of an operation runs
+/// ([`Machine::nearest_clause`]).
+pub(super) enum Nearest {
+    /// A simple clause ran; the operation's result.
+    Simple(Value),
+    /// A tail-resumptive clause, to run in place on top of the performer.
+    InPlace {
+        /// The handler's index in the handler stack.
+        at: usize,
+        /// The clause's function.
+        func: u32,
+        /// Its closure, if it captures anything.
+        closure: Option<Rc<ClosureObj>>,
+        /// The handler's parameter, if it has one.
+        param: Option<Value>,
+    },
+    /// Anything else: [`Machine::perform`].
+    General,
 }
 
 /// The value of a simple clause's operand (its index was checked).
