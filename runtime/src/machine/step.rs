@@ -332,7 +332,7 @@ impl<'a> Machine<'a> {
                                 && self.stack.len() >= n =>
                         {
                             base = self.stack.len() - n;
-                            self.push_frame(f, func, base, Kind::Normal);
+                            self.push_frame(f, func, base, Kind::Normal, None);
                             code = &func.ops;
                             pc = 0;
                         }
@@ -432,40 +432,29 @@ impl<'a> Machine<'a> {
                 }
                 Op::Perform(e, o, n) => {
                     sync!();
-                    match self.nearest_clause(e, o, n as usize) {
-                        // The commonest case: a clause that only resumes
-                        // with its arguments or parameter needs no frame.
-                        Nearest::Simple(v) => {
-                            self.stack.push(v);
-                            continue;
+                    // The commonest case: a clause that only resumes with
+                    // its arguments or parameter needs no frame at all.
+                    if let Some(v) = self.simple_clause(e, o, n as usize) {
+                        self.stack.push(v);
+                        continue;
+                    }
+                    // The common case inline: a tail-resumptive clause runs
+                    // in place, in a new frame (with its closure, if it
+                    // captures anything).
+                    if let Some((i, f, closure, param)) = self.tail_clause(e, o)
+                        && let Some(func) = functions.get(f as usize)
+                        && func.arity as usize == n as usize + usize::from(param.is_some())
+                        && self.frames.len() < self.limits.depth
+                    {
+                        self.handlers.push(Entry::Skip(i as u32));
+                        if let Some(s) = param {
+                            self.stack.push(s);
                         }
-                        // The common case inline: a tail-resumptive clause
-                        // runs in place, in a new frame.
-                        Nearest::InPlace {
-                            at,
-                            func: f,
-                            closure,
-                            param,
-                        } => {
-                            if let Some(func) = functions.get(f as usize)
-                                && func.arity as usize == n as usize + usize::from(param.is_some())
-                                && self.frames.len() < self.limits.depth
-                            {
-                                self.handlers.push(Entry::Skip(at as u32));
-                                if let Some(s) = param {
-                                    self.stack.push(s);
-                                }
-                                base = self.stack.len() - func.arity as usize;
-                                self.push_frame(f, func, base, Kind::Clause);
-                                if let Some(top) = self.frames.last_mut() {
-                                    top.closure = closure;
-                                }
-                                code = &func.ops;
-                                pc = 0;
-                                continue;
-                            }
-                        }
-                        Nearest::General => {}
+                        base = self.stack.len() - func.arity as usize;
+                        self.push_frame(f, func, base, Kind::Clause, closure);
+                        code = &func.ops;
+                        pc = 0;
+                        continue;
                     }
                     tri!(self.perform(e, o, n as usize));
                     if self.pending.is_some() {
@@ -492,115 +481,114 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Push a frame of `kind` for `func` (function `f`, no closure) whose
-    /// arguments are on the stack from `base`, and its other locals.
+    /// Push a frame of `kind` for `func` (function `f`, with its closure
+    /// if it has one) whose arguments are on the stack from `base`, and
+    /// its other locals.
     #[inline(always)]
-    fn push_frame(&mut self, f: u32, func: &Function, base: usize, kind: Kind) {
+    fn push_frame(
+        &mut self,
+        f: u32,
+        func: &Function,
+        base: usize,
+        kind: Kind,
+        closure: Option<Rc<ClosureObj>>,
+    ) {
         self.frames.push(Frame {
             func: f,
             pc: 0,
             base: base as u32,
             kind,
-            closure: None,
+            closure,
         });
         for _ in func.arity..func.locals {
             self.stack.push(Value(Repr::Unit));
         }
     }
 
-    /// Look up the nearest handler of `effect.op` once and say how its
-    /// clause runs: a simple clause is run here (the `argc` arguments
-    /// popped, the handler's parameter updated, the operation's result
-    /// returned, see [`crate::code::SimpleClause`]); a tail-resumptive one
-    /// is handed back to run in place (the handler's index, the clause's
-    /// function and closure, and the handler's parameter if it has one);
-    /// anything else (and anything inconsistent, which
-    /// [`Machine::perform`] then reports) takes the general path.
+    /// Run the nearest clause of `effect.op` if it is simple (see
+    /// [`crate::code::SimpleClause`]): pop the `argc` arguments, update the
+    /// handler's parameter, and return the operation's result.
     #[inline(always)]
-    pub(super) fn nearest_clause(&mut self, effect: u32, op: u32, argc: usize) -> Nearest {
+    pub(super) fn simple_clause(&mut self, effect: u32, op: u32, argc: usize) -> Option<Value> {
         let module: &'a Module = self.module;
         let mut i = self.handlers.len();
-        let (at, clause, has_param) = loop {
-            let Some(j) = i.checked_sub(1) else {
-                return Nearest::General;
-            };
-            i = j;
-            match self.handlers.get(i) {
-                Some(Entry::Skip(t)) => i = *t as usize,
-                Some(Entry::Handler { info, .. }) => {
-                    let Some(info) = module.handlers.get(*info as usize) else {
-                        return Nearest::General;
-                    };
+        let (at, simple) = loop {
+            i = i.checked_sub(1)?;
+            match self.handlers.get(i)? {
+                Entry::Skip(t) => i = *t as usize,
+                Entry::Handler { info, .. } => {
+                    let info = module.handlers.get(*info as usize)?;
                     if let Some(c) = info
                         .clauses
                         .iter()
                         .find(|c| c.effect == effect && c.op == op)
                     {
-                        break (i, c, info.has_param);
+                        break (i, c.simple?);
                     }
                 }
-                None => return Nearest::General,
             }
         };
-        let Some(Entry::Handler {
-            closures, param, ..
-        }) = self.handlers.get_mut(at)
-        else {
-            return Nearest::General;
-        };
-        if let Some(simple) = clause.simple {
-            let Some(start) = self.stack.len().checked_sub(argc) else {
-                return Nearest::General;
-            };
-            let in_range =
-                |o: Option<Operand>| !matches!(o, Some(Operand::Arg(k)) if k as usize >= argc);
-            if !in_range(Some(simple.result)) || !in_range(simple.next) {
-                return Nearest::General;
-            }
-            let args = self.stack.get(start..).unwrap_or(&[]);
-            let result = operand(simple.result, args, param);
-            if let Some(next) = simple.next {
-                *param = operand(next, args, param);
-            }
-            self.stack.truncate(start);
-            return Nearest::Simple(result);
+        let start = self.stack.len().checked_sub(argc)?;
+        let in_range =
+            |o: Option<Operand>| !matches!(o, Some(Operand::Arg(k)) if k as usize >= argc);
+        if !in_range(Some(simple.result)) || !in_range(simple.next) {
+            return None;
         }
-        if !clause.tail_resumptive {
-            return Nearest::General;
-        }
-        let (func, closure) = match closures.get(clause.clause as usize) {
-            Some(Value(Repr::Func(f))) => (*f, None),
-            Some(Value(Repr::Closure(c))) => (c.func, Some(c.clone())),
-            _ => return Nearest::General,
+        let Some(Entry::Handler { param, .. }) = self.handlers.get_mut(at) else {
+            return None;
         };
-        Nearest::InPlace {
-            at,
-            func,
-            closure,
-            param: has_param.then(|| param.clone()),
+        let args = self.stack.get(start..).unwrap_or(&[]);
+        let result = operand(simple.result, args, param);
+        if let Some(next) = simple.next {
+            *param = operand(next, args, param);
+        }
+        self.stack.truncate(start);
+        Some(result)
+    }
+
+    /// The nearest handler of `effect.op`, if its clause is tail-resumptive:
+    /// the handler's index, the clause's function and closure (if it
+    /// captures anything), and the handler's parameter (if it has one).
+    #[inline(always)]
+    pub(super) fn tail_clause(&self, effect: u32, op: u32) -> Option<InPlace> {
+        let mut i = self.handlers.len();
+        loop {
+            i = i.checked_sub(1)?;
+            match self.handlers.get(i)? {
+                Entry::Skip(t) => i = *t as usize,
+                Entry::Handler {
+                    info,
+                    closures,
+                    param,
+                    ..
+                } => {
+                    let info = self.module.handlers.get(*info as usize)?;
+                    let Some(c) = info
+                        .clauses
+                        .iter()
+                        .find(|c| c.effect == effect && c.op == op)
+                    else {
+                        continue;
+                    };
+                    if !c.tail_resumptive {
+                        return None;
+                    }
+                    let (f, closure) = match closures.get(c.clause as usize)? {
+                        Value(Repr::Func(f)) => (*f, None),
+                        Value(Repr::Closure(cl)) => (cl.func, Some(cl.clone())),
+                        _ => return None,
+                    };
+                    return Some((i, f, closure, info.has_param.then(|| param.clone())));
+                }
+            }
         }
     }
 }
 
-/// How the nearest clause of an operation runs
-/// ([`Machine::nearest_clause`]).
-pub(super) enum Nearest {
-    /// A simple clause ran; the operation's result.
-    Simple(Value),
-    /// A tail-resumptive clause, to run in place on top of the performer.
-    InPlace {
-        /// The handler's index in the handler stack.
-        at: usize,
-        /// The clause's function.
-        func: u32,
-        /// Its closure, if it captures anything.
-        closure: Option<Rc<ClosureObj>>,
-        /// The handler's parameter, if it has one.
-        param: Option<Value>,
-    },
-    /// Anything else: [`Machine::perform`].
-    General,
-}
+/// A tail-resumptive clause to run in place ([`Machine::tail_clause`]):
+/// the handler's index, the clause's function, its closure (if it
+/// captures anything), and the handler's parameter (if it has one).
+type InPlace = (usize, u32, Option<Rc<ClosureObj>>, Option<Value>);
 
 /// The value of a simple clause's operand (its index was checked).
 #[inline(always)]
