@@ -157,6 +157,7 @@ impl<'a> Machine<'a> {
             stack: Vec::new(),
             frames: Vec::new(),
             handlers: Vec::new(),
+            spare: Default::default(),
             steps: 0,
             window: 0,
             countdown: 0,

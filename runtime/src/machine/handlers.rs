@@ -9,14 +9,22 @@
 //!   operation goes to the host (`Fail` ends the run).
 //! - **General clause**: the frames, operand stack and handler entries
 //!   from the handler up are moved into a [`Resumption`]; the clause runs
-//!   where the `handle` was, so it is outside its own handler. Calling the
-//!   resumption pushes a copy back (rebased to where it is resumed),
+//!   where the `handle` was, so it is outside its own handler; the
+//!   operation's arguments stay on top of the stack for it. Calling the
+//!   resumption puts its parts back (rebased to where it is resumed),
 //!   handler included (deep handlers), and delivers its argument as the
 //!   operation's result. A resumption owned only by the caller is moved,
 //!   not copied (one captured by a closure is held once when that closure
 //!   is called by its only holder and reads it for the last time:
-//!   `MoveCapture`); a shared one is copied, so every resume is
-//!   independent (multi-shot).
+//!   `MoveCapture`); a shared one is copied, straight from where it is
+//!   held, so every resume is independent (multi-shot).
+//! - **Moving in bulk.** Capture and a moved resume move each of the three
+//!   parts as one block. A resumption resumed at the depth it was captured
+//!   at (a generator's consumer in a loop) needs no rebasing. The emptied
+//!   vectors of a moved resumption are kept ([`Spare`], a few and small)
+//!   and the next capture moves the part below the handler into one when
+//!   that part is the smaller, so a capture allocates only the
+//!   resumption itself.
 //! - **Abortive clause** (never mentions `resume`): the same, but the
 //!   continuation is dropped instead of captured.
 //! - **Tail-resumptive clause**: no capture. A `Skip` entry hides the
@@ -111,6 +119,105 @@ impl Drop for Resumption {
             }
         }
         value::defer_drop(&mut held);
+    }
+}
+
+/// Emptied vectors of resumptions that were moved back onto the stacks,
+/// kept by the machine for its next captures: a generator's capture and
+/// resume, repeated, then allocate no vectors. At most [`SPARE_SETS`] of
+/// each kind are kept, none with room for more than [`SPARE_ROOM`]
+/// elements, so what is kept is small and bounded (like the spare room of
+/// the machine's own stacks, it is not counted as the program's memory).
+#[derive(Debug, Default)]
+pub(super) struct Spare {
+    frames: Vec<Vec<Frame>>,
+    stack: Vec<Vec<Value>>,
+    handlers: Vec<Vec<Entry>>,
+}
+
+/// How many emptied vectors of each kind [`Spare`] keeps.
+const SPARE_SETS: usize = 4;
+/// The most elements an emptied vector kept by [`Spare`] has room for.
+const SPARE_ROOM: usize = 4096;
+
+impl Spare {
+    /// Keep the (emptied) vectors of a resumption moved back.
+    fn keep(&mut self, k: &mut Resumption) {
+        fn one<T>(pool: &mut Vec<Vec<T>>, v: &mut Vec<T>) {
+            if v.is_empty() && v.capacity() <= SPARE_ROOM && pool.len() < SPARE_SETS {
+                pool.push(std::mem::take(v));
+            }
+        }
+        one(&mut self.frames, &mut k.frames);
+        one(&mut self.stack, &mut k.stack);
+        one(&mut self.handlers, &mut k.handlers);
+    }
+}
+
+/// Move `v[at..]` out of `v` into a vector of its own. When the part
+/// left (`v[..at]`) is no longer than the part moved and a spare vector
+/// is at hand, the part left is moved into the spare one instead, which
+/// becomes `v`: the larger part is moved in bulk, and nothing is
+/// allocated. Otherwise `split_off` (one allocation, moved in bulk).
+fn split<T>(v: &mut Vec<T>, at: usize, spare: &mut Vec<Vec<T>>) -> Vec<T> {
+    if at <= v.len() - at.min(v.len())
+        && let Some(mut kept) = spare.pop()
+    {
+        kept.extend(v.drain(..at));
+        std::mem::swap(v, &mut kept);
+        kept
+    } else {
+        v.split_off(at)
+    }
+}
+
+/// Where a resumption's frames, operand stack and handler entries were
+/// captured and where they are put back: rebasing what they hold.
+struct Shift {
+    from: (u32, u32, u32),
+    to: (u32, u32, u32),
+}
+
+impl Shift {
+    fn new(k: &Resumption, to: (usize, usize, usize)) -> Result<Shift, RunError> {
+        let at = |n: usize| u32::try_from(n).map_err(|_| bad_index());
+        Ok(Shift {
+            from: (k.frame_base, k.stack_base, k.handler_base),
+            to: (at(to.0)?, at(to.1)?, at(to.2)?),
+        })
+    }
+
+    fn rebase(x: u32, from: u32, to: u32) -> Result<u32, RunError> {
+        x.checked_sub(from)
+            .and_then(|d| to.checked_add(d))
+            .ok_or_else(bad_index)
+    }
+
+    /// A frame's base (or a handler's stack start).
+    #[inline]
+    fn stack(&self, x: u32) -> Result<u32, RunError> {
+        Shift::rebase(x, self.from.1, self.to.1)
+    }
+
+    /// A handler entry, rebased.
+    #[inline]
+    fn entry(&self, e: Entry) -> Result<Entry, RunError> {
+        Ok(match e {
+            Entry::Skip(t) => Entry::Skip(Shift::rebase(t, self.from.2, self.to.2)?),
+            Entry::Handler {
+                info,
+                closures,
+                param,
+                frame,
+                stack,
+            } => Entry::Handler {
+                info,
+                closures,
+                param,
+                frame: Shift::rebase(frame, self.from.0, self.to.0)?,
+                stack: self.stack(stack)?,
+            },
+        })
     }
 }
 
@@ -217,25 +324,28 @@ impl<'a> Machine<'a> {
             }
             return Ok(());
         }
+        // The arguments stay on top: the captured (or dropped) part of the
+        // operand stack is the one below them, from the handler's base.
         let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
-        let args = self.stack.split_off(start);
-        if stack_base > self.stack.len() || frame > self.frames.len() {
+        if stack_base > start || frame > self.frames.len() || i > self.handlers.len() {
             return Err(bad_index());
         }
         let resume = if clause.abortive {
             self.frames.truncate(frame);
-            self.stack.truncate(stack_base);
+            self.stack.drain(stack_base..start);
             self.handlers.truncate(i);
             Value(Repr::Unit)
         } else {
             // Moving the captured part costs a unit per slot moved.
-            let moved = (self.frames.len() - frame)
-                + (self.stack.len() - stack_base)
-                + self.handlers.len().saturating_sub(i);
+            let moved =
+                (self.frames.len() - frame) + (start - stack_base) + (self.handlers.len() - i);
             self.tick(moved as u64)?;
-            let frames = self.frames.split_off(frame);
-            let stack = self.stack.split_off(stack_base);
-            let handlers = self.handlers.split_off(i);
+            let frames = split(&mut self.frames, frame, &mut self.spare.frames);
+            let mut stack = split(&mut self.stack, stack_base, &mut self.spare.stack);
+            // The arguments go back on top.
+            let args = stack.len().checked_sub(argc).ok_or_else(bad_index)?;
+            self.stack.extend(stack.drain(args..));
+            let handlers = split(&mut self.handlers, i, &mut self.spare.handlers);
             Value(Repr::Resume(Rc::new(Resumption::new(
                 frames,
                 stack,
@@ -243,7 +353,6 @@ impl<'a> Machine<'a> {
                 (frame as u32, stack_base as u32, i as u32),
             ))))
         };
-        self.stack.extend(args);
         if has_param {
             self.stack.push(param);
         }
@@ -396,7 +505,12 @@ impl<'a> Machine<'a> {
     }
 
     /// Call a resumption with its argument (and the handler's next
-    /// parameter).
+    /// parameter): its frames, operand stack and handler entries go back
+    /// on top of the machine's, rebased to where it is resumed. A
+    /// resumption nothing else holds is moved (its emptied vectors are
+    /// kept for the next capture, [`Spare`]); a shared one is copied
+    /// straight from where it is held, so it can be resumed again
+    /// (multi-shot).
     pub(super) fn resume(&mut self, k: Rc<Resumption>, argc: usize) -> Result<(), RunError> {
         let param = if argc == 2 {
             Some(self.stack.pop().ok_or_else(bad_index)?)
@@ -404,9 +518,7 @@ impl<'a> Machine<'a> {
             None
         };
         let v = self.stack.pop().ok_or_else(bad_index)?;
-        let mut k = Rc::try_unwrap(k).unwrap_or_else(|shared| (*shared).clone());
-        let (nf, ns, nh) = (self.frames.len(), self.stack.len(), self.handlers.len());
-        if nf + k.frames.len() > self.limits.depth {
+        if self.frames.len() + k.frames.len() > self.limits.depth {
             return Err(RunError::limit(
                 Limit::Depth,
                 Limit::Depth.value_in(&self.limits),
@@ -418,35 +530,80 @@ impl<'a> Machine<'a> {
         }
         // Copying (or moving) it back costs a unit per slot.
         self.tick((k.frames.len() + k.stack.len() + k.handlers.len()) as u64)?;
-        let (fb, sb, hb) = (k.frame_base, k.stack_base, k.handler_base);
-        let rebase = |x: u32, from: u32, to: usize| -> Result<u32, RunError> {
-            x.checked_sub(from)
-                .and_then(|d| u32::try_from(to).ok()?.checked_add(d))
-                .ok_or_else(bad_index)
-        };
+        let nh = self.handlers.len();
+        match Rc::try_unwrap(k) {
+            Ok(mut k) => {
+                let moved = self.move_back(&mut k);
+                // The resumption is still charged while memory is checked
+                // (as a copy of a shared one is).
+                let done = moved.and_then(|()| self.resumed(v, param, nh));
+                self.spare.keep(&mut k);
+                done
+            }
+            Err(shared) => {
+                // Counted as a copy of the resumption would be, until the
+                // memory check.
+                value::charge(shared.charged);
+                let done = self
+                    .copy_back(&shared)
+                    .and_then(|()| self.resumed(v, param, nh));
+                value::credit(shared.charged);
+                done
+            }
+        }
+    }
+
+    /// Move a resumption nothing else holds back onto the stacks: in bulk
+    /// when it is resumed where it was captured (nothing to rebase, as
+    /// when a generator's consumer resumes it at the same depth each
+    /// time), frame by frame otherwise.
+    fn move_back(&mut self, k: &mut Resumption) -> Result<(), RunError> {
+        let (nf, ns, nh) = (self.frames.len(), self.stack.len(), self.handlers.len());
+        let same = |base: u32, at: usize| base as usize == at;
+        if same(k.frame_base, nf) && same(k.stack_base, ns) && same(k.handler_base, nh) {
+            self.stack.append(&mut k.stack);
+            self.frames.append(&mut k.frames);
+            self.handlers.append(&mut k.handlers);
+            return Ok(());
+        }
+        let shift = Shift::new(k, (nf, ns, nh))?;
         self.stack.append(&mut k.stack);
-        for mut f in std::mem::take(&mut k.frames) {
-            f.base = rebase(f.base, sb, ns)?;
+        self.frames.reserve(k.frames.len());
+        for mut f in k.frames.drain(..) {
+            f.base = shift.stack(f.base)?;
             self.frames.push(f);
         }
-        for e in std::mem::take(&mut k.handlers) {
-            self.handlers.push(match e {
-                Entry::Skip(t) => Entry::Skip(rebase(t, hb, nh)?),
-                Entry::Handler {
-                    info,
-                    closures,
-                    param,
-                    frame,
-                    stack,
-                } => Entry::Handler {
-                    info,
-                    closures,
-                    param,
-                    frame: rebase(frame, fb, nf)?,
-                    stack: rebase(stack, sb, ns)?,
-                },
-            });
+        self.handlers.reserve(k.handlers.len());
+        for e in k.handlers.drain(..) {
+            self.handlers.push(shift.entry(e)?);
         }
+        Ok(())
+    }
+
+    /// Copy a shared resumption onto the stacks, rebased.
+    fn copy_back(&mut self, k: &Resumption) -> Result<(), RunError> {
+        let shift = Shift::new(
+            k,
+            (self.frames.len(), self.stack.len(), self.handlers.len()),
+        )?;
+        self.stack.extend_from_slice(&k.stack);
+        self.frames.reserve(k.frames.len());
+        for f in &k.frames {
+            let mut f = f.clone();
+            f.base = shift.stack(f.base)?;
+            self.frames.push(f);
+        }
+        self.handlers.reserve(k.handlers.len());
+        for e in &k.handlers {
+            self.handlers.push(shift.entry(e.clone())?);
+        }
+        Ok(())
+    }
+
+    /// The end of a resume: the handler resumed (the first entry put
+    /// back, at `nh`) takes its next parameter, the operation's result is
+    /// pushed, and memory is checked.
+    fn resumed(&mut self, v: Value, param: Option<Value>, nh: usize) -> Result<(), RunError> {
         if let Some(s) = param {
             match self.handlers.get_mut(nh) {
                 Some(Entry::Handler { param, .. }) => *param = s,
@@ -480,3 +637,56 @@ impl<'a> Machine<'a> {
 /// The most bytes of a `Fail.fail` message that reach the top level's
 /// error; a longer message is shown by its start and its length.
 pub(crate) const FAIL_SHOWN: usize = 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::{SPARE_ROOM, SPARE_SETS, Spare, split};
+
+    #[test]
+    fn split_moves_the_tail_out_either_way() {
+        // Without a spare vector: `split_off`.
+        let mut v: Vec<u32> = (0..10).collect();
+        let mut spare: Vec<Vec<u32>> = Vec::new();
+        assert_eq!(split(&mut v, 3, &mut spare), vec![3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(v, vec![0, 1, 2]);
+        // With one, and the part left the smaller: the part left moves
+        // into the spare vector, which becomes `v`.
+        let mut v: Vec<u32> = (0..10).collect();
+        let mut spare = vec![Vec::with_capacity(16)];
+        assert_eq!(split(&mut v, 3, &mut spare), vec![3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(v, vec![0, 1, 2]);
+        assert_eq!(v.capacity(), 16);
+        assert!(spare.is_empty());
+        // With one, but the part left the larger: `split_off`, the spare
+        // vector kept.
+        let mut v: Vec<u32> = (0..10).collect();
+        let mut spare = vec![Vec::new()];
+        assert_eq!(split(&mut v, 8, &mut spare), vec![8, 9]);
+        assert_eq!(v, (0..8).collect::<Vec<_>>());
+        assert_eq!(spare.len(), 1);
+        // Everything, and nothing.
+        let mut v: Vec<u32> = (0..4).collect();
+        let mut spare = vec![Vec::new()];
+        assert_eq!(split(&mut v, 0, &mut spare), vec![0, 1, 2, 3]);
+        assert!(v.is_empty());
+        let mut v: Vec<u32> = (0..4).collect();
+        assert!(split(&mut v, 4, &mut Vec::new()).is_empty());
+        assert_eq!(v.len(), 4);
+    }
+
+    #[test]
+    fn spare_vectors_are_few_and_small() {
+        let mut spare = Spare::default();
+        for _ in 0..2 * SPARE_SETS {
+            let mut k = super::Resumption::default();
+            k.frames = Vec::with_capacity(8);
+            k.stack = Vec::with_capacity(SPARE_ROOM + 1);
+            k.handlers = Vec::with_capacity(1);
+            spare.keep(&mut k);
+        }
+        assert_eq!(spare.frames.len(), SPARE_SETS);
+        assert_eq!(spare.handlers.len(), SPARE_SETS);
+        // Too large to keep.
+        assert!(spare.stack.is_empty());
+    }
+}

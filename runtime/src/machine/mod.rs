@@ -124,6 +124,8 @@ pub struct Machine<'a> {
     stack: Vec<Value>,
     frames: Vec<Frame>,
     handlers: Vec<Entry>,
+    /// Emptied vectors of moved resumptions, for the next captures.
+    spare: handlers::Spare,
     /// Steps taken before the current window.
     steps: u64,
     /// Steps of the current window.

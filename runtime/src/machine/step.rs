@@ -21,7 +21,7 @@ use std::rc::Rc;
 
 use crate::code::{Arith, Function, Module, Op, Operand};
 use crate::error::RunError;
-use crate::value::{Repr, Value};
+use crate::value::{ClosureObj, Repr, Value};
 
 use super::calls::CallFrame;
 use super::{Entry, Exit, Frame, Kind, Machine, bad_index};
@@ -332,7 +332,7 @@ impl<'a> Machine<'a> {
                                 && self.stack.len() >= n =>
                         {
                             base = self.stack.len() - n;
-                            self.push_frame(f, func, base, Kind::Normal);
+                            self.push_frame(f, func, base, Kind::Normal, None);
                             code = &func.ops;
                             pc = 0;
                         }
@@ -438,9 +438,10 @@ impl<'a> Machine<'a> {
                         self.stack.push(v);
                         continue;
                     }
-                    // The common case inline: a tail-resumptive clause that
-                    // captures nothing runs in place, in a new frame.
-                    if let Some((i, f, param)) = self.tail_clause(e, o)
+                    // The common case inline: a tail-resumptive clause runs
+                    // in place, in a new frame (with its closure, if it
+                    // captures anything).
+                    if let Some((i, f, closure, param)) = self.tail_clause(e, o)
                         && let Some(func) = functions.get(f as usize)
                         && func.arity as usize == n as usize + usize::from(param.is_some())
                         && self.frames.len() < self.limits.depth
@@ -450,7 +451,7 @@ impl<'a> Machine<'a> {
                             self.stack.push(s);
                         }
                         base = self.stack.len() - func.arity as usize;
-                        self.push_frame(f, func, base, Kind::Clause);
+                        self.push_frame(f, func, base, Kind::Clause, closure);
                         code = &func.ops;
                         pc = 0;
                         continue;
@@ -480,16 +481,24 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Push a frame of `kind` for `func` (function `f`, no closure) whose
-    /// arguments are on the stack from `base`, and its other locals.
+    /// Push a frame of `kind` for `func` (function `f`, with its closure
+    /// if it has one) whose arguments are on the stack from `base`, and
+    /// its other locals.
     #[inline(always)]
-    fn push_frame(&mut self, f: u32, func: &Function, base: usize, kind: Kind) {
+    fn push_frame(
+        &mut self,
+        f: u32,
+        func: &Function,
+        base: usize,
+        kind: Kind,
+        closure: Option<Rc<ClosureObj>>,
+    ) {
         self.frames.push(Frame {
             func: f,
             pc: 0,
             base: base as u32,
             kind,
-            closure: None,
+            closure,
         });
         for _ in func.arity..func.locals {
             self.stack.push(Value(Repr::Unit));
@@ -537,11 +546,11 @@ impl<'a> Machine<'a> {
         Some(result)
     }
 
-    /// The nearest handler of `effect.op`, if its clause is tail-resumptive
-    /// and a function that captures nothing: the handler's index, the
-    /// clause's function, and the handler's parameter (if it has one).
+    /// The nearest handler of `effect.op`, if its clause is tail-resumptive:
+    /// the handler's index, the clause's function and closure (if it
+    /// captures anything), and the handler's parameter (if it has one).
     #[inline(always)]
-    pub(super) fn tail_clause(&self, effect: u32, op: u32) -> Option<(usize, u32, Option<Value>)> {
+    pub(super) fn tail_clause(&self, effect: u32, op: u32) -> Option<InPlace> {
         let mut i = self.handlers.len();
         loop {
             i = i.checked_sub(1)?;
@@ -564,15 +573,22 @@ impl<'a> Machine<'a> {
                     if !c.tail_resumptive {
                         return None;
                     }
-                    let Some(Value(Repr::Func(f))) = closures.get(c.clause as usize) else {
-                        return None;
+                    let (f, closure) = match closures.get(c.clause as usize)? {
+                        Value(Repr::Func(f)) => (*f, None),
+                        Value(Repr::Closure(cl)) => (cl.func, Some(cl.clone())),
+                        _ => return None,
                     };
-                    return Some((i, *f, info.has_param.then(|| param.clone())));
+                    return Some((i, f, closure, info.has_param.then(|| param.clone())));
                 }
             }
         }
     }
 }
+
+/// A tail-resumptive clause to run in place ([`Machine::tail_clause`]):
+/// the handler's index, the clause's function, its closure (if it
+/// captures anything), and the handler's parameter (if it has one).
+type InPlace = (usize, u32, Option<Rc<ClosureObj>>, Option<Value>);
 
 /// The value of a simple clause's operand (its index was checked).
 #[inline(always)]

@@ -169,6 +169,7 @@ pub(super) fn decode<'a>(
         stack,
         frames,
         handlers,
+        spare: Default::default(),
         steps,
         window,
         countdown,
