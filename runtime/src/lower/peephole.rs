@@ -50,6 +50,16 @@ pub(super) fn fuse(f: &mut Function) {
     });
 }
 
+/// Fuse a local read followed by `Return` into `ReturnLocal`: run after
+/// the liveness pass (which turns a last read into `MoveLocal`), since a
+/// returned local is read for the last time either way.
+pub(super) fn fuse_returns(f: &mut Function) {
+    fuse_with(f, 2, &|w| match w {
+        [Op::Local(a) | Op::MoveLocal(a), Op::Return] => Some(Op::ReturnLocal(*a)),
+        _ => None,
+    });
+}
+
 fn is_comparison(op: crate::code::Arith) -> bool {
     use crate::code::Arith::*;
     matches!(op, Lt | Le | Gt | Ge | Eq | Ne)
@@ -133,6 +143,34 @@ mod tests {
                 Op::Local(0),
                 Op::Return,
                 Op::LocalLocalArith(0, 1, Arith::Add),
+                Op::Return,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_returned_local_is_one_op_unless_a_jump_lands_on_the_return() {
+        let mut f = Function {
+            ops: vec![
+                Op::JumpIfFalse(6),
+                Op::MoveLocal(0),
+                Op::Return,
+                Op::Local(1),
+                Op::Return,
+                Op::Local(2),
+                Op::Return,
+            ],
+            spans: vec![Default::default(); 7],
+            ..Function::default()
+        };
+        fuse_returns(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::JumpIfFalse(4),
+                Op::ReturnLocal(0),
+                Op::ReturnLocal(1),
+                Op::Local(2),
                 Op::Return,
             ]
         );

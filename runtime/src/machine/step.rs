@@ -46,6 +46,19 @@ impl<'a> Machine<'a> {
     /// performs an operation of a host capability ([`Exit::Paused`], with
     /// the operation in [`Machine::pending`]).
     pub(super) fn execute(&mut self) -> Result<Exit, RunError> {
+        // The steps left in the window live in a local of the loop (a
+        // register), not in the machine; they are written back however
+        // the loop ends, for [`Machine::usage`] and snapshots.
+        let mut left = self.countdown;
+        let exit = self.run_loop(&mut left);
+        self.countdown = left;
+        exit
+    }
+
+    /// The run loop of [`Machine::execute`], with the steps left in the
+    /// window in `left`.
+    #[inline(always)]
+    fn run_loop(&mut self, left: &mut u64) -> Result<Exit, RunError> {
         let functions: &'a [Function] = &self.module.functions;
         let (mut code, mut pc, mut base) = self.load()?;
         macro_rules! sync {
@@ -91,10 +104,12 @@ impl<'a> Machine<'a> {
                 return Err(RunError::internal("ran past the end of a function"));
             };
             pc += 1;
-            self.countdown -= 1;
-            if self.countdown == 0 {
+            *left -= 1;
+            if *left == 0 {
                 sync!();
+                self.countdown = 0;
                 tri!(self.check());
+                *left = self.countdown;
             }
             match op {
                 Op::Unit => self.stack.push(Value(Repr::Unit)),
@@ -188,17 +203,25 @@ impl<'a> Machine<'a> {
                     pop!();
                 }
                 Op::Arith(a) => {
-                    let y = pop!();
-                    let x = pop!();
-                    // The common case inline: Int with Int.
-                    let fast = match (&x, &y) {
-                        (Value(Repr::Int(p)), Value(Repr::Int(q))) => int_fast(a, *p, *q),
+                    // The common case inline: Int with Int, the result
+                    // written over the first operand (two Ints need no
+                    // dropping).
+                    let fast = match self.stack.as_slice() {
+                        [.., Value(Repr::Int(p)), Value(Repr::Int(q))] => int_fast(a, *p, *q),
                         _ => None,
                     };
-                    let v = match fast {
-                        Some(v) => v,
-                        None => tri!(self.arith(a, x, y)),
-                    };
+                    if let Some(v) = fast {
+                        if let Some(y) = self.stack.pop() {
+                            forget_plain(y);
+                        }
+                        if let Some(x) = self.stack.last_mut() {
+                            forget_plain(std::mem::replace(x, v));
+                        }
+                        continue;
+                    }
+                    let y = pop!();
+                    let x = pop!();
+                    let v = tri!(self.arith(a, x, y));
                     self.stack.push(v);
                 }
                 Op::LocalIntArith(slot, k, a) => {
@@ -371,17 +394,24 @@ impl<'a> Machine<'a> {
                         }
                     }
                 }
-                Op::Return => {
-                    let v = pop!();
+                Op::Return | Op::ReturnLocal(_) => {
+                    let v = match op {
+                        Op::ReturnLocal(i) => tri!(
+                            self.stack
+                                .get_mut(base + i as usize)
+                                .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
+                                .ok_or_else(bad_index)
+                        ),
+                        _ => pop!(),
+                    };
                     // The common case inline: an ordinary call returns to a
                     // caller.
                     if self.frames.len() > 1
                         && let Some(top) = self.frames.last()
                         && top.kind == Kind::Normal
                     {
-                        let done = self.frames.pop();
-                        if let Some(done) = done {
-                            self.stack.truncate(done.base as usize);
+                        if let Some(done) = self.frames.pop() {
+                            discard_above(&mut self.stack, done.base as usize);
                         }
                         self.stack.push(v);
                         reload!();
@@ -484,13 +514,27 @@ impl<'a> Machine<'a> {
     /// arguments are on the stack from `base`, and its other locals.
     #[inline(always)]
     fn push_frame(&mut self, f: u32, func: &Function, base: usize, kind: Kind) {
-        self.frames.push(Frame {
+        if self.frames.len() == self.frames.capacity() {
+            grow_frames(&mut self.frames);
+        }
+        let frame = Frame {
             func: f,
             pc: 0,
             base: base as u32,
             kind,
             closure: None,
-        });
+        };
+        // `push` itself was left out of line by the optimiser (its growth
+        // path with it); with room made above, writing the frame in place
+        // is a store and a length.
+        let spare = self.frames.spare_capacity_mut();
+        if let Some(slot) = spare.first_mut() {
+            slot.write(frame);
+            let len = self.frames.len() + 1;
+            // SAFETY: the element at the old length was initialised just
+            // above, inside the vector's capacity (`spare` was not empty).
+            unsafe { self.frames.set_len(len) };
+        }
         for _ in func.arity..func.locals {
             self.stack.push(Value(Repr::Unit));
         }
@@ -570,6 +614,53 @@ impl<'a> Machine<'a> {
                     return Some((i, *f, info.has_param.then(|| param.clone())));
                 }
             }
+        }
+    }
+}
+
+/// Make room for more frames: out of line, so the call path keeps only
+/// the capacity test.
+#[cold]
+#[inline(never)]
+fn grow_frames(frames: &mut Vec<Frame>) {
+    frames.reserve(frames.len().max(64));
+}
+
+/// Whether a value owns nothing (no reference count to drop).
+#[inline(always)]
+fn is_plain(v: &Value) -> bool {
+    matches!(
+        v.0,
+        Repr::Unit
+            | Repr::Bool(_)
+            | Repr::Int(_)
+            | Repr::Float(_)
+            | Repr::Tag(_)
+            | Repr::Func(_)
+            | Repr::Native(_)
+    )
+}
+
+/// Let go of a value known to own nothing, without the out-of-line drop
+/// glue of [`Value`] (a value that does own something is dropped as
+/// usual, so this is never wrong, only slower).
+#[inline(always)]
+fn forget_plain(v: Value) {
+    if is_plain(&v) {
+        std::mem::forget(v);
+    } else {
+        drop(v);
+    }
+}
+
+/// Drop the operand stack down to `len`: a returning frame's locals and
+/// temporaries, most of them plain values in the calls that matter.
+#[inline(always)]
+fn discard_above(stack: &mut Vec<Value>, len: usize) {
+    while stack.len() > len {
+        match stack.pop() {
+            Some(v) => forget_plain(v),
+            None => break,
         }
     }
 }
