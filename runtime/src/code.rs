@@ -461,6 +461,9 @@ pub enum Op {
     /// Return a local from the frame (a fused `Local` or `MoveLocal` and
     /// `Return`; the local is moved out, as the frame ends).
     ReturnLocal(u32),
+    /// Pop two operands and return the result (a fused `Arith` and
+    /// `Return`: `f(x) + g(y)` as a function's value).
+    ReturnArith(Arith),
     /// Pop `n` values into a tuple.
     Tuple(u32),
     /// Pop `n` values into a list.

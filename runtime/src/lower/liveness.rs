@@ -84,6 +84,7 @@ fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
         | Op::BranchLocalLocal(_, _, _, t) => (next, Some(*t as usize)),
         Op::Return
         | Op::ReturnLocal(_)
+        | Op::ReturnArith(_)
         | Op::TailCall(_)
         | Op::TailCallFunc(..)
         | Op::NoMatch

@@ -50,12 +50,14 @@ pub(super) fn fuse(f: &mut Function) {
     });
 }
 
-/// Fuse a local read followed by `Return` into `ReturnLocal`: run after
+/// Fuse a local read followed by `Return` into `ReturnLocal`, and an
+/// operator followed by `Return` into `ReturnArith`: run after
 /// the liveness pass (which turns a last read into `MoveLocal`), since a
 /// returned local is read for the last time either way.
 pub(super) fn fuse_returns(f: &mut Function) {
     fuse_with(f, 2, &|w| match w {
         [Op::Local(a) | Op::MoveLocal(a), Op::Return] => Some(Op::ReturnLocal(*a)),
+        [Op::Arith(op), Op::Return] => Some(Op::ReturnArith(*op)),
         _ => None,
     });
 }
@@ -68,6 +70,10 @@ fn is_comparison(op: crate::code::Arith) -> bool {
 /// Replace each window of `width` ops that `fused` maps to one op, where
 /// no jump lands inside the window (its first op may be a target).
 fn fuse_with(f: &mut Function, width: usize, fused: &dyn Fn(&[Op]) -> Option<Op>) {
+    // Most functions have nothing to fuse: look before building the maps.
+    if !f.ops.windows(width).any(|w| fused(w).is_some()) {
+        return;
+    }
     let n = f.ops.len();
     let mut landing = vec![false; n + 1];
     for op in &mut f.ops {
@@ -149,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn a_returned_local_is_one_op_unless_a_jump_lands_on_the_return() {
+    fn a_returned_local_or_sum_is_one_op_unless_a_jump_lands_on_the_return() {
         let mut f = Function {
             ops: vec![
                 Op::JumpIfFalse(6),
@@ -159,8 +165,10 @@ mod tests {
                 Op::Return,
                 Op::Local(2),
                 Op::Return,
+                Op::Arith(Arith::Add),
+                Op::Return,
             ],
-            spans: vec![Default::default(); 7],
+            spans: vec![Default::default(); 9],
             ..Function::default()
         };
         fuse_returns(&mut f);
@@ -172,6 +180,7 @@ mod tests {
                 Op::ReturnLocal(1),
                 Op::Local(2),
                 Op::Return,
+                Op::ReturnArith(Arith::Add),
             ]
         );
     }

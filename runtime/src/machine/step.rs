@@ -16,6 +16,14 @@
 //!   placed at the instruction that caused them.
 //! - **No index is trusted**: every local, literal, global and jump target
 //!   is checked, and a bad one stops the run with `E4004`.
+//! - **Plain values are let go without the drop glue.** A value that owns
+//!   nothing (`()`, `Bool`, `Int`, `Float`, a constructor without fields,
+//!   a function or native) is forgotten rather than dropped on the hot
+//!   paths (`Int` arithmetic, `Pop`, `SetLocal`, a returning frame's
+//!   slots, a simple clause's arguments), which keeps the
+//!   out-of-line drop of [`Value`] off them; anything else is dropped as
+//!   usual. The loop's two `unsafe` blocks: a frame written into capacity
+//!   made just before it, and the stack cut down over plain values.
 
 use std::rc::Rc;
 
@@ -46,19 +54,6 @@ impl<'a> Machine<'a> {
     /// performs an operation of a host capability ([`Exit::Paused`], with
     /// the operation in [`Machine::pending`]).
     pub(super) fn execute(&mut self) -> Result<Exit, RunError> {
-        // The steps left in the window live in a local of the loop (a
-        // register), not in the machine; they are written back however
-        // the loop ends, for [`Machine::usage`] and snapshots.
-        let mut left = self.countdown;
-        let exit = self.run_loop(&mut left);
-        self.countdown = left;
-        exit
-    }
-
-    /// The run loop of [`Machine::execute`], with the steps left in the
-    /// window in `left`.
-    #[inline(always)]
-    fn run_loop(&mut self, left: &mut u64) -> Result<Exit, RunError> {
         let functions: &'a [Function] = &self.module.functions;
         let (mut code, mut pc, mut base) = self.load()?;
         macro_rules! sync {
@@ -104,12 +99,10 @@ impl<'a> Machine<'a> {
                 return Err(RunError::internal("ran past the end of a function"));
             };
             pc += 1;
-            *left -= 1;
-            if *left == 0 {
+            self.countdown -= 1;
+            if self.countdown == 0 {
                 sync!();
-                self.countdown = 0;
                 tri!(self.check());
-                *left = self.countdown;
             }
             match op {
                 Op::Unit => self.stack.push(Value(Repr::Unit)),
@@ -140,7 +133,7 @@ impl<'a> Machine<'a> {
                 Op::SetLocal(i) => {
                     let v = pop!();
                     match self.stack.get_mut(base + i as usize) {
-                        Some(slot) => *slot = v,
+                        Some(slot) => forget_plain(std::mem::replace(slot, v)),
                         None => {
                             sync!();
                             return Err(bad_index());
@@ -199,9 +192,7 @@ impl<'a> Machine<'a> {
                     let v = tri!(self.make_closure(f, base));
                     self.stack.push(v);
                 }
-                Op::Pop => {
-                    pop!();
-                }
+                Op::Pop => forget_plain(pop!()),
                 Op::Arith(a) => {
                     // The common case inline: Int with Int, the result
                     // written over the first operand (two Ints need no
@@ -394,7 +385,7 @@ impl<'a> Machine<'a> {
                         }
                     }
                 }
-                Op::Return | Op::ReturnLocal(_) => {
+                Op::Return | Op::ReturnLocal(_) | Op::ReturnArith(_) => {
                     let v = match op {
                         Op::ReturnLocal(i) => tri!(
                             self.stack
@@ -402,6 +393,29 @@ impl<'a> Machine<'a> {
                                 .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
                                 .ok_or_else(bad_index)
                         ),
+                        Op::ReturnArith(a) => {
+                            let fast = match self.stack.as_slice() {
+                                [.., Value(Repr::Int(p)), Value(Repr::Int(q))] => {
+                                    int_fast(a, *p, *q)
+                                }
+                                _ => None,
+                            };
+                            match fast {
+                                Some(v) => {
+                                    for _ in 0..2 {
+                                        if let Some(x) = self.stack.pop() {
+                                            forget_plain(x);
+                                        }
+                                    }
+                                    v
+                                }
+                                None => {
+                                    let y = pop!();
+                                    let x = pop!();
+                                    tri!(self.arith(a, x, y))
+                                }
+                            }
+                        }
                         _ => pop!(),
                     };
                     // The common case inline: an ordinary call returns to a
@@ -577,7 +591,7 @@ impl<'a> Machine<'a> {
         if let Some(next) = simple.next {
             *param = operand(next, args, param);
         }
-        self.stack.truncate(start);
+        discard_above(&mut self.stack, start);
         Some(result)
     }
 
@@ -654,14 +668,25 @@ fn forget_plain(v: Value) {
 }
 
 /// Drop the operand stack down to `len`: a returning frame's locals and
-/// temporaries, most of them plain values in the calls that matter.
+/// temporaries, most of them plain values in the calls that matter (cut
+/// off without the drop glue then; otherwise dropped as usual).
 #[inline(always)]
 fn discard_above(stack: &mut Vec<Value>, len: usize) {
-    while stack.len() > len {
-        match stack.pop() {
-            Some(v) => forget_plain(v),
-            None => break,
-        }
+    // The plain values on top are cut off; from the topmost value that
+    // owns something down, the rest is dropped as usual.
+    let Some(tail) = stack.get(len..) else {
+        return;
+    };
+    let keep = match tail.iter().rposition(|v| !is_plain(v)) {
+        Some(k) => len + k + 1,
+        None => len,
+    };
+    // SAFETY: `keep` is at most the length (`tail` is `stack[len..]` and
+    // `k` an index into it), and the values from `keep` up own nothing,
+    // so leaving them undropped leaks nothing.
+    unsafe { stack.set_len(keep) }
+    if keep > len {
+        stack.truncate(len);
     }
 }
 
@@ -680,8 +705,8 @@ fn operand(o: Operand, args: &[Value], param: &Value) -> Value {
     }
 }
 
-/// The step loop's fast path for `Int op Int`: comparisons, `+` and `-`
-/// that fit. `None` sends everything else (overflow included, so that it
+/// The step loop's fast path for `Int op Int`: comparisons, `+`, `-` and
+/// `*` that fit. `None` sends everything else (overflow included, so that it
 /// is reported) to [`Machine::arith`].
 #[inline(always)]
 fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
@@ -691,6 +716,7 @@ fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
         }
         Arith::Add => x.checked_add(y).map(Value::int),
         Arith::Sub => x.checked_sub(y).map(Value::int),
+        Arith::Mul => x.checked_mul(y).map(Value::int),
         _ => None,
     }
 }
