@@ -458,6 +458,12 @@ pub enum Op {
     TailCallFunc(u32, u32),
     /// Return the top of the stack from the frame.
     Return,
+    /// Return a local from the frame (a fused `Local` or `MoveLocal` and
+    /// `Return`; the local is moved out, as the frame ends).
+    ReturnLocal(u32),
+    /// Pop two operands and return the result (a fused `Arith` and
+    /// `Return`: `f(x) + g(y)` as a function's value).
+    ReturnArith(Arith),
     /// Pop `n` values into a tuple.
     Tuple(u32),
     /// Pop `n` values into a list.

@@ -340,3 +340,26 @@ fn a_list_walked_while_it_grows_in_place_stays_linear() {
     let (r, _) = exec(src, &limits(&[("fuel", "30000000")]), None);
     assert_eq!(r.as_deref().ok(), Some("999999000000"), "{r:?}");
 }
+
+#[test]
+fn fuel_is_exact_a_run_needs_one_unit_more_than_it_reports() {
+    // The step counter lives in a register of the run loop; what a run
+    // reports and where a limit stops it must not depend on that. Calls,
+    // returns, a loop across many check windows, and library work charged
+    // on the meter between steps.
+    let programs = [
+        "fn fib(n: Int) -> Int { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } }\nfib(15)\n",
+        "fn count(n: Int, acc: Int) -> Int { if n == 0 { acc } else { count(n - 1, acc + n) } }\ncount(20000, 0)\n",
+        "let xs = list.range(0, 3000)\nfn fib(n: Int) -> Int { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } }\nlist.fold(xs, 0, fn(a, x) { a + x }) + fib(12)\n",
+    ];
+    for src in programs {
+        let (ok, usage) = measured(src, &Limits::default());
+        assert!(ok, "{src}");
+        let fuel = |n: u64| limits(&[("fuel", &n.to_string())]);
+        let (ok, _) = measured(src, &fuel(usage.fuel + 1));
+        assert!(ok, "{src}: with {} units", usage.fuel + 1);
+        let (ok, short) = measured(src, &fuel(usage.fuel));
+        assert!(!ok, "{src}: with {} units", usage.fuel);
+        assert!(short.fuel >= usage.fuel, "{src}: {short:?}");
+    }
+}

@@ -83,6 +83,8 @@ fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
         | Op::BranchLocalInt(_, _, _, t)
         | Op::BranchLocalLocal(_, _, _, t) => (next, Some(*t as usize)),
         Op::Return
+        | Op::ReturnLocal(_)
+        | Op::ReturnArith(_)
         | Op::TailCall(_)
         | Op::TailCallFunc(..)
         | Op::NoMatch
@@ -96,7 +98,9 @@ fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
 fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
     out.clear();
     match op {
-        Op::Local(n) | Op::MoveLocal(n) | Op::LocalIntArith(n, ..) => out.push(*n),
+        Op::Local(n) | Op::MoveLocal(n) | Op::ReturnLocal(n) | Op::LocalIntArith(n, ..) => {
+            out.push(*n)
+        }
         Op::LocalLocalArith(a, b, _) => out.extend([*a, *b]),
         Op::BranchLocalInt(n, ..) => out.push(u32::from(*n)),
         Op::BranchLocalLocal(a, b, ..) => out.extend([u32::from(*a), u32::from(*b)]),

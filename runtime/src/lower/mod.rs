@@ -197,6 +197,9 @@ pub fn lower(
         peephole::fuse(f);
     }
     liveness::moves(&mut l.module.functions, first);
+    for f in l.module.functions.iter_mut().skip(first) {
+        peephole::fuse_returns(f);
+    }
     Ok(l.module)
 }
 
@@ -274,6 +277,9 @@ impl Lowerer {
             peephole::fuse(f);
         }
         liveness::moves(&mut l.module.functions, 0);
+        for f in &mut l.module.functions {
+            peephole::fuse_returns(f);
+        }
         l.in_library = false;
         l.resolution = Cow::Owned(Resolution::default());
         Ok(l)
@@ -362,6 +368,9 @@ impl Lowerer {
             peephole::fuse(f);
         }
         liveness::moves(&mut self.module.functions, first);
+        for f in self.module.functions.iter_mut().skip(first) {
+            peephole::fuse_returns(f);
+        }
         self.module.main
     }
 

@@ -56,6 +56,18 @@ pub(super) fn fuse(f: &mut Function) {
     });
 }
 
+/// Fuse a local read followed by `Return` into `ReturnLocal`, and an
+/// operator followed by `Return` into `ReturnArith`: run after
+/// the liveness pass (which turns a last read into `MoveLocal`), since a
+/// returned local is read for the last time either way.
+pub(super) fn fuse_returns(f: &mut Function) {
+    fuse_with(f, 2, 0, &|w| match w {
+        [Op::Local(a) | Op::MoveLocal(a), Op::Return] => Some(Op::ReturnLocal(*a)),
+        [Op::Arith(op), Op::Return] => Some(Op::ReturnArith(*op)),
+        _ => None,
+    });
+}
+
 fn is_comparison(op: crate::code::Arith) -> bool {
     use crate::code::Arith::*;
     matches!(op, Lt | Le | Gt | Ge | Eq | Ne)
@@ -66,6 +78,10 @@ fn is_comparison(op: crate::code::Arith) -> bool {
 /// fused op keeps the span of the window's op at `span_of` (the operator,
 /// where an error is reported).
 fn fuse_with(f: &mut Function, width: usize, span_of: usize, fused: &dyn Fn(&[Op]) -> Option<Op>) {
+    // Most functions have nothing to fuse: look before building the maps.
+    if !f.ops.windows(width).any(|w| fused(w).is_some()) {
+        return;
+    }
     let n = f.ops.len();
     let mut landing = vec![false; n + 1];
     for op in &mut f.ops {
@@ -140,6 +156,37 @@ mod tests {
                 Op::Return,
                 Op::LocalLocalArith(0, 1, Arith::Add),
                 Op::Return,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_returned_local_or_sum_is_one_op_unless_a_jump_lands_on_the_return() {
+        let mut f = Function {
+            ops: vec![
+                Op::JumpIfFalse(6),
+                Op::MoveLocal(0),
+                Op::Return,
+                Op::Local(1),
+                Op::Return,
+                Op::Local(2),
+                Op::Return,
+                Op::Arith(Arith::Add),
+                Op::Return,
+            ],
+            spans: vec![Default::default(); 9],
+            ..Function::default()
+        };
+        fuse_returns(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::JumpIfFalse(4),
+                Op::ReturnLocal(0),
+                Op::ReturnLocal(1),
+                Op::Local(2),
+                Op::Return,
+                Op::ReturnArith(Arith::Add),
             ]
         );
     }

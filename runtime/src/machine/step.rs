@@ -16,6 +16,14 @@
 //!   placed at the instruction that caused them.
 //! - **No index is trusted**: every local, literal, global and jump target
 //!   is checked, and a bad one stops the run with `E4004`.
+//! - **Plain values are let go without the drop glue.** A value that owns
+//!   nothing (`()`, `Bool`, `Int`, `Float`, a constructor without fields,
+//!   a function or native) is forgotten rather than dropped on the hot
+//!   paths (`Int` arithmetic, `Pop`, `SetLocal`, a returning frame's
+//!   slots, a simple clause's arguments), which keeps the
+//!   out-of-line drop of [`Value`] off them; anything else is dropped as
+//!   usual. The loop's two `unsafe` blocks: a frame written into capacity
+//!   made just before it, and the stack cut down over plain values.
 
 use std::rc::Rc;
 
@@ -125,7 +133,7 @@ impl<'a> Machine<'a> {
                 Op::SetLocal(i) => {
                     let v = pop!();
                     match self.stack.get_mut(base + i as usize) {
-                        Some(slot) => *slot = v,
+                        Some(slot) => forget_plain(std::mem::replace(slot, v)),
                         None => {
                             sync!();
                             return Err(bad_index());
@@ -184,21 +192,27 @@ impl<'a> Machine<'a> {
                     let v = tri!(self.make_closure(f, base));
                     self.stack.push(v);
                 }
-                Op::Pop => {
-                    pop!();
-                }
+                Op::Pop => forget_plain(pop!()),
                 Op::Arith(a) => {
-                    let y = pop!();
-                    let x = pop!();
-                    // The common case inline: Int with Int.
-                    let fast = match (&x, &y) {
-                        (Value(Repr::Int(p)), Value(Repr::Int(q))) => int_fast(a, *p, *q),
+                    // The common case inline: Int with Int, the result
+                    // written over the first operand (two Ints need no
+                    // dropping).
+                    let fast = match self.stack.as_slice() {
+                        [.., Value(Repr::Int(p)), Value(Repr::Int(q))] => int_fast(a, *p, *q),
                         _ => None,
                     };
-                    let v = match fast {
-                        Some(v) => v,
-                        None => tri!(self.arith(a, x, y)),
-                    };
+                    if let Some(v) = fast {
+                        if let Some(y) = self.stack.pop() {
+                            forget_plain(y);
+                        }
+                        if let Some(x) = self.stack.last_mut() {
+                            forget_plain(std::mem::replace(x, v));
+                        }
+                        continue;
+                    }
+                    let y = pop!();
+                    let x = pop!();
+                    let v = tri!(self.arith(a, x, y));
                     self.stack.push(v);
                 }
                 Op::LocalIntArith(slot, k, a) => {
@@ -371,17 +385,47 @@ impl<'a> Machine<'a> {
                         }
                     }
                 }
-                Op::Return => {
-                    let v = pop!();
+                Op::Return | Op::ReturnLocal(_) | Op::ReturnArith(_) => {
+                    let v = match op {
+                        Op::ReturnLocal(i) => tri!(
+                            self.stack
+                                .get_mut(base + i as usize)
+                                .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
+                                .ok_or_else(bad_index)
+                        ),
+                        Op::ReturnArith(a) => {
+                            let fast = match self.stack.as_slice() {
+                                [.., Value(Repr::Int(p)), Value(Repr::Int(q))] => {
+                                    int_fast(a, *p, *q)
+                                }
+                                _ => None,
+                            };
+                            match fast {
+                                Some(v) => {
+                                    for _ in 0..2 {
+                                        if let Some(x) = self.stack.pop() {
+                                            forget_plain(x);
+                                        }
+                                    }
+                                    v
+                                }
+                                None => {
+                                    let y = pop!();
+                                    let x = pop!();
+                                    tri!(self.arith(a, x, y))
+                                }
+                            }
+                        }
+                        _ => pop!(),
+                    };
                     // The common case inline: an ordinary call returns to a
                     // caller.
                     if self.frames.len() > 1
                         && let Some(top) = self.frames.last()
                         && top.kind == Kind::Normal
                     {
-                        let done = self.frames.pop();
-                        if let Some(done) = done {
-                            self.stack.truncate(done.base as usize);
+                        if let Some(done) = self.frames.pop() {
+                            discard_above(&mut self.stack, done.base as usize);
                         }
                         self.stack.push(v);
                         reload!();
@@ -493,13 +537,27 @@ impl<'a> Machine<'a> {
         kind: Kind,
         closure: Option<Rc<ClosureObj>>,
     ) {
-        self.frames.push(Frame {
+        if self.frames.len() == self.frames.capacity() {
+            grow_frames(&mut self.frames);
+        }
+        let frame = Frame {
             func: f,
             pc: 0,
             base: base as u32,
             kind,
             closure,
-        });
+        };
+        // `push` itself was left out of line by the optimiser (its growth
+        // path with it); with room made above, writing the frame in place
+        // is a store and a length.
+        let spare = self.frames.spare_capacity_mut();
+        if let Some(slot) = spare.first_mut() {
+            slot.write(frame);
+            let len = self.frames.len() + 1;
+            // SAFETY: the element at the old length was initialised just
+            // above, inside the vector's capacity (`spare` was not empty).
+            unsafe { self.frames.set_len(len) };
+        }
         for _ in func.arity..func.locals {
             self.stack.push(Value(Repr::Unit));
         }
@@ -542,7 +600,7 @@ impl<'a> Machine<'a> {
         if let Some(next) = simple.next {
             *param = operand(next, args, param);
         }
-        self.stack.truncate(start);
+        discard_above(&mut self.stack, start);
         Some(result)
     }
 
@@ -590,6 +648,64 @@ impl<'a> Machine<'a> {
 /// captures anything), and the handler's parameter (if it has one).
 type InPlace = (usize, u32, Option<Rc<ClosureObj>>, Option<Value>);
 
+/// Make room for more frames: out of line, so the call path keeps only
+/// the capacity test.
+#[cold]
+#[inline(never)]
+fn grow_frames(frames: &mut Vec<Frame>) {
+    frames.reserve(frames.len().max(64));
+}
+
+/// Whether a value owns nothing (no reference count to drop).
+#[inline(always)]
+fn is_plain(v: &Value) -> bool {
+    matches!(
+        v.0,
+        Repr::Unit
+            | Repr::Bool(_)
+            | Repr::Int(_)
+            | Repr::Float(_)
+            | Repr::Tag(_)
+            | Repr::Func(_)
+            | Repr::Native(_)
+    )
+}
+
+/// Let go of a value known to own nothing, without the out-of-line drop
+/// glue of [`Value`] (a value that does own something is dropped as
+/// usual, so this is never wrong, only slower).
+#[inline(always)]
+fn forget_plain(v: Value) {
+    if is_plain(&v) {
+        std::mem::forget(v);
+    } else {
+        drop(v);
+    }
+}
+
+/// Drop the operand stack down to `len`: a returning frame's locals and
+/// temporaries, most of them plain values in the calls that matter (cut
+/// off without the drop glue then; otherwise dropped as usual).
+#[inline(always)]
+fn discard_above(stack: &mut Vec<Value>, len: usize) {
+    // The plain values on top are cut off; from the topmost value that
+    // owns something down, the rest is dropped as usual.
+    let Some(tail) = stack.get(len..) else {
+        return;
+    };
+    let keep = match tail.iter().rposition(|v| !is_plain(v)) {
+        Some(k) => len + k + 1,
+        None => len,
+    };
+    // SAFETY: `keep` is at most the length (`tail` is `stack[len..]` and
+    // `k` an index into it), and the values from `keep` up own nothing,
+    // so leaving them undropped leaks nothing.
+    unsafe { stack.set_len(keep) }
+    if keep > len {
+        stack.truncate(len);
+    }
+}
+
 /// The value of a simple clause's operand (its index was checked).
 #[inline(always)]
 fn operand(o: Operand, args: &[Value], param: &Value) -> Value {
@@ -605,8 +721,8 @@ fn operand(o: Operand, args: &[Value], param: &Value) -> Value {
     }
 }
 
-/// The step loop's fast path for `Int op Int`: comparisons, `+` and `-`
-/// that fit. `None` sends everything else (overflow included, so that it
+/// The step loop's fast path for `Int op Int`: comparisons, `+`, `-` and
+/// `*` that fit. `None` sends everything else (overflow included, so that it
 /// is reported) to [`Machine::arith`].
 #[inline(always)]
 fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
@@ -616,6 +732,7 @@ fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
         }
         Arith::Add => x.checked_add(y).map(Value::int),
         Arith::Sub => x.checked_sub(y).map(Value::int),
+        Arith::Mul => x.checked_mul(y).map(Value::int),
         _ => None,
     }
 }
