@@ -76,7 +76,10 @@ impl Checker {
         for (con, t) in &sums {
             self.define_sum(*con, t, false);
         }
-        let pending: Vec<TypeCon> = self.pending.keys().copied().collect();
+        // In the order declared: the type nodes made do not depend on a
+        // hash map's order (the library's image is the same every build).
+        let mut pending: Vec<TypeCon> = self.pending.keys().copied().collect();
+        pending.sort();
         for con in pending {
             self.define_record(con);
         }

@@ -102,7 +102,7 @@ impl CheckSession {
         stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
             // The interfaces' own diagnostics are the embedder's to see
             // (`types::check` reports them); inputs start clean.
-            let mut c = crate::types::items::with_library(interfaces);
+            let mut c = crate::types::library::with_library(interfaces);
             c.diagnostics.clear();
             CheckSession {
                 checker: c,
