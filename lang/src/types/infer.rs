@@ -14,6 +14,7 @@
 //! no further diagnostics.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -56,11 +57,13 @@ impl Scheme {
 }
 
 /// Interned names (record fields, effect labels, type variable names).
+/// Shared between copies (a program's check starts from a copy of the
+/// library's) until a copy interns a new name.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(super) struct Interner {
-    #[serde(serialize_with = "crate::types::library::sorted")]
-    map: HashMap<String, u32>,
-    names: Vec<String>,
+    #[serde(serialize_with = "crate::types::library::sorted_shared")]
+    map: Arc<HashMap<String, u32>>,
+    names: Arc<Vec<String>>,
 }
 
 impl Interner {
@@ -69,18 +72,15 @@ impl Interner {
         if let Some(n) = self.map.get(name) {
             return *n;
         }
-        let n = self.names.len() as u32;
-        self.names.push(name.to_string());
-        self.map.insert(name.to_string(), n);
-        n
+        self.rebind(name)
     }
 
     /// Give `name` a new number from now on; the old number still prints
     /// as `name` (a declaration that replaces another in a session).
     pub(super) fn rebind(&mut self, name: &str) -> u32 {
         let n = self.names.len() as u32;
-        self.names.push(name.to_string());
-        self.map.insert(name.to_string(), n);
+        Arc::make_mut(&mut self.names).push(name.to_string());
+        Arc::make_mut(&mut self.map).insert(name.to_string(), n);
         n
     }
 
@@ -140,8 +140,9 @@ enum Tier {
 pub(super) struct Checker {
     /// Every type node.
     pub(crate) arena: Arena,
-    /// Named types, constructors and effects.
-    pub(crate) types: TypeTable,
+    /// Named types, constructors and effects (shared between copies until
+    /// a copy declares one: `Arc::make_mut` to change them).
+    pub(crate) types: Arc<TypeTable>,
     /// Interned labels and names.
     pub(crate) syms: Interner,
     /// What was found.
@@ -158,7 +159,7 @@ pub(super) struct Checker {
     undo: Vec<String>,
     /// Standard-library namespaces: `list` → `map` → its type.
     #[serde(serialize_with = "crate::types::library::sorted_nested")]
-    pub(crate) namespaces: HashMap<String, HashMap<String, Binding>>,
+    pub(crate) namespaces: Arc<HashMap<String, HashMap<String, Binding>>>,
     /// Type variables of the enclosing signatures.
     pub(crate) tyvars: TyVars,
     /// Every top-level `let` name with the item positions binding it.
@@ -290,7 +291,7 @@ impl Checker {
             row_span: Span::new(0, 0),
             handling: Vec::new(),
             arena,
-            types: TypeTable::new(),
+            types: Arc::new(TypeTable::new()),
             syms: Interner::default(),
             diagnostics: Vec::new(),
             dropped: 0,
@@ -298,7 +299,7 @@ impl Checker {
             level: 0,
             values: HashMap::new(),
             undo: Vec::new(),
-            namespaces: HashMap::new(),
+            namespaces: Arc::default(),
             tyvars: TyVars::default(),
             let_sites: HashMap::new(),
             top_lets: HashMap::new(),

@@ -24,7 +24,7 @@
 //! [`resolution::library`]: crate::types::resolution::library
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -191,7 +191,7 @@ pub(super) fn load_stdlib(c: &mut Checker) {
                 );
             }
         }
-        c.namespaces.insert(namespace.to_string(), members);
+        Arc::make_mut(&mut c.namespaces).insert(namespace.to_string(), members);
     }
     // Functions written in Writ are checked against their declarations
     // like any program's, once every namespace is known.
@@ -266,9 +266,22 @@ where
     serializer.collect_map(map.iter().collect::<BTreeMap<&K, &V>>())
 }
 
-/// Write a map of maps with the entries of each in key order.
+/// [`sorted`], for a map shared between copies.
+pub(crate) fn sorted_shared<K, V, S>(
+    map: &Arc<HashMap<K, V>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error>
+where
+    K: Ord + Serialize,
+    V: Serialize,
+    S: Serializer,
+{
+    sorted(map, serializer)
+}
+
+/// Write a (shared) map of maps with the entries of each in key order.
 pub(crate) fn sorted_nested<K, J, V, S>(
-    map: &HashMap<K, HashMap<J, V>>,
+    map: &Arc<HashMap<K, HashMap<J, V>>>,
     serializer: S,
 ) -> Result<S::Ok, S::Error>
 where

@@ -21,7 +21,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde::{Serialize, Serializer};
 use writ_lang::types::Resolution;
@@ -111,16 +111,16 @@ impl Lowerer {
     fn library_fresh() -> Result<Lowerer, String> {
         let mut l = Lowerer {
             module: Module::default(),
-            ctor_ids: HashMap::new(),
-            effect_ids: HashMap::new(),
+            ctor_ids: Arc::default(),
+            effect_ids: Arc::default(),
             never_ops: Vec::new(),
-            symbol_ids: HashMap::new(),
-            shape_ids: HashMap::new(),
-            string_ids: HashMap::new(),
-            namespaces: HashMap::new(),
+            symbol_ids: Arc::default(),
+            shape_ids: Arc::default(),
+            string_ids: Arc::default(),
+            namespaces: Arc::default(),
             top: HashMap::new(),
             in_library: true,
-            ctor_wrappers: HashMap::new(),
+            ctor_wrappers: Arc::default(),
             fns: Vec::new(),
             resolution: Cow::Owned(Resolution::default()),
             float_sum_native: None,
@@ -149,9 +149,22 @@ where
     serializer.collect_map(map.iter().collect::<BTreeMap<&K, &V>>())
 }
 
-/// Write a map of maps with the entries of each in key order.
+/// [`sorted`], for a map shared between copies.
+pub(super) fn sorted_shared<K, V, S>(
+    map: &Arc<HashMap<K, V>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error>
+where
+    K: Ord + Serialize,
+    V: Serialize,
+    S: Serializer,
+{
+    sorted(map, serializer)
+}
+
+/// Write a (shared) map of maps with the entries of each in key order.
 pub(super) fn sorted_nested<K, J, V, S>(
-    map: &HashMap<K, HashMap<J, V>>,
+    map: &Arc<HashMap<K, HashMap<J, V>>>,
     serializer: S,
 ) -> Result<S::Ok, S::Error>
 where

@@ -28,6 +28,7 @@ mod peephole;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -133,32 +134,34 @@ impl FnCtx {
     }
 }
 
-/// The lowering state for one program (or a session of inputs).
+/// The lowering state for one program (or a session of inputs). Its
+/// tables of names are shared between copies (each program starts from a
+/// copy of the library's) until a copy adds to one.
 #[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct Lowerer {
     module: Module,
-    #[serde(serialize_with = "image::sorted")]
-    ctor_ids: HashMap<String, u32>,
-    #[serde(serialize_with = "image::sorted")]
-    effect_ids: HashMap<String, u32>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    ctor_ids: Arc<HashMap<String, u32>>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    effect_ids: Arc<HashMap<String, u32>>,
     /// Operations whose result type is `Never`, by (effect, op).
     never_ops: Vec<(u32, u32)>,
-    #[serde(serialize_with = "image::sorted")]
-    symbol_ids: HashMap<String, u32>,
-    #[serde(serialize_with = "image::sorted")]
-    shape_ids: HashMap<Vec<u32>, u32>,
-    #[serde(serialize_with = "image::sorted")]
-    string_ids: HashMap<String, u32>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    symbol_ids: Arc<HashMap<String, u32>>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    shape_ids: Arc<HashMap<Vec<u32>, u32>>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    string_ids: Arc<HashMap<String, u32>>,
     #[serde(serialize_with = "image::sorted_nested")]
-    namespaces: HashMap<String, HashMap<String, Slot>>,
+    namespaces: Arc<HashMap<String, HashMap<String, Slot>>>,
     /// The top-level `fn`s and `let` binders of the program (or input)
     /// being lowered, by the span of their name.
     #[serde(serialize_with = "image::sorted")]
     top: HashMap<Span, Slot>,
     /// Whether library code is being lowered.
     in_library: bool,
-    #[serde(serialize_with = "image::sorted")]
-    ctor_wrappers: HashMap<u32, u32>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    ctor_wrappers: Arc<HashMap<u32, u32>>,
     #[serde(skip)]
     fns: Vec<FnCtx>,
     /// What the checker found each name of the code being lowered refers
@@ -306,7 +309,7 @@ impl Lowerer {
                                 arity: v.fields.len() as u32,
                             });
                             let id = self.module.ctors.len() as u32 - 1;
-                            self.ctor_ids.insert(v.name.name.clone(), id);
+                            Arc::make_mut(&mut self.ctor_ids).insert(v.name.name.clone(), id);
                         }
                     }
                 }
@@ -323,7 +326,7 @@ impl Lowerer {
                         name: e.name.name.clone(),
                         ops: e.ops.iter().map(|o| o.name.name.clone()).collect(),
                     });
-                    self.effect_ids.insert(e.name.name.clone(), id);
+                    Arc::make_mut(&mut self.effect_ids).insert(e.name.name.clone(), id);
                 }
                 _ => {}
             }
@@ -627,7 +630,7 @@ impl Lowerer {
         }
         self.module.symbols.push(name.to_string());
         let id = self.module.symbols.len() as u32 - 1;
-        self.symbol_ids.insert(name.to_string(), id);
+        Arc::make_mut(&mut self.symbol_ids).insert(name.to_string(), id);
         id
     }
 
@@ -641,7 +644,7 @@ impl Lowerer {
         }
         self.module.shapes.push(syms.clone());
         let id = self.module.shapes.len() as u32 - 1;
-        self.shape_ids.insert(syms, id);
+        Arc::make_mut(&mut self.shape_ids).insert(syms, id);
         id
     }
 
@@ -654,7 +657,7 @@ impl Lowerer {
         self.module.literals.push(lit.clone());
         let id = self.module.literals.len() as u32 - 1;
         if let Literal::Str(s) = lit {
-            self.string_ids.insert(s, id);
+            Arc::make_mut(&mut self.string_ids).insert(s, id);
         }
         id
     }
@@ -678,7 +681,7 @@ impl Lowerer {
             library: false,
         });
         let id = self.module.functions.len() as u32 - 1;
-        self.ctor_wrappers.insert(ctor, id);
+        Arc::make_mut(&mut self.ctor_wrappers).insert(ctor, id);
         id
     }
 
