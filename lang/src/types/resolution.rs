@@ -116,7 +116,7 @@ impl Resolution {
 
 /// The resolution of the standard library's functions written in Writ, by
 /// file name (`list.writ`), made once per process (read from the
-/// library's image, [`crate::types::library`]).
+/// library's image: see `types/library.rs`).
 pub fn library() -> &'static HashMap<String, Resolution> {
     crate::types::library::resolution()
 }

@@ -216,6 +216,6 @@ mod tests {
     /// it wrote one).
     #[test]
     fn the_build_embedded_an_image() {
-        assert!(cfg!(writ_library_image));
+        const { assert!(cfg!(writ_library_image)) };
     }
 }
