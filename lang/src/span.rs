@@ -6,10 +6,12 @@
 //! character boundaries of the text it was made from. [`LineIndex`] never
 //! panics, whatever offset it is given: offsets past the end are clamped.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A half-open byte range `start..end` into a source text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Span {
     /// First byte of the range.
     pub start: usize,

@@ -13,6 +13,7 @@
 //! only emits what it allocated). The machine still checks indices and
 //! stops with an internal error rather than panicking if one is not.
 
+use serde::{Deserialize, Serialize};
 use writ_lang::Span;
 
 /// A compiled program, with the standard library it uses: what [`run`]
@@ -23,7 +24,7 @@ use writ_lang::Span;
 /// [`run`]: crate::run
 /// [`Value::record`]: crate::Value::record
 /// [`display::to_string`]: crate::display::to_string
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Module {
     /// Every function: top-level, local, lambdas, handler clauses,
     /// library functions written in Writ, and the top level itself.
@@ -54,7 +55,7 @@ pub struct Module {
 }
 
 /// One input a module was compiled with.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct ModuleInput {
     /// Its name.
     pub(crate) name: String,
@@ -204,7 +205,7 @@ impl Module {
 
 /// A literal in the program text that an op cannot hold inline (an
 /// integer is an operand of [`Op::Int`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Literal {
     /// A float.
     Float(f64),
@@ -213,7 +214,7 @@ pub enum Literal {
 }
 
 /// A constructor of a sum type.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CtorInfo {
     /// Its name.
     pub name: String,
@@ -222,7 +223,7 @@ pub struct CtorInfo {
 }
 
 /// An effect and its operations.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EffectInfo {
     /// Its name.
     pub name: String,
@@ -231,7 +232,7 @@ pub struct EffectInfo {
 }
 
 /// How a handler handles one operation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ClauseInfo {
     /// The effect handled.
     pub effect: u32,
@@ -253,7 +254,7 @@ pub struct ClauseInfo {
 
 /// A clause whose whole body is `resume(result)` or
 /// `resume(result, next)`, each an [`Operand`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimpleClause {
     /// The operation's result.
     pub result: Operand,
@@ -262,7 +263,7 @@ pub struct SimpleClause {
 }
 
 /// A value a simple clause resumes with.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Operand {
     /// The operation's argument at this index.
     Arg(u32),
@@ -277,7 +278,7 @@ pub enum Operand {
 }
 
 /// A `handle ... with { ... }`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HandlerInfo {
     /// The operation clauses.
     pub clauses: Vec<ClauseInfo>,
@@ -291,7 +292,7 @@ pub struct HandlerInfo {
 }
 
 /// A native function's entry.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct NativeInfo {
     /// `namespace.name`.
     pub name: String,
@@ -302,7 +303,7 @@ pub struct NativeInfo {
 }
 
 /// The constructors of the prelude's types, which natives build.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct PreludeCtors {
     /// `Some`
     pub some: u32,
@@ -327,7 +328,7 @@ pub struct PreludeCtors {
 }
 
 /// One function's code.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Function {
     /// Its name for stack traces (`f`, `list.map`, `<lambda>`, `<top level>`).
     pub name: String,
@@ -347,7 +348,7 @@ pub struct Function {
 }
 
 /// Where a closure's captured value is taken from when it is made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CaptureFrom {
     /// A local slot of the defining frame.
     Local(u32),
@@ -358,7 +359,7 @@ pub enum CaptureFrom {
 }
 
 /// The arithmetic and comparison operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Arith {
     /// `+`
     Add,
@@ -388,7 +389,7 @@ pub enum Arith {
 
 /// One instruction of the stack machine. "Push" and "pop" refer to the
 /// frame's operand stack; locals live at the bottom of the frame.
-#[derive(Clone, Copy, Debug, PartialEq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Hash, Serialize, Deserialize)]
 pub enum Op {
     /// Push `()`.
     Unit,

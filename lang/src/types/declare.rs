@@ -76,7 +76,10 @@ impl Checker {
         for (con, t) in &sums {
             self.define_sum(*con, t, false);
         }
-        let pending: Vec<TypeCon> = self.pending.keys().copied().collect();
+        // In the order declared: the type nodes made do not depend on a
+        // hash map's order (the library's image is the same every build).
+        let mut pending: Vec<TypeCon> = self.pending.keys().copied().collect();
+        pending.sort();
         for con in pending {
             self.define_record(con);
         }
@@ -112,7 +115,7 @@ impl Checker {
         span: Option<crate::span::Span>,
     ) -> Option<TypeCon> {
         let record = matches!(t.body, TypeBody::Record(_));
-        let con = self.types.add_type(TypeInfo {
+        let con = std::sync::Arc::make_mut(&mut self.types).add_type(TypeInfo {
             name: t.name.name.clone(),
             arity: t.params.len(),
             def: TypeDef::Builtin,
@@ -218,22 +221,29 @@ impl Checker {
                 self.arena.add(Node::Fn(fields, result, row))
             };
             let id = self.types.ctors.len();
-            self.types.ctors.push(CtorInfo {
-                name: v.name.name.clone(),
-                ty: con,
-                index: ctors.len(),
-                arity,
-                scheme: Scheme {
-                    vars: params.clone(),
-                    ty,
-                },
-                span: self.user_code.then_some(v.name.span),
-            });
+            std::sync::Arc::make_mut(&mut self.types)
+                .ctors
+                .push(CtorInfo {
+                    name: v.name.name.clone(),
+                    ty: con,
+                    index: ctors.len(),
+                    arity,
+                    scheme: Scheme {
+                        vars: params.clone(),
+                        ty,
+                    },
+                    span: self.user_code.then_some(v.name.span),
+                });
             let _ = index;
-            self.types.ctor_by_name.insert(v.name.name.clone(), id);
+            std::sync::Arc::make_mut(&mut self.types)
+                .ctor_by_name
+                .insert(v.name.name.clone(), id);
             ctors.push(id);
         }
-        if let Some(info) = self.types.types.get_mut(con.0 as usize) {
+        if let Some(info) = std::sync::Arc::make_mut(&mut self.types)
+            .types
+            .get_mut(con.0 as usize)
+        {
             info.def = TypeDef::Sum(ctors);
         }
     }
@@ -279,7 +289,10 @@ impl Checker {
         }
         if !self.pending.contains_key(&con) {
             // A cycle was found while translating the fields.
-            if let Some(info) = self.types.types.get_mut(con.0 as usize) {
+            if let Some(info) = std::sync::Arc::make_mut(&mut self.types)
+                .types
+                .get_mut(con.0 as usize)
+            {
                 let e = self.arena.add(Node::Error);
                 info.def = TypeDef::Record(Scheme::mono(e));
             }
@@ -289,7 +302,10 @@ impl Checker {
         let empty = self.arena.add(Node::RowEmpty);
         let row = self.extend(&row, empty);
         let ty = self.arena.add(Node::Record(row));
-        if let Some(info) = self.types.types.get_mut(con.0 as usize) {
+        if let Some(info) = std::sync::Arc::make_mut(&mut self.types)
+            .types
+            .get_mut(con.0 as usize)
+        {
             info.def = TypeDef::Record(Scheme { vars: params, ty });
         }
     }
@@ -319,7 +335,7 @@ impl Checker {
                             _ => false,
                         })
                 });
-                if bad && let Some(t) = self.types.types.get_mut(i) {
+                if bad && let Some(t) = std::sync::Arc::make_mut(&mut self.types).types.get_mut(i) {
                     t.classes = Classes::NONE;
                     changed = true;
                 }
@@ -418,7 +434,9 @@ impl Checker {
                 }
             }
             if flags.iter().any(|f| *f) && self.types.row_params.get(&name) != Some(&flags) {
-                self.types.row_params.insert(name, flags);
+                std::sync::Arc::make_mut(&mut self.types)
+                    .row_params
+                    .insert(name, flags);
                 changed = true;
             }
         }
@@ -544,19 +562,19 @@ impl Checker {
                 never,
             });
         }
-        self.types.effects.insert(
-            e.name.name.clone(),
-            EffectInfo {
-                name: e.name.name.clone(),
-                arity: params.len(),
-                ops,
-                span: if self.user_code {
-                    Some(e.name.span)
-                } else {
-                    None
-                },
-                host: !self.user_code && self.is_host_capability(&e.name.name),
+        let info = EffectInfo {
+            name: e.name.name.clone(),
+            arity: params.len(),
+            ops,
+            span: if self.user_code {
+                Some(e.name.span)
+            } else {
+                None
             },
-        );
+            host: !self.user_code && self.is_host_capability(&e.name.name),
+        };
+        std::sync::Arc::make_mut(&mut self.types)
+            .effects
+            .insert(e.name.name.clone(), info);
     }
 }

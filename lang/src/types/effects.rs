@@ -56,7 +56,7 @@ use crate::types::ty::{Node, TyId};
 use crate::types::unify::Mismatch;
 
 /// Where a row's constraint comes from, for messages.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct RowOwner {
     /// What owns the row: `` `fetch` ``, `this function`.
     pub(crate) name: String,
@@ -65,7 +65,7 @@ pub(super) struct RowOwner {
 }
 
 /// One place that performs an operation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) struct PerformSite {
     /// The effect.
     pub(crate) effect: String,

@@ -14,6 +14,9 @@
 //! no further diagnostics.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use crate::ast::{BinOp, Block, Expr, ExprKind, FieldInit, StrPart, UnOp};
 use crate::diagnostic::{Code, Diagnostic};
@@ -35,7 +38,7 @@ pub(super) const MAX_INSTANCE_NODES: usize = 50_000;
 const MAX_DIAGNOSTICS: usize = 100;
 
 /// A polymorphic type: `vars` are replaced by fresh variables at each use.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct Scheme {
     /// The quantified variables (nodes of `ty`).
     pub(crate) vars: Vec<TyId>,
@@ -54,10 +57,13 @@ impl Scheme {
 }
 
 /// Interned names (record fields, effect labels, type variable names).
-#[derive(Clone, Debug, Default)]
+/// Shared between copies (a program's check starts from a copy of the
+/// library's) until a copy interns a new name.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(super) struct Interner {
-    map: HashMap<String, u32>,
-    names: Vec<String>,
+    #[serde(serialize_with = "crate::types::library::sorted_shared")]
+    map: Arc<HashMap<String, u32>>,
+    names: Arc<Vec<String>>,
 }
 
 impl Interner {
@@ -66,18 +72,15 @@ impl Interner {
         if let Some(n) = self.map.get(name) {
             return *n;
         }
-        let n = self.names.len() as u32;
-        self.names.push(name.to_string());
-        self.map.insert(name.to_string(), n);
-        n
+        self.rebind(name)
     }
 
     /// Give `name` a new number from now on; the old number still prints
     /// as `name` (a declaration that replaces another in a session).
     pub(super) fn rebind(&mut self, name: &str) -> u32 {
         let n = self.names.len() as u32;
-        self.names.push(name.to_string());
-        self.map.insert(name.to_string(), n);
+        Arc::make_mut(&mut self.names).push(name.to_string());
+        Arc::make_mut(&mut self.map).insert(name.to_string(), n);
         n
     }
 
@@ -96,7 +99,7 @@ impl Interner {
 }
 
 /// What a name in scope refers to.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct Binding {
     /// Its type.
     pub(crate) scheme: Scheme,
@@ -133,15 +136,17 @@ enum Tier {
 }
 
 /// The state of one program's check.
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(super) struct Checker {
     /// Every type node.
     pub(crate) arena: Arena,
-    /// Named types, constructors and effects.
-    pub(crate) types: TypeTable,
+    /// Named types, constructors and effects (shared between copies until
+    /// a copy declares one: `Arc::make_mut` to change them).
+    pub(crate) types: Arc<TypeTable>,
     /// Interned labels and names.
     pub(crate) syms: Interner,
     /// What was found.
+    #[serde(skip)]
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// How many errors were dropped over the limit.
     pub(crate) dropped: usize,
@@ -149,22 +154,28 @@ pub(super) struct Checker {
     pub(crate) errors: usize,
     /// Current `let` depth.
     pub(crate) level: u32,
+    #[serde(serialize_with = "crate::types::library::sorted")]
     values: HashMap<String, Vec<Binding>>,
     undo: Vec<String>,
     /// Standard-library namespaces: `list` → `map` → its type.
-    pub(crate) namespaces: HashMap<String, HashMap<String, Binding>>,
+    #[serde(serialize_with = "crate::types::library::sorted_nested")]
+    pub(crate) namespaces: Arc<HashMap<String, HashMap<String, Binding>>>,
     /// Type variables of the enclosing signatures.
     pub(crate) tyvars: TyVars,
     /// Every top-level `let` name with the item positions binding it.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) let_sites: HashMap<String, Vec<(usize, Span)>>,
     /// Top-level `let` bindings inferred so far, by item position.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) top_lets: HashMap<String, Vec<(usize, Binding)>>,
     /// Top-level functions: binding, monomorphic type, item position.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) top_fns: HashMap<String, (Binding, TyId, usize)>,
     /// The item position being inferred (a top-level `let` is visible
     /// only after its position).
     pub(crate) top_position: usize,
     /// The signature type variables of each top-level function.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) fn_tyvars: HashMap<usize, Vec<(String, TyId)>>,
     /// Whether the program (not the standard library) is being checked.
     pub(crate) user_code: bool,
@@ -178,8 +189,10 @@ pub(super) struct Checker {
     pub(crate) resolution: crate::types::resolution::Resolution,
     /// The resolution of each standard-library file's functions, recorded
     /// while the library is loaded.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) library_resolution: HashMap<String, crate::types::resolution::Resolution>,
     /// Record types declared but not translated yet.
+    #[serde(skip)]
     pub(crate) pending: HashMap<TypeCon, crate::types::declare::PendingRecord>,
     /// Numeric variables left ambiguous, to default at the end.
     pub(crate) num_vars: Vec<TyId>,
@@ -196,6 +209,7 @@ pub(super) struct Checker {
     pub(crate) row_span: Span,
     /// The top-level statement that first brought each effect to the
     /// program's row.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) top_sources: HashMap<String, Span>,
     /// Every operation performed, for the manifest.
     pub(crate) performs: Vec<crate::types::effects::PerformSite>,
@@ -203,18 +217,21 @@ pub(super) struct Checker {
     /// within the current function body.
     pub(crate) handling: Vec<String>,
     /// Signature variables that stand for effect rows.
+    #[serde(serialize_with = "crate::types::library::sorted_set")]
     pub(crate) row_rigids: std::collections::HashSet<TyId>,
     /// Nodes the current instantiation may still copy.
     pub(crate) copy_budget: usize,
     /// Set when an instantiation ran out of budget (reported by the use).
     pub(crate) too_large: bool,
     /// Pairs of structural types unified so far (see `unify`).
+    #[serde(skip)]
     pub(crate) unified: std::collections::HashSet<(TyId, TyId)>,
     /// Variables whose binding failed: they become `Error` when the
     /// failure is reported.
     pub(crate) poisoned: Vec<TyId>,
     /// Where the bindings kept monomorphic by the value restriction are
     /// defined (for the note explaining a mismatch through one).
+    #[serde(serialize_with = "crate::types::library::sorted_set")]
     pub(crate) weak: std::collections::HashSet<Span>,
     /// The function whose arguments are being checked, for messages.
     pub(crate) call_context: Option<String>,
@@ -226,14 +243,17 @@ pub(super) struct Checker {
     /// (see [`crate::types::traps`]).
     pub(crate) fixed_by_clause: Vec<crate::types::traps::FixedByClause>,
     /// Position of each top-level function's (first) declaration.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) fn_pos: HashMap<String, usize>,
     /// The type declaration being translated, for messages.
     pub(crate) decl_name: Option<String>,
     /// In a session (the REPL), the top-level values of earlier inputs:
     /// seen after the current input's own top level.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) session: HashMap<String, Binding>,
     /// The inputs the host declared (decision 009): seen after
     /// the program's own top level (which may not reuse their names).
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) inputs: HashMap<String, Binding>,
     /// The type of each top-level expression statement, by item position.
     pub(crate) expr_types: Vec<(usize, TyId)>,
@@ -242,9 +262,11 @@ pub(super) struct Checker {
     pub(crate) work_reported: bool,
     /// Pairs (type, classes) already required in the current
     /// [`Checker::require`] (a shared part is checked once).
+    #[serde(skip)]
     pub(crate) required: std::collections::HashSet<(TyId, u8)>,
     /// The `Error` types standing for values reported as too large (a
     /// type containing one is too large too, but not reported again).
+    #[serde(serialize_with = "crate::types::library::sorted_set")]
     pub(crate) oversized: std::collections::HashSet<TyId>,
 }
 
@@ -269,7 +291,7 @@ impl Checker {
             row_span: Span::new(0, 0),
             handling: Vec::new(),
             arena,
-            types: TypeTable::new(),
+            types: Arc::new(TypeTable::new()),
             syms: Interner::default(),
             diagnostics: Vec::new(),
             dropped: 0,
@@ -277,7 +299,7 @@ impl Checker {
             level: 0,
             values: HashMap::new(),
             undo: Vec::new(),
-            namespaces: HashMap::new(),
+            namespaces: Arc::default(),
             tyvars: TyVars::default(),
             let_sites: HashMap::new(),
             top_lets: HashMap::new(),

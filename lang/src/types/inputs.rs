@@ -47,7 +47,7 @@ impl InputDecl {
 }
 
 /// The type of an input: what data it holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum InputType {
     /// `Int`: a 64-bit integer.
     Int,

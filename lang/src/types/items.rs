@@ -84,7 +84,7 @@ pub fn builtin_op_kind(effect: &str, op: &str) -> Option<OpKind> {
 /// interfaces an embedder declares (Writ source of `effect` declarations)
 /// beside the built-in ones.
 pub(super) fn check_program(program: &Program, options: &crate::types::CheckOptions<'_>) -> Typed {
-    let mut c = with_library(options.interfaces);
+    let mut c = crate::types::library::with_library(options.interfaces);
     let inputs = c.declare_inputs(options.inputs);
     c.forbid_input_names(program);
     Typed {
@@ -92,72 +92,6 @@ pub(super) fn check_program(program: &Program, options: &crate::types::CheckOpti
         inputs,
         ..c.check_items(program, options.grants)
     }
-}
-
-/// A checker holding the standard library and the embedder's capability
-/// `interfaces` (their diagnostics kept), ready for user code.
-pub(crate) fn with_library(interfaces: &[String]) -> Checker {
-    // The library is checked once per process, and with each set of
-    // interfaces once (the last few sets kept); each program starts from a
-    // copy of the checker that holds it (the same state a fresh load
-    // gives: the library's text is fixed at build time).
-    // A thread that panicked while copying left the cache as it was.
-    let mut cache = LIBRARIES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut c = match cache.with.iter().find(|(k, _)| k.as_slice() == interfaces) {
-        Some((_, c)) => c.clone(),
-        None => {
-            let mut c = cache.base.get_or_insert_with(library_alone).clone();
-            for source in interfaces {
-                let parsed = crate::parser::parse_library(source);
-                for item in &parsed.program.items {
-                    if let Item::Effect(e) = item {
-                        c.extra_hosts.push(e.name.name.clone());
-                    }
-                }
-                c.diagnostics.extend(parsed.diagnostics);
-                c.declare(&parsed.program);
-            }
-            if !interfaces.is_empty() {
-                if cache.with.len() >= KEPT_INTERFACE_SETS {
-                    cache.with.remove(0);
-                }
-                cache.with.push((interfaces.to_vec(), c.clone()));
-            }
-            c
-        }
-    };
-    c.user_code = true;
-    c
-}
-
-/// The checkers holding the library (alone, and with recent sets of
-/// interfaces), made once each.
-struct Libraries {
-    base: Option<Checker>,
-    with: Vec<(Vec<String>, Checker)>,
-}
-
-static LIBRARIES: std::sync::Mutex<Libraries> = std::sync::Mutex::new(Libraries {
-    base: None,
-    with: Vec::new(),
-});
-
-/// How many sets of interfaces the cache keeps a checker for.
-const KEPT_INTERFACE_SETS: usize = 8;
-
-/// A checker holding the standard library alone.
-fn library_alone() -> Checker {
-    let mut c = Checker::new();
-    load_stdlib(&mut c);
-    c.diagnostics.clear();
-    // The library's own resolution is lowering's business
-    // ([`crate::types::resolution::library`]), not a program's: the
-    // first checker to load the library keeps it for the process, so
-    // that lowering does not check the library a second time.
-    crate::types::resolution::keep_library(std::mem::take(&mut c.library_resolution));
-    c
 }
 
 impl Checker {
@@ -215,81 +149,7 @@ impl Checker {
     }
 }
 
-pub(crate) fn load_stdlib(c: &mut Checker) {
-    let mut bodies: Vec<(&str, String, FnDecl)> = Vec::new();
-    for file in crate::stdlib::FILES {
-        let namespace = file.name.strip_suffix(".writ").unwrap_or(file.name);
-        let parsed = crate::parser::parse_library(file.source);
-        c.diagnostics.extend(parsed.diagnostics);
-        if matches!(namespace, "prelude" | "capabilities") {
-            c.declare(&parsed.program);
-            continue;
-        }
-        let mut members = HashMap::new();
-        for item in &parsed.program.items {
-            if let Item::Fn(f) = item {
-                if f.body.is_some() {
-                    bodies.push((
-                        file.name,
-                        format!("`{namespace}.{}`", f.name.name),
-                        (**f).clone(),
-                    ));
-                }
-                let scheme = c.library_fn(f);
-                members.insert(
-                    f.name.name.clone(),
-                    Binding {
-                        scheme,
-                        span: Span::new(0, 0),
-                    },
-                );
-            }
-        }
-        c.namespaces.insert(namespace.to_string(), members);
-    }
-    // Functions written in Writ are checked against their declarations
-    // like any program's, once every namespace is known.
-    // Each file's names are recorded apart: spans are unique only within
-    // one file.
-    for (file, name, f) in &bodies {
-        c.library_body(name, f);
-        let names = std::mem::take(&mut c.resolution);
-        let into = c.library_resolution.entry(file.to_string()).or_default();
-        for (at, r) in names.iter() {
-            into.insert(at, r.clone());
-        }
-    }
-}
-
 impl Checker {
-    /// A standard-library function's declared signature, its type
-    /// variables rigid (at level 1); without a written row it is pure.
-    fn library_sig(&mut self, f: &FnDecl) -> FnSig {
-        self.level = 1;
-        let mut sig = self.signature(
-            &f.generics,
-            &f.params,
-            f.ret.as_ref(),
-            f.effects.as_ref(),
-            SigVars::Rigid,
-        );
-        if f.effects.is_none() {
-            sig.row = self.arena.add(Node::RowEmpty);
-        }
-        sig
-    }
-
-    /// The scheme of a standard-library function, from its signature.
-    fn library_fn(&mut self, f: &FnDecl) -> Scheme {
-        let since = self.arena.len() as TyId;
-        let saved = self.tyvars.names.len();
-        let sig = self.library_sig(f);
-        self.tyvars.names.truncate(saved);
-        let ft = self.arena.add(Node::Fn(sig.params, sig.ret, sig.row));
-        self.level = 0;
-        self.generalize(ft, since)
-    }
-
     /// The resolution of the names checked, with each use of `list.sum`
     /// whose numbers turned out to be `Float`s marked (known only once
     /// inference ends).
@@ -310,24 +170,6 @@ impl Checker {
                 .insert(at, crate::types::Resolved::Member { float_sum: true });
         }
         std::mem::take(&mut self.resolution)
-    }
-
-    /// Check the body of a standard-library function written in Writ
-    /// against its declared signature.
-    fn library_body(&mut self, name: &str, f: &FnDecl) {
-        let Some(body) = &f.body else { return };
-        let saved = self.tyvars.names.len();
-        let sig = self.library_sig(f);
-        self.infer_fn_body(
-            name.to_string(),
-            &f.params,
-            &sig,
-            body,
-            f.ret.as_ref(),
-            f.effects.as_ref(),
-        );
-        self.tyvars.names.truncate(saved);
-        self.level = 0;
     }
 
     pub(crate) fn check_top_level(&mut self, program: &Program) {
@@ -851,15 +693,6 @@ fn item_span(item: &Item) -> Span {
 
 #[cfg(test)]
 mod tests {
-    /// The standard library checks without a diagnostic (one would be a
-    /// bug in the library).
-    #[test]
-    fn stdlib_type_checks_cleanly() {
-        let mut c = super::Checker::new();
-        super::load_stdlib(&mut c);
-        assert!(c.diagnostics.is_empty(), "{:#?}", c.diagnostics);
-    }
-
     /// Every operation of every built-in host capability is a read or an
     /// act, and nothing else is: the two lists cannot drift apart.
     #[test]

@@ -80,6 +80,7 @@ mod exhaust;
 mod infer;
 mod inputs;
 mod items;
+pub(crate) mod library;
 mod names;
 mod pattern;
 mod print;
@@ -108,7 +109,9 @@ pub(crate) const STACK_RED_ZONE: usize = 128 * 1024;
 pub(crate) const STACK_CHUNK: usize = 4 * 1024 * 1024;
 
 /// A type constructor: an index into the table of named types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub(crate) struct TypeCon(pub(crate) u32);
 
 impl TypeCon {

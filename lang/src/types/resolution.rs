@@ -53,7 +53,7 @@ use std::collections::HashMap;
 use crate::span::Span;
 
 /// What one name occurrence refers to.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Resolved {
     /// A local binder: the span of the identifier binding it (for
     /// `resume`, of its clause).
@@ -75,8 +75,9 @@ pub enum Resolved {
 
 /// What each name occurrence of one parse refers to, by the span of its
 /// identifier.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Resolution {
+    #[serde(serialize_with = "crate::types::library::sorted")]
     uses: HashMap<Span, Resolved>,
 }
 
@@ -114,24 +115,10 @@ impl Resolution {
 }
 
 /// The resolution of the standard library's functions written in Writ, by
-/// file name (`list.writ`), computed once per process.
+/// file name (`list.writ`), made once per process (read from the
+/// library's image: see `types/library.rs`).
 pub fn library() -> &'static HashMap<String, Resolution> {
-    LIBRARY.get_or_init(|| {
-        stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
-            let mut c = crate::types::infer::Checker::new();
-            crate::types::items::load_stdlib(&mut c);
-            std::mem::take(&mut c.library_resolution)
-        })
-    })
-}
-
-/// The standard library's resolution, file by file, once per process.
-static LIBRARY: std::sync::OnceLock<HashMap<String, Resolution>> = std::sync::OnceLock::new();
-
-/// Keep the standard library's resolution that a checker computed while
-/// loading the library (the same for every load), if none is kept yet.
-pub(crate) fn keep_library(resolution: HashMap<String, Resolution>) {
-    let _ = LIBRARY.set(resolution);
+    crate::types::library::resolution()
 }
 
 #[cfg(test)]
@@ -247,15 +234,14 @@ mod tests {
     }
 
     #[test]
-    fn the_kept_library_resolution_is_the_one_any_checker_computes() {
-        // Whichever checker loads the library first keeps its resolution
-        // for the process (here perhaps a session with an embedder's
-        // interfaces, which are declared after the library): it is the
-        // one a fresh load of the library computes.
+    fn the_library_resolution_is_the_one_any_checker_computes() {
+        // The process's (read from the image, and the same after a
+        // session with an embedder's interfaces, which are declared after
+        // the library) is the one a fresh load of the library computes.
         let sms = "effect Sms {\n  fn send(to: Str) -> Unit\n}\n".to_string();
         let _session = crate::types::session::CheckSession::new(&[sms]);
         let mut fresh = crate::types::infer::Checker::new();
-        crate::types::items::load_stdlib(&mut fresh);
+        crate::types::library::load_stdlib(&mut fresh);
         assert!(!fresh.library_resolution.is_empty());
         assert_eq!(library(), &fresh.library_resolution);
     }

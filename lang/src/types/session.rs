@@ -102,7 +102,7 @@ impl CheckSession {
         stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_CHUNK, || {
             // The interfaces' own diagnostics are the embedder's to see
             // (`types::check` reports them); inputs start clean.
-            let mut c = crate::types::items::with_library(interfaces);
+            let mut c = crate::types::library::with_library(interfaces);
             c.diagnostics.clear();
             CheckSession {
                 checker: c,
@@ -273,8 +273,12 @@ fn forget_redeclared(
         match item {
             Item::Type(t) => {
                 if user_types.contains(&t.name.name) {
-                    c.types.by_name.remove(&t.name.name);
-                    c.types.row_params.remove(&t.name.name);
+                    std::sync::Arc::make_mut(&mut c.types)
+                        .by_name
+                        .remove(&t.name.name);
+                    std::sync::Arc::make_mut(&mut c.types)
+                        .row_params
+                        .remove(&t.name.name);
                 }
                 if let crate::ast::TypeBody::Variants(vs) = &t.body {
                     for v in vs {
@@ -287,14 +291,20 @@ fn forget_redeclared(
                             .and_then(|i| c.types.ctors.get(*i))
                             .is_some_and(|info| info.span.is_some());
                         if declared {
-                            c.types.ctor_by_name.remove(&v.name.name);
+                            std::sync::Arc::make_mut(&mut c.types)
+                                .ctor_by_name
+                                .remove(&v.name.name);
                         }
                     }
                 }
             }
             Item::Effect(e) if user_effects.contains(&e.name.name) => {
-                c.types.effects.remove(&e.name.name);
-                c.types.row_params.remove(&e.name.name);
+                std::sync::Arc::make_mut(&mut c.types)
+                    .effects
+                    .remove(&e.name.name);
+                std::sync::Arc::make_mut(&mut c.types)
+                    .row_params
+                    .remove(&e.name.name);
                 c.syms.rebind(&e.name.name);
             }
             _ => {}

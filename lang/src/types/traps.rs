@@ -49,7 +49,7 @@ use crate::types::ty::{Classes, Node, TyId};
 /// A clause that does not resume and fixed the type of its handler's
 /// handled code, in a function: a mismatch at a call of the function is
 /// explained at the clause.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FixedByClause {
     /// The span of the name of the function whose body holds the handler.
     pub(crate) owner: Span,

@@ -14,13 +14,17 @@
 //! (Rémy's levels); a variable's [`Classes`] are always closed under
 //! implication (`Num` includes `Ord`; `Ord` includes `Eq`; `Eq` includes `Show`).
 
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
 use crate::types::TypeCon;
 
 /// A type: an index into the [`Arena`].
 pub(super) type TyId = u32;
 
 /// A set of type classes a type variable must belong to (bit flags).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub(super) struct Classes(pub(super) u8);
 
 impl Classes {
@@ -95,7 +99,7 @@ impl Classes {
 }
 
 /// Whether a variable stands for a type or a row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) enum Kind {
     /// An ordinary type.
     Type,
@@ -107,7 +111,7 @@ pub(super) enum Kind {
 pub(super) type Label = u32;
 
 /// One node of a type.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) enum Node {
     /// An unbound unification variable.
     Var {
@@ -147,24 +151,125 @@ pub(super) enum Node {
     Error,
 }
 
+/// The nodes of a finished check that later checks start from (the
+/// standard library's, [`crate::types::library`]): shared by every arena
+/// forked from it, and never changed while shared.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(super) struct Frozen {
+    nodes: Vec<Node>,
+    /// The tree sizes known when it was frozen, parallel to `nodes`.
+    sizes: Vec<u32>,
+}
+
 /// Every type node made while checking one program.
+///
+/// The nodes below `frozen.nodes.len()` are the frozen base (the standard
+/// library's), shared behind an [`Arc`]: copying an arena copies its own
+/// nodes only. A base node that a check changes (a variable of the library
+/// bound, which no program does in practice: the library's types are
+/// generalised) makes the arena copy the base first, so a change never
+/// reaches another check.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Arena {
+    frozen: Arc<Frozen>,
+    /// The nodes made since the base was frozen, from id
+    /// `frozen.nodes.len()` on.
     nodes: Vec<Node>,
-    /// Visit marks for traversals, parallel to `nodes`.
+    /// Visit marks for traversals, one for every id (base included).
     marks: Vec<u32>,
     epoch: u32,
     /// The tree size of nodes whose size can no longer change (no
-    /// variable below them), parallel to `nodes`; 0 when not known.
+    /// variable below them), one for every id (base included); 0 when
+    /// not known.
     sizes: Vec<u32>,
     /// The check's work budget, charged by every walk over types.
     pub(crate) work: crate::types::budget::Work,
 }
 
+/// An arena is written as one frozen base: its nodes and known sizes (the
+/// visit marks and the work spent are a check's own, not its result).
+impl Serialize for Arena {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let whole = Frozen {
+            nodes: self
+                .frozen
+                .nodes
+                .iter()
+                .chain(&self.nodes)
+                .cloned()
+                .collect(),
+            sizes: self.sizes.clone(),
+        };
+        whole.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Arena {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Arena, D::Error> {
+        let frozen = Frozen::deserialize(deserializer)?;
+        if frozen.sizes.len() != frozen.nodes.len() {
+            return Err(serde::de::Error::invalid_length(
+                frozen.sizes.len(),
+                &"one size for every node",
+            ));
+        }
+        Ok(Arena::from_frozen(Arc::new(frozen)))
+    }
+}
+
 impl Arena {
+    /// An arena holding `frozen`'s nodes, nothing of its own yet.
+    pub(super) fn from_frozen(frozen: Arc<Frozen>) -> Arena {
+        let n = frozen.nodes.len();
+        Arena {
+            marks: vec![0; n],
+            sizes: frozen.sizes.clone(),
+            frozen,
+            nodes: Vec::new(),
+            epoch: 0,
+            work: Default::default(),
+        }
+    }
+
+    /// Make every node so far part of the shared base, so that copies of
+    /// the arena share them; the base, to serialize or to start arenas
+    /// from.
+    pub(super) fn freeze(&mut self) -> Arc<Frozen> {
+        if !self.nodes.is_empty() {
+            let base = Arc::make_mut(&mut self.frozen);
+            base.nodes.append(&mut self.nodes);
+            base.sizes.clone_from(&self.sizes);
+        }
+        self.frozen.clone()
+    }
+
+    /// How many nodes the shared base holds.
+    fn base_len(&self) -> usize {
+        self.frozen.nodes.len()
+    }
+
+    /// The node at `id` (no links followed), if there is one.
+    fn get(&self, id: TyId) -> Option<&Node> {
+        let i = id as usize;
+        match i.checked_sub(self.base_len()) {
+            None => self.frozen.nodes.get(i),
+            Some(own) => self.nodes.get(own),
+        }
+    }
+
+    /// The node at `id`, to change it (copying the base first if `id` is
+    /// one of its nodes: see the type's docs).
+    fn get_mut(&mut self, id: TyId) -> Option<&mut Node> {
+        let i = id as usize;
+        match i.checked_sub(self.base_len()) {
+            None => Arc::make_mut(&mut self.frozen).nodes.get_mut(i),
+            Some(own) => self.nodes.get_mut(own),
+        }
+    }
+
     /// Add a node.
     pub(super) fn add(&mut self, node: Node) -> TyId {
-        let id = self.nodes.len() as TyId;
+        let id = self.len() as TyId;
         self.nodes.push(node);
         self.marks.push(0);
         self.sizes.push(0);
@@ -192,15 +297,15 @@ impl Arena {
     /// The node of `id` (after following links).
     pub(super) fn node(&self, id: TyId) -> &Node {
         let id = self.resolve(id);
-        self.nodes.get(id as usize).unwrap_or(&Node::Error)
+        self.get(id).unwrap_or(&Node::Error)
     }
 
     /// Follow links to the representative node.
     pub(super) fn resolve(&self, mut id: TyId) -> TyId {
         // Links form chains without cycles; the bound keeps a corrupted
         // arena from looping.
-        for _ in 0..self.nodes.len() + 1 {
-            match self.nodes.get(id as usize) {
+        for _ in 0..self.len() + 1 {
+            match self.get(id) {
                 Some(Node::Link(next)) => id = *next,
                 _ => return id,
             }
@@ -215,8 +320,10 @@ impl Arena {
     pub(super) fn resolve_compress(&mut self, id: TyId) -> TyId {
         let end = self.resolve(id);
         let mut cur = id;
-        while cur != end {
-            match self.nodes.get_mut(cur as usize) {
+        // The base's links are left as they are: changing one would copy
+        // the base, for no change of type.
+        while cur != end && cur as usize >= self.base_len() {
+            match self.get_mut(cur) {
                 Some(Node::Link(next)) => {
                     let after = *next;
                     *next = end;
@@ -230,7 +337,7 @@ impl Arena {
 
     /// Replace the node at `id` (used to bind variables).
     pub(super) fn set(&mut self, id: TyId, node: Node) {
-        if let Some(slot) = self.nodes.get_mut(id as usize) {
+        if let Some(slot) = self.get_mut(id) {
             *slot = node;
         }
     }
@@ -273,7 +380,7 @@ impl Arena {
 
     /// The number of nodes made so far.
     pub(super) fn len(&self) -> usize {
-        self.nodes.len()
+        self.base_len() + self.nodes.len()
     }
 
     /// Every node reachable from `root` (links followed), each once, in
@@ -309,7 +416,7 @@ impl Arena {
     pub(super) fn row_fields(&self, row: TyId) -> (Vec<(Label, TyId)>, TyId) {
         let mut fields = Vec::new();
         let mut cur = self.resolve(row);
-        while let Some(Node::RowExt(l, t, rest)) = self.nodes.get(cur as usize) {
+        while let Some(Node::RowExt(l, t, rest)) = self.get(cur) {
             fields.push((*l, *t));
             cur = self.resolve(*rest);
         }
@@ -353,7 +460,7 @@ mod tests {
         assert_eq!(arena.resolve(first), end);
         assert_eq!(arena.resolve_compress(first), end);
         for id in ids {
-            assert!(matches!(arena.nodes.get(id as usize), Some(Node::Link(n)) if *n == end));
+            assert!(matches!(arena.get(id), Some(Node::Link(n)) if *n == end));
             assert_eq!(arena.resolve(id), end);
         }
         assert_eq!(arena.resolve_compress(end), end);

@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::ast::{EffectRow, TypeExpr, TypeExprKind};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
@@ -18,7 +20,7 @@ use crate::types::suggest;
 use crate::types::ty::{Classes, Kind, Node, TyId};
 
 /// What a named type is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) enum TypeDef {
     /// Built into the checker.
     Builtin,
@@ -29,7 +31,7 @@ pub(super) enum TypeDef {
 }
 
 /// A named type.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct TypeInfo {
     /// Its name.
     pub(crate) name: String,
@@ -44,7 +46,7 @@ pub(super) struct TypeInfo {
 }
 
 /// A constructor of a sum type.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct CtorInfo {
     /// Its name.
     pub(crate) name: String,
@@ -61,7 +63,7 @@ pub(super) struct CtorInfo {
 }
 
 /// An effect operation's signature.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct OpInfo {
     /// Its name.
     pub(crate) name: String,
@@ -72,7 +74,7 @@ pub(super) struct OpInfo {
 }
 
 /// A declared effect.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct EffectInfo {
     /// Its name.
     pub(crate) name: String,
@@ -87,20 +89,24 @@ pub(super) struct EffectInfo {
 }
 
 /// All named types and constructors.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(super) struct TypeTable {
     /// Every type, indexed by [`TypeCon`].
     pub(crate) types: Vec<TypeInfo>,
     /// Type names.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) by_name: HashMap<String, TypeCon>,
     /// Every constructor.
     pub(crate) ctors: Vec<CtorInfo>,
     /// Constructor names.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) ctor_by_name: HashMap<String, usize>,
     /// Effects by name.
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) effects: HashMap<String, EffectInfo>,
     /// For declared types and effects (by name) with a row parameter:
     /// which parameters are effect rows (they take a row variable, `e`).
+    #[serde(serialize_with = "crate::types::library::sorted")]
     pub(crate) row_params: HashMap<String, Vec<bool>>,
 }
 
@@ -173,7 +179,7 @@ pub(super) enum VarMode {
 }
 
 /// The type variables in scope while translating annotations.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(super) struct TyVars {
     /// Name to variable, innermost last.
     pub(crate) names: Vec<(String, TyId)>,

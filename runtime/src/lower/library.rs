@@ -55,7 +55,7 @@ impl Lowerer {
                     members.insert(f.name.name.clone(), Slot::Native(index));
                 }
             }
-            self.namespaces.insert(ns.to_string(), members);
+            std::sync::Arc::make_mut(&mut self.namespaces).insert(ns.to_string(), members);
         }
         let resolutions = writ_lang::types::resolution::library();
         for (file, f, id) in bodies {

@@ -20,6 +20,7 @@
 mod decision;
 mod expr;
 mod handlers;
+pub(crate) mod image;
 mod library;
 mod liveness;
 mod pattern;
@@ -27,6 +28,9 @@ mod peephole;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use writ_lang::Span;
 use writ_lang::ast::{Block, FnDecl, Ident, Item, Pattern, PatternKind, Program, Stmt, TypeBody};
@@ -35,7 +39,7 @@ use writ_lang::types::{Input, InputType, Resolution, Resolved};
 use crate::code::{CaptureFrom, CtorInfo, EffectInfo, Function, Literal, Module, ModuleInput, Op};
 
 /// What a name resolves to.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 enum Slot {
     Local(u32),
     Capture(u32),
@@ -130,51 +134,50 @@ impl FnCtx {
     }
 }
 
-/// The lowering state for one program (or a session of inputs).
-#[derive(Clone)]
+/// The lowering state for one program (or a session of inputs). Its
+/// tables of names are shared between copies (each program starts from a
+/// copy of the library's) until a copy adds to one.
+#[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct Lowerer {
     module: Module,
-    ctor_ids: HashMap<String, u32>,
-    effect_ids: HashMap<String, u32>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    ctor_ids: Arc<HashMap<String, u32>>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    effect_ids: Arc<HashMap<String, u32>>,
     /// Operations whose result type is `Never`, by (effect, op).
     never_ops: Vec<(u32, u32)>,
-    symbol_ids: HashMap<String, u32>,
-    shape_ids: HashMap<Vec<u32>, u32>,
-    string_ids: HashMap<String, u32>,
-    namespaces: HashMap<String, HashMap<String, Slot>>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    symbol_ids: Arc<HashMap<String, u32>>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    shape_ids: Arc<HashMap<Vec<u32>, u32>>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    string_ids: Arc<HashMap<String, u32>>,
+    #[serde(serialize_with = "image::sorted_nested")]
+    namespaces: Arc<HashMap<String, HashMap<String, Slot>>>,
     /// The top-level `fn`s and `let` binders of the program (or input)
     /// being lowered, by the span of their name.
+    #[serde(serialize_with = "image::sorted")]
     top: HashMap<Span, Slot>,
     /// Whether library code is being lowered.
     in_library: bool,
-    ctor_wrappers: HashMap<u32, u32>,
+    #[serde(serialize_with = "image::sorted_shared")]
+    ctor_wrappers: Arc<HashMap<u32, u32>>,
+    #[serde(skip)]
     fns: Vec<FnCtx>,
     /// What the checker found each name of the code being lowered refers
     /// to.
+    #[serde(skip)]
     resolution: Cow<'static, Resolution>,
     /// The native entry of `list.sum` on `Float`s, once registered.
     float_sum_native: Option<u32>,
     /// In a session, the top-level names of earlier inputs, each later
     /// one replacing an earlier one of the same name.
+    #[serde(serialize_with = "image::sorted")]
     session: HashMap<String, Slot>,
     /// The global slot of each input the host declared, by name.
+    #[serde(serialize_with = "image::sorted")]
     inputs: HashMap<String, Slot>,
 }
-
-/// The lowerers holding the library (alone, and with recent sets of
-/// interfaces), made once each.
-struct Lowered {
-    base: Option<Result<Lowerer, String>>,
-    with: Vec<(Vec<String>, Lowerer)>,
-}
-
-static LOWERED: std::sync::Mutex<Lowered> = std::sync::Mutex::new(Lowered {
-    base: None,
-    with: Vec::new(),
-});
-
-/// How many sets of interfaces the cache keeps a lowerer for.
-const KEPT_INTERFACE_SETS: usize = 8;
 
 /// Lower a checked program, with the standard library, to a module.
 /// `resolution` is what the type checker found each name to refer to. An
@@ -204,87 +207,6 @@ pub fn lower(
 }
 
 impl Lowerer {
-    /// A lowerer holding the standard library and the host capability
-    /// `interfaces`, ready for a program.
-    pub(crate) fn library_only(interfaces: &[String]) -> Result<Lowerer, String> {
-        // The library is lowered once per process, and with each set of
-        // interfaces once (the last few kept); each program starts from a
-        // copy (its text is fixed at build time, so every lowering of it
-        // is the same). A thread that panicked while copying left the
-        // cache as it was.
-        let mut cache = LOWERED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, l)) = cache.with.iter().find(|(k, _)| k.as_slice() == interfaces) {
-            return Ok(l.clone());
-        }
-        let mut l = cache
-            .base
-            .get_or_insert_with(Lowerer::library_fresh)
-            .clone()?;
-        l.in_library = true;
-        for source in interfaces {
-            let parsed = writ_lang::parse_library(source);
-            if parsed.has_errors() {
-                return Err("a host capability interface does not parse".to_string());
-            }
-            l.declare(&parsed.program);
-            // A host gives each operation's result as data: the field
-            // names of its records must be symbols of the module.
-            for item in &parsed.program.items {
-                if let writ_lang::ast::Item::Effect(e) = item {
-                    for (_, ty) in writ_lang::types::operation_results(source, &e.name.name) {
-                        if let Ok(ty) = ty {
-                            l.symbols_of(&ty);
-                        }
-                    }
-                }
-            }
-        }
-        l.in_library = false;
-        l.resolution = Cow::Owned(Resolution::default());
-        if !interfaces.is_empty() {
-            if cache.with.len() >= KEPT_INTERFACE_SETS {
-                cache.with.remove(0);
-            }
-            cache.with.push((interfaces.to_vec(), l.clone()));
-        }
-        Ok(l)
-    }
-
-    /// A lowerer holding the standard library alone, lowered now.
-    fn library_fresh() -> Result<Lowerer, String> {
-        let mut l = Lowerer {
-            module: Module::default(),
-            ctor_ids: HashMap::new(),
-            effect_ids: HashMap::new(),
-            never_ops: Vec::new(),
-            symbol_ids: HashMap::new(),
-            shape_ids: HashMap::new(),
-            string_ids: HashMap::new(),
-            namespaces: HashMap::new(),
-            top: HashMap::new(),
-            in_library: true,
-            ctor_wrappers: HashMap::new(),
-            fns: Vec::new(),
-            resolution: Cow::Owned(Resolution::default()),
-            float_sum_native: None,
-            session: HashMap::new(),
-            inputs: HashMap::new(),
-        };
-        l.library()?;
-        for f in &mut l.module.functions {
-            peephole::fuse(f);
-        }
-        liveness::moves(&mut l.module.functions, 0);
-        for f in &mut l.module.functions {
-            peephole::fuse_returns(f);
-        }
-        l.in_library = false;
-        l.resolution = Cow::Owned(Resolution::default());
-        Ok(l)
-    }
-
     /// Give each declared input a global slot (filled by the host before
     /// the first step, [`crate::inputs`]) and make its records' field
     /// names known symbols.
@@ -393,7 +315,7 @@ impl Lowerer {
                                 arity: v.fields.len() as u32,
                             });
                             let id = self.module.ctors.len() as u32 - 1;
-                            self.ctor_ids.insert(v.name.name.clone(), id);
+                            Arc::make_mut(&mut self.ctor_ids).insert(v.name.name.clone(), id);
                         }
                     }
                 }
@@ -410,7 +332,7 @@ impl Lowerer {
                         name: e.name.name.clone(),
                         ops: e.ops.iter().map(|o| o.name.name.clone()).collect(),
                     });
-                    self.effect_ids.insert(e.name.name.clone(), id);
+                    Arc::make_mut(&mut self.effect_ids).insert(e.name.name.clone(), id);
                 }
                 _ => {}
             }
@@ -714,7 +636,7 @@ impl Lowerer {
         }
         self.module.symbols.push(name.to_string());
         let id = self.module.symbols.len() as u32 - 1;
-        self.symbol_ids.insert(name.to_string(), id);
+        Arc::make_mut(&mut self.symbol_ids).insert(name.to_string(), id);
         id
     }
 
@@ -728,7 +650,7 @@ impl Lowerer {
         }
         self.module.shapes.push(syms.clone());
         let id = self.module.shapes.len() as u32 - 1;
-        self.shape_ids.insert(syms, id);
+        Arc::make_mut(&mut self.shape_ids).insert(syms, id);
         id
     }
 
@@ -741,7 +663,7 @@ impl Lowerer {
         self.module.literals.push(lit.clone());
         let id = self.module.literals.len() as u32 - 1;
         if let Literal::Str(s) = lit {
-            self.string_ids.insert(s, id);
+            Arc::make_mut(&mut self.string_ids).insert(s, id);
         }
         id
     }
@@ -765,7 +687,7 @@ impl Lowerer {
             library: false,
         });
         let id = self.module.functions.len() as u32 - 1;
-        self.ctor_wrappers.insert(ctor, id);
+        Arc::make_mut(&mut self.ctor_wrappers).insert(ctor, id);
         id
     }
 

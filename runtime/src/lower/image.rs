@@ -1,0 +1,224 @@
+//! The standard library lowered once: the state every program's lowering
+//! starts from.
+//!
+//! Lowering `stdlib/*.writ` (from the checker's resolution of each file,
+//! [`super::library`]) gives a [`Lowerer`] holding the library's
+//! functions, natives, constructors, effects and symbols. The build makes
+//! it once: `runtime/build.rs` compiles this crate's modules into itself,
+//! lowers the library and writes the result as an *image* (postcard,
+//! every map in key order), which the crate embeds
+//! (`cfg(writ_library_image)`, set by the build script for the crate
+//! alone) and reads at its first use in a process. Each program starts
+//! from a copy of it.
+//!
+//! Invariants: the image cannot go stale. It is made by this crate's own
+//! source and the `writ-lang` it is compiled against (a build dependency:
+//! cargo runs the script again when either changes, or a file of
+//! `stdlib/`), and a test checks that the embedded image is, byte for
+//! byte, the library lowered now. An image that does not read (which
+//! would be a bug) is never used: the library is then lowered at first
+//! use, as in a build without an image.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use serde::{Serialize, Serializer};
+use writ_lang::types::Resolution;
+
+use super::{Lowerer, liveness, peephole};
+use crate::code::Module;
+
+/// The library's image, written by the build script.
+#[cfg(writ_library_image)]
+static IMAGE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lowered.bin"));
+
+/// The library, read from the image (or lowered) at first use.
+static LIBRARY: OnceLock<Result<Lowerer, String>> = OnceLock::new();
+
+/// The lowerers holding the library with recent sets of interfaces.
+static INTERFACE_SETS: Mutex<Vec<(Vec<String>, Lowerer)>> = Mutex::new(Vec::new());
+
+/// How many sets of interfaces the cache keeps a lowerer for.
+const KEPT_INTERFACE_SETS: usize = 8;
+
+/// The standard library, lowered, for this process.
+fn library() -> Result<&'static Lowerer, String> {
+    LIBRARY
+        .get_or_init(|| {
+            #[cfg(writ_library_image)]
+            if let Ok(lowerer) = postcard::from_bytes::<Lowerer>(IMAGE) {
+                return Ok(lowerer);
+            }
+            Lowerer::library_fresh()
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The image of the library lowered now: what the build script embeds.
+/// The same library gives the same bytes (maps are written in key order).
+#[allow(dead_code)] // used by the build script and the tests
+pub(crate) fn image() -> Result<Vec<u8>, String> {
+    postcard::to_stdvec(&Lowerer::library_fresh()?).map_err(|e| e.to_string())
+}
+
+impl Lowerer {
+    /// A lowerer holding the standard library and the host capability
+    /// `interfaces`, ready for a program.
+    pub(crate) fn library_only(interfaces: &[String]) -> Result<Lowerer, String> {
+        if interfaces.is_empty() {
+            return library().cloned();
+        }
+        // Each set of interfaces is declared once (the last few kept). A
+        // thread that panicked while copying left the cache as it was.
+        let mut cache = INTERFACE_SETS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, l)) = cache.iter().find(|(k, _)| k.as_slice() == interfaces) {
+            return Ok(l.clone());
+        }
+        let mut l = library()?.clone();
+        l.in_library = true;
+        for source in interfaces {
+            let parsed = writ_lang::parse_library(source);
+            if parsed.has_errors() {
+                return Err("a host capability interface does not parse".to_string());
+            }
+            l.declare(&parsed.program);
+            // A host gives each operation's result as data: the field
+            // names of its records must be symbols of the module.
+            for item in &parsed.program.items {
+                if let writ_lang::ast::Item::Effect(e) = item {
+                    for (_, ty) in writ_lang::types::operation_results(source, &e.name.name) {
+                        if let Ok(ty) = ty {
+                            l.symbols_of(&ty);
+                        }
+                    }
+                }
+            }
+        }
+        l.in_library = false;
+        l.resolution = Cow::Owned(Resolution::default());
+        if cache.len() >= KEPT_INTERFACE_SETS {
+            cache.remove(0);
+        }
+        cache.push((interfaces.to_vec(), l.clone()));
+        Ok(l)
+    }
+
+    /// A lowerer holding the standard library alone, lowered now.
+    fn library_fresh() -> Result<Lowerer, String> {
+        let mut l = Lowerer {
+            module: Module::default(),
+            ctor_ids: Arc::default(),
+            effect_ids: Arc::default(),
+            never_ops: Vec::new(),
+            symbol_ids: Arc::default(),
+            shape_ids: Arc::default(),
+            string_ids: Arc::default(),
+            namespaces: Arc::default(),
+            top: HashMap::new(),
+            in_library: true,
+            ctor_wrappers: Arc::default(),
+            fns: Vec::new(),
+            resolution: Cow::Owned(Resolution::default()),
+            float_sum_native: None,
+            session: HashMap::new(),
+            inputs: HashMap::new(),
+        };
+        stacker::maybe_grow(crate::STACK_RED_ZONE, crate::STACK_CHUNK, || l.library())?;
+        for f in &mut l.module.functions {
+            peephole::fuse(f);
+        }
+        liveness::moves(&mut l.module.functions, 0);
+        for f in &mut l.module.functions {
+            peephole::fuse_returns(f);
+        }
+        l.in_library = false;
+        l.resolution = Cow::Owned(Resolution::default());
+        Ok(l)
+    }
+}
+
+/// Write a map with its entries in key order (the same map, the same
+/// bytes).
+pub(super) fn sorted<K, V, S>(map: &HashMap<K, V>, serializer: S) -> Result<S::Ok, S::Error>
+where
+    K: Ord + Serialize,
+    V: Serialize,
+    S: Serializer,
+{
+    serializer.collect_map(map.iter().collect::<BTreeMap<&K, &V>>())
+}
+
+/// [`sorted`], for a map shared between copies.
+pub(super) fn sorted_shared<K, V, S>(
+    map: &Arc<HashMap<K, V>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error>
+where
+    K: Ord + Serialize,
+    V: Serialize,
+    S: Serializer,
+{
+    sorted(map, serializer)
+}
+
+/// Write a (shared) map of maps with the entries of each in key order.
+pub(super) fn sorted_nested<K, J, V, S>(
+    map: &Arc<HashMap<K, HashMap<J, V>>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error>
+where
+    K: Ord + Serialize,
+    J: Ord + Serialize,
+    V: Serialize,
+    S: Serializer,
+{
+    serializer.collect_map(
+        map.iter()
+            .map(|(k, inner)| (k, inner.iter().collect::<BTreeMap<&J, &V>>()))
+            .collect::<BTreeMap<_, _>>(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lowering the library twice gives the same image: what it holds
+    /// does not depend on the order of a hash map.
+    #[test]
+    fn the_image_is_the_same_every_time() {
+        let (a, b) = (image(), image());
+        assert!(a.as_ref().is_ok_and(|a| !a.is_empty()), "{a:?}");
+        assert_eq!(a, b);
+    }
+
+    /// The image read back is the library it was made from.
+    #[test]
+    fn the_image_reads_back_to_the_same_library() {
+        let bytes = image().unwrap_or_default();
+        let read: Result<Lowerer, _> = postcard::from_bytes(&bytes);
+        let again = read.map(|l| postcard::to_stdvec(&l));
+        assert!(matches!(again, Ok(Ok(b)) if b == bytes));
+    }
+
+    /// The image the build embedded is the library lowered now, byte for
+    /// byte: it cannot be stale.
+    #[cfg(writ_library_image)]
+    #[test]
+    fn the_embedded_image_is_the_library_lowered_now() {
+        assert_eq!(image().as_deref(), Ok(IMAGE));
+        let used = library().map(|l| postcard::to_stdvec(l).unwrap_or_default());
+        assert_eq!(used.as_deref(), Ok(IMAGE));
+    }
+
+    /// A build always embeds an image (the build script sets the cfg when
+    /// it wrote one).
+    #[test]
+    fn the_build_embedded_an_image() {
+        const { assert!(cfg!(writ_library_image)) };
+    }
+}
