@@ -22,11 +22,11 @@ Rows (targets from the issue in brackets):
   comprehension. [at most 1.0x]
 - list.sort_by of 10^5 records by a field: Writ against `sorted(key=)`.
   [at most 2x]
-- json.parse of a 1 MB document: time, and the memory the parsed
-  document holds (the peak resident size of a process that holds 4
-  parsed copies, minus that of one that holds none, divided by 4;
-  CPython's tracemalloc peak of json.loads). [at most 1.5x time, 2x
-  memory]
+- json.parse of a 1 MB document: time, and the memory a parsed document
+  holds, the same way on both sides: the peak resident size of a process
+  that holds 8 parsed copies at once, minus that of one that holds 4,
+  divided by 4 (so start-up, and checking the program's 1 MB literal,
+  cancel out). [at most 1.5x time, 2x memory]
 - countdown (the State effect) against a Python generator that yields
   its get and put requests (py/countdown_gen.py), in ns per operation.
   [Writ at least 2x faster]
@@ -101,9 +101,21 @@ print(fib({n}))
 """
 MAP_WRIT = "list.sum(list.map(list.range(0, {n}), fn(x) {{ x * 2 }}))\n"
 MAP_PY = "print(sum([x * 2 for x in range({n})]))\n"
-# Parsed documents held at once for the memory row (resident sizes are
-# coarse, and checking the program's 1 MB literal has its own peak).
-JSON_HELD = 4
+# Parsed documents held at once for the memory row: a process holding
+# JSON_HELD[1] copies against one holding JSON_HELD[0], so that start-up
+# and checking the program's 1 MB literal (their peak comes first and its
+# memory is reused) cancel out.
+JSON_HELD = (4, 8)
+PEAK = """import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, status, usage = os.wait4(p.pid, 0)
+sys.exit(status) if status else print(usage.ru_maxrss)
+"""
+JSON_PY = """import json, sys
+doc = open(sys.argv[1], encoding="utf-8").read()
+docs = [json.loads(doc) for _ in range(int(sys.argv[2]))]
+print(len(docs))
+"""
 
 
 def writ_json_held(doc, k):
@@ -148,20 +160,14 @@ class Runner:
         return out
 
     def peak_kb(self, label, cmd):
-        """Run cmd, keeping its peak resident size in KB (from wait4)."""
-        pid = os.fork()
-        if pid == 0:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
-            try:
-                os.execvp(cmd[0], cmd)
-            finally:
-                os._exit(127)
-        _, status, usage = os.wait4(pid, 0)
-        if status != 0:
-            sys.exit("%s failed (status %s)" % (label, status))
-        self.rss.setdefault(label, []).append(usage.ru_maxrss)
+        """Run cmd, keeping its peak resident size in KB (from wait4).
+        It is started by a small Python process of its own: a child made
+        by this (large) process would count this one's resident pages as
+        its own until it execs, and the peak would be this process's."""
+        proc = subprocess.run([sys.executable, "-c", PEAK, *cmd], capture_output=True, text=True)
+        if proc.returncode != 0:
+            sys.exit("%s failed: %s" % (label, proc.stderr.strip()[-400:]))
+        self.rss.setdefault(label, []).append(int(proc.stdout.split()[-1]))
 
     def median(self, label):
         xs = self.times.get(label)
@@ -216,16 +222,6 @@ def in_process(rounds):
             engine.run("1 + 1")
         per.append((time.perf_counter() - start) / n * 1e6)
     return statistics.median(per)
-
-
-def json_memory_python(doc):
-    import tracemalloc
-    tracemalloc.start()
-    parsed = json.loads(doc)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    del parsed
-    return peak / 1e6
 
 
 def ratio(a, b):
@@ -285,7 +281,9 @@ def main():
         cd = [(n, writ_cmd(writ, r.file(bench.LET_N.sub("let n = %d" % n, cd_src, count=1),
                                         ".writ"))) for n in (COUNTDOWN_N, 0)]
         one = r.file("1 + 1\n", ".writ")
-        held = [writ_cmd(writ, r.file(writ_json_held(doc, k), ".writ")) for k in (JSON_HELD, 0)]
+        held = [writ_cmd(writ, r.file(writ_json_held(doc, k), ".writ")) for k in JSON_HELD]
+        doc_file, json_py_file = r.file(doc, ".json"), r.file(JSON_PY, ".py")
+        held_py = [[py, json_py_file, doc_file, str(k)] for k in JSON_HELD]
 
         sort_py, json_py = [], []
         for i in range(rounds):
@@ -296,8 +294,9 @@ def main():
             for name, big, small, expected in work:
                 r.run(name + " big", big, expected)
                 r.run(name + " small", small)
-            r.peak_kb("json rss big", held[0])
-            r.peak_kb("json rss small", held[1])
+            for k, cmd, cmd_py in zip(JSON_HELD, held, held_py):
+                r.peak_kb("json rss %d" % k, cmd)
+                r.peak_kb("json rss py %d" % k, cmd_py)
             start = time.perf_counter()
             sorted(records, key=lambda x: x["price"])
             sort_py.append(time.perf_counter() - start)
@@ -343,8 +342,11 @@ def main():
         j, jp = compute("json"), statistics.median(json_py)
         print("  json.parse 1 MB      writ %10s  python3 %10s  %s  (target <= 1.5x)" % (
             ms(j), ms(jp), ratio(j, jp)))
-        jm = (r.median_rss("json rss big") - r.median_rss("json rss small")) / 1024 / JSON_HELD
-        jmp = json_memory_python(doc)
+        few, many = JSON_HELD
+        jm = (r.median_rss("json rss %d" % many) - r.median_rss("json rss %d" % few)) / 1024 / (
+            many - few)
+        jmp = (r.median_rss("json rss py %d" % many) - r.median_rss("json rss py %d" % few)) / 1024 / (
+            many - few)
         print("  json.parse memory    writ %8.1f MB  python3 %8.1f MB  %s  (target <= 2x)\n" % (
             jm, jmp, ratio(jm, jmp)))
 
