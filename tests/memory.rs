@@ -61,7 +61,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// One test allocates at a time.
+/// One measurement at a time (the checks below run from one test, so
+/// that no other test of this file, nor the harness starting its thread,
+/// allocates while one is measured).
 static SERIAL: Mutex<()> = Mutex::new(());
 
 /// How much the live bytes may grow over a whole measured phase. Every
@@ -138,7 +140,6 @@ fn corpus() -> Vec<String> {
     texts
 }
 
-#[test]
 fn checking_many_programs_keeps_memory_flat() {
     assert_flat("check_source", 20, 300, |i| {
         let checked = writ::check_source(&program(i), &writ::CheckOptions::default());
@@ -146,14 +147,12 @@ fn checking_many_programs_keeps_memory_flat() {
     });
 }
 
-#[test]
 fn checking_the_same_program_keeps_memory_flat() {
     assert_flat("check_source(\"1 + 1\")", 10, 200, |_| {
         assert!(writ::check_source("1 + 1", &writ::CheckOptions::default()).accepted());
     });
 }
 
-#[test]
 fn running_many_programs_keeps_memory_flat() {
     let texts = corpus();
     let limits = writ::Limits {
@@ -171,7 +170,6 @@ fn running_many_programs_keeps_memory_flat() {
     });
 }
 
-#[test]
 fn running_under_a_policy_keeps_memory_flat() {
     use writ::host::{Engine, RunOptions, policy};
     let policy = policy::parse(
@@ -197,7 +195,6 @@ fn running_under_a_policy_keeps_memory_flat() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
 fn repl_sessions_keep_memory_flat() {
     use writ::host::{Engine, RunOptions, Session};
     let mut quiet = |_: writ::host::Event<'_>| {};
@@ -219,4 +216,17 @@ fn repl_sessions_keep_memory_flat() {
         }
         session.reset().expect("reset");
     });
+}
+
+/// Every check of this file, in turn: as one test, so that nothing else
+/// in this process allocates while one of them measures (separate tests
+/// would run beside each other, each allocating before it measures, and
+/// the harness would start their threads meanwhile).
+#[test]
+fn memory_stays_flat() {
+    checking_many_programs_keeps_memory_flat();
+    checking_the_same_program_keeps_memory_flat();
+    running_many_programs_keeps_memory_flat();
+    running_under_a_policy_keeps_memory_flat();
+    repl_sessions_keep_memory_flat();
 }
