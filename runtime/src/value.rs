@@ -324,7 +324,9 @@ impl Drop for MapObj {
 }
 
 impl Value {
-    /// Whether the value lives behind a pointer.
+    /// Whether the value lives behind a pointer. One that does not owns
+    /// nothing: letting it go drops nothing.
+    #[inline(always)]
     pub(crate) fn is_heap(&self) -> bool {
         !matches!(
             self.0,

@@ -193,28 +193,7 @@ impl<'a> Machine<'a> {
                     self.stack.push(v);
                 }
                 Op::Pop => forget_plain(pop!()),
-                Op::Arith(a) => {
-                    // The common case inline: Int with Int, the result
-                    // written over the first operand (two Ints need no
-                    // dropping).
-                    let fast = match self.stack.as_slice() {
-                        [.., Value(Repr::Int(p)), Value(Repr::Int(q))] => int_fast(a, *p, *q),
-                        _ => None,
-                    };
-                    if let Some(v) = fast {
-                        if let Some(y) = self.stack.pop() {
-                            forget_plain(y);
-                        }
-                        if let Some(x) = self.stack.last_mut() {
-                            forget_plain(std::mem::replace(x, v));
-                        }
-                        continue;
-                    }
-                    let y = pop!();
-                    let x = pop!();
-                    let v = tri!(self.arith(a, x, y));
-                    self.stack.push(v);
-                }
+                Op::Arith(a) => tri!(self.arith_top(a)),
                 Op::LocalIntArith(slot, k, a) => {
                     let x = self.stack.get(base + slot as usize);
                     let k = i64::from(k);
@@ -394,27 +373,8 @@ impl<'a> Machine<'a> {
                                 .ok_or_else(bad_index)
                         ),
                         Op::ReturnArith(a) => {
-                            let fast = match self.stack.as_slice() {
-                                [.., Value(Repr::Int(p)), Value(Repr::Int(q))] => {
-                                    int_fast(a, *p, *q)
-                                }
-                                _ => None,
-                            };
-                            match fast {
-                                Some(v) => {
-                                    for _ in 0..2 {
-                                        if let Some(x) = self.stack.pop() {
-                                            forget_plain(x);
-                                        }
-                                    }
-                                    v
-                                }
-                                None => {
-                                    let y = pop!();
-                                    let x = pop!();
-                                    tri!(self.arith(a, x, y))
-                                }
-                            }
+                            tri!(self.arith_top(a));
+                            pop!()
                         }
                         _ => pop!(),
                     };
@@ -523,6 +483,33 @@ impl<'a> Machine<'a> {
                 }
             }
         }
+    }
+
+    /// `x op y` on the two operands on top of the stack, the result left
+    /// in their place: `Int` with `Int` inline (written over the first
+    /// operand; two `Int`s need no dropping), anything else through
+    /// [`Machine::arith`].
+    #[inline(always)]
+    fn arith_top(&mut self, a: Arith) -> Result<(), RunError> {
+        let fast = match self.stack.as_slice() {
+            [.., Value(Repr::Int(p)), Value(Repr::Int(q))] => int_fast(a, *p, *q),
+            _ => None,
+        };
+        if let Some(v) = fast {
+            if let Some(y) = self.stack.pop() {
+                forget_plain(y);
+            }
+            if let Some(x) = self.stack.last_mut() {
+                forget_plain(std::mem::replace(x, v));
+            }
+            return Ok(());
+        }
+        let underflow = || RunError::internal("operand stack underflow");
+        let y = self.stack.pop().ok_or_else(underflow)?;
+        let x = self.stack.pop().ok_or_else(underflow)?;
+        let v = self.arith(a, x, y)?;
+        self.stack.push(v);
+        Ok(())
     }
 
     /// Push a frame of `kind` for `func` (function `f`, with its closure
@@ -656,27 +643,12 @@ fn grow_frames(frames: &mut Vec<Frame>) {
     frames.reserve(frames.len().max(64));
 }
 
-/// Whether a value owns nothing (no reference count to drop).
-#[inline(always)]
-fn is_plain(v: &Value) -> bool {
-    matches!(
-        v.0,
-        Repr::Unit
-            | Repr::Bool(_)
-            | Repr::Int(_)
-            | Repr::Float(_)
-            | Repr::Tag(_)
-            | Repr::Func(_)
-            | Repr::Native(_)
-    )
-}
-
 /// Let go of a value known to own nothing, without the out-of-line drop
 /// glue of [`Value`] (a value that does own something is dropped as
 /// usual, so this is never wrong, only slower).
 #[inline(always)]
 fn forget_plain(v: Value) {
-    if is_plain(&v) {
+    if !v.is_heap() {
         std::mem::forget(v);
     } else {
         drop(v);
@@ -693,7 +665,7 @@ fn discard_above(stack: &mut Vec<Value>, len: usize) {
     let Some(tail) = stack.get(len..) else {
         return;
     };
-    let keep = match tail.iter().rposition(|v| !is_plain(v)) {
+    let keep = match tail.iter().rposition(Value::is_heap) {
         Some(k) => len + k + 1,
         None => len,
     };
