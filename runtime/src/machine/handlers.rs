@@ -66,10 +66,13 @@ impl Resumption {
         handlers: Vec<Entry>,
         bases: (u32, u32, u32),
     ) -> Resumption {
+        // Charged for the room its vectors hold, not only what is in
+        // them: a capture may hand it the machine's own vector (`split`),
+        // with room left from the deepest the stack has been.
         let charged = value::HEADER
-            + frames.len() * std::mem::size_of::<Frame>()
-            + stack.len() * value::SLOT
-            + handlers.len() * std::mem::size_of::<Entry>();
+            + frames.capacity() * std::mem::size_of::<Frame>()
+            + stack.capacity() * value::SLOT
+            + handlers.capacity() * std::mem::size_of::<Entry>();
         value::charge(charged);
         Resumption {
             frames,
@@ -159,6 +162,8 @@ impl Spare {
 /// is at hand, the part left is moved into the spare one instead, which
 /// becomes `v`: the larger part is moved in bulk, and nothing is
 /// allocated. Otherwise `split_off` (one allocation, moved in bulk).
+/// Either way the vector returned may have more room than it holds, which
+/// [`Resumption::new`] charges.
 fn split<T>(v: &mut Vec<T>, at: usize, spare: &mut Vec<Vec<T>>) -> Vec<T> {
     if at <= v.len() - at.min(v.len())
         && let Some(mut kept) = spare.pop()
@@ -672,6 +677,24 @@ mod tests {
         let mut v: Vec<u32> = (0..4).collect();
         assert!(split(&mut v, 4, &mut Vec::new()).is_empty());
         assert_eq!(v.len(), 4);
+    }
+
+    #[test]
+    fn a_resumption_is_charged_for_the_room_it_holds() {
+        // A capture that hands the resumption the machine's own stack
+        // vector hands it that vector's room too: a program that went deep
+        // once, then captured and kept resumptions, would otherwise hold
+        // memory no limit sees.
+        let before = crate::value::live_bytes();
+        let k = super::Resumption::new(
+            Vec::new(),
+            Vec::with_capacity(100_000),
+            Vec::new(),
+            (0, 0, 0),
+        );
+        assert!(crate::value::live_bytes() - before >= 100_000 * crate::value::SLOT);
+        drop(k);
+        assert_eq!(crate::value::live_bytes(), before);
     }
 
     #[test]
