@@ -342,6 +342,35 @@ fn a_list_walked_while_it_grows_in_place_stays_linear() {
 }
 
 #[test]
+fn a_group_grown_through_map_update_stays_linear() {
+    // `map.update` hands `f` the entry's value taken out of the map, so
+    // `++ [x]` on it pushes in place: about 70 units per element, where a
+    // copy of the group per element would need 5 * 10^9 for 10^5.
+    let src = "fn go(rest: List[Int], m: Map[Int, List[Int]]) -> Map[Int, List[Int]] {\n\
+  match rest {\n\
+    [] => m,\n\
+    [x, ..tail] => go(tail, map.update(m, x % 3, fn(o) { Some(option.unwrap_or(o, []) ++ [x]) })),\n\
+  }\n\
+}\n\
+list.map(map.to_list(go(list.range(0, 100000), map.empty())), fn(p) { match p { (_, g) => list.length(g) } })\n";
+    let (r, _) = exec(src, &limits(&[("fuel", "10000000")]), None);
+    assert_eq!(r.as_deref().ok(), Some("[33334, 33333, 33333]"), "{r:?}");
+}
+
+#[test]
+fn dropping_into_a_shared_list_is_charged_for_what_it_keeps_only() {
+    // `v` has a base (`big`, shared) and 200,001 elements of its own; each
+    // `list.drop(v, 200000)` copies the 101 left and jumps over the rest.
+    let src = "let big = list.range(0, 100)\n\
+fn grow(acc, i) { if i == 0 { acc } else { grow(acc ++ [i], i - 1) } }\n\
+let v = grow(big ++ [0], 200000)\n\
+fn go(n, s) { if n == 0 { s } else { go(n - 1, s + list.length(list.drop(v, 200000))) } }\n\
+(go(1000, 0), list.drop(v, 300000), list.drop(v, 200101))\n";
+    let (r, _) = exec(src, &limits(&[("fuel", "2000000")]), None);
+    assert_eq!(r.as_deref().ok(), Some("(101000, [], [])"), "{r:?}");
+}
+
+#[test]
 fn fuel_is_exact_a_run_needs_one_unit_more_than_it_reports() {
     // The step counter lives in a register of the run loop; what a run
     // reports and where a limit stops it must not depend on that. Calls,

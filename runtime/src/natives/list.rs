@@ -174,6 +174,13 @@ pub(super) fn drop(cx: &Cx, a: &[Value]) -> R {
     if n == 0 {
         return Ok(Value(Repr::List(whole.clone())));
     }
+    if n >= whole.len() {
+        // Nothing left: an empty list, not a view that would keep all of
+        // `xs` alive.
+        cx.tick(1)?;
+        cx.reserve(value::HEADER)?;
+        return Ok(Value::list(Vec::new()));
+    }
     // The rest as `[_, ..rest]` makes it: a view, in constant time, of
     // a list without elements past a shared part.
     let copies = whole.rest_copies(n);

@@ -66,6 +66,20 @@ impl<'a> Iterator for Iter<'a> {
         self.base.next().or_else(|| self.own.next())
     }
 
+    /// In constant time (each part's own `nth` is): `skip(n)` on a list's
+    /// elements, as [`ListObj::rest`] does, must not walk the `n`
+    /// skipped, which no unit of work is charged for.
+    fn nth(&mut self, n: usize) -> Option<&'a Value> {
+        let b = self.base.len();
+        if n < b {
+            return self.base.nth(n);
+        }
+        if let Some(last) = b.checked_sub(1) {
+            self.base.nth(last);
+        }
+        self.own.nth(n - b)
+    }
+
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.base.len() + self.own.len();
         (n, Some(n))
@@ -499,6 +513,34 @@ mod tests {
         }
         drop(v);
         assert_eq!(live_bytes(), before);
+    }
+
+    #[test]
+    fn skipping_into_a_list_jumps_rather_than_walks() {
+        // A base of 100 from 10 on (90 shown), then 5 of its own.
+        let big = ListObj::new(ints(100));
+        let view = ListObj::rest(&big, 10);
+        let a = ListObj::appended(&view, ints(5).iter());
+        fn ints_of<'a>(it: impl Iterator<Item = &'a Value>) -> Vec<i64> {
+            it.filter_map(Value::as_int).collect()
+        }
+        for (n, first) in [
+            (0, Some(10)),
+            (89, Some(99)),
+            (90, Some(0)),
+            (94, Some(4)),
+            (95, None),
+        ] {
+            assert_eq!(a.iter().nth(n).and_then(Value::as_int), first, "nth({n})");
+        }
+        assert_eq!(ints_of(a.iter().skip(88)), [98, 99, 0, 1, 2, 3, 4]);
+        assert_eq!(ints_of(a.iter().skip(92)), [2, 3, 4]);
+        let mut it = a.iter();
+        assert_eq!(it.nth(91).and_then(Value::as_int), Some(1));
+        assert_eq!(it.len(), 3);
+        assert!(it.nth(usize::MAX).is_none());
+        // The copy `rest` makes of it starts where asked.
+        assert_eq!(ints_of(ListObj::rest(&a, 93).iter()), [3, 4]);
     }
 
     #[test]
