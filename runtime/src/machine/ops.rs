@@ -51,16 +51,12 @@ impl<'a> Machine<'a> {
         let shorter = a.len().min(b.len());
         self.tick(1 + shorter as u64)?;
         if b.len() <= a.len() {
-            let needed = a.needed(b.len());
-            self.check_memory(needed)?;
-            let room = self.memory_left().saturating_sub(needed);
+            let room = self.room_to_grow(&a, b.len())?;
             if ListObj::append_unique(&mut a, &b, room) {
                 return Ok(Value(Repr::List(a)));
             }
         } else {
-            let needed = b.needed(a.len());
-            self.check_memory(needed)?;
-            let room = self.memory_left().saturating_sub(needed);
+            let room = self.room_to_grow(&b, a.len())?;
             if ListObj::prepend_unique(&mut b, &a, room) {
                 return Ok(Value(Repr::List(b)));
             }
@@ -72,18 +68,31 @@ impl<'a> Machine<'a> {
     /// pushed in place when nothing else holds `acc`, otherwise a new
     /// list as [`Machine::concat_lists`] makes one.
     fn push_list(&mut self, mut acc: Rc<ListObj>, x: Value) -> Result<Value, RunError> {
+        // As `acc ++ [x]` is charged: a unit, and one for the element
+        // added when `acc` has any (the shorter side of a concatenation).
         self.tick(1 + u64::from(!acc.is_empty()))?;
-        let needed = acc.needed(1);
-        let room = if needed == 0 {
-            0
-        } else {
-            self.check_memory(needed)?;
-            self.memory_left().saturating_sub(needed)
-        };
+        let room = self.room_to_grow(&acc, 1)?;
         match ListObj::push_unique(&mut acc, x, room) {
             Ok(()) => Ok(Value(Repr::List(acc))),
             Err(x) => self.appended(&acc, [x].iter()),
         }
+    }
+
+    /// Room for `list` to grow in place by `extra` elements: the slots it
+    /// needs are checked against the memory limit, and the bytes left
+    /// beyond them (for spare slots) returned. When so little is left
+    /// that the growth moves the list without room for the next ones,
+    /// the elements it moves are charged as work (otherwise growth by
+    /// half again pays for its moves).
+    fn room_to_grow(&mut self, list: &ListObj, extra: usize) -> Result<usize, RunError> {
+        let needed = list.needed(extra);
+        if needed == 0 {
+            return Ok(0);
+        }
+        self.check_memory(needed)?;
+        let room = self.memory_left().saturating_sub(needed);
+        self.tick(list.tight_moves(extra, room) as u64)?;
+        Ok(room)
     }
 
     /// A new list of `list`'s elements then `extra`, `list` being shared:

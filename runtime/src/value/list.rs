@@ -251,6 +251,21 @@ impl ListObj {
             .saturating_mul(SLOT)
     }
 
+    /// The elements a growth by `extra` in place moves that no spare room
+    /// pays for: when it must move the array (it has not the room) and
+    /// `room` bytes leave less than the usual spare slots (half again its
+    /// length), all its own elements, as the next growth may have to move
+    /// them again; none otherwise (growing by half again moves each
+    /// element a constant number of times in all).
+    pub fn tight_moves(&self, extra: usize, room: usize) -> usize {
+        let len = self.items.len();
+        if self.needed(extra) > 0 && room / SLOT < (len / 2).max(MIN_ROOM) {
+            len
+        } else {
+            0
+        }
+    }
+
     /// Make room for `extra` more elements, taking at most `room` bytes
     /// beyond what they need for spare slots, and charge the slots added.
     fn grow(&mut self, extra: usize, room: usize) {
@@ -513,6 +528,20 @@ mod tests {
         }
         drop(v);
         assert_eq!(live_bytes(), before);
+    }
+
+    #[test]
+    fn a_growth_without_room_for_spare_slots_counts_its_moves() {
+        let l = ListObj::new(ints(100));
+        // Full: growing moves the 100; with room for 50 spare slots that
+        // is paid for by the growth, with less it is not.
+        assert_eq!(l.tight_moves(1, 50 * SLOT), 0);
+        assert_eq!(l.tight_moves(1, 49 * SLOT), 100);
+        assert_eq!(l.tight_moves(1, 0), 100);
+        // Nothing moves where there is room already.
+        let mut l = ListObj::new(ints(100));
+        assert!(ListObj::push_unique(&mut l, Value::int(100), usize::MAX).is_ok());
+        assert_eq!(l.tight_moves(1, 0), 0);
     }
 
     #[test]
