@@ -24,14 +24,6 @@ fn mapped<T>(cx: &Cx, xs: impl ExactSizeIterator<Item = T>, f: impl Fn(usize, T)
     Ok(Value::from_vec(out))
 }
 
-/// A list argument itself (to share it or make a view of it).
-fn shared<'v>(v: &'v Value, name: &str) -> Result<&'v std::rc::Rc<ListObj>, RunError> {
-    match v {
-        Value(Repr::List(l)) => Ok(l),
-        _ => Err(wrong_args(name)),
-    }
-}
-
 /// A count argument: negative counts act as zero.
 fn count(v: &Value, name: &str) -> Result<usize, RunError> {
     Ok(usize::try_from(int(v, name)?.max(0)).unwrap_or(usize::MAX))
@@ -158,7 +150,7 @@ pub(super) fn take(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("list.take"));
     };
     let n = count(n, "list.take")?;
-    let whole = shared(xs, "list.take")?;
+    let whole = items(xs, "list.take")?;
     if n >= whole.len() {
         return Ok(Value(Repr::List(whole.clone())));
     }
@@ -170,7 +162,7 @@ pub(super) fn drop(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("list.drop"));
     };
     let n = count(n, "list.drop")?;
-    let whole = shared(xs, "list.drop")?;
+    let whole = items(xs, "list.drop")?;
     if n == 0 {
         return Ok(Value(Repr::List(whole.clone())));
     }

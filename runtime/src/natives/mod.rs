@@ -28,6 +28,7 @@ use crate::error::RunError;
 use crate::machine::Machine;
 use crate::meter::Meter;
 use crate::value::{self, Repr, Value};
+use std::rc::Rc;
 
 /// The context a native runs in: the machine (for the module and the
 /// memory limit).
@@ -225,8 +226,9 @@ pub(crate) fn text<'v>(v: &'v Value, name: &str) -> Result<&'v str, RunError> {
     v.as_str().ok_or_else(|| wrong_args(name))
 }
 
-/// A list argument.
-pub(crate) fn items<'v>(v: &'v Value, name: &str) -> Result<&'v value::ListObj, RunError> {
+/// A list argument (its reference, to read it, share it or make a view
+/// of it).
+pub(crate) fn items<'v>(v: &'v Value, name: &str) -> Result<&'v Rc<value::ListObj>, RunError> {
     match v {
         Value(Repr::List(l)) => Ok(l),
         _ => Err(wrong_args(name)),
