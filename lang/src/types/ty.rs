@@ -172,6 +172,11 @@ pub(super) struct Frozen {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Arena {
     frozen: Arc<Frozen>,
+    /// `frozen.nodes.len()`, kept beside it: every node read tests it,
+    /// and a field of the arena is one load where the base's length is
+    /// two (through the `Arc`). Set where the base is made or grows
+    /// ([`Arena::from_frozen`], [`Arena::freeze`]) and nowhere else.
+    base: usize,
     /// The nodes made since the base was frozen, from id
     /// `frozen.nodes.len()` on.
     nodes: Vec<Node>,
@@ -224,6 +229,7 @@ impl Arena {
         Arena {
             marks: vec![0; n],
             sizes: frozen.sizes.clone(),
+            base: n,
             frozen,
             nodes: Vec::new(),
             epoch: 0,
@@ -232,28 +238,27 @@ impl Arena {
     }
 
     /// Make every node so far part of the shared base, so that copies of
-    /// the arena share them; the base, to serialize or to start arenas
-    /// from.
-    pub(super) fn freeze(&mut self) -> Arc<Frozen> {
+    /// the arena share them rather than copying them.
+    pub(super) fn freeze(&mut self) {
         if !self.nodes.is_empty() {
             let base = Arc::make_mut(&mut self.frozen);
             base.nodes.append(&mut self.nodes);
             base.sizes.clone_from(&self.sizes);
+            self.base = base.nodes.len();
         }
-        self.frozen.clone()
     }
 
     /// How many nodes the shared base holds.
     fn base_len(&self) -> usize {
-        self.frozen.nodes.len()
+        self.base
     }
 
     /// The node at `id` (no links followed), if there is one.
     fn get(&self, id: TyId) -> Option<&Node> {
         let i = id as usize;
         match i.checked_sub(self.base_len()) {
-            None => self.frozen.nodes.get(i),
             Some(own) => self.nodes.get(own),
+            None => self.frozen.nodes.get(i),
         }
     }
 

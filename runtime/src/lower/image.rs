@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use serde::{Serialize, Serializer};
 use writ_lang::types::Resolution;
 
-use super::{Lowerer, liveness, peephole};
+use super::Lowerer;
 use crate::code::Module;
 
 /// The library's image, written by the build script.
@@ -128,13 +128,7 @@ impl Lowerer {
             inputs: HashMap::new(),
         };
         stacker::maybe_grow(crate::STACK_RED_ZONE, crate::STACK_CHUNK, || l.library())?;
-        for f in &mut l.module.functions {
-            peephole::fuse(f);
-        }
-        liveness::moves(&mut l.module.functions, 0);
-        for f in &mut l.module.functions {
-            peephole::fuse_returns(f);
-        }
+        super::finish(&mut l.module.functions, 0);
         l.in_library = false;
         l.resolution = Cow::Owned(Resolution::default());
         Ok(l)

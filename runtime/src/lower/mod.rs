@@ -196,14 +196,22 @@ pub fn lower(
     l.inputs(inputs);
     l.resolution = Cow::Owned(resolution.clone());
     l.program(program);
-    for f in l.module.functions.iter_mut().skip(first) {
+    finish(&mut l.module.functions, first);
+    Ok(l.module)
+}
+
+/// The passes over lowered code, on the functions from `first` on (those
+/// just lowered): fusing op sequences, moving values out on their last
+/// read (which needs the fused code), then fusing returns (which needs
+/// the moves).
+pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
+    for f in functions.iter_mut().skip(first) {
         peephole::fuse(f);
     }
-    liveness::moves(&mut l.module.functions, first);
-    for f in l.module.functions.iter_mut().skip(first) {
+    liveness::moves(functions, first);
+    for f in functions.iter_mut().skip(first) {
         peephole::fuse_returns(f);
     }
-    Ok(l.module)
 }
 
 impl Lowerer {
@@ -286,13 +294,7 @@ impl Lowerer {
         }
         self.top.clear();
         self.resolution = Cow::Owned(Resolution::default());
-        for f in self.module.functions.iter_mut().skip(first) {
-            peephole::fuse(f);
-        }
-        liveness::moves(&mut self.module.functions, first);
-        for f in self.module.functions.iter_mut().skip(first) {
-            peephole::fuse_returns(f);
-        }
+        finish(&mut self.module.functions, first);
         self.module.main
     }
 
