@@ -5,7 +5,8 @@
 //! reference-counted pointer (Writ has no mutation, so sharing is safe and
 //! copying a value is an increment). A list is a contiguous array changed
 //! in place while one reference holds it (`acc ++ [x]` pushes) and copied
-//! when shared ([`ListObj`]); maps are persistent (imbl).
+//! when shared ([`ListObj`]); a map is a sorted array while small and a
+//! persistent tree (imbl) when large ([`Entries`]).
 //!
 //! Invariants:
 //! - **Outside the runtime a value is opaque.** [`Value`] is a
@@ -33,6 +34,7 @@
 mod convert;
 pub mod json;
 mod list;
+mod map;
 mod view;
 
 use std::cell::{Cell, RefCell};
@@ -44,6 +46,7 @@ use crate::machine::Resumption;
 
 pub use convert::{FromValue, FromValueError, IntoValue};
 pub(crate) use list::ListObj;
+pub(crate) use map::Entries;
 pub use view::{ListRef, MapRef, RecordRef, VariantRef, View};
 
 /// A value of a Writ program: what a run returns, what a [`Host`]
@@ -300,17 +303,18 @@ impl Ord for Key {
     }
 }
 
-/// A persistent ordered map.
+/// An ordered map: a sorted array while small, a persistent tree when
+/// large ([`Entries`]).
 #[derive(Debug)]
 pub(crate) struct MapObj {
     /// The entries.
-    pub entries: imbl::OrdMap<Key, Value>,
+    pub entries: Entries,
     charged: usize,
 }
 
 impl MapObj {
     /// Make one, charging two slots per entry.
-    pub fn new(entries: imbl::OrdMap<Key, Value>) -> Rc<Self> {
+    pub fn new(entries: Entries) -> Rc<Self> {
         let charged = HEADER + entries.len() * 2 * SLOT;
         charge(charged);
         Rc::new(MapObj { entries, charged })

@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 use super::{Cx, text, wrong_args};
 use crate::error::RunError;
 use crate::meter;
-use crate::value::{Key, MapObj, Repr, SLOT, Value};
+use crate::value::{Entries, Key, MapObj, Repr, SLOT, Value};
 
 /// Bytes written between two charges: one poll's worth.
 const CHUNK: usize = meter::POLL_EVERY as usize * meter::BYTES_PER_UNIT;
@@ -250,7 +250,7 @@ impl Parser<'_, '_, '_, '_> {
             }
             Some(b'{') => {
                 self.pos += 1;
-                let mut m = imbl::OrdMap::new();
+                let mut m = Entries::new();
                 self.ws()?;
                 if self.peek() == Some(b'}') {
                     self.pos += 1;
@@ -281,6 +281,7 @@ impl Parser<'_, '_, '_, '_> {
                         }
                     }
                 }
+                m.shrink_to_fit();
                 self.cx.reserve(m.len() * 2 * SLOT).map_err(Problem::Run)?;
                 Ok(Value::constructed(
                     pre.object,
@@ -549,7 +550,8 @@ fn string_text(cx: &Cx, s: &str, out: &mut String) -> Result<(), RunError> {
 }
 
 /// The most an iterator of a list's elements (a `VecDeque`'s, 32 bytes)
-/// or of a map's entries (an `imbl` map's, 136 bytes) holds (tested).
+/// or of a map's entries (136 bytes, for a map kept as a tree) holds
+/// (tested).
 const ITERATOR_BYTES: usize = 136;
 
 /// What a piece left to write holds, its boxed iterator included: counted
@@ -676,7 +678,7 @@ mod tests {
             std::mem::size_of::<T>()
         }
         let list = crate::value::ListObj::new(Vec::new());
-        let map: imbl::OrdMap<Key, Value> = imbl::OrdMap::new();
+        let map = Entries::new();
         assert!(size(&list.iter()) <= ITERATOR_BYTES);
         assert!(size(&map.iter()) <= ITERATOR_BYTES);
     }

@@ -8,18 +8,18 @@
 
 use super::{Cx, items, reserve_list, wrong_args};
 use crate::error::RunError;
-use crate::value::{Key, MapObj, Repr, SLOT, Value};
+use crate::value::{Entries, Key, MapObj, Repr, SLOT, Value};
 
 type R = Result<Value, RunError>;
 
-fn entries<'v>(v: &'v Value, name: &str) -> Result<&'v imbl::OrdMap<Key, Value>, RunError> {
+fn entries<'v>(v: &'v Value, name: &str) -> Result<&'v Entries, RunError> {
     match v {
         Value(Repr::Map(m)) => Ok(&m.entries),
         _ => Err(wrong_args(name)),
     }
 }
 
-fn new_map(cx: &Cx, m: imbl::OrdMap<Key, Value>) -> R {
+fn new_map(cx: &Cx, m: Entries) -> R {
     cx.reserve(m.len().saturating_mul(2 * SLOT))?;
     Ok(Value(Repr::Map(MapObj::new(m))))
 }
@@ -28,14 +28,14 @@ pub(super) fn empty(cx: &Cx, a: &[Value]) -> R {
     let [] = a else {
         return Err(wrong_args("map.empty"));
     };
-    new_map(cx, imbl::OrdMap::new())
+    new_map(cx, Entries::new())
 }
 
 pub(super) fn from_list(cx: &Cx, a: &[Value]) -> R {
     let [pairs] = a else {
         return Err(wrong_args("map.from_list"));
     };
-    let mut m = imbl::OrdMap::new();
+    let mut m = Entries::new();
     for p in items(pairs, "map.from_list")?.iter() {
         cx.tick(1)?;
         let [k, v] = p.parts() else {
@@ -43,6 +43,7 @@ pub(super) fn from_list(cx: &Cx, a: &[Value]) -> R {
         };
         m.insert(Key(k.clone()), v.clone());
     }
+    m.shrink_to_fit();
     new_map(cx, m)
 }
 
@@ -51,8 +52,7 @@ pub(super) fn insert(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("map.insert"));
     };
     cx.tick(1)?;
-    let mut m = entries(m, "map.insert")?.clone();
-    m.insert(Key(k.clone()), v.clone());
+    let m = entries(m, "map.insert")?.inserted(Key(k.clone()), v.clone());
     new_map(cx, m)
 }
 
@@ -69,8 +69,7 @@ pub(super) fn remove(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("map.remove"));
     };
     cx.tick(1)?;
-    let mut m = entries(m, "map.remove")?.clone();
-    m.remove(&Key(k.clone()));
+    let m = entries(m, "map.remove")?.removed(&Key(k.clone()));
     new_map(cx, m)
 }
 

@@ -421,7 +421,7 @@ impl<'a> Dec<'a, '_> {
     fn map(&mut self) -> Result<Value, RunError> {
         let n = self.r.count(2, "a map's entries")?;
         self.charge(n.saturating_mul(2 * SLOT))?;
-        let mut entries = imbl::OrdMap::new();
+        let mut entries = crate::value::Entries::new();
         let mut last: Option<Value> = None;
         for _ in 0..n {
             let at = self.r.at;
@@ -444,6 +444,7 @@ impl<'a> Dec<'a, '_> {
                 return Err(costly(at));
             }
         }
+        entries.shrink_to_fit();
         Ok(Value(Repr::Map(MapObj::new(entries))))
     }
 
