@@ -26,6 +26,14 @@ macro_rules! err_println {
     };
 }
 
+/// The process's allocator: jemalloc, whose size classes and per-thread
+/// caches suit values (many small objects made and freed in bulk) better
+/// than the C library's malloc (decision 019). Memory limits do not
+/// depend on it: the runtime counts what values are charged, not what is
+/// allocated.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 mod host_cli;
 mod inputs_cli;
 mod mcp;
