@@ -30,7 +30,7 @@ use serde_json::Value as Json;
 use writ_lang::Code;
 use writ_lang::types::InputType;
 
-use crate::value::{Parts, RecordObj, Repr, Value};
+use crate::value::{Parts, RecordObj, Repr, Small, Value};
 use crate::{Host, Limit, Limits, Module, RunError};
 
 /// The longest text of a JSON value or key quoted in an error, in
@@ -332,7 +332,7 @@ fn convert<'a>(
             }
             Task::Tuple(n) => {
                 let parts = take_last(&mut made, n)?;
-                made.push(Value(Repr::Tuple(Parts::new(parts))));
+                made.push(Value(Repr::Tuple(Parts::new(Small::from_vec(parts)))));
             }
             Task::Map(keys) => {
                 let values = take_last(&mut made, keys.len())?;

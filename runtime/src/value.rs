@@ -167,6 +167,33 @@ pub(crate) const SLOT: usize = std::mem::size_of::<Value>();
 /// What a heap object costs besides its contents (count, header).
 pub(crate) const HEADER: usize = 32;
 
+/// Up to two values held inline, more in a vector: the parts of a tuple,
+/// a constructor's fields, a closure's captures. Most hold one or two
+/// (a pair, `Some(x)`, a closure over one variable), which then take one
+/// allocation, the object's own, instead of two.
+pub(crate) type Small = smallvec::SmallVec<[Value; 2]>;
+
+/// An object's values, dropped through the work list.
+pub(crate) trait Children {
+    /// Drop the values without recursing (see [`defer_drop`]).
+    fn defer(&mut self);
+}
+
+impl Children for Vec<Value> {
+    fn defer(&mut self) {
+        defer_drop(self);
+    }
+}
+
+impl Children for Small {
+    fn defer(&mut self) {
+        if self.iter().all(|v| !v.is_heap()) {
+            return;
+        }
+        defer_values(self.drain(..));
+    }
+}
+
 /// Drop the children of a dropped object without recursing: they join a
 /// per-thread work list that the outermost drop empties.
 pub(crate) fn defer_drop(children: &mut Vec<Value>) {
@@ -216,7 +243,7 @@ macro_rules! heap_object {
         impl Drop for $name {
             fn drop(&mut self) {
                 credit(self.charged);
-                defer_drop(&mut self.$children);
+                Children::defer(&mut self.$children);
             }
         }
     };
@@ -226,7 +253,7 @@ heap_object! {
     /// The parts of a tuple.
     Parts {
         /// The parts, in order.
-        items: Vec<Value>,
+        items: Small,
     } children: items
 }
 
@@ -247,7 +274,7 @@ heap_object! {
         /// The constructor's id.
         ctor: u32,
         /// Its fields, in order.
-        fields: Vec<Value>,
+        fields: Small,
     } children: fields
 }
 
@@ -257,7 +284,7 @@ heap_object! {
         /// The function's id.
         func: u32,
         /// The captured values, in capture order.
-        captures: Vec<Value>,
+        captures: Small,
     } children: captures
 }
 
@@ -419,7 +446,7 @@ impl Value {
 
     /// `Some(v)`, the prelude's.
     pub fn some(module: &Module, v: Value) -> Value {
-        Value::constructed(module.prelude.some, vec![v])
+        Value::constructed(module.prelude.some, [v])
     }
 
     /// `None`, the prelude's.
@@ -471,7 +498,8 @@ impl Value {
 
     /// The constructor `ctor` applied to fields (a [`Repr::Tag`] when
     /// there are none).
-    pub(crate) fn constructed(ctor: u32, fields: Vec<Value>) -> Value {
+    pub(crate) fn constructed(ctor: u32, fields: impl IntoIterator<Item = Value>) -> Value {
+        let fields: Small = fields.into_iter().collect();
         if fields.is_empty() {
             Value(Repr::Tag(ctor))
         } else {
@@ -501,3 +529,32 @@ impl Value {
 }
 
 pub(crate) use crate::order::{compare, equal};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether a tuple's parts or a variant's fields live in the object
+    /// itself (one allocation) rather than in a vector of their own.
+    fn inline(v: &Value) -> Option<bool> {
+        match &v.0 {
+            Repr::Tuple(t) => Some(!t.items.spilled()),
+            Repr::Variant(x) => Some(!x.fields.spilled()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn one_or_two_parts_take_no_allocation_of_their_own() {
+        let pair = Value::tuple([Value::int(1), Value::str("a")]);
+        let triple = Value::tuple([Value::int(1), Value::int(2), Value::int(3)]);
+        let one = Value::constructed(7, [Value::int(1)]);
+        let none = Value::constructed(7, []);
+        assert_eq!(inline(&pair), Some(true));
+        assert_eq!(inline(&triple), Some(false));
+        assert_eq!(inline(&one), Some(true));
+        assert_eq!(inline(&none), None);
+        assert_eq!(triple.parts().len(), 3);
+        assert_eq!(pair.parts().get(1).and_then(Value::as_str), Some("a"));
+    }
+}

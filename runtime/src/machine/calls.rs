@@ -17,7 +17,7 @@ use std::rc::Rc;
 use crate::code::{CaptureFrom, Module};
 use crate::error::RunError;
 use crate::limits::Limit;
-use crate::value::{ClosureObj, Repr, Value};
+use crate::value::{ClosureObj, Repr, Small, Value};
 
 use super::{Entry, Frame, Kind, Machine, bad_index};
 
@@ -49,7 +49,7 @@ impl<'a> Machine<'a> {
             .functions
             .get(f as usize)
             .ok_or_else(bad_index)?;
-        let mut captures = Vec::with_capacity(func.captures.len());
+        let mut captures = Small::with_capacity(func.captures.len());
         for c in &func.captures {
             let v = match c {
                 CaptureFrom::Local(s) => self.stack.get(base + *s as usize).cloned(),

@@ -17,7 +17,7 @@ use crate::code::{Arith, Op};
 use crate::display;
 use crate::error::RunError;
 use crate::meter;
-use crate::value::{self, ListObj, Parts, RecordObj, Repr, Value, VariantObj};
+use crate::value::{self, ListObj, Parts, RecordObj, Repr, Small, Value, VariantObj};
 
 fn overflow(x: i64, op: &str, y: i64) -> RunError {
     RunError::overflow(&format!("{x} {op} {y}"))
@@ -186,7 +186,7 @@ impl<'a> Machine<'a> {
         let pop = |m: &mut Self| m.stack.pop().ok_or_else(bad_index);
         match op {
             Op::Tuple(n) => {
-                let items = self.take(n as usize)?;
+                let items = self.take_small(n as usize)?;
                 self.stack.push(Value(Repr::Tuple(Parts::new(items))));
             }
             Op::List(n) => {
@@ -202,7 +202,7 @@ impl<'a> Machine<'a> {
                 self.stack.push(v);
             }
             Op::Variant(c, n) => {
-                let fields = self.take(n as usize)?;
+                let fields = self.take_small(n as usize)?;
                 self.stack.push(if fields.is_empty() {
                     Value(Repr::Tag(c))
                 } else {
@@ -346,6 +346,12 @@ impl<'a> Machine<'a> {
     fn take(&mut self, n: usize) -> Result<Vec<Value>, RunError> {
         let start = self.stack.len().checked_sub(n).ok_or_else(bad_index)?;
         Ok(self.stack.split_off(start))
+    }
+
+    /// As [`Machine::take`], into a [`Small`] (inline when two or fewer).
+    fn take_small(&mut self, n: usize) -> Result<Small, RunError> {
+        let start = self.stack.len().checked_sub(n).ok_or_else(bad_index)?;
+        Ok(self.stack.drain(start..).collect())
     }
 
     /// Bytes left under the memory limit.

@@ -214,11 +214,11 @@ impl Parser<'_, '_, '_, '_> {
             }
             Some(b'"') => {
                 let s = self.string()?;
-                Ok(Value::constructed(pre.string, vec![Value::str(s)]))
+                Ok(Value::constructed(pre.string, [Value::str(s)]))
             }
             Some(b'-' | b'0'..=b'9') => {
                 let x = self.number()?;
-                Ok(Value::constructed(pre.number, vec![Value(Repr::Float(x))]))
+                Ok(Value::constructed(pre.number, [Value(Repr::Float(x))]))
             }
             Some(b'[') | Some(b'{') if depth >= MAX_DEPTH => Err(self.error(&format!(
                 "expected arrays and objects nested at most {MAX_DEPTH} deep"
@@ -246,7 +246,7 @@ impl Parser<'_, '_, '_, '_> {
                 }
                 items.shrink_to_fit();
                 self.cx.reserve(items.len() * SLOT).map_err(Problem::Run)?;
-                Ok(Value::constructed(pre.array, vec![Value::from_vec(items)]))
+                Ok(Value::constructed(pre.array, [Value::from_vec(items)]))
             }
             Some(b'{') => {
                 self.pos += 1;
@@ -285,7 +285,7 @@ impl Parser<'_, '_, '_, '_> {
                 self.cx.reserve(m.len() * 2 * SLOT).map_err(Problem::Run)?;
                 Ok(Value::constructed(
                     pre.object,
-                    vec![Value(Repr::Map(MapObj::new(m)))],
+                    [Value(Repr::Map(MapObj::new(m)))],
                 ))
             }
             _ => Err(self.error("expected a JSON value")),
@@ -296,7 +296,7 @@ impl Parser<'_, '_, '_, '_> {
     fn boolean(&mut self, b: bool) -> Value {
         let pre = self.cx.module().prelude;
         self.bools[usize::from(b)]
-            .get_or_insert_with(|| Value::constructed(pre.bool, vec![Value(Repr::Bool(b))]))
+            .get_or_insert_with(|| Value::constructed(pre.bool, [Value(Repr::Bool(b))]))
             .clone()
     }
 

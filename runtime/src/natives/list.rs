@@ -189,7 +189,7 @@ pub(super) fn zip(cx: &Cx, a: &[Value]) -> R {
     let ys = items(ys, "list.zip")?;
     reserve_list(cx, xs.len().min(ys.len()) * 3)?;
     mapped(cx, xs.iter().zip(ys.iter()), |_, (x, y)| {
-        Value::tuple(vec![x.clone(), y.clone()])
+        Value::tuple([x.clone(), y.clone()])
     })
 }
 
@@ -209,7 +209,7 @@ pub(super) fn unzip(cx: &Cx, a: &[Value]) -> R {
         firsts.push(x.clone());
         seconds.push(y.clone());
     }
-    Ok(Value::tuple(vec![
+    Ok(Value::tuple([
         Value::from_vec(firsts),
         Value::from_vec(seconds),
     ]))
@@ -222,7 +222,7 @@ pub(super) fn enumerate(cx: &Cx, a: &[Value]) -> R {
     let xs = items(xs, "list.enumerate")?;
     reserve_list(cx, xs.len() * 3)?;
     mapped(cx, xs.iter(), |i, x| {
-        Value::tuple(vec![Value(Repr::Int(i as i64)), x.clone()])
+        Value::tuple([Value(Repr::Int(i as i64)), x.clone()])
     })
 }
 

@@ -111,7 +111,7 @@ pub(super) fn to_list(cx: &Cx, a: &[Value]) -> R {
         cx,
         m.len(),
         m.iter()
-            .map(|(k, v)| Value::tuple(vec![k.0.clone(), v.clone()])),
+            .map(|(k, v)| Value::tuple([k.0.clone(), v.clone()])),
     )
 }
 

@@ -60,7 +60,7 @@ impl Cx<'_, '_> {
 
     /// `Some(v)`.
     pub(crate) fn some(&self, v: Value) -> Value {
-        Value::constructed(self.module().prelude.some, vec![v])
+        Value::constructed(self.module().prelude.some, [v])
     }
 
     /// `None`.
@@ -78,12 +78,12 @@ impl Cx<'_, '_> {
 
     /// `Ok(v)`.
     pub(crate) fn ok(&self, v: Value) -> Value {
-        Value::constructed(self.module().prelude.ok, vec![v])
+        Value::constructed(self.module().prelude.ok, [v])
     }
 
     /// `Err(v)`.
     pub(crate) fn err(&self, v: Value) -> Value {
-        Value::constructed(self.module().prelude.err, vec![v])
+        Value::constructed(self.module().prelude.err, [v])
     }
 }
 

@@ -27,7 +27,7 @@ use crate::error::RunError;
 use crate::limits::{CHECK_EVERY, Limits};
 use crate::meter::{self, POLL_EVERY};
 use crate::value::{
-    self, ClosureObj, Key, ListObj, MapObj, Parts, RecordObj, Repr, SLOT, StrObj, Value,
+    self, ClosureObj, Key, ListObj, MapObj, Parts, RecordObj, Repr, SLOT, Small, StrObj, Value,
     VariantObj, compare,
 };
 
@@ -348,7 +348,7 @@ impl<'a> Dec<'a, '_> {
                 }
                 kind::TUPLE => {
                     let items = self.values("a tuple's parts")?;
-                    Made::Value(Value(Repr::Tuple(Parts::new(items))))
+                    Made::Value(Value(Repr::Tuple(Parts::new(Small::from_vec(items)))))
                 }
                 kind::RECORD => {
                     let shape = self.shape()?;
@@ -370,7 +370,10 @@ impl<'a> Dec<'a, '_> {
                     if fields.is_empty() {
                         return Err(refused("a variant with fields", at, "none"));
                     }
-                    Made::Value(Value(Repr::Variant(VariantObj::new(ctor as u32, fields))))
+                    Made::Value(Value(Repr::Variant(VariantObj::new(
+                        ctor as u32,
+                        Small::from_vec(fields),
+                    ))))
                 }
                 kind::LIST => {
                     let items = self.values("a list's elements")?;
@@ -406,7 +409,10 @@ impl<'a> Dec<'a, '_> {
                             captures.len(),
                         ));
                     }
-                    Made::Value(Value(Repr::Closure(ClosureObj::new(f as u32, captures))))
+                    Made::Value(Value(Repr::Closure(ClosureObj::new(
+                        f as u32,
+                        Small::from_vec(captures),
+                    ))))
                 }
                 kind::CLAUSES => Made::Clauses(Rc::new(self.values("a handler's clauses")?)),
                 kind::RESUME => Made::Value(self.resumption()?),
