@@ -21,6 +21,8 @@ mod ast;
 mod delimiters;
 #[path = "src/diagnostic.rs"]
 mod diagnostic;
+#[path = "src/image.rs"]
+mod image;
 #[path = "src/input.rs"]
 mod input;
 #[path = "src/lexer/mod.rs"]

@@ -38,6 +38,8 @@
 pub mod ast;
 mod delimiters;
 mod diagnostic;
+#[doc(hidden)]
+pub mod image;
 mod input;
 #[cfg(feature = "internals")]
 pub mod lexer;

@@ -61,7 +61,7 @@ impl Scheme {
 /// library's) until a copy interns a new name.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(super) struct Interner {
-    #[serde(serialize_with = "crate::types::library::sorted_shared")]
+    #[serde(serialize_with = "crate::image::sorted_shared")]
     map: Arc<HashMap<String, u32>>,
     names: Arc<Vec<String>>,
 }
@@ -154,28 +154,28 @@ pub(super) struct Checker {
     pub(crate) errors: usize,
     /// Current `let` depth.
     pub(crate) level: u32,
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     values: HashMap<String, Vec<Binding>>,
     undo: Vec<String>,
     /// Standard-library namespaces: `list` → `map` → its type.
-    #[serde(serialize_with = "crate::types::library::sorted_nested")]
+    #[serde(serialize_with = "crate::image::sorted_nested")]
     pub(crate) namespaces: Arc<HashMap<String, HashMap<String, Binding>>>,
     /// Type variables of the enclosing signatures.
     pub(crate) tyvars: TyVars,
     /// Every top-level `let` name with the item positions binding it.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) let_sites: HashMap<String, Vec<(usize, Span)>>,
     /// Top-level `let` bindings inferred so far, by item position.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) top_lets: HashMap<String, Vec<(usize, Binding)>>,
     /// Top-level functions: binding, monomorphic type, item position.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) top_fns: HashMap<String, (Binding, TyId, usize)>,
     /// The item position being inferred (a top-level `let` is visible
     /// only after its position).
     pub(crate) top_position: usize,
     /// The signature type variables of each top-level function.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) fn_tyvars: HashMap<usize, Vec<(String, TyId)>>,
     /// Whether the program (not the standard library) is being checked.
     pub(crate) user_code: bool,
@@ -189,7 +189,7 @@ pub(super) struct Checker {
     pub(crate) resolution: crate::types::resolution::Resolution,
     /// The resolution of each standard-library file's functions, recorded
     /// while the library is loaded.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) library_resolution: HashMap<String, crate::types::resolution::Resolution>,
     /// Record types declared but not translated yet.
     #[serde(skip)]
@@ -209,7 +209,7 @@ pub(super) struct Checker {
     pub(crate) row_span: Span,
     /// The top-level statement that first brought each effect to the
     /// program's row.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) top_sources: HashMap<String, Span>,
     /// Every operation performed, for the manifest.
     pub(crate) performs: Vec<crate::types::effects::PerformSite>,
@@ -217,7 +217,7 @@ pub(super) struct Checker {
     /// within the current function body.
     pub(crate) handling: Vec<String>,
     /// Signature variables that stand for effect rows.
-    #[serde(serialize_with = "crate::types::library::sorted_set")]
+    #[serde(serialize_with = "crate::image::sorted_set")]
     pub(crate) row_rigids: std::collections::HashSet<TyId>,
     /// Nodes the current instantiation may still copy.
     pub(crate) copy_budget: usize,
@@ -231,7 +231,7 @@ pub(super) struct Checker {
     pub(crate) poisoned: Vec<TyId>,
     /// Where the bindings kept monomorphic by the value restriction are
     /// defined (for the note explaining a mismatch through one).
-    #[serde(serialize_with = "crate::types::library::sorted_set")]
+    #[serde(serialize_with = "crate::image::sorted_set")]
     pub(crate) weak: std::collections::HashSet<Span>,
     /// The function whose arguments are being checked, for messages.
     pub(crate) call_context: Option<String>,
@@ -243,17 +243,17 @@ pub(super) struct Checker {
     /// (see [`crate::types::traps`]).
     pub(crate) fixed_by_clause: Vec<crate::types::traps::FixedByClause>,
     /// Position of each top-level function's (first) declaration.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) fn_pos: HashMap<String, usize>,
     /// The type declaration being translated, for messages.
     pub(crate) decl_name: Option<String>,
     /// In a session (the REPL), the top-level values of earlier inputs:
     /// seen after the current input's own top level.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) session: HashMap<String, Binding>,
     /// The inputs the host declared (decision 009): seen after
     /// the program's own top level (which may not reuse their names).
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) inputs: HashMap<String, Binding>,
     /// The type of each top-level expression statement, by item position.
     pub(crate) expr_types: Vec<(usize, TyId)>,
@@ -266,7 +266,7 @@ pub(super) struct Checker {
     pub(crate) required: std::collections::HashSet<(TyId, u8)>,
     /// The `Error` types standing for values reported as too large (a
     /// type containing one is too large too, but not reported again).
-    #[serde(serialize_with = "crate::types::library::sorted_set")]
+    #[serde(serialize_with = "crate::image::sorted_set")]
     pub(crate) oversized: std::collections::HashSet<TyId>,
 }
 

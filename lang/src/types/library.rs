@@ -23,10 +23,10 @@
 //!
 //! [`resolution::library`]: crate::types::resolution::library
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::ast::{FnDecl, Item};
 use crate::span::Span;
@@ -44,7 +44,7 @@ pub(crate) struct Library {
     checker: Mutex<Checker>,
     /// The resolution of the names in the library's functions written in
     /// Writ, by file name (`list.writ`).
-    #[serde(serialize_with = "sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     resolution: HashMap<String, Resolution>,
 }
 
@@ -59,7 +59,7 @@ static LIBRARY: OnceLock<Library> = OnceLock::new();
 pub(crate) fn library() -> &'static Library {
     LIBRARY.get_or_init(|| {
         #[cfg(writ_library_image)]
-        if let Ok(library) = postcard::from_bytes::<Library>(IMAGE) {
+        if let Some(library) = crate::image::read::<Library>(IMAGE) {
             return library;
         }
         check_library()
@@ -255,59 +255,6 @@ impl Checker {
     }
 }
 
-/// Write a map with its entries in key order (the same map, the same
-/// bytes).
-pub(crate) fn sorted<K, V, H, S>(map: &HashMap<K, V, H>, serializer: S) -> Result<S::Ok, S::Error>
-where
-    K: Ord + Serialize,
-    V: Serialize,
-    S: Serializer,
-{
-    serializer.collect_map(map.iter().collect::<BTreeMap<&K, &V>>())
-}
-
-/// [`sorted`], for a map shared between copies.
-pub(crate) fn sorted_shared<K, V, S>(
-    map: &Arc<HashMap<K, V>>,
-    serializer: S,
-) -> Result<S::Ok, S::Error>
-where
-    K: Ord + Serialize,
-    V: Serialize,
-    S: Serializer,
-{
-    sorted(map, serializer)
-}
-
-/// Write a (shared) map of maps with the entries of each in key order.
-pub(crate) fn sorted_nested<K, J, V, S>(
-    map: &Arc<HashMap<K, HashMap<J, V>>>,
-    serializer: S,
-) -> Result<S::Ok, S::Error>
-where
-    K: Ord + Serialize,
-    J: Ord + Serialize,
-    V: Serialize,
-    S: Serializer,
-{
-    serializer.collect_map(
-        map.iter()
-            .map(|(k, inner)| (k, inner.iter().collect::<BTreeMap<&J, &V>>()))
-            .collect::<BTreeMap<_, _>>(),
-    )
-}
-
-/// Write a set with its elements in order.
-pub(crate) fn sorted_set<T, H, S>(set: &HashSet<T, H>, serializer: S) -> Result<S::Ok, S::Error>
-where
-    T: Ord + Serialize,
-    S: Serializer,
-{
-    let mut all: Vec<&T> = set.iter().collect();
-    all.sort();
-    serializer.collect_seq(all)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,7 +293,9 @@ mod tests {
     #[test]
     fn the_embedded_image_is_the_library_checked_now() {
         assert_eq!(image().as_deref(), Ok(IMAGE));
-        // And it is what the process uses.
+        // It reads (so the process uses it rather than checking again)...
+        assert!(crate::image::read::<Library>(IMAGE).is_some());
+        // ...and it is what the process uses.
         let used = postcard::to_stdvec(library()).unwrap_or_default();
         assert_eq!(used, IMAGE);
     }

@@ -77,7 +77,7 @@ pub enum Resolved {
 /// identifier.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Resolution {
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     uses: HashMap<Span, Resolved>,
 }
 

@@ -94,19 +94,19 @@ pub(super) struct TypeTable {
     /// Every type, indexed by [`TypeCon`].
     pub(crate) types: Vec<TypeInfo>,
     /// Type names.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) by_name: HashMap<String, TypeCon>,
     /// Every constructor.
     pub(crate) ctors: Vec<CtorInfo>,
     /// Constructor names.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) ctor_by_name: HashMap<String, usize>,
     /// Effects by name.
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) effects: HashMap<String, EffectInfo>,
     /// For declared types and effects (by name) with a row parameter:
     /// which parameters are effect rows (they take a row variable, `e`).
-    #[serde(serialize_with = "crate::types::library::sorted")]
+    #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) row_params: HashMap<String, Vec<bool>>,
 }
 

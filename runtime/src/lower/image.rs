@@ -20,10 +20,9 @@
 //! use, as in a build without an image.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use serde::{Serialize, Serializer};
 use writ_lang::types::Resolution;
 
 use super::Lowerer;
@@ -47,7 +46,7 @@ fn library() -> Result<&'static Lowerer, String> {
     LIBRARY
         .get_or_init(|| {
             #[cfg(writ_library_image)]
-            if let Ok(lowerer) = postcard::from_bytes::<Lowerer>(IMAGE) {
+            if let Some(lowerer) = writ_lang::image::read::<Lowerer>(IMAGE) {
                 return Ok(lowerer);
             }
             Lowerer::library_fresh()
@@ -135,48 +134,6 @@ impl Lowerer {
     }
 }
 
-/// Write a map with its entries in key order (the same map, the same
-/// bytes).
-pub(super) fn sorted<K, V, S>(map: &HashMap<K, V>, serializer: S) -> Result<S::Ok, S::Error>
-where
-    K: Ord + Serialize,
-    V: Serialize,
-    S: Serializer,
-{
-    serializer.collect_map(map.iter().collect::<BTreeMap<&K, &V>>())
-}
-
-/// [`sorted`], for a map shared between copies.
-pub(super) fn sorted_shared<K, V, S>(
-    map: &Arc<HashMap<K, V>>,
-    serializer: S,
-) -> Result<S::Ok, S::Error>
-where
-    K: Ord + Serialize,
-    V: Serialize,
-    S: Serializer,
-{
-    sorted(map, serializer)
-}
-
-/// Write a (shared) map of maps with the entries of each in key order.
-pub(super) fn sorted_nested<K, J, V, S>(
-    map: &Arc<HashMap<K, HashMap<J, V>>>,
-    serializer: S,
-) -> Result<S::Ok, S::Error>
-where
-    K: Ord + Serialize,
-    J: Ord + Serialize,
-    V: Serialize,
-    S: Serializer,
-{
-    serializer.collect_map(
-        map.iter()
-            .map(|(k, inner)| (k, inner.iter().collect::<BTreeMap<&J, &V>>()))
-            .collect::<BTreeMap<_, _>>(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,6 +162,8 @@ mod tests {
     #[test]
     fn the_embedded_image_is_the_library_lowered_now() {
         assert_eq!(image().as_deref(), Ok(IMAGE));
+        // It reads (so the process uses it rather than lowering again).
+        assert!(writ_lang::image::read::<Lowerer>(IMAGE).is_some());
         let used = library().map(|l| postcard::to_stdvec(l).unwrap_or_default());
         assert_eq!(used.as_deref(), Ok(IMAGE));
     }

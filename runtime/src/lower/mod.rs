@@ -140,27 +140,27 @@ impl FnCtx {
 #[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct Lowerer {
     module: Module,
-    #[serde(serialize_with = "image::sorted_shared")]
+    #[serde(serialize_with = "writ_lang::image::sorted_shared")]
     ctor_ids: Arc<HashMap<String, u32>>,
-    #[serde(serialize_with = "image::sorted_shared")]
+    #[serde(serialize_with = "writ_lang::image::sorted_shared")]
     effect_ids: Arc<HashMap<String, u32>>,
     /// Operations whose result type is `Never`, by (effect, op).
     never_ops: Vec<(u32, u32)>,
-    #[serde(serialize_with = "image::sorted_shared")]
+    #[serde(serialize_with = "writ_lang::image::sorted_shared")]
     symbol_ids: Arc<HashMap<String, u32>>,
-    #[serde(serialize_with = "image::sorted_shared")]
+    #[serde(serialize_with = "writ_lang::image::sorted_shared")]
     shape_ids: Arc<HashMap<Vec<u32>, u32>>,
-    #[serde(serialize_with = "image::sorted_shared")]
+    #[serde(serialize_with = "writ_lang::image::sorted_shared")]
     string_ids: Arc<HashMap<String, u32>>,
-    #[serde(serialize_with = "image::sorted_nested")]
+    #[serde(serialize_with = "writ_lang::image::sorted_nested")]
     namespaces: Arc<HashMap<String, HashMap<String, Slot>>>,
     /// The top-level `fn`s and `let` binders of the program (or input)
     /// being lowered, by the span of their name.
-    #[serde(serialize_with = "image::sorted")]
+    #[serde(serialize_with = "writ_lang::image::sorted")]
     top: HashMap<Span, Slot>,
     /// Whether library code is being lowered.
     in_library: bool,
-    #[serde(serialize_with = "image::sorted_shared")]
+    #[serde(serialize_with = "writ_lang::image::sorted_shared")]
     ctor_wrappers: Arc<HashMap<u32, u32>>,
     #[serde(skip)]
     fns: Vec<FnCtx>,
@@ -172,10 +172,10 @@ pub(crate) struct Lowerer {
     float_sum_native: Option<u32>,
     /// In a session, the top-level names of earlier inputs, each later
     /// one replacing an earlier one of the same name.
-    #[serde(serialize_with = "image::sorted")]
+    #[serde(serialize_with = "writ_lang::image::sorted")]
     session: HashMap<String, Slot>,
     /// The global slot of each input the host declared, by name.
-    #[serde(serialize_with = "image::sorted")]
+    #[serde(serialize_with = "writ_lang::image::sorted")]
     inputs: HashMap<String, Slot>,
 }
 
