@@ -24,7 +24,10 @@
 //!   [`LineIndex`];
 //! - [`stdlib`]: the standard library's sources and its reference;
 //! - [`is_deceptive`]: the characters source text may not hold, which the
-//!   runtime and the host escape when they show text.
+//!   runtime and the host escape when they show text;
+//! - `image` (hidden from these docs, and no stable interface): writing
+//!   and reading the standard library's build-time images, for the
+//!   runtime's lowered image (decision 014).
 //!
 //! Everything else (the lexer, the balancer, the grammar, and the
 //! checker's machinery: inference, unification, the type arena, the
