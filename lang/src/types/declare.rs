@@ -115,7 +115,7 @@ impl Checker {
         span: Option<crate::span::Span>,
     ) -> Option<TypeCon> {
         let record = matches!(t.body, TypeBody::Record(_));
-        let con = std::sync::Arc::make_mut(&mut self.types).add_type(TypeInfo {
+        let con = self.types_mut().add_type(TypeInfo {
             name: t.name.name.clone(),
             arity: t.params.len(),
             def: TypeDef::Builtin,
@@ -220,30 +220,25 @@ impl Checker {
                 let row = self.arena.add(Node::RowEmpty);
                 self.arena.add(Node::Fn(fields, result, row))
             };
-            let id = self.types.ctors.len();
-            std::sync::Arc::make_mut(&mut self.types)
-                .ctors
-                .push(CtorInfo {
-                    name: v.name.name.clone(),
-                    ty: con,
-                    index: ctors.len(),
-                    arity,
-                    scheme: Scheme {
-                        vars: params.clone(),
-                        ty,
-                    },
-                    span: self.user_code.then_some(v.name.span),
-                });
+            let info = CtorInfo {
+                name: v.name.name.clone(),
+                ty: con,
+                index: ctors.len(),
+                arity,
+                scheme: Scheme {
+                    vars: params.clone(),
+                    ty,
+                },
+                span: self.user_code.then_some(v.name.span),
+            };
             let _ = index;
-            std::sync::Arc::make_mut(&mut self.types)
-                .ctor_by_name
-                .insert(v.name.name.clone(), id);
+            let types = self.types_mut();
+            let id = types.ctors.len();
+            types.ctors.push(info);
+            types.ctor_by_name.insert(v.name.name.clone(), id);
             ctors.push(id);
         }
-        if let Some(info) = std::sync::Arc::make_mut(&mut self.types)
-            .types
-            .get_mut(con.0 as usize)
-        {
+        if let Some(info) = self.types_mut().types.get_mut(con.0 as usize) {
             info.def = TypeDef::Sum(ctors);
         }
     }
@@ -289,11 +284,8 @@ impl Checker {
         }
         if !self.pending.contains_key(&con) {
             // A cycle was found while translating the fields.
-            if let Some(info) = std::sync::Arc::make_mut(&mut self.types)
-                .types
-                .get_mut(con.0 as usize)
-            {
-                let e = self.arena.add(Node::Error);
+            let e = self.arena.add(Node::Error);
+            if let Some(info) = self.types_mut().types.get_mut(con.0 as usize) {
                 info.def = TypeDef::Record(Scheme::mono(e));
             }
             return;
@@ -302,10 +294,7 @@ impl Checker {
         let empty = self.arena.add(Node::RowEmpty);
         let row = self.extend(&row, empty);
         let ty = self.arena.add(Node::Record(row));
-        if let Some(info) = std::sync::Arc::make_mut(&mut self.types)
-            .types
-            .get_mut(con.0 as usize)
-        {
+        if let Some(info) = self.types_mut().types.get_mut(con.0 as usize) {
             info.def = TypeDef::Record(Scheme { vars: params, ty });
         }
     }
@@ -335,7 +324,7 @@ impl Checker {
                             _ => false,
                         })
                 });
-                if bad && let Some(t) = std::sync::Arc::make_mut(&mut self.types).types.get_mut(i) {
+                if bad && let Some(t) = self.types_mut().types.get_mut(i) {
                     t.classes = Classes::NONE;
                     changed = true;
                 }
@@ -434,9 +423,7 @@ impl Checker {
                 }
             }
             if flags.iter().any(|f| *f) && self.types.row_params.get(&name) != Some(&flags) {
-                std::sync::Arc::make_mut(&mut self.types)
-                    .row_params
-                    .insert(name, flags);
+                self.types_mut().row_params.insert(name, flags);
                 changed = true;
             }
         }
@@ -573,8 +560,6 @@ impl Checker {
             },
             host: !self.user_code && self.is_host_capability(&e.name.name),
         };
-        std::sync::Arc::make_mut(&mut self.types)
-            .effects
-            .insert(e.name.name.clone(), info);
+        self.types_mut().effects.insert(e.name.name.clone(), info);
     }
 }

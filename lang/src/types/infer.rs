@@ -277,6 +277,13 @@ impl Default for Checker {
 }
 
 impl Checker {
+    /// The table of named types, to change it: copied first while another
+    /// checker shares it (the library's, until a program declares a type
+    /// or an effect).
+    pub(super) fn types_mut(&mut self) -> &mut TypeTable {
+        Arc::make_mut(&mut self.types)
+    }
+
     /// A checker with the built-in types and nothing else.
     pub(super) fn new() -> Checker {
         let mut arena = Arena::default();

@@ -273,12 +273,9 @@ fn forget_redeclared(
         match item {
             Item::Type(t) => {
                 if user_types.contains(&t.name.name) {
-                    std::sync::Arc::make_mut(&mut c.types)
-                        .by_name
-                        .remove(&t.name.name);
-                    std::sync::Arc::make_mut(&mut c.types)
-                        .row_params
-                        .remove(&t.name.name);
+                    let types = c.types_mut();
+                    types.by_name.remove(&t.name.name);
+                    types.row_params.remove(&t.name.name);
                 }
                 if let crate::ast::TypeBody::Variants(vs) = &t.body {
                     for v in vs {
@@ -291,20 +288,15 @@ fn forget_redeclared(
                             .and_then(|i| c.types.ctors.get(*i))
                             .is_some_and(|info| info.span.is_some());
                         if declared {
-                            std::sync::Arc::make_mut(&mut c.types)
-                                .ctor_by_name
-                                .remove(&v.name.name);
+                            c.types_mut().ctor_by_name.remove(&v.name.name);
                         }
                     }
                 }
             }
             Item::Effect(e) if user_effects.contains(&e.name.name) => {
-                std::sync::Arc::make_mut(&mut c.types)
-                    .effects
-                    .remove(&e.name.name);
-                std::sync::Arc::make_mut(&mut c.types)
-                    .row_params
-                    .remove(&e.name.name);
+                let types = c.types_mut();
+                types.effects.remove(&e.name.name);
+                types.row_params.remove(&e.name.name);
                 c.syms.rebind(&e.name.name);
             }
             _ => {}

@@ -248,15 +248,10 @@ impl Arena {
         }
     }
 
-    /// How many nodes the shared base holds.
-    fn base_len(&self) -> usize {
-        self.base
-    }
-
     /// The node at `id` (no links followed), if there is one.
     fn get(&self, id: TyId) -> Option<&Node> {
         let i = id as usize;
-        match i.checked_sub(self.base_len()) {
+        match i.checked_sub(self.base) {
             Some(own) => self.nodes.get(own),
             None => self.frozen.nodes.get(i),
         }
@@ -266,7 +261,7 @@ impl Arena {
     /// one of its nodes: see the type's docs).
     fn get_mut(&mut self, id: TyId) -> Option<&mut Node> {
         let i = id as usize;
-        match i.checked_sub(self.base_len()) {
+        match i.checked_sub(self.base) {
             None => Arc::make_mut(&mut self.frozen).nodes.get_mut(i),
             Some(own) => self.nodes.get_mut(own),
         }
@@ -327,7 +322,7 @@ impl Arena {
         let mut cur = id;
         // The base's links are left as they are: changing one would copy
         // the base, for no change of type.
-        while cur != end && cur as usize >= self.base_len() {
+        while cur != end && cur as usize >= self.base {
             match self.get_mut(cur) {
                 Some(Node::Link(next)) => {
                     let after = *next;
@@ -385,7 +380,7 @@ impl Arena {
 
     /// The number of nodes made so far.
     pub(super) fn len(&self) -> usize {
-        self.base_len() + self.nodes.len()
+        self.base + self.nodes.len()
     }
 
     /// Every node reachable from `root` (links followed), each once, in
