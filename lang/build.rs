@@ -44,26 +44,9 @@ pub use lexer::is_deceptive;
 pub use parser::{Parsed, parse, parse_at, parse_library};
 pub use span::{LineIndex, Position, Span};
 
+#[path = "../build/library_image.rs"]
+mod library_image;
+
 fn main() {
-    println!("cargo::rustc-check-cfg=cfg(writ_library_image)");
-    println!("cargo::rerun-if-changed=build.rs");
-    println!("cargo::rerun-if-changed=src");
-    println!("cargo::rerun-if-changed=../stdlib");
-    let Some(out) = std::env::var_os("OUT_DIR") else {
-        eprintln!("OUT_DIR is not set: not run by cargo");
-        std::process::exit(1);
-    };
-    let image = match types::library::image() {
-        Ok(image) => image,
-        Err(e) => {
-            eprintln!("the standard library's image could not be written: {e}");
-            std::process::exit(1);
-        }
-    };
-    let path = std::path::Path::new(&out).join("library.bin");
-    if let Err(e) = std::fs::write(&path, image) {
-        eprintln!("{}: {e}", path.display());
-        std::process::exit(1);
-    }
-    println!("cargo::rustc-cfg=writ_library_image");
+    library_image::write("library.bin", types::library::image());
 }

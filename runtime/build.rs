@@ -56,26 +56,9 @@ pub use value::{
 const STACK_RED_ZONE: usize = 128 * 1024;
 const STACK_CHUNK: usize = 4 * 1024 * 1024;
 
+#[path = "../build/library_image.rs"]
+mod library_image;
+
 fn main() {
-    println!("cargo::rustc-check-cfg=cfg(writ_library_image)");
-    println!("cargo::rerun-if-changed=build.rs");
-    println!("cargo::rerun-if-changed=src");
-    println!("cargo::rerun-if-changed=../stdlib");
-    let Some(out) = std::env::var_os("OUT_DIR") else {
-        eprintln!("OUT_DIR is not set: not run by cargo");
-        std::process::exit(1);
-    };
-    let image = match lower::image::image() {
-        Ok(image) => image,
-        Err(e) => {
-            eprintln!("the standard library's lowered image could not be written: {e}");
-            std::process::exit(1);
-        }
-    };
-    let path = std::path::Path::new(&out).join("lowered.bin");
-    if let Err(e) = std::fs::write(&path, image) {
-        eprintln!("{}: {e}", path.display());
-        std::process::exit(1);
-    }
-    println!("cargo::rustc-cfg=writ_library_image");
+    library_image::write("lowered.bin", lower::image::image());
 }

@@ -72,6 +72,24 @@ pub fn read<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     }
 }
 
+/// The image `make` writes, if it is stable: made twice it is the same
+/// bytes (nothing in it follows a hash map's order), and it reads back to
+/// a value that writes the same bytes again. What each crate's tests ask
+/// of its image.
+pub fn stable<T: Serialize + DeserializeOwned>(
+    make: impl Fn() -> Result<Vec<u8>, String>,
+) -> Result<Vec<u8>, String> {
+    let bytes = make()?;
+    if bytes.is_empty() || make()? != bytes {
+        return Err("two images of the same library differ".to_string());
+    }
+    let read = read::<T>(&bytes).ok_or("the image does not read back")?;
+    match postcard::to_stdvec(&read) {
+        Ok(again) if again == bytes => Ok(bytes),
+        _ => Err("the image read back writes other bytes".to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +132,25 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert_eq!(read::<(u32, String)>(&longer), None);
+    }
+
+    #[test]
+    fn an_image_is_stable_only_if_made_alike_and_read_back_alike() {
+        let seven = || postcard::to_stdvec(&7u32).map_err(|e| e.to_string());
+        assert_eq!(stable::<u32>(seven), seven());
+        // Two makings that differ.
+        let n = std::cell::Cell::new(0u32);
+        let counting = || {
+            n.set(n.get() + 1);
+            postcard::to_stdvec(&n.get()).map_err(|e| e.to_string())
+        };
+        assert!(stable::<u32>(counting).is_err());
+        // Bytes that read as a value writing other bytes (a `u32` written
+        // in more bytes than it needs).
+        assert!(stable::<u32>(|| Ok(vec![0x81, 0x00])).is_err());
+        // Bytes that do not read.
+        assert!(stable::<String>(|| Ok(vec![0x05, b'a'])).is_err());
+        // No bytes.
+        assert!(stable::<()>(|| Ok(Vec::new())).is_err());
     }
 }
