@@ -1,14 +1,17 @@
-//! Writing and reading the standard library's images (decision 014):
-//! what `writ-lang`'s checked image and `writ-runtime`'s lowered image
-//! share. Not part of the language's interface (hidden from its docs).
+//! The standard library's prepared state (decision 014), as
+//! `writ-lang`'s checker and `writ-runtime`'s lowerer both keep it:
+//! writing and reading their build-time images, and keeping a copy with
+//! each of the last few sets of an embedder's capability interfaces. Not
+//! part of the language's interface (hidden from its docs).
 //!
 //! Invariants: the same value writes the same bytes (every map and set is
 //! written in key order, never in a hash map's order), and bytes are read
 //! as an image only when all of them are one (a truncated image, or one
-//! with bytes after its end, reads as nothing).
+//! with bytes after its end, reads as nothing). At most
+//! [`KEPT_INTERFACE_SETS`] sets of interfaces are kept.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::de::DeserializeOwned;
 use serde::{Serialize, Serializer};
@@ -69,6 +72,51 @@ pub fn read<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     match postcard::take_from_bytes::<T>(bytes) {
         Ok((value, [])) => Some(value),
         _ => None,
+    }
+}
+
+/// How many sets of interfaces a [`WithInterfaces`] keeps.
+pub const KEPT_INTERFACE_SETS: usize = 8;
+
+/// The library's state with each of the last [`KEPT_INTERFACE_SETS`] sets
+/// of an embedder's interfaces declared on top, made once per set.
+pub struct WithInterfaces<T> {
+    sets: Mutex<Vec<(Vec<String>, T)>>,
+}
+
+impl<T: Clone> WithInterfaces<T> {
+    /// None kept yet.
+    pub const fn new() -> Self {
+        WithInterfaces {
+            sets: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A copy of the state kept for `interfaces`, or of the one `make`
+    /// makes now (kept in place of the oldest when the cache is full). The
+    /// lock is held while making, so a set is made once.
+    pub fn get<E>(
+        &self,
+        interfaces: &[String],
+        make: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
+        // A thread that panicked while copying left the cache as it was.
+        let mut sets = self.sets.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, kept)) = sets.iter().find(|(k, _)| k.as_slice() == interfaces) {
+            return Ok(kept.clone());
+        }
+        let made = make()?;
+        if sets.len() >= KEPT_INTERFACE_SETS {
+            sets.remove(0);
+        }
+        sets.push((interfaces.to_vec(), made.clone()));
+        Ok(made)
+    }
+}
+
+impl<T: Clone> Default for WithInterfaces<T> {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -152,5 +200,30 @@ mod tests {
         assert!(stable::<String>(|| Ok(vec![0x05, b'a'])).is_err());
         // No bytes.
         assert!(stable::<()>(|| Ok(Vec::new())).is_err());
+    }
+
+    #[test]
+    fn each_set_of_interfaces_is_made_once_and_the_oldest_let_go() {
+        let cache: WithInterfaces<usize> = WithInterfaces::new();
+        let made = std::cell::Cell::new(0);
+        let get = |name: &str| {
+            cache.get(&[name.to_string()], || {
+                made.set(made.get() + 1);
+                Ok::<_, ()>(made.get())
+            })
+        };
+        assert_eq!(get("a"), Ok(1));
+        assert_eq!(get("a"), Ok(1));
+        for i in 0..KEPT_INTERFACE_SETS {
+            let _ = get(&format!("other {i}"));
+        }
+        // `a` was the oldest: made again.
+        assert_eq!(get("a"), Ok(KEPT_INTERFACE_SETS + 2));
+        // A failed making keeps nothing.
+        assert_eq!(
+            cache.get(&["bad".to_string()], || Err::<usize, _>("no")),
+            Err("no")
+        );
+        assert_eq!(get("bad"), Ok(KEPT_INTERFACE_SETS + 3));
     }
 }

@@ -26,6 +26,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use crate::image::WithInterfaces;
+
 use serde::{Deserialize, Serialize};
 
 use crate::ast::{FnDecl, Item};
@@ -126,37 +128,29 @@ fn library_checker() -> Checker {
 /// A copy of the checker holding the library and `interfaces`, each set
 /// of interfaces declared once (the last few sets kept).
 fn with_interfaces(interfaces: &[String]) -> Checker {
-    // A thread that panicked while copying left the cache as it was.
-    let mut cache = INTERFACE_SETS
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, c)) = cache.iter().find(|(k, _)| k.as_slice() == interfaces) {
-        return c.clone();
-    }
-    let mut c = library_checker();
-    for source in interfaces {
-        let parsed = crate::parser::parse_library(source);
-        for item in &parsed.program.items {
-            if let Item::Effect(e) = item {
-                c.extra_hosts.push(e.name.name.clone());
+    let made = INTERFACE_SETS.get(interfaces, || {
+        let mut c = library_checker();
+        for source in interfaces {
+            let parsed = crate::parser::parse_library(source);
+            for item in &parsed.program.items {
+                if let Item::Effect(e) = item {
+                    c.extra_hosts.push(e.name.name.clone());
+                }
             }
+            c.diagnostics.extend(parsed.diagnostics);
+            c.declare(&parsed.program);
         }
-        c.diagnostics.extend(parsed.diagnostics);
-        c.declare(&parsed.program);
+        c.arena.freeze();
+        Ok::<_, std::convert::Infallible>(c)
+    });
+    match made {
+        Ok(c) => c,
+        Err(never) => match never {},
     }
-    c.arena.freeze();
-    if cache.len() >= KEPT_INTERFACE_SETS {
-        cache.remove(0);
-    }
-    cache.push((interfaces.to_vec(), c.clone()));
-    c
 }
 
 /// The checkers holding the library with recent sets of interfaces.
-static INTERFACE_SETS: Mutex<Vec<(Vec<String>, Checker)>> = Mutex::new(Vec::new());
-
-/// How many sets of interfaces the cache keeps a checker for.
-const KEPT_INTERFACE_SETS: usize = 8;
+static INTERFACE_SETS: WithInterfaces<Checker> = WithInterfaces::new();
 
 /// Declare the standard library's types, effects and namespaces in `c`,
 /// and check its functions written in Writ (their names' resolution, file

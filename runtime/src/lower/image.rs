@@ -21,8 +21,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
+use writ_lang::image::WithInterfaces;
 use writ_lang::types::Resolution;
 
 use super::Lowerer;
@@ -36,10 +37,7 @@ static IMAGE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lowered.bin"));
 static LIBRARY: OnceLock<Result<Lowerer, String>> = OnceLock::new();
 
 /// The lowerers holding the library with recent sets of interfaces.
-static INTERFACE_SETS: Mutex<Vec<(Vec<String>, Lowerer)>> = Mutex::new(Vec::new());
-
-/// How many sets of interfaces the cache keeps a lowerer for.
-const KEPT_INTERFACE_SETS: usize = 8;
+static INTERFACE_SETS: WithInterfaces<Lowerer> = WithInterfaces::new();
 
 /// The standard library, lowered, for this process.
 fn library() -> Result<&'static Lowerer, String> {
@@ -69,41 +67,32 @@ impl Lowerer {
         if interfaces.is_empty() {
             return library().cloned();
         }
-        // Each set of interfaces is declared once (the last few kept). A
-        // thread that panicked while copying left the cache as it was.
-        let mut cache = INTERFACE_SETS
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, l)) = cache.iter().find(|(k, _)| k.as_slice() == interfaces) {
-            return Ok(l.clone());
-        }
-        let mut l = library()?.clone();
-        l.in_library = true;
-        for source in interfaces {
-            let parsed = writ_lang::parse_library(source);
-            if parsed.has_errors() {
-                return Err("a host capability interface does not parse".to_string());
-            }
-            l.declare(&parsed.program);
-            // A host gives each operation's result as data: the field
-            // names of its records must be symbols of the module.
-            for item in &parsed.program.items {
-                if let writ_lang::ast::Item::Effect(e) = item {
-                    for (_, ty) in writ_lang::types::operation_results(source, &e.name.name) {
-                        if let Ok(ty) = ty {
-                            l.symbols_of(&ty);
+        // Each set of interfaces is declared once (the last few kept).
+        INTERFACE_SETS.get(interfaces, || {
+            let mut l = library()?.clone();
+            l.in_library = true;
+            for source in interfaces {
+                let parsed = writ_lang::parse_library(source);
+                if parsed.has_errors() {
+                    return Err("a host capability interface does not parse".to_string());
+                }
+                l.declare(&parsed.program);
+                // A host gives each operation's result as data: the field
+                // names of its records must be symbols of the module.
+                for item in &parsed.program.items {
+                    if let writ_lang::ast::Item::Effect(e) = item {
+                        for (_, ty) in writ_lang::types::operation_results(source, &e.name.name) {
+                            if let Ok(ty) = ty {
+                                l.symbols_of(&ty);
+                            }
                         }
                     }
                 }
             }
-        }
-        l.in_library = false;
-        l.resolution = Cow::Owned(Resolution::default());
-        if cache.len() >= KEPT_INTERFACE_SETS {
-            cache.remove(0);
-        }
-        cache.push((interfaces.to_vec(), l.clone()));
-        Ok(l)
+            l.in_library = false;
+            l.resolution = Cow::Owned(Resolution::default());
+            Ok(l)
+        })
     }
 
     /// A lowerer holding the standard library alone, lowered now.
