@@ -265,11 +265,11 @@ fn scalar_or_push<'a>(
 ) {
     match v {
         Value(Repr::Unit) => out.push_str("()"),
-        Value(Repr::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+        Value(Repr::Bool(b)) => out.push_str(if b.get() { "true" } else { "false" }),
         Value(Repr::Int(n)) => {
             let _ = write!(out, "{n}");
         }
-        Value(Repr::Float(x)) => out.push_str(&float_text(*x)),
+        Value(Repr::Float(x)) => out.push_str(&float_text(x.get())),
         Value(Repr::Str(s)) => {
             // At most what fits: the rest would be cut anyway.
             let shown = prefix(&s.text, left);
@@ -285,7 +285,7 @@ fn scalar_or_push<'a>(
             out.push('[');
             push_items(work, Box::new(l.iter()), "]");
         }
-        Value(Repr::Tag(c)) => out.push_str(ctor_name(module, *c)),
+        Value(Repr::Tag(c)) => out.push_str(ctor_name(module, c.get())),
         Value(Repr::Variant(var)) => {
             out.push_str(ctor_name(module, var.ctor));
             out.push('(');
@@ -320,14 +320,14 @@ fn scalar_or_push<'a>(
         Value(Repr::Func(f)) => {
             let name = module
                 .functions
-                .get(*f as usize)
+                .get(f.get() as usize)
                 .map_or("?", |f| f.name.as_str());
             let _ = write!(out, "<fn {name}>");
         }
         Value(Repr::Native(n)) => {
             let name = module
                 .natives
-                .get(*n as usize)
+                .get(n.get() as usize)
                 .map_or("?", |f| f.name.as_str());
             let _ = write!(out, "<fn {name}>");
         }

@@ -115,14 +115,14 @@ fn node<'a>(a: &'a Value, b: &'a Value, ieee: bool, meter: Meter) -> Step<'a> {
     let unequal_lengths = |x: usize, y: usize| ieee && x != y;
     match (a, b) {
         (Value(Repr::Unit), Value(Repr::Unit)) => done(Ordering::Equal),
-        (Value(Repr::Bool(x)), Value(Repr::Bool(y))) => done(x.cmp(y)),
+        (Value(Repr::Bool(x)), Value(Repr::Bool(y))) => done(x.get().cmp(&y.get())),
         (Value(Repr::Int(x)), Value(Repr::Int(y))) => done(x.cmp(y)),
-        (Value(Repr::Float(x)), Value(Repr::Float(y))) if ieee => done(if x == y {
+        (Value(Repr::Float(x)), Value(Repr::Float(y))) if ieee => done(if x.get() == y.get() {
             Ordering::Equal
         } else {
             Ordering::Less
         }),
-        (Value(Repr::Float(x)), Value(Repr::Float(y))) => done(float_order(*x, *y)),
+        (Value(Repr::Float(x)), Value(Repr::Float(y))) => done(float_order(x.get(), y.get())),
         (Value(Repr::Str(x)), Value(Repr::Str(y))) => {
             meter.charge(meter::bytes(x.text.len().min(y.text.len())));
             done(x.text.cmp(&y.text))
@@ -247,11 +247,11 @@ pub(crate) const CHEAP_TEXT: usize = 64;
 pub(crate) fn compare_cheap(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
         (Value(Repr::Unit), Value(Repr::Unit)) => Ordering::Equal,
-        (Value(Repr::Bool(x)), Value(Repr::Bool(y))) => x.cmp(y),
+        (Value(Repr::Bool(x)), Value(Repr::Bool(y))) => x.get().cmp(&y.get()),
         (Value(Repr::Int(x)), Value(Repr::Int(y))) => x.cmp(y),
-        (Value(Repr::Float(x)), Value(Repr::Float(y))) => float_order(*x, *y),
+        (Value(Repr::Float(x)), Value(Repr::Float(y))) => float_order(x.get(), y.get()),
         (Value(Repr::Str(x)), Value(Repr::Str(y))) => x.text.cmp(&y.text),
-        (Value(Repr::Tag(x)), Value(Repr::Tag(y))) => x.cmp(y),
+        (Value(Repr::Tag(x)), Value(Repr::Tag(y))) => x.get().cmp(&y.get()),
         _ => rank(a).cmp(&rank(b)),
     }
 }

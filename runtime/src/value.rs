@@ -69,30 +69,36 @@ pub use view::{ListRef, MapRef, RecordRef, VariantRef, View};
 #[repr(transparent)]
 pub struct Value(pub(crate) Repr);
 
-/// Written out on the wrapper rather than derived on both: a derived
-/// clone of the wrapper would be inlined into the machine's loop around
-/// an out-of-line clone of the representation, copying every cloned value
-/// once more. This is the derive of the enum, as one function.
+/// Written out rather than derived: a derived clone is a jump over every
+/// variant whose arms meet through memory, and the machine's loop reads
+/// the copy back in a way the processor cannot forward (a stall on every
+/// `Local`). Here a clone counts the one reference the value may own and
+/// copies its two words, which stay in registers.
 impl Clone for Value {
-    #[inline]
+    #[inline(always)]
     fn clone(&self) -> Value {
-        Value(match &self.0 {
-            Repr::Unit => Repr::Unit,
-            Repr::Bool(b) => Repr::Bool(*b),
-            Repr::Int(n) => Repr::Int(*n),
-            Repr::Float(x) => Repr::Float(*x),
-            Repr::Str(s) => Repr::Str(Rc::clone(s)),
-            Repr::Tuple(t) => Repr::Tuple(Rc::clone(t)),
-            Repr::Record(r) => Repr::Record(Rc::clone(r)),
-            Repr::Tag(c) => Repr::Tag(*c),
-            Repr::Variant(v) => Repr::Variant(Rc::clone(v)),
-            Repr::List(l) => Repr::List(Rc::clone(l)),
-            Repr::Map(m) => Repr::Map(Rc::clone(m)),
-            Repr::Func(f) => Repr::Func(*f),
-            Repr::Native(n) => Repr::Native(*n),
-            Repr::Closure(c) => Repr::Closure(Rc::clone(c)),
-            Repr::Resume(r) => Repr::Resume(Rc::clone(r)),
-        })
+        match &self.0 {
+            Repr::Str(s) => std::mem::forget(Rc::clone(s)),
+            Repr::Tuple(t) => std::mem::forget(Rc::clone(t)),
+            Repr::Record(r) => std::mem::forget(Rc::clone(r)),
+            Repr::Variant(v) => std::mem::forget(Rc::clone(v)),
+            Repr::List(l) => std::mem::forget(Rc::clone(l)),
+            Repr::Map(m) => std::mem::forget(Rc::clone(m)),
+            Repr::Closure(c) => std::mem::forget(Rc::clone(c)),
+            Repr::Resume(r) => std::mem::forget(Rc::clone(r)),
+            Repr::Unit
+            | Repr::Bool(_)
+            | Repr::Int(_)
+            | Repr::Float(_)
+            | Repr::Tag(_)
+            | Repr::Func(_)
+            | Repr::Native(_) => {}
+        }
+        // SAFETY: the only thing a value owns is the one reference counted
+        // just above (plain variants own nothing), so the bitwise copy owns
+        // a count of its own and the two are dropped independently, as two
+        // `Rc::clone`s would be.
+        unsafe { std::ptr::read(self) }
     }
 }
 
@@ -107,11 +113,11 @@ pub(crate) enum Repr {
     /// `()`
     Unit,
     /// `true`, `false`
-    Bool(bool),
+    Bool(Word<bool>),
     /// A 64-bit integer.
     Int(i64),
     /// A 64-bit float.
-    Float(f64),
+    Float(Word<f64>),
     /// A string.
     Str(Rc<StrObj>),
     /// A tuple (two or more parts).
@@ -119,7 +125,7 @@ pub(crate) enum Repr {
     /// A record: fields sorted by name.
     Record(Rc<RecordObj>),
     /// A constructor without fields (`None`, `Null`).
-    Tag(u32),
+    Tag(Word<u32>),
     /// A constructor with fields (`Some(1)`).
     Variant(Rc<VariantObj>),
     /// A list (a contiguous array, or a view of one's tail).
@@ -127,14 +133,118 @@ pub(crate) enum Repr {
     /// A persistent ordered map.
     Map(Rc<MapObj>),
     /// A function that captures nothing (a top-level or library function).
-    Func(u32),
+    Func(Word<u32>),
     /// A function implemented by the host language (the native part of the
     /// standard library).
-    Native(u32),
+    Native(Word<u32>),
     /// A function with captured values.
     Closure(Rc<ClosureObj>),
     /// The rest of a handled computation, callable like a function.
     Resume(Rc<Resumption>),
+}
+
+/// A scalar of a [`Repr`] held in a full machine word: a `bool`, an
+/// `f64` (its bits) or a `u32` id.
+///
+/// Every payload of [`Repr`] is a 64-bit integer or a pointer, which
+/// makes a value a *pair of scalars* to the compiler: it is moved and
+/// returned in two registers and written as two words. With a `bool`, an
+/// `f64` or a `u32` among the payloads it would be a 16-byte aggregate,
+/// copied through memory and read back as one 16-byte load from two
+/// 8-byte stores, which the processor cannot forward (a stall of a dozen
+/// cycles on every push of a fresh value). See
+/// `docs/decisions/020-values-in-two-registers.md`.
+#[repr(transparent)]
+pub(crate) struct Word<T>(u64, std::marker::PhantomData<T>);
+
+impl<T> Clone for Word<T> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Word<T> {}
+
+impl Word<bool> {
+    /// The word of a `bool`.
+    #[inline(always)]
+    pub(crate) const fn new(b: bool) -> Self {
+        Word(b as u64, std::marker::PhantomData)
+    }
+
+    /// The `bool` it holds.
+    #[inline(always)]
+    pub(crate) const fn get(self) -> bool {
+        self.0 != 0
+    }
+}
+
+impl Word<f64> {
+    /// The word of an `f64`: its bits.
+    #[inline(always)]
+    pub(crate) const fn new(x: f64) -> Self {
+        Word(x.to_bits(), std::marker::PhantomData)
+    }
+
+    /// The `f64` it holds.
+    #[inline(always)]
+    pub(crate) const fn get(self) -> f64 {
+        f64::from_bits(self.0)
+    }
+}
+
+impl Word<u32> {
+    /// The word of a `u32`.
+    #[inline(always)]
+    pub(crate) const fn new(n: u32) -> Self {
+        Word(n as u64, std::marker::PhantomData)
+    }
+
+    /// The `u32` it holds (only ever made from one, so nothing is cut).
+    #[inline(always)]
+    pub(crate) const fn get(self) -> u32 {
+        self.0 as u32
+    }
+}
+
+impl From<bool> for Word<bool> {
+    #[inline(always)]
+    fn from(b: bool) -> Self {
+        Word::<bool>::new(b)
+    }
+}
+
+impl From<f64> for Word<f64> {
+    #[inline(always)]
+    fn from(x: f64) -> Self {
+        Word::<f64>::new(x)
+    }
+}
+
+impl From<u32> for Word<u32> {
+    #[inline(always)]
+    fn from(n: u32) -> Self {
+        Word::<u32>::new(n)
+    }
+}
+
+impl std::fmt::Debug for Word<bool> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+impl std::fmt::Debug for Word<f64> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+impl std::fmt::Debug for Word<u32> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
 }
 
 /// The machine's stack and every structure hold values by the slot; the
@@ -380,7 +490,7 @@ impl Value {
     /// `true` or `false`.
     #[inline]
     pub const fn bool(b: bool) -> Value {
-        Value(Repr::Bool(b))
+        Value(Repr::Bool(Word::<bool>::new(b)))
     }
 
     /// An `Int`.
@@ -392,7 +502,7 @@ impl Value {
     /// A `Float`.
     #[inline]
     pub const fn float(x: f64) -> Value {
-        Value(Repr::Float(x))
+        Value(Repr::Float(Word::<f64>::new(x)))
     }
 
     /// A `Str`.
@@ -451,7 +561,7 @@ impl Value {
 
     /// `None`, the prelude's.
     pub fn none(module: &Module) -> Value {
-        Value(Repr::Tag(module.prelude.none))
+        Value(Repr::Tag(Word::<u32>::new(module.prelude.none)))
     }
 
     /// Whether the value is `()`.
@@ -462,7 +572,7 @@ impl Value {
     /// The value of a `Bool`.
     pub fn as_bool(&self) -> Option<bool> {
         match self.0 {
-            Repr::Bool(b) => Some(b),
+            Repr::Bool(b) => Some(b.get()),
             _ => None,
         }
     }
@@ -478,7 +588,7 @@ impl Value {
     /// The value of a `Float`.
     pub fn as_float(&self) -> Option<f64> {
         match self.0 {
-            Repr::Float(x) => Some(x),
+            Repr::Float(x) => Some(x.get()),
             _ => None,
         }
     }
@@ -501,7 +611,7 @@ impl Value {
     pub(crate) fn constructed(ctor: u32, fields: impl IntoIterator<Item = Value>) -> Value {
         let fields: Small = fields.into_iter().collect();
         if fields.is_empty() {
-            Value(Repr::Tag(ctor))
+            Value(Repr::Tag(Word::<u32>::new(ctor)))
         } else {
             Value(Repr::Variant(VariantObj::new(ctor, fields)))
         }
@@ -510,7 +620,7 @@ impl Value {
     /// The constructor of a variant value.
     pub(crate) fn ctor(&self) -> Option<u32> {
         match &self.0 {
-            Repr::Tag(c) => Some(*c),
+            Repr::Tag(c) => Some(c.get()),
             Repr::Variant(v) => Some(v.ctor),
             _ => None,
         }
@@ -556,5 +666,44 @@ mod tests {
         assert_eq!(inline(&none), None);
         assert_eq!(triple.parts().len(), 3);
         assert_eq!(pair.parts().get(1).and_then(Value::as_str), Some("a"));
+    }
+
+    #[test]
+    fn words_give_back_what_they_were_made_of() {
+        for b in [false, true] {
+            assert_eq!(Word::<bool>::new(b).get(), b);
+        }
+        for x in [0.0, -0.0, 1.5, f64::INFINITY, f64::MIN_POSITIVE, f64::NAN] {
+            assert_eq!(Word::<f64>::new(x).get().to_bits(), x.to_bits());
+        }
+        for n in [0, 1, u32::MAX] {
+            assert_eq!(Word::<u32>::new(n).get(), n);
+        }
+        assert_eq!(Value::bool(true).as_bool(), Some(true));
+        assert_eq!(
+            Value::float(-0.0).as_float().map(f64::to_bits),
+            Some((-0.0f64).to_bits())
+        );
+    }
+
+    #[test]
+    fn a_clone_counts_the_reference_it_shares() {
+        let s = Value::str("shared");
+        let Repr::Str(rc) = &s.0 else {
+            panic!("a string is a Str")
+        };
+        assert_eq!(Rc::strong_count(rc), 1);
+        let copies: Vec<Value> = (0..3).map(|_| s.clone()).collect();
+        assert_eq!(Rc::strong_count(rc), 4);
+        drop(copies);
+        assert_eq!(Rc::strong_count(rc), 1);
+        let plain = [
+            Value::unit(),
+            Value::bool(true),
+            Value::int(-3),
+            Value::float(2.5),
+        ];
+        let again: Vec<Value> = plain.to_vec();
+        assert!(plain.iter().zip(&again).all(|(a, b)| equal(a, b)));
     }
 }

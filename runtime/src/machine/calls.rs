@@ -39,7 +39,7 @@ impl<'a> Machine<'a> {
         let f = self.frames.last().ok_or_else(bad_index)?;
         Ok(match &f.closure {
             Some(c) => Value(Repr::Closure(c.clone())),
-            None => Value(Repr::Func(f.func)),
+            None => Value(Repr::Func(f.func.into())),
         })
     }
 
@@ -74,17 +74,17 @@ impl<'a> Machine<'a> {
         frame: CallFrame,
     ) -> Result<(), RunError> {
         match callee {
-            Value(Repr::Func(f)) => self.enter(f, None, argc, frame),
+            Value(Repr::Func(f)) => self.enter(f.get(), None, argc, frame),
             Value(Repr::Closure(c)) => {
                 let f = c.func;
                 self.enter(f, Some(c), argc, frame)
             }
             Value(Repr::Native(n)) => {
                 let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
-                let v = crate::natives::call(self, n, start)?;
+                let v = crate::natives::call(self, n.get(), start)?;
                 self.metered()?;
                 self.stack.truncate(start);
-                self.stack.push(v);
+                self.push(v);
                 Ok(())
             }
             Value(Repr::Resume(k)) => self.resume(k, argc),
@@ -155,12 +155,12 @@ impl<'a> Machine<'a> {
         self.stack.truncate(frame.base as usize);
         match frame.kind {
             Kind::Top => return Ok(Some(v)),
-            Kind::Normal => self.stack.push(v),
+            Kind::Normal => self.push(v),
             Kind::Clause => {
                 if !matches!(self.handlers.pop(), Some(Entry::Skip(_))) {
                     return Err(RunError::internal("a clause returned past its handler"));
                 }
-                self.stack.push(v);
+                self.push(v);
             }
             Kind::Body => self.body_returned(v)?,
         }

@@ -250,7 +250,7 @@ pub(super) fn literal_values(module: &Module) -> Vec<Value> {
         .literals
         .iter()
         .map(|l| match l {
-            Literal::Float(x) => Value(Repr::Float(*x)),
+            Literal::Float(x) => Value::float(*x),
             Literal::Str(s) => Value::str(s.as_str()),
         })
         .collect()

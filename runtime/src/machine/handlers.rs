@@ -281,14 +281,14 @@ impl<'a> Machine<'a> {
             .get(info as usize)
             .ok_or_else(bad_index)?;
         if !info.has_return {
-            self.stack.push(v);
+            self.push(v);
             return Ok(());
         }
         let ret = closures.last().cloned().ok_or_else(bad_index)?;
-        self.stack.push(v);
+        self.push(v);
         let mut argc = 1;
         if info.has_param {
-            self.stack.push(param);
+            self.push(param);
             argc += 1;
         }
         self.call(ret, argc, CallFrame::New)
@@ -321,7 +321,7 @@ impl<'a> Machine<'a> {
         if clause.tail_resumptive {
             self.handlers.push(Entry::Skip(i as u32));
             if has_param {
-                self.stack.push(param);
+                self.push(param);
             }
             self.call(body, argc + with_param, CallFrame::New)?;
             if let Some(f) = self.frames.last_mut() {
@@ -359,9 +359,9 @@ impl<'a> Machine<'a> {
             ))))
         };
         if has_param {
-            self.stack.push(param);
+            self.push(param);
         }
-        self.stack.push(resume);
+        self.push(resume);
         self.check_memory(0)?;
         self.call(body, argc + with_param + 1, CallFrame::New)
     }
@@ -437,7 +437,7 @@ impl<'a> Machine<'a> {
         match result {
             Ok(v) => {
                 self.stack.truncate(start);
-                self.stack.push(v);
+                self.push(v);
                 Ok(())
             }
             Err(HostError::Stop(e)) if e.stopped_by_grant && self.fail_handled() => {
@@ -459,7 +459,7 @@ impl<'a> Machine<'a> {
                     .iter()
                     .position(|e| BuiltinEffect::Fail.is(&e.name))
                     .ok_or_else(bad_index)?;
-                self.stack.push(Value::str(message));
+                self.push(Value::str(message));
                 self.perform(fail as u32, 0, 1)
             }
         }
@@ -615,7 +615,7 @@ impl<'a> Machine<'a> {
                 _ => return Err(bad_index()),
             }
         }
-        self.stack.push(v);
+        self.push(v);
         self.check_memory(0)
     }
 

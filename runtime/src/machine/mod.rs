@@ -178,6 +178,36 @@ impl Drop for Machine<'_> {
     }
 }
 
+impl Machine<'_> {
+    /// Push a value onto the operand stack: inline on the common path,
+    /// with the growth out of line and taking the value with it.
+    /// `Vec::push` keeps the value alive across its growth call, which
+    /// makes the compiler hold it in memory rather than in its two
+    /// registers on every push (about 4% of `list.map`).
+    #[inline(always)]
+    fn push(&mut self, v: Value) {
+        let len = self.stack.len();
+        if len < self.stack.capacity() {
+            // SAFETY: `len` is below the capacity, so slot `len` is
+            // allocated and holds no value; it is written before the
+            // length takes it in.
+            unsafe {
+                self.stack.as_mut_ptr().add(len).write(v);
+                self.stack.set_len(len + 1);
+            }
+        } else {
+            push_growing(&mut self.stack, v);
+        }
+    }
+}
+
+/// A push onto a full stack, out of line (see [`Machine::push`]).
+#[cold]
+#[inline(never)]
+fn push_growing(stack: &mut Vec<Value>, v: Value) {
+    stack.push(v);
+}
+
 fn bad_index() -> RunError {
     RunError::internal("an index out of range in the compiled code")
 }

@@ -134,35 +134,35 @@ impl<'a> Machine<'a> {
             )),
             // The remainder always fits (`MIN % -1` is 0).
             (Rem, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Int(a.wrapping_rem(*b))),
-            (Add, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a + b)),
-            (Sub, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a - b)),
-            (Mul, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a * b)),
-            (Div, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a / b)),
-            (Rem, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a % b)),
-            (Lt, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a < b)),
-            (Le, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a <= b)),
-            (Gt, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a > b)),
-            (Ge, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a >= b)),
-            (Lt, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Bool(a < b)),
-            (Le, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Bool(a <= b)),
-            (Gt, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Bool(a > b)),
-            (Ge, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Bool(a >= b)),
-            (Eq, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a == b)),
-            (Ne, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value(Repr::Bool(a != b)),
+            (Add, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::float(a.get() + b.get()),
+            (Sub, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::float(a.get() - b.get()),
+            (Mul, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::float(a.get() * b.get()),
+            (Div, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::float(a.get() / b.get()),
+            (Rem, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::float(a.get() % b.get()),
+            (Lt, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value::bool(a < b),
+            (Le, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value::bool(a <= b),
+            (Gt, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value::bool(a > b),
+            (Ge, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value::bool(a >= b),
+            (Lt, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::bool(a.get() < b.get()),
+            (Le, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::bool(a.get() <= b.get()),
+            (Gt, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::bool(a.get() > b.get()),
+            (Ge, Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::bool(a.get() >= b.get()),
+            (Eq, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value::bool(a == b),
+            (Ne, Value(Repr::Int(a)), Value(Repr::Int(b))) => Value::bool(a != b),
             (Eq | Ne, _, _) => {
                 let same = value::equal(&x, &y);
                 self.metered()?;
-                Value(Repr::Bool(same == (op == Eq)))
+                Value::bool(same == (op == Eq))
             }
             (Lt | Le | Gt | Ge, _, _) => {
                 let o = value::compare(&x, &y);
                 self.metered()?;
-                Value(Repr::Bool(match op {
+                Value::bool(match op {
                     Lt => o == Ordering::Less,
                     Le => o != Ordering::Greater,
                     Gt => o == Ordering::Greater,
                     _ => o != Ordering::Less,
-                }))
+                })
             }
             (Concat, Value(Repr::Str(a)), Value(Repr::Str(b))) => {
                 let n = a.text.len() + b.text.len();
@@ -187,11 +187,11 @@ impl<'a> Machine<'a> {
         match op {
             Op::Tuple(n) => {
                 let items = self.take_small(n as usize)?;
-                self.stack.push(Value(Repr::Tuple(Parts::new(items))));
+                self.push(Value(Repr::Tuple(Parts::new(items))));
             }
             Op::List(n) => {
                 let items = self.take(n as usize)?;
-                self.stack.push(Value(Repr::List(ListObj::new(items))));
+                self.push(Value(Repr::List(ListObj::new(items))));
             }
             Op::Push => {
                 let x = pop(self)?;
@@ -199,12 +199,12 @@ impl<'a> Machine<'a> {
                     return Err(RunError::internal("pushed onto a value that is not a list"));
                 };
                 let v = self.push_list(acc, x)?;
-                self.stack.push(v);
+                self.push(v);
             }
             Op::Variant(c, n) => {
                 let fields = self.take_small(n as usize)?;
-                self.stack.push(if fields.is_empty() {
-                    Value(Repr::Tag(c))
+                self.push(if fields.is_empty() {
+                    Value(Repr::Tag(c.into()))
                 } else {
                     Value(Repr::Variant(VariantObj::new(c, fields)))
                 });
@@ -240,7 +240,7 @@ impl<'a> Machine<'a> {
                         *slot = v;
                     }
                 }
-                self.stack.push(Value(Repr::Record(RecordObj::new(
+                self.push(Value(Repr::Record(RecordObj::new(
                     base.shape.clone(),
                     values,
                 ))));
@@ -257,12 +257,12 @@ impl<'a> Machine<'a> {
                     .position(|s| *s == sym)
                     .ok_or_else(bad_index)?;
                 let v = r.values.get(at).cloned().ok_or_else(bad_index)?;
-                self.stack.push(v);
+                self.push(v);
             }
             Op::Part(i) => {
                 let v = pop(self)?;
                 let part = v.parts().get(i as usize).cloned().ok_or_else(bad_index)?;
-                self.stack.push(part);
+                self.push(part);
             }
             Op::Interp(n) => {
                 let parts = self.take(n as usize)?;
@@ -281,7 +281,7 @@ impl<'a> Machine<'a> {
                 }
                 self.metered()?;
                 self.check_memory(s.len() + value::HEADER)?;
-                self.stack.push(Value::str(s));
+                self.push(Value::str(s));
             }
             Op::TestCtor(c, target) => {
                 let v = pop(self)?;
@@ -321,7 +321,7 @@ impl<'a> Machine<'a> {
                     ));
                 };
                 let v = l.get(i as usize).cloned().ok_or_else(bad_index)?;
-                self.stack.push(v);
+                self.push(v);
             }
             Op::DropItems(n) => {
                 let Value(Repr::List(mut l)) = pop(self)? else {
@@ -335,7 +335,7 @@ impl<'a> Machine<'a> {
                     self.check_memory(copies * value::SLOT + value::HEADER)?;
                     l = ListObj::rest(&l, n as usize);
                 }
-                self.stack.push(Value(Repr::List(l)));
+                self.push(Value(Repr::List(l)));
             }
             _ => return Err(RunError::internal(format!("unexpected op {op:?}"))),
         }

@@ -105,12 +105,12 @@ impl<'a> Machine<'a> {
                 tri!(self.check());
             }
             match op {
-                Op::Unit => self.stack.push(Value(Repr::Unit)),
-                Op::Bool(b) => self.stack.push(Value(Repr::Bool(b))),
-                Op::Int(n) => self.stack.push(Value(Repr::Int(n))),
+                Op::Unit => self.push(Value(Repr::Unit)),
+                Op::Bool(b) => self.push(Value::bool(b)),
+                Op::Int(n) => self.push(Value(Repr::Int(n))),
                 Op::Literal(i) => {
                     let v = tri!(self.literals.get(i as usize).cloned().ok_or_else(bad_index));
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::Local(i) => {
                     let v = tri!(
@@ -119,7 +119,7 @@ impl<'a> Machine<'a> {
                             .cloned()
                             .ok_or_else(bad_index)
                     );
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::MoveLocal(i) => {
                     let v = tri!(
@@ -128,7 +128,7 @@ impl<'a> Machine<'a> {
                             .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
                             .ok_or_else(bad_index)
                     );
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::SetLocal(i) => {
                     let v = pop!();
@@ -148,7 +148,7 @@ impl<'a> Machine<'a> {
                         .and_then(|c| c.captures.get(i as usize))
                         .cloned();
                     let v = tri!(v.ok_or_else(bad_index));
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::MoveCapture(i) => {
                     // Moved only when nothing but this frame holds the
@@ -166,15 +166,15 @@ impl<'a> Machine<'a> {
                         None => None,
                     };
                     let v = tri!(v.ok_or_else(bad_index));
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::SelfFn => {
                     let v = tri!(self.current_fn());
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::Global(g) => {
                     let v = tri!(self.globals.get(g as usize).cloned().ok_or_else(bad_index));
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::SetGlobal(g) => {
                     let v = pop!();
@@ -186,11 +186,11 @@ impl<'a> Machine<'a> {
                         }
                     }
                 }
-                Op::Func(f) => self.stack.push(Value(Repr::Func(f))),
-                Op::Native(n) => self.stack.push(Value(Repr::Native(n))),
+                Op::Func(f) => self.push(Value(Repr::Func(f.into()))),
+                Op::Native(n) => self.push(Value(Repr::Native(n.into()))),
                 Op::Closure(f) => {
                     let v = tri!(self.make_closure(f, base));
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::Pop => forget_plain(pop!()),
                 Op::Arith(a) => tri!(self.arith_top(a)),
@@ -208,7 +208,7 @@ impl<'a> Machine<'a> {
                             tri!(self.arith(a, x, Value(Repr::Int(k))))
                         }
                     };
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::LocalLocalArith(p, q, a) => {
                     let x = self.stack.get(base + p as usize);
@@ -227,7 +227,7 @@ impl<'a> Machine<'a> {
                             tri!(self.arith(a, x, y))
                         }
                     };
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::BranchLocalInt(slot, cmp, k, t) => {
                     let holds = match self.stack.get(base + slot as usize) {
@@ -235,7 +235,7 @@ impl<'a> Machine<'a> {
                         other => {
                             let x = tri!(other.cloned().ok_or_else(bad_index));
                             match tri!(self.arith(cmp, x, Value(Repr::Int(i64::from(k))))) {
-                                Value(Repr::Bool(b)) => b,
+                                Value(Repr::Bool(b)) => b.get(),
                                 _ => false,
                             }
                         }
@@ -255,7 +255,7 @@ impl<'a> Machine<'a> {
                             let x = tri!(x.cloned().ok_or_else(bad_index));
                             let y = tri!(y.cloned().ok_or_else(bad_index));
                             match tri!(self.arith(cmp, x, y)) {
-                                Value(Repr::Bool(b)) => b,
+                                Value(Repr::Bool(b)) => b.get(),
                                 _ => false,
                             }
                         }
@@ -271,24 +271,24 @@ impl<'a> Machine<'a> {
                                 .map(Value::int)
                                 .ok_or_else(|| RunError::overflow(&format!("-({n})")))
                         ),
-                        Value(Repr::Float(x)) => Value(Repr::Float(-x)),
+                        Value(Repr::Float(x)) => Value::float(-x.get()),
                         _ => tri!(Err(RunError::internal(
                             "negated a value that is not a number"
                         ))),
                     };
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::Not => {
                     let v = match pop!() {
-                        Value(Repr::Bool(b)) => Value(Repr::Bool(!b)),
+                        Value(Repr::Bool(b)) => Value::bool(!b.get()),
                         _ => tri!(Err(RunError::internal("`!` of a value that is not a Bool"))),
                     };
-                    self.stack.push(v);
+                    self.push(v);
                 }
                 Op::Jump(t) => pc = t as usize,
                 Op::JumpIfFalse(t) => match pop!() {
                     Value(Repr::Bool(b)) => {
-                        if !b {
+                        if !b.get() {
                             pc = t as usize;
                         }
                     }
@@ -347,7 +347,7 @@ impl<'a> Machine<'a> {
                             }
                             self.stack.truncate(base + n);
                             for _ in func.arity..func.locals {
-                                self.stack.push(Value(Repr::Unit));
+                                self.push(Value(Repr::Unit));
                             }
                             if let Some(top) = self.frames.last_mut() {
                                 top.func = f;
@@ -387,7 +387,7 @@ impl<'a> Machine<'a> {
                         if let Some(done) = self.frames.pop() {
                             discard_above(&mut self.stack, done.base as usize);
                         }
-                        self.stack.push(v);
+                        self.push(v);
                         reload!();
                         continue;
                     }
@@ -424,7 +424,7 @@ impl<'a> Machine<'a> {
                         if let Some(done) = self.frames.pop() {
                             self.stack.truncate(done.base as usize);
                         }
-                        self.stack.push(v);
+                        self.push(v);
                         reload!();
                         continue;
                     }
@@ -439,7 +439,7 @@ impl<'a> Machine<'a> {
                     // The commonest case: a clause that only resumes with
                     // its arguments or parameter needs no frame at all.
                     if let Some(v) = self.simple_clause(e, o, n as usize) {
-                        self.stack.push(v);
+                        self.push(v);
                         continue;
                     }
                     // The common case inline: a tail-resumptive clause runs
@@ -452,7 +452,7 @@ impl<'a> Machine<'a> {
                     {
                         self.handlers.push(Entry::Skip(i as u32));
                         if let Some(s) = param {
-                            self.stack.push(s);
+                            self.push(s);
                         }
                         base = self.stack.len() - func.arity as usize;
                         self.push_frame(f, func, base, Kind::Clause, closure);
@@ -508,7 +508,7 @@ impl<'a> Machine<'a> {
         let y = self.stack.pop().ok_or_else(underflow)?;
         let x = self.stack.pop().ok_or_else(underflow)?;
         let v = self.arith(a, x, y)?;
-        self.stack.push(v);
+        self.push(v);
         Ok(())
     }
 
@@ -546,7 +546,7 @@ impl<'a> Machine<'a> {
             unsafe { self.frames.set_len(len) };
         }
         for _ in func.arity..func.locals {
-            self.stack.push(Value(Repr::Unit));
+            self.push(Value(Repr::Unit));
         }
     }
 
@@ -619,7 +619,7 @@ impl<'a> Machine<'a> {
                         return None;
                     }
                     let (f, closure) = match closures.get(c.clause as usize)? {
-                        Value(Repr::Func(f)) => (*f, None),
+                        Value(Repr::Func(f)) => (f.get(), None),
                         Value(Repr::Closure(cl)) => (cl.func, Some(cl.clone())),
                         _ => return None,
                     };
@@ -689,7 +689,7 @@ fn operand(o: Operand, args: &[Value], param: &Value) -> Value {
         Operand::Param => param.clone(),
         Operand::Unit => Value(Repr::Unit),
         Operand::Int(n) => Value(Repr::Int(n)),
-        Operand::Bool(b) => Value(Repr::Bool(b)),
+        Operand::Bool(b) => Value::bool(b),
     }
 }
 
@@ -700,7 +700,7 @@ fn operand(o: Operand, args: &[Value], param: &Value) -> Value {
 fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
     match op {
         Arith::Lt | Arith::Le | Arith::Gt | Arith::Ge | Arith::Eq | Arith::Ne => {
-            Some(Value(Repr::Bool(int_cmp(op, x, y))))
+            Some(Value::bool(int_cmp(op, x, y)))
         }
         Arith::Add => x.checked_add(y).map(Value::int),
         Arith::Sub => x.checked_sub(y).map(Value::int),

@@ -203,7 +203,7 @@ impl Parser<'_, '_, '_, '_> {
         }
         let pre = self.cx.module().prelude;
         match self.peek() {
-            Some(b'n') => self.literal("null", Value(Repr::Tag(pre.null))),
+            Some(b'n') => self.literal("null", Value(Repr::Tag(pre.null.into()))),
             Some(b't') => {
                 let v = self.boolean(true);
                 self.literal("true", v)
@@ -218,7 +218,7 @@ impl Parser<'_, '_, '_, '_> {
             }
             Some(b'-' | b'0'..=b'9') => {
                 let x = self.number()?;
-                Ok(Value::constructed(pre.number, [Value(Repr::Float(x))]))
+                Ok(Value::constructed(pre.number, [Value::float(x)]))
             }
             Some(b'[') | Some(b'{') if depth >= MAX_DEPTH => Err(self.error(&format!(
                 "expected arrays and objects nested at most {MAX_DEPTH} deep"
@@ -296,7 +296,7 @@ impl Parser<'_, '_, '_, '_> {
     fn boolean(&mut self, b: bool) -> Value {
         let pre = self.cx.module().prelude;
         self.bools[usize::from(b)]
-            .get_or_insert_with(|| Value::constructed(pre.bool, [Value(Repr::Bool(b))]))
+            .get_or_insert_with(|| Value::constructed(pre.bool, [Value::bool(b)]))
             .clone()
     }
 
@@ -637,9 +637,9 @@ fn write(cx: &Cx, j: &Value, pretty: bool) -> R {
                 match (field, c) {
                     (_, c) if c == pre.null => out.push_str("null"),
                     (Some(Value(Repr::Bool(b))), _) => {
-                        out.push_str(if *b { "true" } else { "false" })
+                        out.push_str(if b.get() { "true" } else { "false" })
                     }
-                    (Some(Value(Repr::Float(x))), _) => number_text(*x, &mut out),
+                    (Some(Value(Repr::Float(x))), _) => number_text(x.get(), &mut out),
                     (Some(Value(Repr::Str(s))), _) => string_text(cx, &s.text, &mut out)?,
                     (Some(Value(Repr::List(l))), _) if l.is_empty() => out.push_str("[]"),
                     (Some(Value(Repr::List(l))), _) => {

@@ -40,7 +40,7 @@ pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.is_empty"));
     };
-    Ok(Value(Repr::Bool(items(xs, "list.is_empty")?.is_empty())))
+    Ok(Value::bool(items(xs, "list.is_empty")?.is_empty()))
 }
 
 pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
@@ -61,7 +61,7 @@ pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
                     RunError::overflow(&format!("{a} + {b} in list.sum"))
                 })?))
             }
-            (Value(Repr::Float(a)), Value(Repr::Float(b))) => Value(Repr::Float(a + b)),
+            (Value(Repr::Float(a)), Value(Repr::Float(b))) => Value::float(a.get() + b.get()),
             _ => return Err(wrong_args("list.sum")),
         };
     }
@@ -70,7 +70,7 @@ pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
 
 pub(super) fn sum_float(cx: &Cx, a: &[Value]) -> R {
     match a {
-        [xs] if items(xs, "list.sum")?.is_empty() => Ok(Value(Repr::Float(0.0))),
+        [xs] if items(xs, "list.sum")?.is_empty() => Ok(Value::float(0.0)),
         _ => sum(cx, a),
     }
 }
@@ -252,10 +252,10 @@ pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
     for y in items(xs, "list.contains")?.iter() {
         cx.tick(1)?;
         if value::equal(x, y) {
-            return Ok(Value(Repr::Bool(true)));
+            return Ok(Value::bool(true));
         }
     }
-    Ok(Value(Repr::Bool(false)))
+    Ok(Value::bool(false))
 }
 
 pub(super) fn first(cx: &Cx, a: &[Value]) -> R {

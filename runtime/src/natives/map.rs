@@ -79,7 +79,7 @@ pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
     };
     cx.tick(1)?;
     Ok(Value(Repr::Bool(
-        entries(m, "map.contains")?.contains_key(&Key(k.clone())),
+        (entries(m, "map.contains")?.contains_key(&Key(k.clone()))).into(),
     )))
 }
 
@@ -126,7 +126,7 @@ pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
     let [m] = a else {
         return Err(wrong_args("map.is_empty"));
     };
-    Ok(Value(Repr::Bool(entries(m, "map.is_empty")?.is_empty())))
+    Ok(Value::bool(entries(m, "map.is_empty")?.is_empty()))
 }
 
 pub(super) fn merge(cx: &Cx, a: &[Value]) -> R {

@@ -13,7 +13,7 @@ pub(super) fn abs(_: &Cx, a: &[Value]) -> R {
             .checked_abs()
             .map(Value::int)
             .ok_or_else(|| RunError::overflow(&format!("math.abs({n})"))),
-        [Value(Repr::Float(x))] => Ok(Value(Repr::Float(x.abs()))),
+        [Value(Repr::Float(x))] => Ok(Value::float(x.get().abs())),
         _ => Err(wrong_args("math.abs")),
     }
 }
@@ -22,7 +22,7 @@ pub(super) fn min(_: &Cx, a: &[Value]) -> R {
     match a {
         [Value(Repr::Int(x)), Value(Repr::Int(y))] => Ok(Value(Repr::Int(*x.min(y)))),
         [Value(Repr::Float(x)), Value(Repr::Float(y))] => {
-            Ok(Value(Repr::Float(float_pick(*x, *y, Ordering::Less))))
+            Ok(Value::float(float_pick(x.get(), y.get(), Ordering::Less)))
         }
         _ => Err(wrong_args("math.min")),
     }
@@ -31,9 +31,11 @@ pub(super) fn min(_: &Cx, a: &[Value]) -> R {
 pub(super) fn max(_: &Cx, a: &[Value]) -> R {
     match a {
         [Value(Repr::Int(x)), Value(Repr::Int(y))] => Ok(Value(Repr::Int(*x.max(y)))),
-        [Value(Repr::Float(x)), Value(Repr::Float(y))] => {
-            Ok(Value(Repr::Float(float_pick(*x, *y, Ordering::Greater))))
-        }
+        [Value(Repr::Float(x)), Value(Repr::Float(y))] => Ok(Value::float(float_pick(
+            x.get(),
+            y.get(),
+            Ordering::Greater,
+        ))),
         _ => Err(wrong_args("math.max")),
     }
 }
@@ -59,7 +61,7 @@ pub(super) fn pow(_: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("math.pow"));
     };
     Ok(Value(Repr::Float(
-        float(b, "math.pow")?.powf(float(e, "math.pow")?),
+        (float(b, "math.pow")?.powf(float(e, "math.pow")?)).into(),
     )))
 }
 
@@ -82,19 +84,19 @@ pub(super) fn ipow(cx: &Cx, a: &[Value]) -> R {
 
 pub(super) fn sqrt(cx: &Cx, a: &[Value]) -> R {
     let x = unary(a, "math.sqrt")?;
-    Ok(cx.option((x >= 0.0).then(|| Value(Repr::Float(x.sqrt())))))
+    Ok(cx.option((x >= 0.0).then(|| Value::float(x.sqrt()))))
 }
 
 pub(super) fn floor(_: &Cx, a: &[Value]) -> R {
-    Ok(Value(Repr::Float(unary(a, "math.floor")?.floor())))
+    Ok(Value::float(unary(a, "math.floor")?.floor()))
 }
 
 pub(super) fn ceil(_: &Cx, a: &[Value]) -> R {
-    Ok(Value(Repr::Float(unary(a, "math.ceil")?.ceil())))
+    Ok(Value::float(unary(a, "math.ceil")?.ceil()))
 }
 
 pub(super) fn round(_: &Cx, a: &[Value]) -> R {
-    Ok(Value(Repr::Float(unary(a, "math.round")?.round())))
+    Ok(Value::float(unary(a, "math.round")?.round()))
 }
 
 pub(super) fn to_int(cx: &Cx, a: &[Value]) -> R {
@@ -107,14 +109,14 @@ pub(super) fn to_int(cx: &Cx, a: &[Value]) -> R {
 
 pub(super) fn to_float(_: &Cx, a: &[Value]) -> R {
     match a {
-        [n] => Ok(Value(Repr::Float(int(n, "math.to_float")? as f64))),
+        [n] => Ok(Value::float(int(n, "math.to_float")? as f64)),
         _ => Err(wrong_args("math.to_float")),
     }
 }
 
 pub(super) fn pi(_: &Cx, a: &[Value]) -> R {
     match a {
-        [] => Ok(Value(Repr::Float(std::f64::consts::PI))),
+        [] => Ok(Value::float(std::f64::consts::PI)),
         _ => Err(wrong_args("math.pi")),
     }
 }

@@ -65,7 +65,7 @@ impl Cx<'_, '_> {
 
     /// `None`.
     pub(crate) fn none(&self) -> Value {
-        Value(Repr::Tag(self.module().prelude.none))
+        Value(Repr::Tag(self.module().prelude.none.into()))
     }
 
     /// `Some(v)` or `None`.
@@ -216,7 +216,7 @@ pub(crate) fn int(v: &Value, name: &str) -> Result<i64, RunError> {
 /// A float argument.
 pub(crate) fn float(v: &Value, name: &str) -> Result<f64, RunError> {
     match v {
-        Value(Repr::Float(x)) => Ok(*x),
+        Value(Repr::Float(x)) => Ok(x.get()),
         _ => Err(wrong_args(name)),
     }
 }

@@ -218,7 +218,7 @@ pub(super) fn length(cx: &Cx, a: &[Value]) -> R {
 }
 
 pub(super) fn is_empty(_: &Cx, a: &[Value]) -> R {
-    Ok(Value(Repr::Bool(one(a, "str.is_empty")?.is_empty())))
+    Ok(Value::bool(one(a, "str.is_empty")?.is_empty()))
 }
 
 pub(super) fn split(cx: &Cx, a: &[Value]) -> R {
@@ -296,19 +296,19 @@ pub(super) fn trim(cx: &Cx, a: &[Value]) -> R {
 
 pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.contains")?;
-    Ok(Value(Repr::Bool(find(s, t, cx.meter()).is_some())))
+    Ok(Value::bool(find(s, t, cx.meter()).is_some()))
 }
 
 pub(super) fn starts_with(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.starts_with")?;
     cx.tick(meter::bytes(t.len().min(s.len())))?;
-    Ok(Value(Repr::Bool(s.starts_with(t))))
+    Ok(Value::bool(s.starts_with(t)))
 }
 
 pub(super) fn ends_with(cx: &Cx, a: &[Value]) -> R {
     let (s, t) = two(a, "str.ends_with")?;
     cx.tick(meter::bytes(t.len().min(s.len())))?;
-    Ok(Value(Repr::Bool(s.ends_with(t))))
+    Ok(Value::bool(s.ends_with(t)))
 }
 
 pub(super) fn replace(cx: &Cx, a: &[Value]) -> R {

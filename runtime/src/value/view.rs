@@ -53,14 +53,14 @@ impl Value {
     pub fn view(&self) -> View<'_> {
         match &self.0 {
             Repr::Unit => View::Unit,
-            Repr::Bool(b) => View::Bool(*b),
+            Repr::Bool(b) => View::Bool(b.get()),
             Repr::Int(n) => View::Int(*n),
-            Repr::Float(x) => View::Float(*x),
+            Repr::Float(x) => View::Float(x.get()),
             Repr::Str(s) => View::Str(&s.text),
             Repr::Tuple(t) => View::Tuple(&t.items),
             Repr::Record(r) => View::Record(RecordRef(r)),
             Repr::Tag(c) => View::Variant(VariantRef {
-                ctor: *c,
+                ctor: c.get(),
                 fields: &[],
             }),
             Repr::Variant(v) => View::Variant(VariantRef {

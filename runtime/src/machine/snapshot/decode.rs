@@ -250,8 +250,8 @@ impl<'a> Dec<'a, '_> {
         let t = self.r.byte("a value")?;
         Ok(Value(match t {
             tag::UNIT => Repr::Unit,
-            tag::FALSE => Repr::Bool(false),
-            tag::TRUE => Repr::Bool(true),
+            tag::FALSE => Repr::Bool(false.into()),
+            tag::TRUE => Repr::Bool(true.into()),
             tag::INT => {
                 let z = self.r.uint("an integer")?;
                 Repr::Int(((z >> 1) as i64) ^ -((z & 1) as i64))
@@ -259,15 +259,20 @@ impl<'a> Dec<'a, '_> {
             tag::FLOAT => {
                 let mut b = [0u8; 8];
                 b.copy_from_slice(self.r.take(8, "a float")?);
-                Repr::Float(f64::from_bits(u64::from_le_bytes(b)))
+                Repr::Float((f64::from_bits(u64::from_le_bytes(b))).into())
             }
-            tag::CTOR => Repr::Tag(self.r.index(self.module.ctors.len(), "a constructor")? as u32),
+            tag::CTOR => {
+                Repr::Tag((self.r.index(self.module.ctors.len(), "a constructor")? as u32).into())
+            }
             tag::FUNC => {
-                Repr::Func(self.r.index(self.module.functions.len(), "a function")? as u32)
+                Repr::Func((self.r.index(self.module.functions.len(), "a function")? as u32).into())
             }
             tag::NATIVE => Repr::Native(
-                self.r
-                    .index(self.module.natives.len(), "a native function")? as u32,
+                (self
+                    .r
+                    .index(self.module.natives.len(), "a native function")?
+                    as u32)
+                    .into(),
             ),
             tag::OBJECT => {
                 let i = self.r.index(self.table.len(), "an object written before")?;

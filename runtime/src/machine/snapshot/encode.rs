@@ -279,27 +279,26 @@ impl<'s> Enc<'s> {
     fn value(&mut self, v: &Value) -> Result<(), RunError> {
         match &v.0 {
             Repr::Unit => self.out.push(tag::UNIT),
-            Repr::Bool(false) => self.out.push(tag::FALSE),
-            Repr::Bool(true) => self.out.push(tag::TRUE),
+            Repr::Bool(b) => self.out.push(if b.get() { tag::TRUE } else { tag::FALSE }),
             Repr::Int(n) => {
                 self.out.push(tag::INT);
                 self.uint(((n << 1) ^ (n >> 63)) as u64);
             }
             Repr::Float(x) => {
                 self.out.push(tag::FLOAT);
-                self.out.extend_from_slice(&x.to_bits().to_le_bytes());
+                self.out.extend_from_slice(&x.get().to_bits().to_le_bytes());
             }
             Repr::Tag(c) => {
                 self.out.push(tag::CTOR);
-                self.uint(u64::from(*c));
+                self.uint(u64::from(c.get()));
             }
             Repr::Func(f) => {
                 self.out.push(tag::FUNC);
-                self.uint(u64::from(*f));
+                self.uint(u64::from(f.get()));
             }
             Repr::Native(n) => {
                 self.out.push(tag::NATIVE);
-                self.uint(u64::from(*n));
+                self.uint(u64::from(n.get()));
             }
             _ => {
                 let i = match node(v) {
