@@ -457,6 +457,11 @@ pub enum Op {
     CallFunc(u32, u32),
     /// As `CallFunc`, replacing the running frame.
     TailCallFunc(u32, u32),
+    /// A tail call of the running function itself, with `n` arguments
+    /// (a function calling itself by its own name as the last thing it
+    /// does): the arguments replace the frame's locals, and the frame
+    /// keeps its function and closure.
+    TailCallSelf(u32),
     /// Return the top of the stack from the frame.
     Return,
     /// Return a local from the frame (a fused `Local` or `MoveLocal` and
@@ -499,6 +504,23 @@ pub enum Op {
     Item(u32),
     /// Pop a list; push it without its first `n` elements.
     DropItems(u32),
+    /// Jump unless the list in a local has exactly `n` elements (a fused
+    /// `Local` and `TestLen`): local, `n`, target.
+    TestLenLocal(u32, u32, u32),
+    /// Jump unless the list in a local has at least `n` elements (a
+    /// fused `Local` and `TestMinLen`): local, `n`, target.
+    TestMinLenLocal(u32, u32, u32),
+    /// Set a local to an element of the list in another (a fused `Local`,
+    /// `Item` and `SetLocal`): the list's local, the index, the local set.
+    ItemLocal(u32, u32, u32),
+    /// Move the list out of a local and set another to it without its
+    /// first `n` elements, in place when nothing else holds it (a fused
+    /// `MoveLocal`, `DropItems` and `SetLocal`): the list's local, `n`,
+    /// the local set.
+    DropItemsLocal(u32, u32, u32),
+    /// Move a local into another, leaving `()` (a fused `MoveLocal` and
+    /// `SetLocal`): from, to.
+    MoveToLocal(u32, u32),
     /// A match that matched nothing (unreachable in a checked program).
     NoMatch,
     /// Pop `n` arguments and perform an operation: effect, operation,

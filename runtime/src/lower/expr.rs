@@ -279,6 +279,21 @@ impl Lowerer {
             }
             return;
         }
+        // A function calling itself by name as its last act runs on in its
+        // own frame, with its closure (naming itself does nothing).
+        if at == Position::Tail
+            && let ExprKind::Var(v) = &callee.kind
+            && matches!(self.slot_of(v), Some(Slot::SelfFn))
+        {
+            if let Some(f) = first {
+                self.expr(f, Position::Inner);
+            }
+            for a in args {
+                self.expr(a, Position::Inner);
+            }
+            self.emit(Op::TailCallSelf(argc as u32), span);
+            return;
+        }
         // Left to right as written: a piped value, the callee, then the
         // arguments. The callee sits below the arguments on the stack.
         let saved = self.push_scope();

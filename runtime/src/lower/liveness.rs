@@ -80,6 +80,8 @@ fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
         | Op::TestEq(t)
         | Op::TestLen(_, t)
         | Op::TestMinLen(_, t)
+        | Op::TestLenLocal(_, _, t)
+        | Op::TestMinLenLocal(_, _, t)
         | Op::BranchLocalInt(_, _, _, t)
         | Op::BranchLocalLocal(_, _, _, t) => (next, Some(*t as usize)),
         Op::Return
@@ -87,6 +89,7 @@ fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
         | Op::ReturnArith(_)
         | Op::TailCall(_)
         | Op::TailCallFunc(..)
+        | Op::TailCallSelf(_)
         | Op::NoMatch
         | Op::ResumeTail
         | Op::ResumeTailWith => (None, None),
@@ -104,6 +107,11 @@ fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
         Op::LocalLocalArith(a, b, _) => out.extend([*a, *b]),
         Op::BranchLocalInt(n, ..) => out.push(u32::from(*n)),
         Op::BranchLocalLocal(a, b, ..) => out.extend([u32::from(*a), u32::from(*b)]),
+        Op::TestLenLocal(n, ..)
+        | Op::TestMinLenLocal(n, ..)
+        | Op::ItemLocal(n, ..)
+        | Op::DropItemsLocal(n, ..)
+        | Op::MoveToLocal(n, _) => out.push(*n),
         Op::Closure(f) => {
             for c in captures.get(*f as usize).into_iter().flatten() {
                 if let CaptureFrom::Local(n) = c {
@@ -128,7 +136,10 @@ pub(super) fn moves(functions: &mut [Function], from: usize) {
 fn moves_in(f: &mut Function, captures: &[Vec<CaptureFrom>]) {
     let slots = f.locals as usize;
     let write = |op: &Op| match op {
-        Op::SetLocal(w) => Some(*w),
+        Op::SetLocal(w)
+        | Op::ItemLocal(_, _, w)
+        | Op::DropItemsLocal(_, _, w)
+        | Op::MoveToLocal(_, w) => Some(*w),
         _ => None,
     };
     let Some(live_in) = live_in(&f.ops, slots, |op, out| reads(op, captures, out), write) else {
@@ -167,12 +178,12 @@ fn capture_reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
 /// capture `n` again into `MoveCapture(n)`. The machine moves the value
 /// only when the running frame holds the only reference to the closure,
 /// so no other call of it can read the capture later, except one this
-/// call starts itself: a function that names itself (`SelfFn`, or a
-/// closure capturing it) is left unchanged.
+/// call starts itself: a function that names itself (`SelfFn`, a tail
+/// call of itself, or a closure capturing it) is left unchanged.
 fn capture_moves_in(f: &mut Function, captures: &[Vec<CaptureFrom>]) {
     let width = f.captures.len();
     let names_itself = f.ops.iter().any(|op| match op {
-        Op::SelfFn => true,
+        Op::SelfFn | Op::TailCallSelf(_) => true,
         Op::Closure(g) => captures
             .get(*g as usize)
             .is_none_or(|cs| cs.contains(&CaptureFrom::SelfFn)),

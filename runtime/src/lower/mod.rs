@@ -210,7 +210,7 @@ pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
     }
     liveness::moves(functions, first);
     for f in functions.iter_mut().skip(first) {
-        peephole::fuse_returns(f);
+        peephole::fuse_after_moves(f);
     }
 }
 
@@ -558,6 +558,8 @@ impl Lowerer {
                 | Op::TestEq(t)
                 | Op::TestLen(_, t)
                 | Op::TestMinLen(_, t)
+                | Op::TestLenLocal(_, _, t)
+                | Op::TestMinLenLocal(_, _, t)
                 | Op::BranchLocalInt(_, _, _, t)
                 | Op::BranchLocalLocal(_, _, _, t) => *t = target,
                 _ => {}

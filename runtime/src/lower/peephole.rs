@@ -21,6 +21,8 @@ fn target(op: &mut Op) -> Option<&mut u32> {
         | Op::TestEq(t)
         | Op::TestLen(_, t)
         | Op::TestMinLen(_, t)
+        | Op::TestLenLocal(_, _, t)
+        | Op::TestMinLenLocal(_, _, t)
         | Op::BranchLocalInt(_, _, _, t)
         | Op::BranchLocalLocal(_, _, _, t) => Some(t),
         _ => None,
@@ -56,14 +58,31 @@ pub(super) fn fuse(f: &mut Function) {
     });
 }
 
-/// Fuse a local read followed by `Return` into `ReturnLocal`, and an
-/// operator followed by `Return` into `ReturnArith`: run after
+/// Fuse a local read followed by `Return` into `ReturnLocal`, an
+/// operator followed by `Return` into `ReturnArith`, and the sequences a
+/// list pattern makes into ops that work on locals in place: run after
 /// the liveness pass (which turns a last read into `MoveLocal`), since a
-/// returned local is read for the last time either way.
-pub(super) fn fuse_returns(f: &mut Function) {
+/// returned local is read for the last time either way, and the list
+/// ops fuse only a read that is not the last (`Local`, which leaves the
+/// list in its slot as the fused op does) or a move (`MoveLocal`, which
+/// the fused op also moves).
+pub(super) fn fuse_after_moves(f: &mut Function) {
     fuse_with(f, 2, 0, &|w| match w {
         [Op::Local(a) | Op::MoveLocal(a), Op::Return] => Some(Op::ReturnLocal(*a)),
         [Op::Arith(op), Op::Return] => Some(Op::ReturnArith(*op)),
+        [Op::Local(a), Op::TestLen(n, t)] => Some(Op::TestLenLocal(*a, *n, *t)),
+        [Op::Local(a), Op::TestMinLen(n, t)] => Some(Op::TestMinLenLocal(*a, *n, *t)),
+        _ => None,
+    });
+    fuse_with(f, 3, 1, &|w| match w {
+        [Op::Local(a), Op::Item(i), Op::SetLocal(d)] => Some(Op::ItemLocal(*a, *i, *d)),
+        [Op::MoveLocal(a), Op::DropItems(n), Op::SetLocal(d)] => {
+            Some(Op::DropItemsLocal(*a, *n, *d))
+        }
+        _ => None,
+    });
+    fuse_with(f, 2, 0, &|w| match w {
+        [Op::MoveLocal(a), Op::SetLocal(b)] => Some(Op::MoveToLocal(*a, *b)),
         _ => None,
     });
 }
@@ -177,7 +196,7 @@ mod tests {
             spans: vec![Default::default(); 9],
             ..Function::default()
         };
-        fuse_returns(&mut f);
+        fuse_after_moves(&mut f);
         assert_eq!(
             f.ops,
             vec![
@@ -187,6 +206,50 @@ mod tests {
                 Op::Local(2),
                 Op::Return,
                 Op::ReturnArith(Arith::Add),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_list_pattern_works_on_its_locals_but_a_last_read_is_not_left_behind() {
+        // `match rest { [] => acc, [x, ..tail] => ... }` as lowered, with
+        // its moves: the list stays in slot 2 while it is tested and
+        // read, and is moved out when its rest is taken.
+        let mut f = Function {
+            ops: vec![
+                Op::MoveLocal(0),
+                Op::SetLocal(2),
+                Op::Local(2),
+                Op::TestLen(0, 5),
+                Op::Jump(13),
+                Op::Local(2),
+                Op::TestMinLen(1, 13),
+                Op::Local(2),
+                Op::Item(0),
+                Op::SetLocal(3),
+                Op::MoveLocal(2),
+                Op::DropItems(1),
+                Op::SetLocal(4),
+                Op::MoveLocal(2),
+                Op::TestLen(0, 0),
+            ],
+            spans: vec![Default::default(); 15],
+            ..Function::default()
+        };
+        fuse_after_moves(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::MoveToLocal(0, 2),
+                Op::TestLenLocal(2, 0, 3),
+                Op::Jump(6),
+                Op::TestMinLenLocal(2, 1, 6),
+                Op::ItemLocal(2, 0, 3),
+                Op::DropItemsLocal(2, 1, 4),
+                // A last read before a test is left as it is: the fused
+                // test would leave the list in its slot.
+                Op::MoveLocal(2),
+                Op::TestLen(0, 0),
             ]
         );
     }

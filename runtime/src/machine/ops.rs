@@ -324,22 +324,29 @@ impl<'a> Machine<'a> {
                 self.push(v);
             }
             Op::DropItems(n) => {
-                let Value(Repr::List(mut l)) = pop(self)? else {
-                    return Err(RunError::internal("the rest of a value that is not a list"));
-                };
-                // A list that nothing else holds loses its first
-                // elements in place.
-                if !ListObj::drop_front_unique(&mut l, n as usize) {
-                    let copies = l.rest_copies(n as usize);
-                    self.tick(copies as u64)?;
-                    self.check_memory(copies * value::SLOT + value::HEADER)?;
-                    l = ListObj::rest(&l, n as usize);
-                }
-                self.push(Value(Repr::List(l)));
+                let v = pop(self)?;
+                let rest = self.rest_of(v, n)?;
+                self.push(rest);
             }
             _ => return Err(RunError::internal(format!("unexpected op {op:?}"))),
         }
         Ok(None)
+    }
+
+    /// A list without its first `n` elements (`DropItems`): in place when
+    /// nothing else holds it, otherwise a new list, charged for what it
+    /// copies.
+    pub(super) fn rest_of(&mut self, list: Value, n: u32) -> Result<Value, RunError> {
+        let Value(Repr::List(mut l)) = list else {
+            return Err(RunError::internal("the rest of a value that is not a list"));
+        };
+        if !ListObj::drop_front_unique(&mut l, n as usize) {
+            let copies = l.rest_copies(n as usize);
+            self.tick(copies as u64)?;
+            self.check_memory(copies * value::SLOT + value::HEADER)?;
+            l = ListObj::rest(&l, n as usize);
+        }
+        Ok(Value(Repr::List(l)))
     }
 
     /// Pop the top `n` values, in order.

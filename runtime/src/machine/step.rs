@@ -285,6 +285,68 @@ impl<'a> Machine<'a> {
                     };
                     self.push(v);
                 }
+                Op::TestLenLocal(s, n, t) | Op::TestMinLenLocal(s, n, t) => {
+                    let len = match self.stack.get(base + s as usize) {
+                        Some(Value(Repr::List(l))) => l.len(),
+                        _ => {
+                            sync!();
+                            return Err(RunError::internal(
+                                "a list pattern on a value that is not a list",
+                            ));
+                        }
+                    };
+                    let holds = if matches!(op, Op::TestLenLocal(..)) {
+                        len == n as usize
+                    } else {
+                        len >= n as usize
+                    };
+                    if !holds {
+                        pc = t as usize;
+                    }
+                }
+                Op::ItemLocal(s, i, d) => {
+                    let v = match self.stack.get(base + s as usize) {
+                        Some(Value(Repr::List(l))) => l.get(i as usize).cloned(),
+                        _ => None,
+                    };
+                    let v = tri!(v.ok_or_else(bad_index));
+                    match self.stack.get_mut(base + d as usize) {
+                        Some(slot) => forget_plain(std::mem::replace(slot, v)),
+                        None => {
+                            sync!();
+                            return Err(bad_index());
+                        }
+                    }
+                }
+                Op::DropItemsLocal(s, n, d) => {
+                    sync!();
+                    let list = tri!(
+                        self.stack
+                            .get_mut(base + s as usize)
+                            .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
+                            .ok_or_else(bad_index)
+                    );
+                    let rest = tri!(self.rest_of(list, n));
+                    match self.stack.get_mut(base + d as usize) {
+                        Some(slot) => forget_plain(std::mem::replace(slot, rest)),
+                        None => return Err(bad_index()),
+                    }
+                }
+                Op::MoveToLocal(a, b) => {
+                    let v = tri!(
+                        self.stack
+                            .get_mut(base + a as usize)
+                            .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
+                            .ok_or_else(bad_index)
+                    );
+                    match self.stack.get_mut(base + b as usize) {
+                        Some(slot) => forget_plain(std::mem::replace(slot, v)),
+                        None => {
+                            sync!();
+                            return Err(bad_index());
+                        }
+                    }
+                }
                 Op::Jump(t) => pc = t as usize,
                 Op::JumpIfFalse(t) => match pop!() {
                     Value(Repr::Bool(b)) => {
@@ -305,6 +367,41 @@ impl<'a> Machine<'a> {
                             .checked_sub(n as usize + 1)
                             .ok_or_else(bad_index)
                     );
+                    // The common case inline: a function or closure of the
+                    // right arity, in a new frame not too deep, or in this
+                    // frame for a tail call.
+                    let known = match self.stack.get(at) {
+                        Some(Value(Repr::Closure(c))) => Some(c.func),
+                        Some(Value(Repr::Func(f))) => Some(f.get()),
+                        _ => None,
+                    };
+                    if let Some(f) = known
+                        && let Some(func) = functions.get(f as usize)
+                        && func.arity == n
+                    {
+                        let tail = matches!(op, Op::TailCall(_));
+                        if tail && at >= base {
+                            let closure = match self.stack.remove(at) {
+                                Value(Repr::Closure(c)) => Some(c),
+                                _ => None,
+                            };
+                            self.reuse_frame(f, func, base, closure);
+                            code = &func.ops;
+                            pc = 0;
+                            continue;
+                        }
+                        if !tail && self.frames.len() < self.limits.depth {
+                            let closure = match self.stack.remove(at) {
+                                Value(Repr::Closure(c)) => Some(c),
+                                _ => None,
+                            };
+                            base = at;
+                            self.push_frame(f, func, base, Kind::Normal, closure);
+                            code = &func.ops;
+                            pc = 0;
+                            continue;
+                        }
+                    }
                     let callee = self.stack.remove(at);
                     let frame = if matches!(op, Op::TailCall(_)) {
                         CallFrame::Reuse
@@ -341,19 +438,12 @@ impl<'a> Machine<'a> {
                     let n = n as usize;
                     let start = self.stack.len().saturating_sub(n);
                     match functions.get(f as usize) {
-                        Some(func) if func.arity as usize == n && start >= base => {
-                            for i in 0..n {
-                                self.stack.swap(base + i, start + i);
-                            }
-                            self.stack.truncate(base + n);
-                            for _ in func.arity..func.locals {
-                                self.push(Value(Repr::Unit));
-                            }
-                            if let Some(top) = self.frames.last_mut() {
-                                top.func = f;
-                                top.pc = 0;
-                                top.closure = None;
-                            }
+                        Some(func)
+                            if func.arity as usize == n
+                                && self.stack.len() >= n
+                                && start >= base =>
+                        {
+                            self.reuse_frame(f, func, base, None);
                             code = &func.ops;
                             pc = 0;
                         }
@@ -361,6 +451,29 @@ impl<'a> Machine<'a> {
                             sync!();
                             tri!(self.enter(f, None, n, CallFrame::Reuse));
                             reload!();
+                        }
+                    }
+                }
+                Op::TailCallSelf(n) => {
+                    let n = n as usize;
+                    let func = self
+                        .frames
+                        .last()
+                        .and_then(|f| functions.get(f.func as usize));
+                    match func {
+                        Some(func)
+                            if func.arity as usize == n
+                                && self.stack.len() >= n
+                                && self.stack.len() - n >= base =>
+                        {
+                            self.replace_locals(func, base);
+                            pc = 0;
+                        }
+                        _ => {
+                            sync!();
+                            return Err(RunError::internal(
+                                "a tail call of the running function with the wrong arguments",
+                            ));
                         }
                     }
                 }
@@ -544,6 +657,49 @@ impl<'a> Machine<'a> {
             // SAFETY: the element at the old length was initialised just
             // above, inside the vector's capacity (`spare` was not empty).
             unsafe { self.frames.set_len(len) };
+        }
+        for _ in func.arity..func.locals {
+            self.push(Value(Repr::Unit));
+        }
+    }
+
+    /// Make the running frame, whose locals start at `base`, a frame of
+    /// `func` (function `f`, with its closure if it has one) for a tail
+    /// call: its arguments, on top of the stack, replace the locals (see
+    /// [`Machine::replace_locals`]).
+    #[inline(always)]
+    fn reuse_frame(
+        &mut self,
+        f: u32,
+        func: &Function,
+        base: usize,
+        closure: Option<Rc<ClosureObj>>,
+    ) {
+        self.replace_locals(func, base);
+        if let Some(top) = self.frames.last_mut() {
+            top.func = f;
+            top.pc = 0;
+            top.closure = closure;
+        }
+    }
+
+    /// The arguments of a tail call of `func`, on top of the stack,
+    /// replace the running frame's locals from `base`, and `func`'s other
+    /// locals follow. The caller checked that there are `func.arity`
+    /// values above `base`.
+    #[inline(always)]
+    fn replace_locals(&mut self, func: &Function, base: usize) {
+        let n = func.arity as usize;
+        let start = self.stack.len() - n;
+        for i in 0..n {
+            self.stack.swap(base + i, start + i);
+        }
+        // The old locals, now above the arguments: most are plain or
+        // moved out already.
+        while self.stack.len() > base + n {
+            if let Some(v) = self.stack.pop() {
+                forget_plain(v);
+            }
         }
         for _ in func.arity..func.locals {
             self.push(Value(Repr::Unit));
