@@ -137,6 +137,24 @@ pub(super) fn sort_pairs(cx: &Cx, a: &[Value]) -> R {
     in_order(cx, &pairs, &order)
 }
 
+/// `list.sort_along(xs, keys)`: the elements of `xs` in the order that
+/// sorts `keys` (stably), as far as the shorter list goes. The key list
+/// is what `list.sort_by` makes with its callback, so no pair is made
+/// per element.
+pub(super) fn sort_along(cx: &Cx, a: &[Value]) -> R {
+    let [xs, keys] = a else {
+        return Err(wrong_args("list.sort_along"));
+    };
+    let xs = items(xs, "list.sort_along")?;
+    let keys = items(keys, "list.sort_along")?;
+    let n = xs.len().min(keys.len());
+    cx.reserve(n.saturating_mul(2 * std::mem::size_of::<&Value>()))?;
+    let values: Vec<&Value> = xs.iter().take(n).collect();
+    let keys: Vec<&Value> = keys.iter().take(n).collect();
+    let order = sort::sorted_order(cx, &keys)?;
+    in_order(cx, &values, &order)
+}
+
 pub(super) fn reverse(cx: &Cx, a: &[Value]) -> R {
     let [xs] = a else {
         return Err(wrong_args("list.reverse"));

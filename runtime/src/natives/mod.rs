@@ -117,6 +117,7 @@ const NATIVES: &[(&str, Native)] = &[
     ("list.unique", list::unique),
     ("list.join", list::join),
     ("list.sort_pairs", list::sort_pairs),
+    ("list.sort_along", list::sort_along),
     ("str.length", text::length),
     ("str.is_empty", text::is_empty),
     ("str.split", text::split),
