@@ -103,6 +103,7 @@ fn sort_unique_and_contains_of_distinct_large_lists_stop() {
         "list.contains(list.concat(list.map(list.range(0, 100), fn(i) { xs })), big ++ [-1])",
         "list.max(list.concat(list.map(list.range(0, 100), fn(i) { xs })))",
         "list.length(list.sort_by(xs, fn(x) { x }))",
+        "list.length(list.sort_along(xs, xs))",
     ] {
         times_out(DISTINCT, costly, "500ms");
         runs_out_of_fuel(DISTINCT, costly, "2e6");
