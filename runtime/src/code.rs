@@ -510,6 +510,10 @@ pub enum Op {
     /// Jump unless the list in a local has at least `n` elements (a
     /// fused `Local` and `TestMinLen`): local, `n`, target.
     TestMinLenLocal(u32, u32, u32),
+    /// Jump if the list in a local has exactly `n` elements (a fused
+    /// `TestLenLocal` whose failure goes to the op after the `Jump` that
+    /// follows it): local, `n`, target.
+    JumpLenLocal(u32, u32, u32),
     /// Set a local to an element of the list in another (a fused `Local`,
     /// `Item` and `SetLocal`): the list's local, the index, the local set.
     ItemLocal(u32, u32, u32),

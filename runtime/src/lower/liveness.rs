@@ -82,6 +82,7 @@ fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
         | Op::TestMinLen(_, t)
         | Op::TestLenLocal(_, _, t)
         | Op::TestMinLenLocal(_, _, t)
+        | Op::JumpLenLocal(_, _, t)
         | Op::BranchLocalInt(_, _, _, t)
         | Op::BranchLocalLocal(_, _, _, t) => (next, Some(*t as usize)),
         Op::Return
@@ -109,6 +110,7 @@ fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
         Op::BranchLocalLocal(a, b, ..) => out.extend([u32::from(*a), u32::from(*b)]),
         Op::TestLenLocal(n, ..)
         | Op::TestMinLenLocal(n, ..)
+        | Op::JumpLenLocal(n, ..)
         | Op::ItemLocal(n, ..)
         | Op::DropItemsLocal(n, ..)
         | Op::MoveToLocal(n, _) => out.push(*n),

@@ -23,6 +23,7 @@ fn target(op: &mut Op) -> Option<&mut u32> {
         | Op::TestMinLen(_, t)
         | Op::TestLenLocal(_, _, t)
         | Op::TestMinLenLocal(_, _, t)
+        | Op::JumpLenLocal(_, _, t)
         | Op::BranchLocalInt(_, _, _, t)
         | Op::BranchLocalLocal(_, _, _, t) => Some(t),
         _ => None,
@@ -31,18 +32,18 @@ fn target(op: &mut Op) -> Option<&mut u32> {
 
 /// Fuse op sequences in one function.
 pub(super) fn fuse(f: &mut Function) {
-    fuse_with(f, 3, 2, &|w| match w {
+    fuse_with(f, 3, 2, &|_, w| match w {
         [Op::Local(a), Op::Int(k), Op::Arith(op)] => i32::try_from(*k)
             .ok()
             .map(|k| Op::LocalIntArith(*a, k, *op)),
         [Op::Local(a), Op::Local(b), Op::Arith(op)] => Some(Op::LocalLocalArith(*a, *b, *op)),
         _ => None,
     });
-    fuse_with(f, 2, 1, &|w| match w {
+    fuse_with(f, 2, 1, &|_, w| match w {
         [Op::List(1), Op::Arith(Arith::Concat)] => Some(Op::Push),
         _ => None,
     });
-    fuse_with(f, 2, 0, &|w| match w {
+    fuse_with(f, 2, 0, &|_, w| match w {
         [Op::LocalIntArith(a, k, op), Op::JumpIfFalse(t)] if is_comparison(*op) => {
             u16::try_from(*a)
                 .ok()
@@ -67,22 +68,30 @@ pub(super) fn fuse(f: &mut Function) {
 /// list in its slot as the fused op does) or a move (`MoveLocal`, which
 /// the fused op also moves).
 pub(super) fn fuse_after_moves(f: &mut Function) {
-    fuse_with(f, 2, 0, &|w| match w {
+    fuse_with(f, 2, 0, &|_, w| match w {
         [Op::Local(a) | Op::MoveLocal(a), Op::Return] => Some(Op::ReturnLocal(*a)),
         [Op::Arith(op), Op::Return] => Some(Op::ReturnArith(*op)),
         [Op::Local(a), Op::TestLen(n, t)] => Some(Op::TestLenLocal(*a, *n, *t)),
         [Op::Local(a), Op::TestMinLen(n, t)] => Some(Op::TestMinLenLocal(*a, *n, *t)),
         _ => None,
     });
-    fuse_with(f, 3, 1, &|w| match w {
+    fuse_with(f, 3, 1, &|_, w| match w {
         [Op::Local(a), Op::Item(i), Op::SetLocal(d)] => Some(Op::ItemLocal(*a, *i, *d)),
         [Op::MoveLocal(a), Op::DropItems(n), Op::SetLocal(d)] => {
             Some(Op::DropItemsLocal(*a, *n, *d))
         }
         _ => None,
     });
-    fuse_with(f, 2, 0, &|w| match w {
+    fuse_with(f, 2, 0, &|_, w| match w {
         [Op::MoveLocal(a), Op::SetLocal(b)] => Some(Op::MoveToLocal(*a, *b)),
+        _ => None,
+    });
+    // A length test that skips a jump when it fails (`[] => ...` first
+    // in a match) jumps itself when it holds.
+    fuse_with(f, 2, 0, &|i, w| match w {
+        [Op::TestLenLocal(a, n, t), Op::Jump(j)] if *t as usize == i + 2 => {
+            Some(Op::JumpLenLocal(*a, *n, *j))
+        }
         _ => None,
     });
 }
@@ -96,9 +105,19 @@ fn is_comparison(op: crate::code::Arith) -> bool {
 /// no jump lands inside the window (its first op may be a target); the
 /// fused op keeps the span of the window's op at `span_of` (the operator,
 /// where an error is reported).
-fn fuse_with(f: &mut Function, width: usize, span_of: usize, fused: &dyn Fn(&[Op]) -> Option<Op>) {
+fn fuse_with(
+    f: &mut Function,
+    width: usize,
+    span_of: usize,
+    fused: &dyn Fn(usize, &[Op]) -> Option<Op>,
+) {
     // Most functions have nothing to fuse: look before building the maps.
-    if !f.ops.windows(width).any(|w| fused(w).is_some()) {
+    if !f
+        .ops
+        .windows(width)
+        .enumerate()
+        .any(|(i, w)| fused(i, w).is_some())
+    {
         return;
     }
     let n = f.ops.len();
@@ -118,7 +137,7 @@ fn fuse_with(f: &mut Function, width: usize, span_of: usize, fused: &dyn Fn(&[Op
         map[i] = ops.len() as u32;
         let free = (1..width).all(|k| !landing.get(i + k).copied().unwrap_or(true));
         let window = f.ops.get(i..i + width);
-        if let Some(op) = window.filter(|_| free).and_then(fused) {
+        if let Some(op) = window.filter(|_| free).and_then(|w| fused(i, w)) {
             for k in 1..width {
                 map[i + k] = ops.len() as u32;
             }
@@ -241,9 +260,9 @@ mod tests {
             f.ops,
             vec![
                 Op::MoveToLocal(0, 2),
-                Op::TestLenLocal(2, 0, 3),
-                Op::Jump(6),
-                Op::TestMinLenLocal(2, 1, 6),
+                // `[]` first: the test that skipped the jump jumps.
+                Op::JumpLenLocal(2, 0, 5),
+                Op::TestMinLenLocal(2, 1, 5),
                 Op::ItemLocal(2, 0, 3),
                 Op::DropItemsLocal(2, 1, 4),
                 // A last read before a test is left as it is: the fused

@@ -285,7 +285,9 @@ impl<'a> Machine<'a> {
                     };
                     self.push(v);
                 }
-                Op::TestLenLocal(s, n, t) | Op::TestMinLenLocal(s, n, t) => {
+                Op::TestLenLocal(s, n, t)
+                | Op::TestMinLenLocal(s, n, t)
+                | Op::JumpLenLocal(s, n, t) => {
                     let len = match self.stack.get(base + s as usize) {
                         Some(Value(Repr::List(l))) => l.len(),
                         _ => {
@@ -295,12 +297,12 @@ impl<'a> Machine<'a> {
                             ));
                         }
                     };
-                    let holds = if matches!(op, Op::TestLenLocal(..)) {
-                        len == n as usize
-                    } else {
-                        len >= n as usize
+                    let jump = match op {
+                        Op::TestLenLocal(..) => len != n as usize,
+                        Op::JumpLenLocal(..) => len == n as usize,
+                        _ => len < n as usize,
                     };
-                    if !holds {
+                    if jump {
                         pc = t as usize;
                     }
                 }
