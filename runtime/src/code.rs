@@ -541,6 +541,33 @@ pub enum Op {
     ResumeTailWith,
 }
 
+impl Op {
+    /// The jump target this op holds, if any: the one list of the ops
+    /// that jump, which lowering patches, the peephole pass remaps and
+    /// the liveness pass follows.
+    pub(crate) fn target_mut(&mut self) -> Option<&mut u32> {
+        match self {
+            Op::Jump(t)
+            | Op::JumpIfFalse(t)
+            | Op::TestCtor(_, t)
+            | Op::TestEq(t)
+            | Op::TestLen(_, t)
+            | Op::TestMinLen(_, t)
+            | Op::TestLenLocal(_, _, t)
+            | Op::TestMinLenLocal(_, _, t)
+            | Op::JumpLenLocal(_, _, t)
+            | Op::BranchLocalInt(_, _, _, t)
+            | Op::BranchLocalLocal(_, _, _, t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The jump target this op holds, if any (see [`Op::target_mut`]).
+    pub(crate) fn target(mut self) -> Option<u32> {
+        self.target_mut().map(|t| *t)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -75,16 +75,6 @@ fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
     let next = Some(i + 1);
     match op {
         Op::Jump(t) => (None, Some(*t as usize)),
-        Op::JumpIfFalse(t)
-        | Op::TestCtor(_, t)
-        | Op::TestEq(t)
-        | Op::TestLen(_, t)
-        | Op::TestMinLen(_, t)
-        | Op::TestLenLocal(_, _, t)
-        | Op::TestMinLenLocal(_, _, t)
-        | Op::JumpLenLocal(_, _, t)
-        | Op::BranchLocalInt(_, _, _, t)
-        | Op::BranchLocalLocal(_, _, _, t) => (next, Some(*t as usize)),
         Op::Return
         | Op::ReturnLocal(_)
         | Op::ReturnArith(_)
@@ -94,7 +84,7 @@ fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
         | Op::NoMatch
         | Op::ResumeTail
         | Op::ResumeTailWith => (None, None),
-        _ => (next, None),
+        _ => (next, op.target().map(|t| t as usize)),
     }
 }
 

@@ -551,19 +551,8 @@ impl Lowerer {
 
     /// Point the jump at `at` to `target`.
     fn patch(&mut self, at: usize, target: u32) {
-        if let Some(op) = self.ctx().func.ops.get_mut(at) {
-            match op {
-                Op::Jump(t) | Op::JumpIfFalse(t) => *t = target,
-                Op::TestCtor(_, t)
-                | Op::TestEq(t)
-                | Op::TestLen(_, t)
-                | Op::TestMinLen(_, t)
-                | Op::TestLenLocal(_, _, t)
-                | Op::TestMinLenLocal(_, _, t)
-                | Op::BranchLocalInt(_, _, _, t)
-                | Op::BranchLocalLocal(_, _, _, t) => *t = target,
-                _ => {}
-            }
+        if let Some(t) = self.ctx().func.ops.get_mut(at).and_then(Op::target_mut) {
+            *t = target;
         }
     }
 

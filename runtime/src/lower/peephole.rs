@@ -12,24 +12,6 @@
 
 use crate::code::{Arith, Function, Op};
 
-/// The jump target an op holds, if any.
-fn target(op: &mut Op) -> Option<&mut u32> {
-    match op {
-        Op::Jump(t)
-        | Op::JumpIfFalse(t)
-        | Op::TestCtor(_, t)
-        | Op::TestEq(t)
-        | Op::TestLen(_, t)
-        | Op::TestMinLen(_, t)
-        | Op::TestLenLocal(_, _, t)
-        | Op::TestMinLenLocal(_, _, t)
-        | Op::JumpLenLocal(_, _, t)
-        | Op::BranchLocalInt(_, _, _, t)
-        | Op::BranchLocalLocal(_, _, _, t) => Some(t),
-        _ => None,
-    }
-}
-
 /// Fuse op sequences in one function.
 pub(super) fn fuse(f: &mut Function) {
     fuse_with(f, 3, 2, &|_, w| match w {
@@ -123,7 +105,7 @@ fn fuse_with(
     let n = f.ops.len();
     let mut landing = vec![false; n + 1];
     for op in &mut f.ops {
-        if let Some(t) = target(op)
+        if let Some(t) = op.target_mut()
             && let Some(l) = landing.get_mut(*t as usize)
         {
             *l = true;
@@ -154,7 +136,7 @@ fn fuse_with(
     }
     map[n] = ops.len() as u32;
     for op in &mut ops {
-        if let Some(t) = target(op) {
+        if let Some(t) = op.target_mut() {
             *t = map.get(*t as usize).copied().unwrap_or(u32::MAX);
         }
     }
