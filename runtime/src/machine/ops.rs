@@ -299,12 +299,7 @@ impl<'a> Machine<'a> {
                 }
             }
             Op::TestLen(n, target) | Op::TestMinLen(n, target) => {
-                let Value(Repr::List(l)) = pop(self)? else {
-                    return Err(RunError::internal(
-                        "a list pattern on a value that is not a list",
-                    ));
-                };
-                let len = l.len();
+                let len = list_len(Some(&pop(self)?))?;
                 let ok = if matches!(op, Op::TestLen(..)) {
                     len == n as usize
                 } else {
@@ -315,12 +310,7 @@ impl<'a> Machine<'a> {
                 }
             }
             Op::Item(i) => {
-                let Value(Repr::List(l)) = pop(self)? else {
-                    return Err(RunError::internal(
-                        "an element of a value that is not a list",
-                    ));
-                };
-                let v = l.get(i as usize).cloned().ok_or_else(bad_index)?;
+                let v = list_item(Some(&pop(self)?), i)?;
                 self.push(v);
             }
             Op::DropItems(n) => {
@@ -364,5 +354,31 @@ impl<'a> Machine<'a> {
     /// Bytes left under the memory limit.
     pub(crate) fn memory_left(&self) -> usize {
         self.limits.memory.saturating_sub(self.memory_used())
+    }
+}
+
+/// The length of the list a pattern tests (`None`: a local out of
+/// range).
+#[inline(always)]
+pub(super) fn list_len(list: Option<&Value>) -> Result<usize, RunError> {
+    match list {
+        Some(Value(Repr::List(l))) => Ok(l.len()),
+        Some(_) => Err(RunError::internal(
+            "a list pattern on a value that is not a list",
+        )),
+        None => Err(bad_index()),
+    }
+}
+
+/// The element at index `i` of the list a pattern reads (`None`: a local
+/// out of range).
+#[inline(always)]
+pub(super) fn list_item(list: Option<&Value>, i: u32) -> Result<Value, RunError> {
+    match list {
+        Some(Value(Repr::List(l))) => l.get(i as usize).cloned().ok_or_else(bad_index),
+        Some(_) => Err(RunError::internal(
+            "an element of a value that is not a list",
+        )),
+        None => Err(bad_index()),
     }
 }

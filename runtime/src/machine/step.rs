@@ -32,6 +32,7 @@ use crate::error::RunError;
 use crate::value::{ClosureObj, Repr, Value};
 
 use super::calls::CallFrame;
+use super::ops::{list_item, list_len};
 use super::{Entry, Exit, Frame, Kind, Machine, bad_index};
 
 impl<'a> Machine<'a> {
@@ -85,6 +86,30 @@ impl<'a> Machine<'a> {
                 }
             };
         }
+        // A local of the running frame moved out (leaving `()`), and a
+        // local set (letting its old value go), an index out of range
+        // stopping the run.
+        macro_rules! take_local {
+            ($i:expr) => {
+                tri!(
+                    self.stack
+                        .get_mut(base + $i as usize)
+                        .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
+                        .ok_or_else(bad_index)
+                )
+            };
+        }
+        macro_rules! set_local {
+            ($i:expr, $v:expr) => {
+                match self.stack.get_mut(base + $i as usize) {
+                    Some(slot) => forget_plain(std::mem::replace(slot, $v)),
+                    None => {
+                        sync!();
+                        return Err(bad_index());
+                    }
+                }
+            };
+        }
         macro_rules! reload {
             () => {
                 let (c, p, b) = self.load()?;
@@ -122,23 +147,12 @@ impl<'a> Machine<'a> {
                     self.push(v);
                 }
                 Op::MoveLocal(i) => {
-                    let v = tri!(
-                        self.stack
-                            .get_mut(base + i as usize)
-                            .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
-                            .ok_or_else(bad_index)
-                    );
+                    let v = take_local!(i);
                     self.push(v);
                 }
                 Op::SetLocal(i) => {
                     let v = pop!();
-                    match self.stack.get_mut(base + i as usize) {
-                        Some(slot) => forget_plain(std::mem::replace(slot, v)),
-                        None => {
-                            sync!();
-                            return Err(bad_index());
-                        }
-                    }
+                    set_local!(i, v);
                 }
                 Op::Capture(i) => {
                     let v = self
@@ -288,15 +302,7 @@ impl<'a> Machine<'a> {
                 Op::TestLenLocal(s, n, t)
                 | Op::TestMinLenLocal(s, n, t)
                 | Op::JumpLenLocal(s, n, t) => {
-                    let len = match self.stack.get(base + s as usize) {
-                        Some(Value(Repr::List(l))) => l.len(),
-                        _ => {
-                            sync!();
-                            return Err(RunError::internal(
-                                "a list pattern on a value that is not a list",
-                            ));
-                        }
-                    };
+                    let len = tri!(list_len(self.stack.get(base + s as usize)));
                     let jump = match op {
                         Op::TestLenLocal(..) => len != n as usize,
                         Op::JumpLenLocal(..) => len == n as usize,
@@ -307,47 +313,18 @@ impl<'a> Machine<'a> {
                     }
                 }
                 Op::ItemLocal(s, i, d) => {
-                    let v = match self.stack.get(base + s as usize) {
-                        Some(Value(Repr::List(l))) => l.get(i as usize).cloned(),
-                        _ => None,
-                    };
-                    let v = tri!(v.ok_or_else(bad_index));
-                    match self.stack.get_mut(base + d as usize) {
-                        Some(slot) => forget_plain(std::mem::replace(slot, v)),
-                        None => {
-                            sync!();
-                            return Err(bad_index());
-                        }
-                    }
+                    let v = tri!(list_item(self.stack.get(base + s as usize), i));
+                    set_local!(d, v);
                 }
                 Op::DropItemsLocal(s, n, d) => {
                     sync!();
-                    let list = tri!(
-                        self.stack
-                            .get_mut(base + s as usize)
-                            .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
-                            .ok_or_else(bad_index)
-                    );
+                    let list = take_local!(s);
                     let rest = tri!(self.rest_of(list, n));
-                    match self.stack.get_mut(base + d as usize) {
-                        Some(slot) => forget_plain(std::mem::replace(slot, rest)),
-                        None => return Err(bad_index()),
-                    }
+                    set_local!(d, rest);
                 }
                 Op::MoveToLocal(a, b) => {
-                    let v = tri!(
-                        self.stack
-                            .get_mut(base + a as usize)
-                            .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
-                            .ok_or_else(bad_index)
-                    );
-                    match self.stack.get_mut(base + b as usize) {
-                        Some(slot) => forget_plain(std::mem::replace(slot, v)),
-                        None => {
-                            sync!();
-                            return Err(bad_index());
-                        }
-                    }
+                    let v = take_local!(a);
+                    set_local!(b, v);
                 }
                 Op::Jump(t) => pc = t as usize,
                 Op::JumpIfFalse(t) => match pop!() {
@@ -377,26 +354,20 @@ impl<'a> Machine<'a> {
                         Some(Value(Repr::Func(f))) => Some(f.get()),
                         _ => None,
                     };
+                    let tail = matches!(op, Op::TailCall(_));
                     if let Some(f) = known
                         && let Some(func) = functions.get(f as usize)
                         && func.arity == n
                     {
-                        let tail = matches!(op, Op::TailCall(_));
                         if tail && at >= base {
-                            let closure = match self.stack.remove(at) {
-                                Value(Repr::Closure(c)) => Some(c),
-                                _ => None,
-                            };
+                            let closure = take_closure(self.stack.remove(at));
                             self.reuse_frame(f, func, base, closure);
                             code = &func.ops;
                             pc = 0;
                             continue;
                         }
                         if !tail && self.frames.len() < self.limits.depth {
-                            let closure = match self.stack.remove(at) {
-                                Value(Repr::Closure(c)) => Some(c),
-                                _ => None,
-                            };
+                            let closure = take_closure(self.stack.remove(at));
                             base = at;
                             self.push_frame(f, func, base, Kind::Normal, closure);
                             code = &func.ops;
@@ -405,7 +376,7 @@ impl<'a> Machine<'a> {
                         }
                     }
                     let callee = self.stack.remove(at);
-                    let frame = if matches!(op, Op::TailCall(_)) {
+                    let frame = if tail {
                         CallFrame::Reuse
                     } else {
                         CallFrame::New
@@ -481,12 +452,7 @@ impl<'a> Machine<'a> {
                 }
                 Op::Return | Op::ReturnLocal(_) | Op::ReturnArith(_) => {
                     let v = match op {
-                        Op::ReturnLocal(i) => tri!(
-                            self.stack
-                                .get_mut(base + i as usize)
-                                .map(|slot| std::mem::replace(slot, Value(Repr::Unit)))
-                                .ok_or_else(bad_index)
-                        ),
+                        Op::ReturnLocal(i) => take_local!(i),
                         Op::ReturnArith(a) => {
                             tri!(self.arith_top(a));
                             pop!()
@@ -877,5 +843,15 @@ fn int_cmp(cmp: Arith, x: i64, y: i64) -> bool {
         Arith::Ge => x >= y,
         Arith::Eq => x == y,
         _ => x != y,
+    }
+}
+
+/// The closure a called value is, if it is one (a function value has
+/// none).
+#[inline(always)]
+fn take_closure(callee: Value) -> Option<Rc<ClosureObj>> {
+    match callee {
+        Value(Repr::Closure(c)) => Some(c),
+        _ => None,
     }
 }
