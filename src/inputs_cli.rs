@@ -67,17 +67,18 @@ pub fn usage_error(flag: &str, path: &Path, why: &str) -> ExitCode {
 /// The JSON value in the file `flag` names: at most `max` bytes are read
 /// (more, or a file that cannot be read or is not JSON, is a usage error).
 pub fn read_json(flag: &str, path: &Path, max: u64) -> Result<serde_json::Value, ExitCode> {
+    json_file(path, max).map_err(|why| usage_error(flag, path, &why))
+}
+
+/// The JSON value in the file at `path`, at most `max` bytes, or why it
+/// cannot be had.
+pub fn json_file(path: &Path, max: u64) -> Result<serde_json::Value, String> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
-        .map_err(|e| usage_error(flag, path, &format!("cannot read it: {e}")))?;
+        .map_err(|e| format!("cannot read it: {e}"))?;
     if bytes.len() as u64 > max {
-        return Err(usage_error(
-            flag,
-            path,
-            &format!("expected at most {max} bytes, found more"),
-        ));
+        return Err(format!("expected at most {max} bytes, found more"));
     }
-    serde_json::from_slice(&bytes)
-        .map_err(|e| usage_error(flag, path, &format!("expected JSON, found an error: {e}")))
+    serde_json::from_slice(&bytes).map_err(|e| format!("expected JSON, found an error: {e}"))
 }

@@ -42,6 +42,7 @@ mod pause_cli;
 mod plan_cli;
 mod primer_cli;
 mod repl;
+mod test_cli;
 
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -294,6 +295,24 @@ enum Command {
         /// overrides the policy's `[store] path`.
         #[arg(long)]
         db: Option<std::path::PathBuf>,
+    },
+    /// Run tests: the `test_...` functions of `*_test.writ` files and the
+    /// `[[test]]` tables of `*_test.toml` files (docs/testing.md); exit 0
+    /// when every test passed.
+    Test {
+        /// Test files, or directories to search for them (default: the
+        /// current directory).
+        paths: Vec<std::path::PathBuf>,
+        /// Output for people (`human`) or programs (`json`: one object).
+        #[arg(long, value_enum, default_value_t = test_cli::Format::Human)]
+        format: test_cli::Format,
+        /// Run only the tests whose name contains this text.
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
+        /// Limits of every test's run, as for `writ run` (a test's own
+        /// `Limits:` line or `limits` key comes on top).
+        #[arg(long, value_delimiter = ',')]
+        limit: Vec<String>,
     },
     /// Explain a diagnostic code, e.g. `writ explain E0100`.
     Explain {
@@ -860,6 +879,17 @@ fn main() -> ExitCode {
         Command::Repl { policy, db, limit } => repl::main(repl::Options { policy, db, limit }),
         Command::Primer { policy } => primer_cli::primer(policy.as_deref()),
         Command::Mcp { policy, db } => mcp::main(&policy, db.as_deref()),
+        Command::Test {
+            paths,
+            format,
+            filter,
+            limit,
+        } => test_cli::run(&test_cli::Options {
+            paths: &paths,
+            format,
+            filter: filter.as_deref(),
+            limit: &limit,
+        }),
         Command::Explain { code } => explain(&code),
     }
 }

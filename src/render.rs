@@ -142,13 +142,17 @@ fn human_one<'a>(
     String::from_utf8_lossy(&buf).into_owned()
 }
 
-/// A diagnostic with no location in a text (an unreadable file, say).
+/// A diagnostic with no location in a text (an unreadable file, say);
+/// with an empty `path`, about no file at all.
 fn plain(d: &Diagnostic, path: &str) -> String {
     let kind = match d.severity {
         Severity::Error => "Error",
         Severity::Warning => "Warning",
     };
-    let mut out = format!("[{}] {kind}: {}\n  in {path}\n", d.code, d.message);
+    let mut out = format!("[{}] {kind}: {}\n", d.code, d.message);
+    if !path.is_empty() {
+        let _ = writeln!(out, "  in {path}");
+    }
     for note in &d.notes {
         let _ = writeln!(out, "  Note: {note}");
     }

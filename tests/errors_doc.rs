@@ -371,6 +371,12 @@ fn prepare(example: &Example, dir: &Path) -> Result<(), String> {
         // A program that spends the checker's budget is long: the example
         // shows its first function and a line naming the copies that follow.
         "E2013" => write("main.writ", expand_copies(&text)?.as_bytes()),
+        // `writ test main_test.writ`: the program is the test file the
+        // command names.
+        _ if example.args.first().is_some_and(|c| c == "test") => {
+            let file = example.args.last().map_or("main_test.writ", String::as_str);
+            write(file, text.as_bytes())
+        }
         _ => write("main.writ", text.as_bytes()),
     }
 }
@@ -462,13 +468,14 @@ fn every_example_prints_what_the_document_shows() {
             continue;
         }
         let command = example.args.first().map(String::as_str);
-        if command != Some("check") && command != Some("run") {
+        if command != Some("check") && command != Some("run") && command != Some("test") {
             failures.push(format!(
-                "{where_}: the lead-in line runs `writ {}`, not `writ check` or `writ run`",
+                "{where_}: the lead-in line runs `writ {}`, not `writ check`, `writ run` or `writ test`",
                 example.args.join(" ")
             ));
             continue;
         }
+        let testing = command == Some("test");
         let running = command == Some("run");
         let dir = TempDir::new(&format!("example-{n}"));
         if let Err(e) = prepare(example, &dir.0) {
@@ -502,7 +509,12 @@ fn every_example_prints_what_the_document_shows() {
                 "{where_}: unexpected standard error output:\n{stderr}"
             ));
         }
-        let want_code = implied_exit_code(&example.output);
+        // `writ test` exits 1 whenever a test fails, whatever the code.
+        let want_code = if testing {
+            1
+        } else {
+            implied_exit_code(&example.output)
+        };
         if code != want_code {
             failures.push(format!("{where_}: exit code {code}, expected {want_code}"));
         }

@@ -108,6 +108,8 @@ length; the location above it is still the line and column in the file.
 | `E3xxx`, `W3xxx` | effects and capabilities: effect rows, granted capabilities, unhandled effects, handler clauses |
 | `E4xxx` | run-time errors (`writ run`): integer overflow, division by zero, `Fail` reaching the top level, internal errors |
 | `E5xxx` | limits of a run (`writ run`): fuel, memory, call depth, output, time, cancellation |
+| `E6xxx` | policies: a policy file that is malformed or names what the host does not have |
+| `E7xxx` | tests (`writ test`): a malformed test, a test function with parameters, an expectation not met, no tests found |
 | `E9xxx` | files and usage: a file that cannot be read as a Writ program |
 
 Codes that start with `E` are errors. Codes that start with `W` are warnings:
@@ -3251,6 +3253,196 @@ fix=r"""
 """,
 fix_policy='[principal]\nid = "e1001"\nrole = "employee"\n\n[grants.Log]\n',
 fix_code='Log.info("hello")\n',
+),
+
+dict(code="E4016",
+meaning=r"""
+An assertion of the `assert` namespace did not hold, and the run stopped
+at it: `assert.eq(actual, expected)` found two different values,
+`assert.that(condition, message)` a false condition, `assert.some` a
+`None`, `assert.fails` a call that returned instead of failing, or the
+program called `assert.fail(message)`. The message names what was
+expected and what was found; for `assert.eq` on structures it also says
+where they first differ (`at [1].price`). Assertions are how tests check
+results ([testing](testing.md)), and work in any program. Unlike
+`Fail.fail`, an assertion's failure is not an effect: no handler can
+catch it, so a test cannot hide its own failure.
+""",
+source='''\
+fn total(prices: List[Int]) -> Int {
+  list.fold(prices, 0, fn(sum, p) { sum + p })
+}
+
+assert.eq(total([250, 100]), 350)
+assert.eq(total([250, 100, 5]), 350)
+''',
+cmd="run",
+rc=3,
+fix=r"""
+**Fix**: decide which side is wrong. If the program is, fix it; if the
+expectation is, correct it:
+""",
+fix_code='''\
+fn total(prices: List[Int]) -> Int {
+  list.fold(prices, 0, fn(sum, p) { sum + p })
+}
+
+assert.eq(total([250, 100]), 350)
+assert.eq(total([250, 100, 5]), 355)
+''',
+),
+
+dict(code="E7001",
+meaning=r"""
+`writ test` cannot use a test as written: a `*_test.toml` file that is not
+valid TOML, has a key the format does not have or lacks one it needs
+(`name`, `program`, `[test.expect]` with `outcome`), names a file that
+cannot be read or a code that does not exist; or a test function whose doc
+comment has an `Expect:` line without a code, or a `Limits:` line that
+does not parse. The test fails without running
+([testing](testing.md)).
+""",
+files={"main_test.writ": '''\
+/// Expect: division by zero
+fn test_average_of_nothing() {
+  let n = 10 / list.length([])
+}
+'''},
+source='''\
+/// Expect: division by zero
+fn test_average_of_nothing() {
+  let n = 10 / list.length([])
+}
+''',
+args=["main_test.writ"],
+cmd="test",
+lead="`writ test main_test.writ` prints:",
+fix=r"""
+**Fix**: write the code the test must stop with (`writ explain CODE`
+tells what each means):
+""",
+fix_code='''\
+/// Expect: E4002
+fn test_average_of_nothing() {
+  let n = 10 / list.length([])
+}
+''',
+),
+
+dict(code="E7002",
+meaning=r"""
+A function of a test file whose name starts with `test_` takes
+parameters. `writ test` runs each test by calling it with no arguments,
+so it cannot run this one. Helpers that take parameters need another
+name.
+""",
+files={"main_test.writ": '''\
+fn test_price(cents: Int) {
+  assert.that(cents > 0, "a positive price")
+}
+'''},
+source='''\
+fn test_price(cents: Int) {
+  assert.that(cents > 0, "a positive price")
+}
+''',
+args=["main_test.writ"],
+cmd="test",
+lead="`writ test main_test.writ` prints:",
+fix=r"""
+**Fix**: give the helper another name, and call it from tests that take
+nothing:
+""",
+fix_code='''\
+fn check_price(cents: Int) {
+  assert.that(cents > 0, "a positive price")
+}
+
+fn test_prices() {
+  check_price(250)
+  check_price(1)
+}
+''',
+),
+
+dict(code="E7003",
+meaning=r"""
+A test ran, and what happened is not what it expects: a test function
+whose doc comment says `Expect: CODE` finished, or a test of a whole
+program (a `[[test]]` of a `*_test.toml` file) found another ending, code,
+value, `Log` lines, operations or audit records than its `[test.expect]`
+states. Each difference is one diagnostic, and the run's own error, if it
+stopped with another, is shown after them ([testing](testing.md)).
+""",
+files={"main_test.writ": '''\
+fn safe_ratio(a: Int, b: Int) -> Int {
+  if b == 0 { 0 } else { a / b }
+}
+
+/// Expect: E4002
+fn test_zero_divisor() {
+  safe_ratio(1, 0)
+}
+'''},
+source='''\
+fn safe_ratio(a: Int, b: Int) -> Int {
+  if b == 0 { 0 } else { a / b }
+}
+
+/// Expect: E4002
+fn test_zero_divisor() {
+  safe_ratio(1, 0)
+}
+''',
+args=["main_test.writ"],
+cmd="test",
+lead="`writ test main_test.writ` prints:",
+fix=r"""
+**Fix**: if the program is right, the expectation is out of date: state
+what it does now. Here the function no longer divides by zero, so the
+test checks its value instead:
+""",
+fix_code='''\
+fn safe_ratio(a: Int, b: Int) -> Int {
+  if b == 0 { 0 } else { a / b }
+}
+
+fn test_zero_divisor() {
+  assert.eq(safe_ratio(1, 0), 0)
+}
+''',
+),
+
+dict(code="E7004",
+meaning=r"""
+`writ test` found no test to run: the files it was given (or found in the
+directories it was given, as `*_test.writ` and `*_test.toml`) hold no
+function whose name starts with `test_` and no `[[test]]`, or none whose
+name contains the `--filter` text. It exits with 1, so a grader does not
+mistake an empty submission for a passing one.
+""",
+files={"main_test.writ": '''\
+fn checks_the_total() {
+  assert.eq(list.sum([1, 2]), 3)
+}
+'''},
+source='''\
+fn checks_the_total() {
+  assert.eq(list.sum([1, 2]), 3)
+}
+''',
+args=["main_test.writ"],
+cmd="test",
+lead="`writ test main_test.writ` prints:",
+fix=r"""
+**Fix**: name each test `test_...` (and each test file `..._test.writ`
+when `writ test` searches a directory):
+""",
+fix_code='''\
+fn test_total() {
+  assert.eq(list.sum([1, 2]), 3)
+}
+''',
 ),
 
 ]

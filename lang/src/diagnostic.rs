@@ -221,6 +221,9 @@ codes! {
     /// put in, or the ledger does not match it (what an embedder's
     /// verification of the store reports).
     AuditBroken = "E4015", "audit log does not verify";
+    /// An assertion of the `assert` namespace that does not hold: the
+    /// run (a test) stops at it.
+    AssertionFailed = "E4016", "assertion failed";
     /// The run spent more fuel (machine steps and metered library work) than it had.
     FuelExhausted = "E5001", "fuel exhausted";
     /// The run's live values outgrew its memory limit.
@@ -243,6 +246,17 @@ codes! {
     PolicyUnknownCapability = "E6004", "unknown capability in policy";
     /// A key a policy must have but does not.
     PolicyMissingKey = "E6005", "missing policy key";
+    /// A test file `writ test` cannot use: a `*_test.toml` that is not
+    /// valid or names a file that cannot be read, or a test's doc comment
+    /// with an `Expect:` or `Limits:` line that does not parse.
+    MalformedTest = "E7001", "malformed test";
+    /// A `test_` function of a `*_test.writ` file that takes parameters.
+    TestTakesParameters = "E7002", "test function takes parameters";
+    /// A test whose program did not do what the test expects of it (how
+    /// it ended, its code, value, `Log` lines, operations, audit records).
+    ExpectationNotMet = "E7003", "expectation not met";
+    /// `writ test` found no test to run.
+    NoTests = "E7004", "no tests found";
     /// A file that cannot be read.
     CannotReadFile = "E9001", "cannot read file";
     /// A path that names a directory where a file was expected.

@@ -55,4 +55,8 @@ pub const FILES: &[StdlibFile] = &[
         name: "math.writ",
         source: include_str!("../../../stdlib/math.writ"),
     },
+    StdlibFile {
+        name: "assert.writ",
+        source: include_str!("../../../stdlib/assert.writ"),
+    },
 ];

@@ -16,6 +16,7 @@
 //! guaranteed by the type checker, and a wrong kind is an internal error,
 //! not a crash.
 
+mod assert;
 mod json;
 mod list;
 mod map;
@@ -167,6 +168,15 @@ const NATIVES: &[(&str, Native)] = &[
     ("math.to_int", math::to_int),
     ("math.to_float", math::to_float),
     ("math.pi", math::pi),
+    ("assert.eq", assert::eq),
+    ("assert.ne", assert::ne),
+    ("assert.that", assert::that),
+    ("assert.fail", assert::fail),
+    ("assert.some", assert::some),
+    ("assert.none", assert::none),
+    ("assert.ok", assert::ok),
+    ("assert.err", assert::err),
+    ("assert.contains", assert::contains),
 ];
 
 /// The table index of the native called `name` (`list.length`).

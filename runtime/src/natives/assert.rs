@@ -1,0 +1,290 @@
+//! Native `assert` functions: the checks of `writ test` (docs/testing.md),
+//! usable in any program.
+//!
+//! An assertion that holds returns `()`; one that does not is the run's
+//! error `E4016` (placed by the machine at the program's call), whose
+//! message names what was expected and what was found. A run-time error,
+//! unlike `Fail`, cannot be handled, so a test cannot catch its own
+//! failure.
+//!
+//! Bounds: the values shown in a message are cut at [`SHOWN`] bytes (the
+//! parts where two values differ at [`PART`]); finding where two values
+//! differ goes at most [`MAX_PATH`] levels down, one structural comparison
+//! per level, each charged to the run's meter like `==`.
+
+use super::{Cx, text, wrong_args};
+use crate::display::{self, StrForm};
+use crate::error::RunError;
+use crate::meter::Meter;
+use crate::value::{self, Repr, Value, View};
+use writ_lang::Code;
+
+type R = Result<Value, RunError>;
+
+/// The most bytes of one value a message shows.
+pub(crate) const SHOWN: usize = 200;
+/// The most bytes of one differing part a message shows.
+const PART: usize = 100;
+/// How deep [`difference`] looks for where two values differ.
+const MAX_PATH: usize = 64;
+
+/// The error of an assertion that does not hold.
+fn failed(message: String) -> RunError {
+    RunError::new(Code::AssertionFailed, message)
+}
+
+/// `v` as a message shows it: its display form, quoted, cut at `max` bytes.
+fn shown(cx: &Cx, v: &Value, max: usize) -> String {
+    let mut out = String::new();
+    display::display_in(v, cx.module(), StrForm::Quoted, &mut out, max, Meter::OFF);
+    display::safe_text(&out, display::LineBreaks::Escape)
+}
+
+/// Where two unequal values first differ: a path from the top (`[2]`,
+/// `.price`, `Some.0`) and the two parts there, or the two lengths of
+/// sequences that agree as far as the shorter goes.
+struct Difference<'a> {
+    path: String,
+    actual: &'a Value,
+    expected: &'a Value,
+    lengths: Option<(usize, usize)>,
+}
+
+/// Walk down both values to the first place they differ (`a != b` is
+/// assumed). Charges the run's meter through `==`; `Err` once a limit is
+/// exhausted.
+fn difference<'a>(cx: &Cx, a: &'a Value, b: &'a Value) -> Result<Difference<'a>, RunError> {
+    let mut d = Difference {
+        path: String::new(),
+        actual: a,
+        expected: b,
+        lengths: None,
+    };
+    for _ in 0..MAX_PATH {
+        cx.tick(1)?;
+        let pairs: Vec<(String, &Value, &Value)> = match (d.actual.view(), d.expected.view()) {
+            (View::List(x), View::List(y)) => indexed(x.iter(), y.iter(), |i| format!("[{i}]")),
+            (View::Tuple(x), View::Tuple(y)) => indexed(x.iter(), y.iter(), |i| format!(".{i}")),
+            (View::Record(x), View::Record(y)) => x
+                .fields(cx.module())
+                .zip(y.values())
+                .map(|((name, u), v)| (format!(".{name}"), u, v))
+                .collect(),
+            (View::Variant(x), View::Variant(y)) if x.ctor() == y.ctor() => {
+                let name = x.name(cx.module()).unwrap_or("?").to_string();
+                indexed(x.fields().iter(), y.fields().iter(), |i| {
+                    format!(" in {name} (field {i})")
+                })
+            }
+            (View::Map(x), View::Map(y)) => {
+                let mut pairs = Vec::new();
+                for ((k, u), (l, v)) in x.iter().zip(y.iter()) {
+                    cx.tick(1)?;
+                    if !value::equal(k, l) {
+                        break;
+                    }
+                    pairs.push((format!("[{}]", shown(cx, k, PART)), u, v));
+                }
+                pairs
+            }
+            _ => return Ok(d),
+        };
+        let lengths = sequence_lengths(d.actual, d.expected);
+        let mut next = None;
+        for (step, u, v) in pairs {
+            if !value::equal(u, v) {
+                next = Some((step, u, v));
+                break;
+            }
+        }
+        cx.tick(1)?;
+        match next {
+            Some((step, u, v)) => {
+                d.path.push_str(&step);
+                d.actual = u;
+                d.expected = v;
+            }
+            None => {
+                d.lengths = lengths.filter(|(x, y)| x != y);
+                return Ok(d);
+            }
+        }
+    }
+    Ok(d)
+}
+
+/// Pairs of elements at the same position, each with its step.
+fn indexed<'a>(
+    x: impl Iterator<Item = &'a Value>,
+    y: impl Iterator<Item = &'a Value>,
+    step: impl Fn(usize) -> String,
+) -> Vec<(String, &'a Value, &'a Value)> {
+    x.zip(y)
+        .enumerate()
+        .map(|(i, (u, v))| (step(i), u, v))
+        .collect()
+}
+
+/// The lengths of two lists or two maps (what else can differ when every
+/// common position agrees).
+fn sequence_lengths(a: &Value, b: &Value) -> Option<(usize, usize)> {
+    match (a.view(), b.view()) {
+        (View::List(x), View::List(y)) => Some((x.len(), y.len())),
+        (View::Map(x), View::Map(y)) => Some((x.len(), y.len())),
+        _ => None,
+    }
+}
+
+/// `assert.eq(actual, expected)`.
+pub(super) fn eq(cx: &Cx, a: &[Value]) -> R {
+    let [actual, expected] = a else {
+        return Err(wrong_args("assert.eq"));
+    };
+    if value::equal(actual, expected) {
+        return Ok(Value(Repr::Unit));
+    }
+    cx.tick(1)?;
+    let mut message = format!(
+        "expected `{}`, found `{}`",
+        shown(cx, expected, SHOWN),
+        shown(cx, actual, SHOWN)
+    );
+    let d = difference(cx, actual, expected)?;
+    if !d.path.is_empty() || d.lengths.is_some() {
+        let at = if d.path.is_empty() {
+            String::new()
+        } else {
+            format!(" at `{}`", d.path.trim_start())
+        };
+        match d.lengths {
+            Some((found, wanted)) => message.push_str(&format!(
+                "; they differ{at}: {wanted} {} expected, {found} found",
+                if wanted == 1 { "element" } else { "elements" }
+            )),
+            None => message.push_str(&format!(
+                "; they differ{at}: expected `{}`, found `{}`",
+                shown(cx, d.expected, PART),
+                shown(cx, d.actual, PART)
+            )),
+        }
+    }
+    Err(failed(message))
+}
+
+/// `assert.ne(actual, unexpected)`.
+pub(super) fn ne(cx: &Cx, a: &[Value]) -> R {
+    let [actual, unexpected] = a else {
+        return Err(wrong_args("assert.ne"));
+    };
+    if !value::equal(actual, unexpected) {
+        return Ok(Value(Repr::Unit));
+    }
+    Err(failed(format!(
+        "expected a value other than `{}`, found it",
+        shown(cx, unexpected, SHOWN)
+    )))
+}
+
+/// `assert.that(condition, message)`.
+pub(super) fn that(_: &Cx, a: &[Value]) -> R {
+    let [condition, message] = a else {
+        return Err(wrong_args("assert.that"));
+    };
+    match condition.as_bool() {
+        Some(true) => Ok(Value(Repr::Unit)),
+        Some(false) => Err(failed(format!(
+            "expected {}, found it false",
+            said(text(message, "assert.that")?)
+        ))),
+        None => Err(wrong_args("assert.that")),
+    }
+}
+
+/// `assert.fail(message)`.
+pub(super) fn fail(_: &Cx, a: &[Value]) -> R {
+    let [message] = a else {
+        return Err(wrong_args("assert.fail"));
+    };
+    Err(failed(said(text(message, "assert.fail")?)))
+}
+
+/// `assert.contains(text, part)`.
+pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
+    let [whole, part] = a else {
+        return Err(wrong_args("assert.contains"));
+    };
+    let (whole_text, part_text) = (
+        text(whole, "assert.contains")?,
+        text(part, "assert.contains")?,
+    );
+    cx.tick(crate::meter::bytes(whole_text.len() + part_text.len()))?;
+    if whole_text.contains(part_text) {
+        return Ok(Value(Repr::Unit));
+    }
+    Err(failed(format!(
+        "expected text containing `{}`, found `{}`",
+        shown(cx, part, PART),
+        shown(cx, whole, SHOWN)
+    )))
+}
+
+/// A program's own words in a message: one line, cut at [`SHOWN`] bytes.
+fn said(words: &str) -> String {
+    display::safe_start(words, SHOWN, display::LineBreaks::Escape)
+}
+
+/// `assert.some(o)`: the value in `Some(x)`.
+pub(super) fn some(cx: &Cx, a: &[Value]) -> R {
+    let [o] = a else {
+        return Err(wrong_args("assert.some"));
+    };
+    match (o.ctor(), o.parts()) {
+        (Some(c), [x]) if c == cx.module().prelude.some => Ok(x.clone()),
+        _ => Err(failed(format!(
+            "expected `Some(...)`, found `{}`",
+            shown(cx, o, SHOWN)
+        ))),
+    }
+}
+
+/// `assert.none(o)`.
+pub(super) fn none(cx: &Cx, a: &[Value]) -> R {
+    let [o] = a else {
+        return Err(wrong_args("assert.none"));
+    };
+    if o.ctor() == Some(cx.module().prelude.none) {
+        return Ok(Value(Repr::Unit));
+    }
+    Err(failed(format!(
+        "expected `None`, found `{}`",
+        shown(cx, o, SHOWN)
+    )))
+}
+
+/// `assert.ok(r)`: the value in `Ok(x)`.
+pub(super) fn ok(cx: &Cx, a: &[Value]) -> R {
+    let [r] = a else {
+        return Err(wrong_args("assert.ok"));
+    };
+    match (r.ctor(), r.parts()) {
+        (Some(c), [x]) if c == cx.module().prelude.ok => Ok(x.clone()),
+        _ => Err(failed(format!(
+            "expected `Ok(...)`, found `{}`",
+            shown(cx, r, SHOWN)
+        ))),
+    }
+}
+
+/// `assert.err(r)`: the error in `Err(e)`.
+pub(super) fn err(cx: &Cx, a: &[Value]) -> R {
+    let [r] = a else {
+        return Err(wrong_args("assert.err"));
+    };
+    match (r.ctor(), r.parts()) {
+        (Some(c), [e]) if c == cx.module().prelude.err => Ok(e.clone()),
+        _ => Err(failed(format!(
+            "expected `Err(...)`, found `{}`",
+            shown(cx, r, SHOWN)
+        ))),
+    }
+}

@@ -1,0 +1,671 @@
+//! Tests of whole programs: each `[[test]]` of a `*_test.toml` file names a
+//! program (and usually a policy) and states what must happen when it is
+//! checked and run: rejected with a code, stopped by an error or a limit,
+//! or finished with a value; its `Log` lines; the operations allowed,
+//! denied or never carried out; the audit records written
+//! (docs/testing.md#tests-of-whole-programs).
+//!
+//! The program is never trusted: it runs under the policy on a store of
+//! its own (a fresh temporary SQLite file per test, or one per file for
+//! the tests that say `store = "shared"`), with `Http` answered from the
+//! policy's recorded responses or a `replay` file when they are given,
+//! and `Confirm` answered as the test says (`confirm = true`), never by a
+//! person. Paths in a test file are relative to it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Deserialize;
+use writ::render::words::Edge;
+use writ::{Code, Diagnostic, Span, render};
+use writ_host::engine::{Decision, Engine, Operation, ReadMode, RunOptions};
+
+use super::{Kind, TestResult, selected};
+
+/// The most bytes of a test file.
+const MAX_SPEC_BYTES: u64 = 1024 * 1024;
+
+/// A `*_test.toml` file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Spec {
+    /// The tests, in order.
+    #[serde(default)]
+    test: Vec<Case>,
+}
+
+/// One `[[test]]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    program: String,
+    policy: Option<String>,
+    replay: Option<String>,
+    inputs: Option<String>,
+    #[serde(default)]
+    input_types: Vec<String>,
+    #[serde(default)]
+    limits: Vec<String>,
+    #[serde(default)]
+    confirm: bool,
+    #[serde(default)]
+    store: StoreMode,
+    expect: Expect,
+}
+
+/// Whose store a test runs on.
+#[derive(Deserialize, Default, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum StoreMode {
+    /// A new, empty store (seeded as the policy says).
+    #[default]
+    Fresh,
+    /// The store the file's other `shared` tests run on, in their order.
+    Shared,
+}
+
+/// How the run must end.
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "lowercase")]
+enum End {
+    /// Ran to its end.
+    Finished,
+    /// Rejected by the checker: not run.
+    Rejected,
+    /// Stopped by a run-time error (`E4xxx`).
+    Error,
+    /// Stopped by a limit (`E5xxx`).
+    Limit,
+}
+
+impl End {
+    fn words(self) -> &'static str {
+        match self {
+            End::Finished => "finish",
+            End::Rejected => "be rejected",
+            End::Error => "stop with a run-time error",
+            End::Limit => "stop at a limit",
+        }
+    }
+}
+
+/// `[test.expect]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    outcome: End,
+    code: Option<String>,
+    value: Option<String>,
+    log: Option<Vec<String>>,
+    #[serde(default)]
+    log_contains: Vec<String>,
+    #[serde(default)]
+    allowed: Vec<Matcher>,
+    #[serde(default)]
+    denied: Vec<Matcher>,
+    #[serde(default)]
+    never: Vec<Matcher>,
+    #[serde(default)]
+    audit: Vec<Matcher>,
+}
+
+/// Which operations: `"Pay.pay"`, or `{ operation = "Pay.pay", arguments
+/// = "attacker.example", decision = "denied" }` (the arguments as the
+/// audit log shows them, containing that text).
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum Matcher {
+    Name(String),
+    Full(FullMatcher),
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct FullMatcher {
+    operation: String,
+    arguments: Option<String>,
+    decision: Option<String>,
+}
+
+impl Matcher {
+    fn parts(&self) -> (&str, Option<&str>, Option<&str>) {
+        match self {
+            Matcher::Name(op) => (op, None, None),
+            Matcher::Full(m) => (&m.operation, m.arguments.as_deref(), m.decision.as_deref()),
+        }
+    }
+
+    fn matches(&self, operation: &str, arguments: &str, decision: &str) -> bool {
+        let (op, args, dec) = self.parts();
+        op == operation
+            && args.is_none_or(|a| arguments.contains(a))
+            && dec.is_none_or(|d| d == decision)
+    }
+
+    fn shown(&self) -> String {
+        let (op, args, dec) = self.parts();
+        let mut s = op.to_string();
+        if let Some(a) = args {
+            s.push_str(&format!(" with arguments containing `{a}`"));
+        }
+        if let Some(d) = dec {
+            s.push_str(&format!(" ({d})"));
+        }
+        s
+    }
+}
+
+/// What one run did, whichever way it ran.
+struct Ran {
+    /// Diagnostics of a rejected program.
+    rejected: Option<Vec<Diagnostic>>,
+    /// The value's display form, or the error.
+    result: Option<Result<String, writ::RunError>>,
+    log: Vec<String>,
+    operations: Vec<Operation>,
+    fuel: u64,
+}
+
+/// Run the tests of one `*_test.toml` file that `filter` selects.
+pub fn run_file(path: &Path, filter: Option<&str>, limit: &[String]) -> Vec<TestResult> {
+    let shown = path.display().to_string();
+    let text = match crate::read_file(path) {
+        Ok(t) => t,
+        Err(d) => return vec![TestResult::file_error(&shown, "", vec![d])],
+    };
+    if text.len() as u64 > MAX_SPEC_BYTES {
+        let d = Diagnostic::new(
+            Code::MalformedTest,
+            format!(
+                "expected a test file of at most {MAX_SPEC_BYTES} bytes, found {}",
+                text.len()
+            ),
+        );
+        return vec![TestResult::file_error(&shown, &text, vec![d])];
+    }
+    let spec: Spec = match toml::from_str(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut d = Diagnostic::new(
+                Code::MalformedTest,
+                format!(
+                    "expected a test file (docs/testing.md), found an error: {}",
+                    e.message()
+                ),
+            )
+            .with_help(
+                "each test is a `[[test]]` table with `name`, `program` and `[test.expect]`",
+            );
+            if let Some(r) = e.span() {
+                d = d.with_primary(Span::new(r.start, r.end), "here");
+            }
+            return vec![TestResult::file_error(&shown, &text, vec![d])];
+        }
+    };
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let shared = TempStore::new();
+    spec.test
+        .iter()
+        .filter(|c| selected(&c.name, filter))
+        .map(|case| {
+            let fresh;
+            let store = match case.store {
+                StoreMode::Shared => &shared,
+                StoreMode::Fresh => {
+                    fresh = TempStore::new();
+                    &fresh
+                }
+            };
+            run_case(&shown, &dir, case, limit, store)
+        })
+        .collect()
+}
+
+/// Run one case and compare what happened with what it expects.
+fn run_case(
+    file: &str,
+    dir: &Path,
+    case: &Case,
+    limit: &[String],
+    store: &TempStore,
+) -> TestResult {
+    let program_path = dir.join(&case.program);
+    let mut result = TestResult {
+        file: file.to_string(),
+        name: case.name.clone(),
+        kind: Kind::Program,
+        passed: false,
+        findings: Vec::new(),
+        diagnostics: Vec::new(),
+        source_path: program_path.display().to_string(),
+        source: String::new(),
+        log: Vec::new(),
+        fuel: 0,
+    };
+    let text = match crate::read_file(&program_path) {
+        Ok(t) => t,
+        Err(d) => {
+            result.diagnostics.push(d);
+            return result;
+        }
+    };
+    result.source = text.clone();
+    let code = match case.expect.code.as_deref().map(|c| (c, Code::parse(c))) {
+        None => None,
+        Some((_, Some(code))) => Some(code),
+        Some((c, None)) => {
+            result.findings.push(malformed(format!(
+                "expected a diagnostic code in `expect.code` (like `E4005`), found `{c}`"
+            )));
+            return result;
+        }
+    };
+    if case.policy.is_none() && (!case.expect.audit.is_empty() || case.replay.is_some()) {
+        result.findings.push(malformed(
+            "expected a `policy` for a test that replays reads or expects audit records (only a policy's host reads and audits)".to_string(),
+        ));
+        return result;
+    }
+    let ran = match run_program(dir, case, limit, &text, store) {
+        Ok(r) => r,
+        Err(d) => {
+            result.findings.push(malformed(d));
+            return result;
+        }
+    };
+    result.log = ran.log.clone();
+    result.fuel = ran.fuel;
+    let mut unmet = Vec::new();
+    let mut shown_error = None;
+    let end = match (&ran.rejected, &ran.result) {
+        (Some(diags), _) => {
+            if case.expect.outcome != End::Rejected
+                || code.is_some_and(|c| !diags.iter().any(|d| d.code == c))
+            {
+                shown_error = Some(diags.clone());
+            }
+            End::Rejected
+        }
+        (None, Some(Err(e))) => {
+            let end = if e.is_limit() { End::Limit } else { End::Error };
+            if case.expect.outcome != end || code.is_some_and(|c| c != e.code) {
+                shown_error = Some(vec![render::words::run_error_in(e, Edge::Cli, &text)]);
+            }
+            end
+        }
+        _ => End::Finished,
+    };
+    let found_code = match (&ran.rejected, &ran.result) {
+        (Some(diags), _) => diags.iter().find(|d| d.is_error()).map(|d| d.code),
+        (None, Some(Err(e))) => Some(e.code),
+        _ => None,
+    };
+    if end != case.expect.outcome {
+        unmet.push(format!(
+            "expected the program to {}, found that it {}",
+            case.expect.outcome.words(),
+            match found_code {
+                Some(c) => format!("{} ({})", end_words(end), c.as_str()),
+                None => end_words(end).to_string(),
+            }
+        ));
+    } else if let Some(c) = code {
+        let has = match (&ran.rejected, &ran.result) {
+            (Some(diags), _) => diags.iter().any(|d| d.code == c),
+            (None, Some(Err(e))) => e.code == c,
+            _ => false,
+        };
+        if !has {
+            unmet.push(format!(
+                "expected {}, found {}",
+                c.as_str(),
+                found_code.map_or("no code".to_string(), |f| f.as_str().to_string())
+            ));
+        }
+    }
+    if let Some(want) = &case.expect.value {
+        match &ran.result {
+            Some(Ok(v)) if v == want => {}
+            Some(Ok(v)) => unmet.push(format!("expected the value `{want}`, found `{v}`")),
+            _ => unmet.push(format!("expected the value `{want}`, found no value")),
+        }
+    }
+    if let Some(want) = &case.expect.log
+        && *want != ran.log
+    {
+        unmet.push(format!(
+            "expected the Log lines {}, found {}",
+            lines(want),
+            lines(&ran.log)
+        ));
+    }
+    for part in &case.expect.log_contains {
+        if !ran.log.iter().any(|l| l.contains(part.as_str())) {
+            unmet.push(format!(
+                "expected a Log line containing `{part}`, found {}",
+                lines(&ran.log)
+            ));
+        }
+    }
+    let seen = |m: &Matcher, d: Decision| {
+        ran.operations
+            .iter()
+            .any(|o| m.matches(&o.operation, &o.arguments, d.as_str()) && o.decision == d)
+    };
+    for m in &case.expect.allowed {
+        if !seen(m, Decision::Allowed) {
+            unmet.push(format!(
+                "expected {} to be allowed, found {}",
+                m.shown(),
+                operations(&ran.operations)
+            ));
+        }
+    }
+    for m in &case.expect.denied {
+        if !seen(m, Decision::Denied) {
+            unmet.push(format!(
+                "expected {} to be denied, found {}",
+                m.shown(),
+                operations(&ran.operations)
+            ));
+        }
+    }
+    for m in &case.expect.never {
+        if let Some(o) = ran.operations.iter().find(|o| {
+            o.decision == Decision::Allowed && m.matches(&o.operation, &o.arguments, "allowed")
+        }) {
+            unmet.push(format!(
+                "expected {} never to be carried out, found {}({}) allowed",
+                m.shown(),
+                o.operation,
+                o.arguments
+            ));
+        }
+    }
+    if !case.expect.audit.is_empty() {
+        match audit_records(store) {
+            Ok(records) => {
+                let mut at = 0;
+                for m in &case.expect.audit {
+                    match records[at..]
+                        .iter()
+                        .position(|(op, args, dec)| m.matches(op, args, dec))
+                    {
+                        Some(i) => at += i + 1,
+                        None => {
+                            unmet.push(format!(
+                                "expected an audit record of {} (after those matched before it), found {}",
+                                m.shown(),
+                                if records.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    records
+                                        .iter()
+                                        .map(|(op, args, dec)| format!("{op}({args}) {dec}"))
+                                        .collect::<Vec<_>>()
+                                        .join("; ")
+                                }
+                            ));
+                            break;
+                        }
+                    }
+                }
+            }
+            Err(e) => unmet.push(format!(
+                "expected to read the audit log, found an error: {e}"
+            )),
+        }
+    }
+    if unmet.is_empty() {
+        result.passed = true;
+        return result;
+    }
+    result.findings = unmet
+        .into_iter()
+        .map(|u| Diagnostic::new(Code::ExpectationNotMet, u))
+        .collect();
+    if let Some(diags) = shown_error {
+        result.diagnostics.extend(diags);
+    }
+    result
+}
+
+/// How a run ended, for a sentence (`found that it did ...`).
+fn end_words(end: End) -> &'static str {
+    match end {
+        End::Finished => "finished",
+        End::Rejected => "was rejected",
+        End::Error => "stopped with a run-time error",
+        End::Limit => "stopped at a limit",
+    }
+}
+
+/// A malformed test: `E7001`.
+fn malformed(why: String) -> Diagnostic {
+    Diagnostic::new(Code::MalformedTest, why)
+}
+
+/// Lines as a list shown in a message.
+fn lines(lines: &[String]) -> String {
+    if lines.is_empty() {
+        return "none".to_string();
+    }
+    let shown: Vec<String> = lines.iter().take(10).map(|l| format!("{l:?}")).collect();
+    let more = lines.len().saturating_sub(10);
+    format!(
+        "[{}{}]",
+        shown.join(", "),
+        if more > 0 {
+            format!(", and {more} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// Operations as a list shown in a message.
+fn operations(ops: &[Operation]) -> String {
+    if ops.is_empty() {
+        return "no operations".to_string();
+    }
+    let shown: Vec<String> = ops
+        .iter()
+        .take(10)
+        .map(|o| format!("{}({}) {}", o.operation, o.arguments, o.decision))
+        .collect();
+    let more = ops.len().saturating_sub(10);
+    format!(
+        "{}{}",
+        shown.join("; "),
+        if more > 0 {
+            format!("; and {more} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// Check and run the case's program; `Err` says what in the test is
+/// wrong (a file it names cannot be read, a malformed limit).
+fn run_program(
+    dir: &Path,
+    case: &Case,
+    limit: &[String],
+    text: &str,
+    store: &TempStore,
+) -> Result<Ran, String> {
+    let decls: Vec<writ::InputDecl> = case
+        .input_types
+        .iter()
+        .map(|a| match a.split_once('=') {
+            Some((name, ty)) => Ok(writ::InputDecl::new(name.trim(), ty.trim())),
+            None => Err(format!(
+                "expected `NAME=TYPE` in `input_types`, found `{a}`"
+            )),
+        })
+        .collect::<Result<_, _>>()?;
+    let values = match &case.inputs {
+        None => serde_json::Map::new(),
+        Some(f) => {
+            match crate::inputs_cli::json_file(&dir.join(f), crate::inputs_cli::MAX_INPUTS_BYTES)
+                .map_err(|why| format!("in `inputs = \"{f}\"`: {why}"))?
+            {
+                serde_json::Value::Object(m) => m,
+                _ => {
+                    return Err(format!(
+                        "in `inputs = \"{f}\"`: expected a JSON object of the inputs' values by name"
+                    ));
+                }
+            }
+        }
+    };
+    let set_limits = |limits: &mut writ::Limits| -> Result<(), String> {
+        for l in limit.iter().chain(&case.limits) {
+            let (n, v) = l
+                .split_once('=')
+                .ok_or_else(|| format!("expected a limit `name=value`, found `{l}`"))?;
+            limits
+                .set(n.trim(), v.trim())
+                .map_err(|e| format!("in the limit `{l}`: {e}"))?;
+        }
+        Ok(())
+    };
+    let mut log = Vec::new();
+    let Some(policy_file) = &case.policy else {
+        let mut limits = writ::Limits::default();
+        set_limits(&mut limits)?;
+        let ran = writ::run_source_with_inputs(
+            text,
+            &decls,
+            &values,
+            &limits,
+            &mut |l: &str| log.push(l.to_string()),
+            None,
+        );
+        let mut diags = ran.checked.diagnostics;
+        render::words::reword(&mut diags, Edge::Cli);
+        return Ok(Ran {
+            rejected: ran.result.is_none().then_some(diags),
+            result: ran.result,
+            log,
+            operations: Vec::new(),
+            fuel: ran.usage.fuel,
+        });
+    };
+    let policy_path = dir.join(policy_file);
+    let policy_text = crate::read_file(&policy_path)
+        .map_err(|d| format!("in `policy = \"{policy_file}\"`: {}", d.message))?;
+    let mut policy = writ_host::policy::parse(&policy_text).map_err(|diags| {
+        format!(
+            "in `policy = \"{policy_file}\"`: the policy is malformed: {}",
+            diags.first().map_or(String::new(), |d| format!(
+                "[{}] {}",
+                d.code.as_str(),
+                d.message
+            ))
+        )
+    })?;
+    policy.dir = policy_path.parent().map(Path::to_path_buf);
+    set_limits(&mut policy.limits)?;
+    let reads = match &case.replay {
+        None => ReadMode::Live,
+        Some(f) => {
+            let doc =
+                crate::inputs_cli::json_file(&dir.join(f), crate::inputs_cli::MAX_INPUTS_BYTES)
+                    .map_err(|why| format!("in `replay = \"{f}\"`: {why}"))?;
+            let recording = writ_host::engine::Recording::from_json(&doc)
+                .map_err(|why| format!("in `replay = \"{f}\"`: {why}"))?;
+            ReadMode::Replay(Arc::new(recording))
+        }
+    };
+    let confirm = case.confirm;
+    let engine = Engine::new().with_confirm(Arc::new(move |_: &str| confirm));
+    let program = match engine.check_with_inputs(text, &policy, &decls) {
+        Ok(p) => p,
+        Err(mut diags) => {
+            render::words::reword(&mut diags, Edge::Policy(Some(policy_file)));
+            return Ok(Ran {
+                rejected: Some(diags),
+                result: None,
+                log,
+                operations: Vec::new(),
+                fuel: 0,
+            });
+        }
+    };
+    let options = RunOptions {
+        store: Some(store.path.display().to_string()),
+        inputs: values,
+        reads,
+        ..RunOptions::default()
+    };
+    let ran = engine.run(&program, &policy, &options, &mut |l: &str| {
+        log.push(l.to_string())
+    });
+    Ok(match ran {
+        Ok(outcome) => Ran {
+            rejected: None,
+            result: Some(outcome.result),
+            log: outcome.output,
+            operations: outcome.operations,
+            fuel: outcome.usage.fuel,
+        },
+        Err(e) => Ran {
+            rejected: None,
+            result: Some(Err(e)),
+            log,
+            operations: Vec::new(),
+            fuel: 0,
+        },
+    })
+}
+
+/// The audit records of a test's store: operation, arguments, decision.
+fn audit_records(store: &TempStore) -> Result<Vec<(String, String, String)>, String> {
+    if !store.path.is_file() {
+        return Ok(Vec::new());
+    }
+    let s = writ_host::store::Store::open(&store.path.display().to_string(), None)
+        .map_err(|e| e.to_string())?;
+    let records = s.records().map_err(|e| e.to_string())?;
+    Ok(records
+        .into_iter()
+        .map(|r| (r.operation, r.arguments, r.decision))
+        .collect())
+}
+
+/// A store file in the temporary directory, removed when dropped.
+struct TempStore {
+    path: PathBuf,
+}
+
+impl TempStore {
+    fn new() -> TempStore {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("writ-test-{}-{n}.db", std::process::id()));
+        // A file left by an earlier process of the same id is not this
+        // test's: start empty.
+        let store = TempStore { path };
+        store.remove();
+        store
+    }
+}
+
+impl TempStore {
+    fn remove(&self) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut p = self.path.clone().into_os_string();
+            p.push(suffix);
+            let _ = std::fs::remove_file(PathBuf::from(p));
+        }
+    }
+}
+
+impl Drop for TempStore {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
