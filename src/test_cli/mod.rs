@@ -20,6 +20,7 @@ mod writ_tests;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 use writ::Diagnostic;
 
@@ -54,6 +55,28 @@ pub enum Kind {
     File,
 }
 
+/// A diagnostic with the file it is shown in.
+#[derive(Clone)]
+pub struct Placed {
+    /// The diagnostic, its spans in `text`.
+    pub diagnostic: Diagnostic,
+    /// The file's path, as shown.
+    pub path: Rc<str>,
+    /// The file's text (empty for a diagnostic about a file as a whole).
+    pub text: Rc<str>,
+}
+
+impl Placed {
+    /// `diagnostic`, shown in the file `path` whose text is `text`.
+    fn new(diagnostic: Diagnostic, path: &Rc<str>, text: &Rc<str>) -> Placed {
+        Placed {
+            diagnostic,
+            path: Rc::clone(path),
+            text: Rc::clone(text),
+        }
+    }
+}
+
 /// One test's outcome.
 pub struct TestResult {
     /// The test file, as given or found.
@@ -64,16 +87,10 @@ pub struct TestResult {
     pub kind: Kind,
     /// Whether it passed.
     pub passed: bool,
-    /// What the test found wrong with what happened (`E7003`) or with
-    /// itself (`E7001`): diagnostics about the test file, shown with its
-    /// name.
-    pub findings: Vec<Diagnostic>,
-    /// Why it failed: diagnostics, each rendered against `source`.
-    pub diagnostics: Vec<Diagnostic>,
-    /// The path the diagnostics are shown with.
-    pub source_path: String,
-    /// The text the diagnostics point into.
-    pub source: String,
+    /// Why it failed: what the test found wrong with what happened
+    /// (`E7003`) or with itself (`E7001`, `E7002`), and the program's own
+    /// diagnostics, each with the file it points into.
+    pub diagnostics: Vec<Placed>,
     /// What the test wrote with `Log.info`.
     pub log: Vec<String>,
     /// Fuel the run spent.
@@ -81,21 +98,35 @@ pub struct TestResult {
 }
 
 impl TestResult {
-    /// A result without a run: a file that could not be tested.
-    fn file_error(file: &str, text: &str, diagnostics: Vec<Diagnostic>) -> TestResult {
+    /// A test of `file` named `name`, not run yet.
+    fn new(file: &str, name: &str, kind: Kind) -> TestResult {
         TestResult {
             file: file.to_string(),
-            name: file.to_string(),
-            kind: Kind::File,
+            name: name.to_string(),
+            kind,
             passed: false,
-            findings: Vec::new(),
-            diagnostics,
-            source_path: file.to_string(),
-            source: text.to_string(),
+            diagnostics: Vec::new(),
             log: Vec::new(),
             fuel: 0,
         }
     }
+
+    /// A result without a run: a file that could not be tested, with its
+    /// diagnostics in `path` (whose text is `text`).
+    fn file_error(file: &str, diagnostics: Vec<Placed>) -> TestResult {
+        let mut r = TestResult::new(file, file, Kind::File);
+        r.diagnostics = diagnostics;
+        r
+    }
+}
+
+/// Diagnostics all shown in one file.
+fn placed_in(diagnostics: Vec<Diagnostic>, path: &str, text: &str) -> Vec<Placed> {
+    let (path, text): (Rc<str>, Rc<str>) = (path.into(), text.into());
+    diagnostics
+        .into_iter()
+        .map(|d| Placed::new(d, &path, &text))
+        .collect()
 }
 
 /// A file to test, and which kind it is.

@@ -21,7 +21,7 @@ use writ::render::words::Edge;
 use writ::{Code, Diagnostic, Span, render};
 use writ_host::engine::{Decision, Engine, Operation, ReadMode, RunOptions};
 
-use super::{Kind, TestResult, selected};
+use super::{Kind, TestResult, placed_in, selected};
 
 /// The most bytes of a test file.
 const MAX_SPEC_BYTES: u64 = 1024 * 1024;
@@ -173,7 +173,12 @@ pub fn run_file(path: &Path, filter: Option<&str>, limit: &[String]) -> Vec<Test
     let shown = path.display().to_string();
     let text = match crate::read_file(path) {
         Ok(t) => t,
-        Err(d) => return vec![TestResult::file_error(&shown, "", vec![d])],
+        Err(d) => {
+            return vec![TestResult::file_error(
+                &shown,
+                placed_in(vec![d], &shown, ""),
+            )];
+        }
     };
     if text.len() as u64 > MAX_SPEC_BYTES {
         let d = Diagnostic::new(
@@ -183,7 +188,10 @@ pub fn run_file(path: &Path, filter: Option<&str>, limit: &[String]) -> Vec<Test
                 text.len()
             ),
         );
-        return vec![TestResult::file_error(&shown, &text, vec![d])];
+        return vec![TestResult::file_error(
+            &shown,
+            placed_in(vec![d], &shown, ""),
+        )];
     }
     let spec: Spec = match toml::from_str(&text) {
         Ok(s) => s,
@@ -201,7 +209,10 @@ pub fn run_file(path: &Path, filter: Option<&str>, limit: &[String]) -> Vec<Test
             if let Some(r) = e.span() {
                 d = d.with_primary(Span::new(r.start, r.end), "here");
             }
-            return vec![TestResult::file_error(&shown, &text, vec![d])];
+            return vec![TestResult::file_error(
+                &shown,
+                placed_in(vec![d], &shown, &text),
+            )];
         }
     };
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -232,38 +243,28 @@ fn run_case(
     store: &TempStore,
 ) -> TestResult {
     let program_path = dir.join(&case.program);
-    let mut result = TestResult {
-        file: file.to_string(),
-        name: case.name.clone(),
-        kind: Kind::Program,
-        passed: false,
-        findings: Vec::new(),
-        diagnostics: Vec::new(),
-        source_path: program_path.display().to_string(),
-        source: String::new(),
-        log: Vec::new(),
-        fuel: 0,
-    };
+    let program_shown = program_path.display().to_string();
+    let mut result = TestResult::new(file, &case.name, Kind::Program);
+    let about_test = |d: Diagnostic| placed_in(vec![d], file, "");
     let text = match crate::read_file(&program_path) {
         Ok(t) => t,
         Err(d) => {
-            result.diagnostics.push(d);
+            result.diagnostics = placed_in(vec![d], &program_shown, "");
             return result;
         }
     };
-    result.source = text.clone();
     let code = match case.expect.code.as_deref().map(|c| (c, Code::parse(c))) {
         None => None,
         Some((_, Some(code))) => Some(code),
         Some((c, None)) => {
-            result.findings.push(malformed(format!(
+            result.diagnostics = about_test(malformed(format!(
                 "expected a diagnostic code in `expect.code` (like `E4005`), found `{c}`"
             )));
             return result;
         }
     };
     if case.policy.is_none() && (!case.expect.audit.is_empty() || case.replay.is_some()) {
-        result.findings.push(malformed(
+        result.diagnostics = about_test(malformed(
             "expected a `policy` for a test that replays reads or expects audit records (only a policy's host reads and audits)".to_string(),
         ));
         return result;
@@ -271,7 +272,7 @@ fn run_case(
     let ran = match run_program(dir, case, limit, &text, store) {
         Ok(r) => r,
         Err(d) => {
-            result.findings.push(malformed(d));
+            result.diagnostics = about_test(malformed(d));
             return result;
         }
     };
@@ -422,12 +423,18 @@ fn run_case(
         result.passed = true;
         return result;
     }
-    result.findings = unmet
-        .into_iter()
-        .map(|u| Diagnostic::new(Code::ExpectationNotMet, u))
-        .collect();
+    result.diagnostics = placed_in(
+        unmet
+            .into_iter()
+            .map(|u| Diagnostic::new(Code::ExpectationNotMet, u))
+            .collect(),
+        file,
+        "",
+    );
     if let Some(diags) = shown_error {
-        result.diagnostics.extend(diags);
+        result
+            .diagnostics
+            .extend(placed_in(diags, &program_shown, &text));
     }
     result
 }

@@ -95,13 +95,14 @@ impl Printer {
                     _ => format!("{}: {}", safe(&r.file), safe(&r.name)),
                 };
                 text.push_str(&format!("\n---- {title} ----\n"));
-                text.push_str(&render::human(&r.findings, &r.file, "", self.color));
-                text.push_str(&render::human(
-                    &r.diagnostics,
-                    &r.source_path,
-                    &r.source,
-                    self.color,
-                ));
+                for p in &r.diagnostics {
+                    text.push_str(&render::human(
+                        std::slice::from_ref(&p.diagnostic),
+                        &p.path,
+                        &p.text,
+                        self.color,
+                    ));
+                }
                 if !r.log.is_empty() {
                     text.push_str(&format!(
                         "Log ({} line{}):\n",
@@ -164,19 +165,14 @@ fn test_json(r: &TestResult) -> serde_json::Value {
     })
 }
 
-/// A test's findings (about its test file) and diagnostics (about its
-/// program), as one JSON array.
+/// A test's diagnostics as JSON, each with its file.
 fn diagnostics_json(r: &TestResult) -> serde_json::Value {
-    let mut all = Vec::new();
-    for (diags, path, text) in [
-        (&r.findings, &r.file, ""),
-        (&r.diagnostics, &r.source_path, r.source.as_str()),
-    ] {
-        if let serde_json::Value::Array(items) = render::json(diags, path, text) {
-            all.extend(items);
-        }
-    }
-    serde_json::Value::Array(all)
+    serde_json::Value::Array(
+        r.diagnostics
+            .iter()
+            .map(|p| render::json_one(&p.diagnostic, &p.path, &p.text))
+            .collect(),
+    )
 }
 
 /// Text from a test file or a program, safe to print on a terminal.
