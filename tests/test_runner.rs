@@ -22,6 +22,7 @@ const CASES: &[(&str, &[&str])] = &[
     ("paired", &["test", "cart_test.writ"]),
     ("programs", &["test", "programs/shop_test.toml"]),
     ("malformed", &["test", "programs/malformed_test.toml"]),
+    ("plans", &["test", "programs/plan_test.toml"]),
     ("unknown_code", &["test", "programs/badcode_test.toml"]),
     ("directory_filtered", &["test", ".", "--filter", "pays"]),
     (

@@ -52,6 +52,10 @@ struct Case {
     confirm: bool,
     #[serde(default)]
     store: StoreMode,
+    /// Make a plan (`writ plan`) instead of running: nothing is carried
+    /// out, and the expectations apply to the plan's acts.
+    #[serde(default)]
+    plan: bool,
     expect: Expect,
 }
 
@@ -109,6 +113,8 @@ struct Expect {
     never: Vec<Matcher>,
     #[serde(default)]
     audit: Vec<Matcher>,
+    /// With `plan = true`: the plan's acts, exactly, in order.
+    acts: Option<Vec<Matcher>>,
 }
 
 /// Which operations: `"Pay.pay"`, or `{ operation = "Pay.pay", arguments
@@ -263,9 +269,17 @@ fn run_case(
             return result;
         }
     };
-    if case.policy.is_none() && (!case.expect.audit.is_empty() || case.replay.is_some()) {
+    if case.expect.acts.is_some() && !case.plan {
         result.diagnostics = about_test(malformed(
-            "expected a `policy` for a test that replays reads or expects audit records (only a policy's host reads and audits)".to_string(),
+            "expected `plan = true` in a test that expects a plan's `acts`".to_string(),
+        ));
+        return result;
+    }
+    if case.policy.is_none()
+        && (!case.expect.audit.is_empty() || case.replay.is_some() || case.plan)
+    {
+        result.diagnostics = about_test(malformed(
+            "expected a `policy` for a test that makes a plan, replays reads or expects audit records (only a policy's host plans, reads and audits)".to_string(),
         ));
         return result;
     }
@@ -382,6 +396,23 @@ fn run_case(
                 m.shown(),
                 o.operation,
                 o.arguments
+            ));
+        }
+    }
+    if let Some(acts) = &case.expect.acts {
+        let same = acts.len() == ran.operations.len()
+            && acts
+                .iter()
+                .zip(&ran.operations)
+                .all(|(m, o)| m.matches(&o.operation, &o.arguments, o.decision.as_str()));
+        if !same {
+            unmet.push(format!(
+                "expected the plan's acts to be [{}], found {}",
+                acts.iter()
+                    .map(Matcher::shown)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                operations(&ran.operations)
             ));
         }
     }
@@ -608,6 +639,34 @@ fn run_program(
         reads,
         ..RunOptions::default()
     };
+    if case.plan {
+        return Ok(match engine.plan(&program, &policy, &options) {
+            Ok(plan) => Ran {
+                rejected: None,
+                result: Some(plan.result.map_err(|e| planned_error(&e))),
+                log: plan.log,
+                operations: plan
+                    .acts
+                    .into_iter()
+                    .map(|a| Operation {
+                        operation: a.operation,
+                        arguments: a.shown,
+                        decision: a.decision,
+                        rule: a.rule,
+                        audit_id: None,
+                    })
+                    .collect(),
+                fuel: 0,
+            },
+            Err(e) => Ran {
+                rejected: None,
+                result: Some(Err(e)),
+                log,
+                operations: Vec::new(),
+                fuel: 0,
+            },
+        });
+    }
     let ran = engine.run(&program, &policy, &options, &mut |l: &str| {
         log.push(l.to_string())
     });
@@ -627,6 +686,18 @@ fn run_program(
             fuel: 0,
         },
     })
+}
+
+/// The error a plan's run ended with, from its words (`E4005: ...`).
+fn planned_error(words: &str) -> writ::RunError {
+    let (code, message) = words.split_once(": ").unwrap_or(("", words));
+    let code = Code::parse(code).unwrap_or(Code::InternalError);
+    let mut e = writ::RunError::new(code, message);
+    e.limit = writ::Limit::SETTABLE
+        .into_iter()
+        .chain([writ::Limit::Cancelled])
+        .find(|l| l.code() == code);
+    e
 }
 
 /// The audit records of a test's store: operation, arguments, decision.

@@ -359,6 +359,27 @@ pub(super) const MEMBER_ALIASES: &[MemberAlias] = &[
     to("math", "toFloat", "to_float"),
     to("math", "to_double", "to_float"),
     to("math", "from_int", "to_float"),
+    // assert
+    to("assert", "equal", "eq"),
+    to("assert", "equals", "eq"),
+    to("assert", "assert_eq", "eq"),
+    to("assert", "assert_equal", "eq"),
+    to("assert", "are_equal", "eq"),
+    to("assert", "not_equal", "ne"),
+    to("assert", "assert_ne", "ne"),
+    to("assert", "is_true", "that"),
+    to("assert", "ok_that", "that"),
+    to("assert", "assert_that", "that"),
+    to("assert", "check", "that"),
+    to("assert", "raises", "fails"),
+    to("assert", "throws", "fails"),
+    to("assert", "fails_with", "fails"),
+    to("assert", "is_some", "some"),
+    to("assert", "is_none", "none"),
+    to("assert", "is_ok", "ok"),
+    to("assert", "is_err", "err"),
+    to("assert", "includes", "contains"),
+    to("assert", "unreachable", "fail"),
 ];
 
 /// Names other languages give a namespace, and Writ's namespace.
@@ -397,6 +418,8 @@ pub(super) const NAMESPACE_ALIASES: &[(&str, &str)] = &[
     ("Result", "result"),
     ("Either", "result"),
     ("either", "result"),
+    ("Assert", "assert"),
+    ("expect", "assert"),
 ];
 
 /// The member of `namespace` that another language's `name` means.
