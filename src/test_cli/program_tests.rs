@@ -369,19 +369,13 @@ fn run_case(
             .iter()
             .any(|o| m.matches(&o.operation, &o.arguments, d.as_str()) && o.decision == d)
     };
-    for m in &case.expect.allowed {
-        if !seen(m, Decision::Allowed) {
+    for (wanted, d) in [
+        (&case.expect.allowed, Decision::Allowed),
+        (&case.expect.denied, Decision::Denied),
+    ] {
+        for m in wanted.iter().filter(|m| !seen(m, d)) {
             unmet.push(format!(
-                "expected {} to be allowed, found {}",
-                m.shown(),
-                operations(&ran.operations)
-            ));
-        }
-    }
-    for m in &case.expect.denied {
-        if !seen(m, Decision::Denied) {
-            unmet.push(format!(
-                "expected {} to be denied, found {}",
+                "expected {} to be {d}, found {}",
                 m.shown(),
                 operations(&ran.operations)
             ));

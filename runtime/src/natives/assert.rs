@@ -233,18 +233,24 @@ fn said(words: &str) -> String {
     display::safe_start(words, SHOWN, display::LineBreaks::Escape)
 }
 
-/// `assert.some(o)`: the value in `Some(x)`.
-pub(super) fn some(cx: &Cx, a: &[Value]) -> R {
-    let [o] = a else {
-        return Err(wrong_args("assert.some"));
+/// The field of `v` when it is made with constructor `ctor` (one field),
+/// or `E4016` naming `wanted` and what was found.
+fn inside(cx: &Cx, a: &[Value], name: &str, ctor: u32, wanted: &str) -> R {
+    let [v] = a else {
+        return Err(wrong_args(name));
     };
-    match (o.ctor(), o.parts()) {
-        (Some(c), [x]) if c == cx.module().prelude.some => Ok(x.clone()),
+    match (v.ctor(), v.parts()) {
+        (Some(c), [x]) if c == ctor => Ok(x.clone()),
         _ => Err(failed(format!(
-            "expected `Some(...)`, found `{}`",
-            shown(cx, o, SHOWN)
+            "expected `{wanted}`, found `{}`",
+            shown(cx, v, SHOWN)
         ))),
     }
+}
+
+/// `assert.some(o)`: the value in `Some(x)`.
+pub(super) fn some(cx: &Cx, a: &[Value]) -> R {
+    inside(cx, a, "assert.some", cx.module().prelude.some, "Some(...)")
 }
 
 /// `assert.none(o)`.
@@ -263,28 +269,10 @@ pub(super) fn none(cx: &Cx, a: &[Value]) -> R {
 
 /// `assert.ok(r)`: the value in `Ok(x)`.
 pub(super) fn ok(cx: &Cx, a: &[Value]) -> R {
-    let [r] = a else {
-        return Err(wrong_args("assert.ok"));
-    };
-    match (r.ctor(), r.parts()) {
-        (Some(c), [x]) if c == cx.module().prelude.ok => Ok(x.clone()),
-        _ => Err(failed(format!(
-            "expected `Ok(...)`, found `{}`",
-            shown(cx, r, SHOWN)
-        ))),
-    }
+    inside(cx, a, "assert.ok", cx.module().prelude.ok, "Ok(...)")
 }
 
 /// `assert.err(r)`: the error in `Err(e)`.
 pub(super) fn err(cx: &Cx, a: &[Value]) -> R {
-    let [r] = a else {
-        return Err(wrong_args("assert.err"));
-    };
-    match (r.ctor(), r.parts()) {
-        (Some(c), [e]) if c == cx.module().prelude.err => Ok(e.clone()),
-        _ => Err(failed(format!(
-            "expected `Err(...)`, found `{}`",
-            shown(cx, r, SHOWN)
-        ))),
-    }
+    inside(cx, a, "assert.err", cx.module().prelude.err, "Err(...)")
 }
