@@ -477,7 +477,8 @@ pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
                 r.program.get(..12).unwrap_or(&r.program)
             ));
         }
-        out(&format!("{} records\n", records.len()));
+        let n = records.len();
+        out(&format!("{n} record{}\n", if n == 1 { "" } else { "s" }));
     }
     ExitCode::SUCCESS
 }
@@ -507,8 +508,13 @@ pub fn audit_verify(db: Option<&Path>, head: Option<&str>) -> ExitCode {
             let held = head.map_or(String::new(), |h| {
                 format!("; it still holds the head you kept (record {})", h.count)
             });
+            let (records, each) = if n == 1 {
+                ("1 record", "linked to the log's start")
+            } else {
+                (&*format!("{n} records"), "each linked to the one before")
+            };
             out(&format!(
-                "the audit log holds: {n} records, each linked to the one before, and the ledger matches them{held}\n"
+                "the audit log holds: {records}, {each}, and the ledger matches them{held}\n"
             ));
             ExitCode::SUCCESS
         }

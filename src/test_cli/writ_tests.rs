@@ -135,6 +135,13 @@ pub fn run_file(path: &Path, filter: Option<&str>, limits: &writ::Limits) -> Vec
     };
     let mut checked = writ::check_source(&sources.text, &options);
     render::words::reword(&mut checked.diagnostics, Edge::Cli);
+    for d in &mut checked.diagnostics {
+        if d.code == Code::EffectNotGranted {
+            d.help = Some(
+                "tests run with only `Log` and `Fail`: handle the capability in the test (a handler that plays the host), move the operation into a function the tests do not call, or test the whole program under a policy in a `_test.toml` file".to_string(),
+            );
+        }
+    }
     if !checked.accepted() {
         let placed = checked
             .diagnostics

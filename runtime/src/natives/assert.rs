@@ -41,7 +41,7 @@ fn shown(cx: &Cx, v: &Value, max: usize) -> String {
 }
 
 /// Where two unequal values first differ: a path from the top (`[2]`,
-/// `.price`, `Some.0`) and the two parts there, or the two lengths of
+/// `.price`, `Some.0`, `[0].Node.2.Node.1`) and the two parts there, or the two lengths of
 /// sequences that agree as far as the shorter goes.
 struct Difference<'a> {
     path: String,
@@ -71,9 +71,11 @@ fn difference<'a>(cx: &Cx, a: &'a Value, b: &'a Value) -> Result<Difference<'a>,
                 .map(|((name, u), v)| (format!(".{name}"), u, v))
                 .collect(),
             (View::Variant(x), View::Variant(y)) if x.ctor() == y.ctor() => {
+                // `Some.0`: the constructor, then its field's position.
                 let name = x.name(cx.module()).unwrap_or("?").to_string();
+                let sep = if d.path.is_empty() { "" } else { "." };
                 indexed(x.fields().iter(), y.fields().iter(), |i| {
-                    format!(" in {name} (field {i})")
+                    format!("{sep}{name}.{i}")
                 })
             }
             (View::Map(x), View::Map(y)) => {
@@ -154,7 +156,7 @@ pub(super) fn eq(cx: &Cx, a: &[Value]) -> R {
         let at = if d.path.is_empty() {
             String::new()
         } else {
-            format!(" at `{}`", d.path.trim_start())
+            format!(" at `{}`", d.path)
         };
         match d.lengths {
             Some((found, wanted)) => message.push_str(&format!(
