@@ -1,0 +1,11 @@
+-- Evidence for the guided part of lab 5: the audit log and ledger of Ada's
+-- agent host, as the host's operator handed them over, written as SQL.
+-- `writ db init --db case.db --seed evidence/case.sql` loads them into a
+-- new store. (A seed is SQL run once when a store is created; it usually
+-- fills the org chart, here it fills the log.)
+INSERT INTO audit VALUES(1,1796496460029,'ada','3cf4bd6954e32325e8da710c5cc5eb67dce5526c0c42222f8e0dc65849f156e2','Http.get','"https://millstone.example/invoices/INV-3001"','allowed','a recorded URL (recorded response)',NULL,'','0000000000000000000000000000000000000000000000000000000000000000','988b85d372559654cab71e87fc8be0f74035ed7bc7ed5209c324950bf91b1155');
+INSERT INTO audit VALUES(2,1796496460030,'ada','3cf4bd6954e32325e8da710c5cc5eb67dce5526c0c42222f8e0dc65849f156e2','Pay.pay','"millstone.example", 48250, "invoice INV-3001"','allowed','millstone.example is an allowed payee and 482.50 EUR is within the caps',1,'8a2235cde42374984ba055b5700123f4e50eb4b965b4370397cec88fae624382','988b85d372559654cab71e87fc8be0f74035ed7bc7ed5209c324950bf91b1155','c4b9bcba974231b4a7ba3c75080e622ca8115f42e26fec867f79cf14f7cdafee');
+INSERT INTO audit VALUES(3,1796496460032,'ada','3cf4bd6954e32325e8da710c5cc5eb67dce5526c0c42222f8e0dc65849f156e2','Http.get','"https://copperleaf.example/invoices/CL-77"','allowed','a recorded URL (recorded response)',NULL,'','c4b9bcba974231b4a7ba3c75080e622ca8115f42e26fec867f79cf14f7cdafee','a5019c9b5ccce4a4fead99096737c7f49ebc2161a8841dadb9d6a1ebeee78327');
+INSERT INTO audit VALUES(4,1796496460034,'ada','3cf4bd6954e32325e8da710c5cc5eb67dce5526c0c42222f8e0dc65849f156e2','Pay.pay','"copperleaf.example", 12900, "invoice CL-77"','allowed','copperleaf.example is an allowed payee and 129.00 EUR is within the caps',2,'82f0e43be49c18b7d759f8a5baea2595e1ad6159dee0f00166bfa38be3634d58','a5019c9b5ccce4a4fead99096737c7f49ebc2161a8841dadb9d6a1ebeee78327','dd489939696fbe25f2553d39606f55894010e3355ea4a0267d4d5fee98786fe0');
+INSERT INTO ledger VALUES(1,1796496460030,'2026-12-05','ada','millstone.example',48250,'EUR','invoice INV-3001',2);
+INSERT INTO ledger VALUES(2,1796496460033,'2026-12-05','ada','copperleaf.example',12900,'EUR','invoice CL-77',4);
