@@ -12,6 +12,7 @@
 //! and `Confirm` answered as the test says (`confirm = true`), never by a
 //! person. Paths in a test file are relative to it.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -172,6 +173,8 @@ struct Ran {
     log: Vec<String>,
     operations: Vec<Operation>,
     fuel: u64,
+    /// The audit records the run wrote.
+    audit_ids: Vec<i64>,
 }
 
 /// Run the tests of one `*_test.toml` file that `filter` selects.
@@ -269,6 +272,10 @@ fn run_case(
             return result;
         }
     };
+    if let Some(why) = unknown_matcher(&case.expect) {
+        result.diagnostics = about_test(malformed(why));
+        return result;
+    }
     if case.expect.acts.is_some() && !case.plan {
         result.diagnostics = about_test(malformed(
             "expected `plan = true` in a test that expects a plan's `acts`".to_string(),
@@ -292,6 +299,13 @@ fn run_case(
     };
     result.log = ran.log.clone();
     result.fuel = ran.fuel;
+    store.written.borrow_mut().extend(&ran.audit_ids);
+    if let Some(diags) = &ran.rejected
+        && let Some(d) = diags.iter().find(|d| d.code == Code::InputType)
+    {
+        result.diagnostics = about_test(malformed(format!("in `input_types`: {}", d.message)));
+        return result;
+    }
     let mut unmet = Vec::new();
     let mut shown_error = None;
     let end = match (&ran.rejected, &ran.result) {
@@ -343,7 +357,11 @@ fn run_case(
     if let Some(want) = &case.expect.value {
         match &ran.result {
             Some(Ok(v)) if v == want => {}
-            Some(Ok(v)) => unmet.push(format!("expected the value `{want}`, found `{v}`")),
+            Some(Ok(v)) => unmet.push(format!(
+                "expected the value `{}`, found `{}`",
+                cut(want),
+                cut(v)
+            )),
             _ => unmet.push(format!("expected the value `{want}`, found no value")),
         }
     }
@@ -386,10 +404,15 @@ fn run_case(
             o.decision == Decision::Allowed && m.matches(&o.operation, &o.arguments, "allowed")
         }) {
             unmet.push(format!(
-                "expected {} never to be carried out, found {}({}) allowed",
+                "expected {} never to be {}, found {}({}) allowed",
                 m.shown(),
+                if case.plan {
+                    "allowed in the plan"
+                } else {
+                    "carried out"
+                },
                 o.operation,
-                o.arguments
+                cut(&o.arguments)
             ));
         }
     }
@@ -427,11 +450,17 @@ fn run_case(
                                 if records.is_empty() {
                                     "none".to_string()
                                 } else {
-                                    records
+                                    let more = records.len().saturating_sub(10);
+                                    let shown: Vec<String> = records
                                         .iter()
-                                        .map(|(op, args, dec)| format!("{op}({args}) {dec}"))
-                                        .collect::<Vec<_>>()
-                                        .join("; ")
+                                        .take(10)
+                                        .map(|(op, args, dec)| format!("{op}({}) {dec}", cut(args)))
+                                        .collect();
+                                    format!(
+                                        "{}{}",
+                                        shown.join("; "),
+                                        if more > 0 { format!("; and {more} more") } else { String::new() }
+                                    )
                                 }
                             ));
                             break;
@@ -474,6 +503,49 @@ fn end_words(end: End) -> &'static str {
     }
 }
 
+/// At most 200 bytes of `text`, for a message.
+fn cut(text: &str) -> String {
+    let mut end = text.len().min(200);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    match text.get(..end) {
+        Some(start) if end < text.len() => format!("{start}…"),
+        _ => text.to_string(),
+    }
+}
+
+/// The first operation named in `expect` that the host does not have,
+/// or decision that is neither `allowed` nor `denied`, in words: a
+/// misspelt name would match nothing, and `never` would hold vacuously.
+fn unknown_matcher(expect: &Expect) -> Option<String> {
+    let engine = Engine::new();
+    let all = expect
+        .allowed
+        .iter()
+        .chain(&expect.denied)
+        .chain(&expect.never)
+        .chain(&expect.audit)
+        .chain(expect.acts.iter().flatten());
+    for m in all {
+        let (op, _, decision) = m.parts();
+        let known = op
+            .split_once('.')
+            .is_some_and(|(effect, name)| engine.operation_kind(effect, name).is_some());
+        if !known {
+            return Some(format!(
+                "expected an operation the host has, written `Capability.operation` (like `Pay.pay` or `Http.get`), found `{op}`"
+            ));
+        }
+        if let Some(d) = decision.filter(|d| !matches!(*d, "allowed" | "denied")) {
+            return Some(format!(
+                "expected the decision `allowed` or `denied`, found `{d}`"
+            ));
+        }
+    }
+    None
+}
+
 /// A malformed test: `E7001`.
 fn malformed(why: String) -> Diagnostic {
     Diagnostic::new(Code::MalformedTest, why)
@@ -505,7 +577,7 @@ fn operations(ops: &[Operation]) -> String {
     let shown: Vec<String> = ops
         .iter()
         .take(10)
-        .map(|o| format!("{}({}) {}", o.operation, o.arguments, o.decision))
+        .map(|o| format!("{}({}) {}", o.operation, cut(&o.arguments), o.decision))
         .collect();
     let more = ops.len().saturating_sub(10);
     format!(
@@ -584,6 +656,7 @@ fn run_program(
             log,
             operations: Vec::new(),
             fuel: ran.usage.fuel,
+            audit_ids: Vec::new(),
         });
     };
     let policy_path = dir.join(policy_file);
@@ -624,6 +697,7 @@ fn run_program(
                 log,
                 operations: Vec::new(),
                 fuel: 0,
+                audit_ids: Vec::new(),
             });
         }
     };
@@ -651,6 +725,7 @@ fn run_program(
                     })
                     .collect(),
                 fuel: 0,
+                audit_ids: Vec::new(),
             },
             Err(e) => Ran {
                 rejected: None,
@@ -658,6 +733,7 @@ fn run_program(
                 log,
                 operations: Vec::new(),
                 fuel: 0,
+                audit_ids: Vec::new(),
             },
         });
     }
@@ -671,13 +747,23 @@ fn run_program(
             log: outcome.output,
             operations: outcome.operations,
             fuel: outcome.usage.fuel,
+            audit_ids: outcome.audit_ids,
         },
+        // The store could not be opened, so nothing ran: that is the
+        // test's setting, not the program's doing.
+        Err(e) if e.code == Code::HostUnavailable => {
+            return Err(format!(
+                "the test's store could not be used, so nothing ran: {}",
+                e.message
+            ));
+        }
         Err(e) => Ran {
             rejected: None,
             result: Some(Err(e)),
             log,
             operations: Vec::new(),
             fuel: 0,
+            audit_ids: Vec::new(),
         },
     })
 }
@@ -702,8 +788,10 @@ fn audit_records(store: &TempStore) -> Result<Vec<(String, String, String)>, Str
     let s = writ_host::store::Store::open(&store.path.display().to_string(), None)
         .map_err(|e| e.to_string())?;
     let records = s.records().map_err(|e| e.to_string())?;
+    let written = store.written.borrow();
     Ok(records
         .into_iter()
+        .filter(|r| written.contains(&r.seq))
         .map(|r| (r.operation, r.arguments, r.decision))
         .collect())
 }
@@ -711,6 +799,9 @@ fn audit_records(store: &TempStore) -> Result<Vec<(String, String, String)>, Str
 /// A store file in the temporary directory, removed when dropped.
 struct TempStore {
     path: PathBuf,
+    /// The audit records the file's runs on it wrote: only these count
+    /// for `audit` expectations (not rows a policy's seed put in).
+    written: RefCell<Vec<i64>>,
 }
 
 impl TempStore {
@@ -720,7 +811,10 @@ impl TempStore {
         let path = std::env::temp_dir().join(format!("writ-test-{}-{n}.db", std::process::id()));
         // A file left by an earlier process of the same id is not this
         // test's: start empty.
-        let store = TempStore { path };
+        let store = TempStore {
+            path,
+            written: RefCell::new(Vec::new()),
+        };
         store.remove();
         store
     }

@@ -50,6 +50,9 @@ struct Sources {
     /// The program: the tested file, its statements other than `let`
     /// blanked, a line break, then the test file.
     text: String,
+    /// Where the calls of the tests appended after both are (start and
+    /// end in the program), with the test's name in the test file.
+    arms: Vec<(usize, usize, Span)>,
 }
 
 impl Sources {
@@ -57,16 +60,21 @@ impl Sources {
     /// for the call of the test appended after both.
     fn locate(&self, span: Span) -> Option<(&File, Span)> {
         let test_end = self.offset + self.test.1.len();
-        if span.start >= self.offset {
-            (span.start < test_end).then(|| {
-                (
-                    &self.test,
-                    Span::new(
-                        span.start - self.offset,
-                        span.end.min(test_end) - self.offset,
-                    ),
-                )
-            })
+        if span.start >= test_end {
+            // The call of a test: shown at the test's name.
+            let (_, _, name) = self
+                .arms
+                .iter()
+                .find(|(start, end, _)| (*start..*end).contains(&span.start))?;
+            Some((&self.test, *name))
+        } else if span.start >= self.offset {
+            Some((
+                &self.test,
+                Span::new(
+                    span.start - self.offset,
+                    span.end.min(test_end) - self.offset,
+                ),
+            ))
         } else {
             let tested = self.tested.as_ref()?;
             Some((tested, Span::new(span.start, span.end.min(tested.1.len()))))
@@ -106,7 +114,12 @@ impl Sources {
     /// its trace placed in their own files.
     fn place_error(&self, e: &RunError) -> Placed {
         let home = e.span.and_then(|s| self.locate(s)).map(|(f, _)| f.clone());
+        let test_end = self.offset + self.test.1.len();
         let d = render::words::run_error(e, Edge::Cli, &|span: Span| {
+            // The call of the test is not the files': no place in them.
+            if span.start >= test_end {
+                return None;
+            }
             let (file, at) = self.locate(span)?;
             let p = writ::LineIndex::new(&file.1).position(at.start);
             match &home {
@@ -118,38 +131,22 @@ impl Sources {
     }
 }
 
-/// Run the tests of one `*_test.writ` file that `filter` selects.
+/// The input that says which test a run calls (`-1`: none, only the top
+/// level).
+const SELECTOR: &str = "writ_test_case_";
+
+/// Run the tests of one `*_test.writ` file that `filter` selects: the
+/// program (the files, then a statement per test calling it when
+/// [`SELECTOR`] is its number)
+/// is checked and compiled once, its top level run once alone (an error
+/// there fails every test: none of them would have run), then run once
+/// per test.
 pub fn run_file(path: &Path, filter: Option<&str>, limits: &writ::Limits) -> Vec<TestResult> {
     let shown = path.display().to_string();
-    let sources = match sources(path) {
+    let mut sources = match sources(path) {
         Ok(s) => s,
         Err(placed) => return vec![TestResult::file_error(&shown, placed)],
     };
-    let names: Vec<String> = writ::DEFAULT_GRANTS.iter().map(|g| g.to_string()).collect();
-    let options = writ::CheckOptions {
-        grants: Some(writ::Grants {
-            names: &names,
-            by: writ::GrantedBy::Default,
-        }),
-        ..Default::default()
-    };
-    let mut checked = writ::check_source(&sources.text, &options);
-    render::words::reword(&mut checked.diagnostics, Edge::Cli);
-    for d in &mut checked.diagnostics {
-        if d.code == Code::EffectNotGranted {
-            d.help = Some(
-                "tests run with only `Log` and `Fail`: handle the capability in the test (a handler that plays the host), move the operation into a function the tests do not call, or test the whole program under a policy in a `_test.toml` file".to_string(),
-            );
-        }
-    }
-    if !checked.accepted() {
-        let placed = checked
-            .diagnostics
-            .into_iter()
-            .map(|d| sources.place(d))
-            .collect();
-        return vec![TestResult::file_error(&shown, placed)];
-    }
     let parsed = writ_lang::parse(&sources.test.1);
     let tests: Vec<&FnDecl> = parsed
         .program
@@ -159,12 +156,121 @@ pub fn run_file(path: &Path, filter: Option<&str>, limits: &writ::Limits) -> Vec
             Item::Fn(f) if f.name.name.starts_with("test_") => Some(&**f),
             _ => None,
         })
-        .filter(|f| selected(&f.name.name, filter))
         .collect();
+    // Every parameterless test is called from the program (so that each
+    // is checked), whichever the filter selects.
+    let separator = if sources.text.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    // One statement per test, so that what the checker says of a test's
+    // call (a capability it performs) is placed at that test.
+    let mut program = format!("{}{separator}", sources.text);
+    let mut index = Vec::new();
+    for f in tests.iter().filter(|f| f.params.is_empty()) {
+        let start = program.len();
+        program.push_str(&format!(
+            "if {SELECTOR} == {} {{ {}(); () }} else {{ () }}\n",
+            index.len(),
+            f.name.name
+        ));
+        sources.arms.push((start, program.len(), f.name.span));
+        index.push(f.name.name.as_str());
+    }
+    let names: Vec<String> = writ::DEFAULT_GRANTS.iter().map(|g| g.to_string()).collect();
+    let inputs = [writ::InputDecl::new(SELECTOR, "Int")];
+    let options = writ::CheckOptions {
+        grants: Some(writ::Grants {
+            names: &names,
+            by: writ::GrantedBy::Default,
+        }),
+        inputs: &inputs,
+        ..Default::default()
+    };
+    let mut analysis = writ_lang::analyse(&program, &options);
+    render::words::reword(&mut analysis.diagnostics, Edge::Cli);
+    for d in &mut analysis.diagnostics {
+        if d.code == Code::EffectNotGranted {
+            d.help = Some(
+                "tests run with only `Log` and `Fail`: handle the capability in the test (a handler that plays the host), move the operation into a function the tests do not call, or test the whole program under a policy in a `_test.toml` file".to_string(),
+            );
+        }
+    }
+    let accepted = analysis.accepted();
+    let (Some(typed), true) = (analysis.typed, accepted) else {
+        let placed = analysis
+            .diagnostics
+            .into_iter()
+            .map(|d| sources.place(d))
+            .collect();
+        return vec![TestResult::file_error(&shown, placed)];
+    };
+    let module = match writ_runtime::compile(&analysis.program, &typed) {
+        Ok(m) => m,
+        Err(e) => {
+            return vec![TestResult::file_error(
+                &shown,
+                vec![sources.place_error(&e)],
+            )];
+        }
+    };
+    let runner = Runner {
+        module: &module,
+        sources: &sources,
+        limits,
+    };
+    // The top level alone: if it stops, no test would run.
+    let setup = runner.run(-1, limits);
     tests
-        .into_iter()
-        .map(|f| run_one(&shown, &sources, f, limits))
+        .iter()
+        .filter(|f| selected(&f.name.name, filter))
+        .map(|f| {
+            let at = index.iter().position(|n| *n == f.name.name);
+            run_one(&shown, &runner, f, at, &setup)
+        })
         .collect()
+}
+
+/// The compiled program of a test file, and what a run of it needs.
+struct Runner<'a> {
+    module: &'a writ_runtime::Module,
+    sources: &'a Sources,
+    limits: &'a writ::Limits,
+}
+
+/// One run's end, its `Log` lines and its fuel.
+struct Ran {
+    result: Result<(), RunError>,
+    log: Vec<String>,
+    fuel: u64,
+}
+
+impl Runner<'_> {
+    /// Run the program calling test number `at` (`-1`: none) under
+    /// `limits`, on a fresh machine.
+    fn run(&self, at: i64, limits: &writ::Limits) -> Ran {
+        let mut values = serde_json::Map::new();
+        values.insert(SELECTOR.to_string(), serde_json::Value::from(at));
+        let mut log = Vec::new();
+        let globals = match writ_runtime::inputs::from_json(self.module, &values, limits) {
+            Ok(g) => g,
+            Err(e) => {
+                return Ran {
+                    result: Err(e),
+                    log,
+                    fuel: 0,
+                };
+            }
+        };
+        let mut host = writ_runtime::LogHost::new(|line: &str| log.push(line.to_string()));
+        let (ran, used) = writ_runtime::inputs::run(self.module, globals, limits, &mut host, None);
+        Ran {
+            result: ran.map(|_| ()),
+            log,
+            fuel: used.fuel,
+        }
+    }
 }
 
 /// The test file at `path` and the file it tests, if there is one; or why
@@ -179,6 +285,7 @@ fn sources(path: &Path) -> Result<Sources, Vec<Placed>> {
             offset: 0,
             text,
             test,
+            arms: Vec::new(),
         });
     };
     let tested_shown = tested_path.display().to_string();
@@ -187,6 +294,9 @@ fn sources(path: &Path) -> Result<Sources, Vec<Placed>> {
     let parsed = writ_lang::parse(&tested_text);
     if parsed.has_errors() {
         return Err(placed_in(parsed.diagnostics, &tested_shown, &tested_text));
+    }
+    if let Some(d) = shadowed_namespace(&parsed.program.items, &tested_text) {
+        return Err(placed_in(vec![d], &tested_shown, &tested_text));
     }
     let mut prefix = tested_text.clone().into_bytes();
     for item in &parsed.program.items {
@@ -211,7 +321,57 @@ fn sources(path: &Path) -> Result<Sources, Vec<Placed>> {
         offset,
         text: format!("{prefix}\n{text}"),
         test,
+        arms: Vec::new(),
     })
+}
+
+/// A top-level `fn` or `let` of the tested file that takes the name of a
+/// standard-library namespace (`assert`, `list`, ...): the tests' calls
+/// `assert.eq(...)` would then be its, so a tested file could make every
+/// assertion hold. Such a file is refused (`E7001`). A `let` is refused
+/// when its pattern's text holds the name as a word (a field named so
+/// too: the rule errs on the side of refusing).
+fn shadowed_namespace(items: &[Item], text: &str) -> Option<Diagnostic> {
+    let namespaces: Vec<&str> = writ_lang::stdlib::FILES
+        .iter()
+        .filter_map(|f| f.name.strip_suffix(".writ"))
+        .filter(|n| !matches!(*n, "prelude" | "capabilities"))
+        .collect();
+    let word_at = |hay: &str, word: &str| -> Option<usize> {
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        hay.match_indices(word).map(|(i, _)| i).find(|&i| {
+            !hay.get(..i)
+                .and_then(|h| h.chars().next_back())
+                .is_some_and(ident)
+                && !hay
+                    .get(i + word.len()..)
+                    .and_then(|t| t.chars().next())
+                    .is_some_and(ident)
+        })
+    };
+    for item in items {
+        let (span, named) = match item {
+            Item::Fn(f) => (f.name.span, f.name.name.as_str()),
+            Item::Stmt(Stmt::Let(l)) => {
+                let span = l.pattern.span;
+                (span, text.get(span.start..span.end).unwrap_or(""))
+            }
+            _ => continue,
+        };
+        if let Some(ns) = namespaces.iter().find(|ns| word_at(named, ns).is_some()) {
+            return Some(
+                Diagnostic::new(
+                    Code::MalformedTest,
+                    format!(
+                        "expected the tested file to leave the standard library's names alone, found a top-level definition of `{ns}`"
+                    ),
+                )
+                .with_primary(span, format!("`{ns}` is the namespace the tests call"))
+                .with_help(format!("rename it: the tests' calls of `{ns}.…` must reach the standard library")),
+            );
+        }
+    }
+    None
 }
 
 /// `NAME.writ` beside `NAME_test.writ`, if it exists.
@@ -222,12 +382,21 @@ fn tested_file(path: &Path) -> Option<PathBuf> {
     tested.is_file().then_some(tested)
 }
 
-/// Run one test function on a fresh machine.
-fn run_one(file: &str, sources: &Sources, f: &FnDecl, limits: &writ::Limits) -> TestResult {
+/// Run one test function on a fresh machine: `at` is its place in the
+/// program's `match` (`None` for a function with parameters), `setup`
+/// the run of the top level alone.
+fn run_one(
+    file: &str,
+    runner: &Runner<'_>,
+    f: &FnDecl,
+    at: Option<usize>,
+    setup: &Ran,
+) -> TestResult {
+    let sources = runner.sources;
     let name = f.name.name.clone();
     let mut result = TestResult::new(file, &name, Kind::Writ);
     let in_test = |d: Diagnostic| Placed::new(d, &sources.test.0, &sources.test.1);
-    if !f.params.is_empty() {
+    let Some(at) = at else {
         let n = f.params.len();
         result.diagnostics.push(in_test(
             Diagnostic::new(
@@ -243,7 +412,7 @@ fn run_one(file: &str, sources: &Sources, f: &FnDecl, limits: &writ::Limits) -> 
             )),
         ));
         return result;
-    }
+    };
     let wanted = match wanted(f) {
         Ok(w) => w,
         Err(d) => {
@@ -251,7 +420,7 @@ fn run_one(file: &str, sources: &Sources, f: &FnDecl, limits: &writ::Limits) -> 
             return result;
         }
     };
-    let mut limits = limits.clone();
+    let mut limits = runner.limits.clone();
     for l in &wanted.limits {
         let set = match l.split_once('=') {
             Some((n, v)) => limits.set(n.trim(), v.trim()).map_err(|e| e.to_string()),
@@ -268,32 +437,24 @@ fn run_one(file: &str, sources: &Sources, f: &FnDecl, limits: &writ::Limits) -> 
             return result;
         }
     }
-    let separator = if sources.text.ends_with('\n') {
-        ""
-    } else {
-        "\n"
-    };
-    let program = format!("{}{separator}{name}()\n", sources.text);
-    let mut log = Vec::new();
-    let ran = writ::run_source(
-        &program,
-        &limits,
-        &mut |line: &str| log.push(line.to_string()),
-        None,
-    );
-    result.log = log;
-    result.fuel = ran.usage.fuel;
-    let Some(outcome) = ran.result else {
-        // Checked above as a whole; the appended call can still fail to
-        // check (a later `let` took the test's name).
-        let mut diags = ran.checked.diagnostics;
-        render::words::reword(&mut diags, Edge::Cli);
-        result.diagnostics = diags.into_iter().map(|d| sources.place(d)).collect();
+    if let Err(e) = &setup.result {
+        // The top level stopped before any test was called: this test
+        // did not run, whatever it expects.
+        let mut placed = sources.place_error(e);
+        placed.diagnostic = placed.diagnostic.with_note(format!(
+            "the files' top level stopped before `{name}` was called"
+        ));
+        result.diagnostics.push(placed);
+        result.log = setup.log.clone();
+        result.fuel = setup.fuel;
         return result;
-    };
-    match (outcome, wanted.code) {
-        (Ok(_), None) => result.passed = true,
-        (Ok(_), Some(code)) => result.diagnostics.push(in_test(
+    }
+    let ran = runner.run(i64::try_from(at).unwrap_or(i64::MAX), &limits);
+    result.log = ran.log;
+    result.fuel = ran.fuel;
+    match (ran.result, wanted.code) {
+        (Ok(()), None) => result.passed = true,
+        (Ok(()), Some(code)) => result.diagnostics.push(in_test(
             Diagnostic::new(
                 Code::ExpectationNotMet,
                 format!(
