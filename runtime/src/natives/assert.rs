@@ -62,43 +62,40 @@ fn difference<'a>(cx: &Cx, a: &'a Value, b: &'a Value) -> Result<Difference<'a>,
     };
     for _ in 0..MAX_PATH {
         cx.tick(1)?;
-        let pairs: Vec<(String, &Value, &Value)> = match (d.actual.view(), d.expected.view()) {
-            (View::List(x), View::List(y)) => indexed(x.iter(), y.iter(), |i| format!("[{i}]")),
-            (View::Tuple(x), View::Tuple(y)) => indexed(x.iter(), y.iter(), |i| format!(".{i}")),
+        // The first pair of parts that differ, found without collecting
+        // the parts (each comparison metered, as `==` is).
+        let unequal = |(u, v): &(&Value, &Value)| !value::equal(u, v);
+        let next: Option<(String, &Value, &Value)> = match (d.actual.view(), d.expected.view()) {
+            (View::List(x), View::List(y)) => {
+                first_unequal(x.iter().zip(y.iter()), |i| format!("[{i}]"))
+            }
+            (View::Tuple(x), View::Tuple(y)) => {
+                first_unequal(x.iter().zip(y.iter()), |i| format!(".{i}"))
+            }
             (View::Record(x), View::Record(y)) => x
                 .fields(cx.module())
                 .zip(y.values())
-                .map(|((name, u), v)| (format!(".{name}"), u, v))
-                .collect(),
+                .find(|((_, u), v)| !value::equal(u, v))
+                .map(|((name, u), v)| (format!(".{name}"), u, v)),
             (View::Variant(x), View::Variant(y)) if x.ctor() == y.ctor() => {
                 // `Some.0`: the constructor, then its field's position.
                 let name = x.name(cx.module()).unwrap_or("?").to_string();
                 let sep = if d.path.is_empty() { "" } else { "." };
-                indexed(x.fields().iter(), y.fields().iter(), |i| {
+                first_unequal(x.fields().iter().zip(y.fields()), |i| {
                     format!("{sep}{name}.{i}")
                 })
             }
-            (View::Map(x), View::Map(y)) => {
-                let mut pairs = Vec::new();
-                for ((k, u), (l, v)) in x.iter().zip(y.iter()) {
-                    cx.tick(1)?;
-                    if !value::equal(k, l) {
-                        break;
-                    }
-                    pairs.push((format!("[{}]", shown(cx, k, PART)), u, v));
-                }
-                pairs
-            }
+            (View::Map(x), View::Map(y)) => x
+                .iter()
+                .zip(y.iter())
+                .take_while(|((k, _), (l, _))| value::equal(k, l))
+                .map(|((k, u), (_, v))| (k, u, v))
+                .find(|(_, u, v)| unequal(&(u, v)))
+                .map(|(k, u, v)| (format!("[{}]", shown(cx, k, PART)), u, v)),
             _ => return Ok(d),
         };
-        let lengths = sequence_lengths(d.actual, d.expected);
-        let mut next = None;
-        for (step, u, v) in pairs {
-            if !value::equal(u, v) {
-                next = Some((step, u, v));
-                break;
-            }
-        }
+        // A comparison cut short by a limit answered "equal": stop here
+        // with the limit, not with a wrong place.
         cx.tick(1)?;
         match next {
             Some((step, u, v)) => {
@@ -107,7 +104,7 @@ fn difference<'a>(cx: &Cx, a: &'a Value, b: &'a Value) -> Result<Difference<'a>,
                 d.expected = v;
             }
             None => {
-                d.lengths = lengths.filter(|(x, y)| x != y);
+                d.lengths = sequence_lengths(d.actual, d.expected).filter(|(x, y)| x != y);
                 return Ok(d);
             }
         }
@@ -115,16 +112,16 @@ fn difference<'a>(cx: &Cx, a: &'a Value, b: &'a Value) -> Result<Difference<'a>,
     Ok(d)
 }
 
-/// Pairs of elements at the same position, each with its step.
-fn indexed<'a>(
-    x: impl Iterator<Item = &'a Value>,
-    y: impl Iterator<Item = &'a Value>,
+/// The first pair of parts at the same position that are not equal, with
+/// its step.
+fn first_unequal<'a>(
+    pairs: impl Iterator<Item = (&'a Value, &'a Value)>,
     step: impl Fn(usize) -> String,
-) -> Vec<(String, &'a Value, &'a Value)> {
-    x.zip(y)
+) -> Option<(String, &'a Value, &'a Value)> {
+    pairs
         .enumerate()
+        .find(|(_, (u, v))| !value::equal(u, v))
         .map(|(i, (u, v))| (step(i), u, v))
-        .collect()
 }
 
 /// The lengths of two lists or two maps (what else can differ when every
@@ -181,6 +178,9 @@ pub(super) fn ne(cx: &Cx, a: &[Value]) -> R {
     if !value::equal(actual, unexpected) {
         return Ok(Value(Repr::Unit));
     }
+    // A comparison cut short by a limit answers "equal": the limit, not a
+    // false failure.
+    cx.tick(1)?;
     Err(failed(format!(
         "expected a value other than `{}`, found it",
         shown(cx, unexpected, SHOWN)
