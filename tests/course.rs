@@ -14,6 +14,8 @@
 //! - its starter files as shipped fail exactly the tests listed in
 //!   `instructor/starter_failures.txt`, and pass the others.
 
+mod transcripts;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -131,34 +133,16 @@ fn steps(doc: &str) -> Vec<Step> {
             i = close + 1;
             continue;
         }
-        let Some(args) = line
-            .strip_prefix("`writ ")
-            .and_then(|r| r.split_once('`'))
-            .filter(|(_, after)| after.trim() == "prints:")
-            .map(|(a, _)| a.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-        else {
+        let Some(args) = transcripts::command_line(line) else {
             i += 1;
             continue;
         };
-        let mut open = i + 1;
-        while open < lines.len() && lines[open].trim().is_empty() {
-            open += 1;
-        }
-        if !lines.get(open).is_some_and(|l| l.starts_with("```")) {
+        let Some((open, close)) = transcripts::block_after(&lines, i) else {
             i += 1;
             continue;
-        }
-        let close = (open + 1..lines.len())
-            .find(|&k| lines[k] == "```")
-            .unwrap_or(lines.len());
-        let expected = lines[open + 1..close.min(lines.len())].join("\n");
-        let code = lines
-            .iter()
-            .skip(close + 1)
-            .find(|l| !l.trim().is_empty())
-            .and_then(|l| l.strip_prefix("exit code "))
-            .and_then(|l| l.trim().trim_end_matches('.').parse().ok())
-            .unwrap_or(0);
+        };
+        let expected = lines[open + 1..close].join("\n");
+        let code = transcripts::stated_exit(&lines, close).unwrap_or(0);
         steps.push(Step::Command {
             args,
             line: open + 1,

@@ -13,6 +13,8 @@
 //! With `WRIT_BLESS=1`, the document's output blocks are rewritten with
 //! what the commands print (review the diff).
 
+mod transcripts;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -44,13 +46,6 @@ fn file_line(line: &str) -> Option<String> {
         .filter(|n| !n.starts_with("writ ") && !n.contains(' '))
 }
 
-/// The arguments of a line `` `writ ARGS` prints: ``.
-fn run_line(line: &str) -> Option<Vec<String>> {
-    let rest = line.strip_prefix("`writ ")?;
-    let (args, after) = rest.split_once('`')?;
-    (after.trim() == "prints:").then(|| args.split_whitespace().map(str::to_string).collect())
-}
-
 fn steps(doc: &str) -> Vec<Step> {
     let lines: Vec<&str> = doc.lines().collect();
     let mut steps = Vec::new();
@@ -58,23 +53,15 @@ fn steps(doc: &str) -> Vec<Step> {
     while i < lines.len() {
         let line = lines[i];
         let file = file_line(line);
-        let run = run_line(line);
+        let run = transcripts::command_line(line);
         if file.is_none() && run.is_none() {
             i += 1;
             continue;
         }
-        // The next fenced block.
-        let mut open = i + 1;
-        while open < lines.len() && lines[open].trim().is_empty() {
-            open += 1;
-        }
-        if !lines.get(open).is_some_and(|l| l.starts_with("```")) {
+        let Some((open, close)) = transcripts::block_after(&lines, i) else {
             i += 1;
             continue;
-        }
-        let close = (open + 1..lines.len())
-            .find(|&k| lines[k] == "```")
-            .unwrap_or_else(|| panic!("docs/testing.md line {}: unclosed block", open + 1));
+        };
         let text = lines[open + 1..close].join("\n");
         match (file, run) {
             (Some(name), _) => steps.push(Step::File {
@@ -150,12 +137,8 @@ fn every_command_prints_what_the_document_shows() {
                     }
                 }
                 let code = out.status.code().unwrap_or(-1);
-                let stated = doc
-                    .lines()
-                    .skip(at.1 + 1)
-                    .find(|l| !l.trim().is_empty())
-                    .and_then(|l| l.strip_prefix("exit code "))
-                    .and_then(|l| l.trim_end_matches('.').parse::<i32>().ok());
+                let doc_lines: Vec<&str> = doc.lines().collect();
+                let stated = transcripts::stated_exit(&doc_lines, at.1);
                 let all_passed = actual.ends_with(" 0 failed")
                     || (actual.contains("\"failed\":0") && !actual.contains("\"error\""));
                 let want_code = stated.unwrap_or(if all_passed { 0 } else { 1 });

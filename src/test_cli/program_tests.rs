@@ -450,16 +450,12 @@ fn run_case(
                                 if records.is_empty() {
                                     "none".to_string()
                                 } else {
-                                    let more = records.len().saturating_sub(10);
-                                    let shown: Vec<String> = records
-                                        .iter()
-                                        .take(10)
-                                        .map(|(op, args, dec)| format!("{op}({}) {dec}", cut(args)))
-                                        .collect();
-                                    format!(
-                                        "{}{}",
-                                        shown.join("; "),
-                                        if more > 0 { format!("; and {more} more") } else { String::new() }
+                                    listed(
+                                        records
+                                            .iter()
+                                            .map(|(op, args, dec)| format!("{op}({}) {dec}", cut(args)))
+                                            .collect(),
+                                        "; ",
                                     )
                                 }
                             ));
@@ -551,22 +547,28 @@ fn malformed(why: String) -> Diagnostic {
     Diagnostic::new(Code::MalformedTest, why)
 }
 
+/// At most ten items for a message, joined by `sep`, then how many more.
+fn listed(items: Vec<String>, sep: &str) -> String {
+    let more = items.len().saturating_sub(10);
+    let shown: Vec<&str> = items.iter().take(10).map(String::as_str).collect();
+    let rest = if more > 0 {
+        format!("{sep}and {more} more")
+    } else {
+        String::new()
+    };
+    format!("{}{rest}", shown.join(sep))
+}
+
 /// Lines as a list shown in a message.
 fn lines(lines: &[String]) -> String {
     if lines.is_empty() {
         return "none".to_string();
     }
-    let shown: Vec<String> = lines.iter().take(10).map(|l| format!("{l:?}")).collect();
-    let more = lines.len().saturating_sub(10);
-    format!(
-        "[{}{}]",
-        shown.join(", "),
-        if more > 0 {
-            format!(", and {more} more")
-        } else {
-            String::new()
-        }
-    )
+    let text = listed(
+        lines.iter().map(|l| format!("{:?}", cut(l))).collect(),
+        ", ",
+    );
+    format!("[{text}]")
 }
 
 /// Operations as a list shown in a message.
@@ -574,20 +576,11 @@ fn operations(ops: &[Operation]) -> String {
     if ops.is_empty() {
         return "no operations".to_string();
     }
-    let shown: Vec<String> = ops
-        .iter()
-        .take(10)
-        .map(|o| format!("{}({}) {}", o.operation, cut(&o.arguments), o.decision))
-        .collect();
-    let more = ops.len().saturating_sub(10);
-    format!(
-        "{}{}",
-        shown.join("; "),
-        if more > 0 {
-            format!("; and {more} more")
-        } else {
-            String::new()
-        }
+    listed(
+        ops.iter()
+            .map(|o| format!("{}({}) {}", o.operation, cut(&o.arguments), o.decision))
+            .collect(),
+        "; ",
     )
 }
 
