@@ -419,6 +419,7 @@ fn check_file(
                 )
             };
             render::words::reword(&mut checked.diagnostics, Edge::Cli);
+            test_cli::note_pairing(p, &mut checked.diagnostics);
             FileReport {
                 path,
                 text,

@@ -20,6 +20,8 @@ const CASES: &[(&str, &[&str])] = &[
         &["test", "--format", "json", "nocheck_test.writ"],
     ),
     ("paired", &["test", "cart_test.writ"]),
+    ("check_alone", &["check", "cart_test.writ"]),
+    ("defined_in_both", &["test", "twice_test.writ"]),
     ("programs", &["test", "programs/shop_test.toml"]),
     ("malformed", &["test", "programs/malformed_test.toml"]),
     ("shadowed_namespace", &["test", "shadow_test.writ"]),

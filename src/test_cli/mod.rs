@@ -167,6 +167,29 @@ pub fn run(options: &Options<'_>) -> ExitCode {
     printer.finish(&results, options.filter)
 }
 
+/// For `writ check` of a test file `NAME_test.writ` beside a `NAME.writ`:
+/// a note on each unknown name, type or constructor that `writ test`
+/// checks the two together (the names are probably `NAME.writ`'s), where
+/// `writ check` checks the file alone.
+pub fn note_pairing(path: &Path, diagnostics: &mut [Diagnostic]) {
+    let Some(tested) = writ_tests::tested_file(path) else {
+        return;
+    };
+    let name = tested
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    for d in diagnostics.iter_mut().filter(|d| {
+        matches!(
+            d.code,
+            writ::Code::UnknownName | writ::Code::UnknownType | writ::Code::UnknownConstructor
+        )
+    }) {
+        d.notes.push(format!(
+            "`writ check` checks this test file alone; `writ test` checks it together with `{name}` beside it, whose names it sees (docs/testing.md)"
+        ));
+    }
+}
+
 /// Whether a test named `name` is run under `--filter`.
 fn selected(name: &str, filter: Option<&str>) -> bool {
     filter.is_none_or(|f| name.contains(f))

@@ -96,17 +96,23 @@ impl Sources {
             d.labels.clear();
             return Placed::new(d, &self.test.0, &"".into());
         };
+        let mut elsewhere = Vec::new();
         d.labels = d
             .labels
             .into_iter()
             .filter_map(|mut l| {
                 let (file, span) = self.locate(l.span)?;
-                (Rc::ptr_eq(&file.0, &home.0)).then(|| {
-                    l.span = span;
-                    l
-                })
+                if !Rc::ptr_eq(&file.0, &home.0) {
+                    // A label in the other file: said in a note.
+                    let p = writ::LineIndex::new(&file.1).position(span.start);
+                    elsewhere.push(format!("{}:{}:{}: {}", file.0, p.line, p.column, l.message));
+                    return None;
+                }
+                l.span = span;
+                Some(l)
             })
             .collect();
+        d.notes.extend(elsewhere);
         Placed::new(d, &home.0, &home.1)
     }
 
@@ -375,7 +381,7 @@ fn shadowed_namespace(items: &[Item], text: &str) -> Option<Diagnostic> {
 }
 
 /// `NAME.writ` beside `NAME_test.writ`, if it exists.
-fn tested_file(path: &Path) -> Option<PathBuf> {
+pub(super) fn tested_file(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?.to_str()?;
     let stem = name.strip_suffix("_test.writ")?;
     let tested = path.with_file_name(format!("{stem}.writ"));
@@ -504,6 +510,18 @@ fn wanted(f: &FnDecl) -> Result<Wanted, Diagnostic> {
                 .with_primary(f.name.span, "in the doc comment of this test")
                 .with_help("`writ explain CODE` shows what each code means")
             })?;
+            if let Some(before) = w.code {
+                return Err(Diagnostic::new(
+                    Code::MalformedTest,
+                    format!(
+                        "expected one `Expect:` line in the doc comment, found `Expect: {}` and `Expect: {}`",
+                        before.as_str(),
+                        code.as_str()
+                    ),
+                )
+                .with_primary(f.name.span, "in the doc comment of this test")
+                .with_help("a test stops with one code: keep the one it must stop with"));
+            }
             w.code = Some(code);
         } else if let Some(rest) = strip_word(line, "limits:") {
             w.limits.extend(
