@@ -382,11 +382,14 @@ pub(super) fn slice(cx: &Cx, a: &[Value]) -> R {
     };
     let s = text(s, "str.slice")?;
     let m = cx.meter();
-    let len = char_count(s, m);
-    let start = clamp(int(start, "str.slice")?, len);
-    let end = clamp(int(end, "str.slice")?, len).max(start);
-    let (from, to) = (char_offset(s, start, m), char_offset(s, end, m));
-    copied(cx, s.get(from..to.max(from)).unwrap_or(""))
+    // Only the text up to `end` is walked (a short slice of a long text
+    // is cheap): an index past the end finds the end, so it clamps itself.
+    let start = clamp(int(start, "str.slice")?, usize::MAX);
+    let end = clamp(int(end, "str.slice")?, usize::MAX).max(start);
+    let from = char_offset(s, start, m);
+    let rest = s.get(from..).unwrap_or("");
+    let to = from + char_offset(rest, end - start, m);
+    copied(cx, s.get(from..to).unwrap_or(""))
 }
 
 pub(super) fn chars(cx: &Cx, a: &[Value]) -> R {
