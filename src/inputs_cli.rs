@@ -22,16 +22,22 @@ pub const MAX_INPUTS_BYTES: u64 = 16 * 1024 * 1024;
 /// The inputs declared by `--input-type NAME=TYPE` arguments, in order.
 pub fn declared(args: &[String]) -> Result<Vec<InputDecl>, ExitCode> {
     args.iter()
-        .map(|a| match a.split_once('=') {
-            Some((name, ty)) => Ok(InputDecl::new(name.trim(), ty.trim())),
-            None => {
+        .map(|a| {
+            declaration(a).ok_or_else(|| {
                 err_println!(
                     "error: expected `--input-type NAME=TYPE` (like `request={{ to: Str }}`), found `{a}`"
                 );
-                Err(ExitCode::from(2))
-            }
+                ExitCode::from(2)
+            })
         })
         .collect()
+}
+
+/// One input's declaration `NAME=TYPE` (as `--input-type` and a test
+/// file's `input_types` take it); `None` without the `=`.
+pub fn declaration(a: &str) -> Option<InputDecl> {
+    let (name, ty) = a.split_once('=')?;
+    Some(InputDecl::new(name.trim(), ty.trim()))
 }
 
 /// The values in the `--inputs` file at `path` (none without one): a JSON

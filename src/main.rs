@@ -378,23 +378,26 @@ fn load_policy(path: &Path) -> Result<writ_host::policy::Policy, ExitCode> {
         std::io::stdout().is_terminal(),
         std::env::var("NO_COLOR").ok().as_deref(),
     );
-    let text = match read_file(path) {
-        Ok(t) => t,
-        Err(d) => {
-            host_cli::out(&render::human(&[d], &shown, "", color));
-            host_cli::out(&format!("{shown}: policy not read\n"));
-            return Err(ExitCode::from(2));
-        }
-    };
-    writ_host::policy::parse(&text).map_err(|diags| {
+    read_policy(path).map_err(|(text, diags)| {
         host_cli::out(&render::human(&diags, &shown, &text, color));
-        let n = diags.len();
-        host_cli::out(&format!(
-            "{shown}: malformed policy: {n} error{}; nothing is granted\n",
-            if n == 1 { "" } else { "s" }
-        ));
+        if text.is_empty() {
+            host_cli::out(&format!("{shown}: policy not read\n"));
+        } else {
+            let n = diags.len();
+            host_cli::out(&format!(
+                "{shown}: malformed policy: {n} error{}; nothing is granted\n",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
         ExitCode::from(2)
     })
+}
+
+/// Read and parse a policy file, or what went wrong: the file's text
+/// (empty when it could not be read) and the diagnostics about it.
+fn read_policy(path: &Path) -> Result<writ_host::policy::Policy, (String, Vec<Diagnostic>)> {
+    let text = read_file(path).map_err(|d| (String::new(), vec![d]))?;
+    writ_host::policy::parse(&text).map_err(|diags| (text, diags))
 }
 
 fn check_file(
@@ -601,16 +604,23 @@ fn explain(code: &str) -> ExitCode {
 /// is a usage error (exit 2).
 fn apply_limits(limits: &mut writ::Limits, limit: &[String]) -> Result<(), ExitCode> {
     for l in limit {
-        let Some((name, value)) = l.split_once('=') else {
-            err_println!("error: expected `--limit name=value` (like `fuel=1000000`), found `{l}`");
-            return Err(ExitCode::from(2));
-        };
-        if let Err(e) = limits.set(name.trim(), value.trim()) {
-            err_println!("error: in `--limit {l}`: {e}");
+        if let Err(why) = set_limit(limits, l) {
+            err_println!("error: in `--limit {l}`: {why}");
             return Err(ExitCode::from(2));
         }
     }
     Ok(())
+}
+
+/// Apply one `name=value` limit setting (as `--limit`, a test's `Limits:`
+/// line and a test file's `limits` take them), or say why it is not one.
+fn set_limit(limits: &mut writ::Limits, setting: &str) -> Result<(), String> {
+    let (name, value) = setting
+        .split_once('=')
+        .ok_or_else(|| format!("expected `name=value` (like `fuel=1000000`), found `{setting}`"))?;
+    limits
+        .set(name.trim(), value.trim())
+        .map_err(|e| e.to_string())
 }
 
 /// Whether diagnostics written to standard error get colour.

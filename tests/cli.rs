@@ -225,7 +225,7 @@ fn run_usage_errors_exit_2_and_say_what_was_expected() {
         ),
         (
             &["run", "--limit", "fuel", "ok.writ"],
-            "expected `--limit name=value`",
+            "in `--limit fuel`: expected `name=value` (like `fuel=1000000`), found `fuel`",
         ),
         (
             &["run", "--limit", "memory=lots", "ok.writ"],

@@ -39,6 +39,10 @@ pub enum Edge<'a> {
     /// An embedder's host, whose settings Writ does not know: neutral
     /// words (the limit by name, the grants as a list).
     Embedded,
+    /// A test file run by `writ test`: limits are raised with `--limit`
+    /// or a test's `Limits:` line, and a test has only `Log` and `Fail`
+    /// (a capability is played by a handler in the test).
+    Test,
 }
 
 /// How to raise `limit` at `edge`, with `it` for the limit (`it`, `the
@@ -51,6 +55,9 @@ fn raise(limit: Limit, edge: Edge<'_>, it: &str) -> String {
         Edge::Policy(Some(path)) => format!("raise `{name}` in the policy's `[limits]` ({path})"),
         Edge::Policy(None) => format!("raise `{name}` in the policy's `[limits]`"),
         Edge::Embedded => format!("raise the {name} limit"),
+        Edge::Test => format!(
+            "raise {it} with `--limit {name}=...`, or with a line `Limits: {name}=...` in the test's doc comment"
+        ),
     }
 }
 
@@ -156,6 +163,9 @@ fn hint_help(hint: &Hint, edge: Edge<'_>) -> Option<String> {
         (GrantedBy::Default, Edge::Cli) => Some(format!(
             "without `--policy`, `writ run` grants only `Log` (and `Fail`, which needs no grant); run it with `--policy FILE` whose policy grants `{name}` (see docs/policy.md)"
         )),
+        (GrantedBy::Default, Edge::Test) => Some(format!(
+            "tests run with only `Log` and `Fail`: handle `{name}` in the test (a handler that plays the host), keep it in a function the tests do not call, or test the whole program under a policy in a `_test.toml` file (docs/testing.md)"
+        )),
         (GrantedBy::Default, Edge::Repl) => Some(format!(
             "the REPL has no policy in force, so it grants only `Log` (and `Fail`, which needs no grant); switch to a policy that grants `{name}` with `:policy FILE`, or start with `writ repl --policy FILE` (see docs/policy.md)"
         )),
@@ -183,6 +193,10 @@ mod tests {
         assert_eq!(
             help(Edge::Repl),
             "raise it with `:limits fuel=...` if the input needs more"
+        );
+        assert_eq!(
+            help(Edge::Test),
+            "raise it with `--limit fuel=...`, or with a line `Limits: fuel=...` in the test's doc comment if the program needs more"
         );
         assert_eq!(
             help(Edge::Policy(Some("p.toml"))),
@@ -244,6 +258,8 @@ mod tests {
         assert!(worded(GrantedBy::Default, Edge::Repl).contains("`:policy FILE`"));
         assert!(worded(GrantedBy::Default, Edge::Cli).contains("`--policy FILE`"));
         assert_eq!(worded(GrantedBy::Default, Edge::Embedded), "neutral");
+        assert!(worded(GrantedBy::Default, Edge::Test).contains("a handler that plays the host"));
+        assert_eq!(worded(GrantedBy::List, Edge::Test), "neutral");
         assert_eq!(worded(GrantedBy::Policy, Edge::Cli), "neutral");
         assert_eq!(worded(GrantedBy::Policy, Edge::Repl), "neutral");
     }

@@ -121,7 +121,7 @@ impl Sources {
     fn place_error(&self, e: &RunError) -> Placed {
         let home = e.span.and_then(|s| self.locate(s)).map(|(f, _)| f.clone());
         let test_end = self.offset + self.test.1.len();
-        let d = render::words::run_error(e, Edge::Cli, &|span: Span| {
+        let d = render::words::run_error(e, Edge::Test, &|span: Span| {
             // The call of the test is not the files': no place in them.
             if span.start >= test_end {
                 return None;
@@ -195,14 +195,7 @@ pub fn run_file(path: &Path, filter: Option<&str>, limits: &writ::Limits) -> Vec
         ..Default::default()
     };
     let mut analysis = writ_lang::analyse(&program, &options);
-    render::words::reword(&mut analysis.diagnostics, Edge::Cli);
-    for d in &mut analysis.diagnostics {
-        if d.code == Code::EffectNotGranted {
-            d.help = Some(
-                "tests run with only `Log` and `Fail`: handle the capability in the test (a handler that plays the host), move the operation into a function the tests do not call, or test the whole program under a policy in a `_test.toml` file".to_string(),
-            );
-        }
-    }
+    render::words::reword(&mut analysis.diagnostics, Edge::Test);
     let accepted = analysis.accepted();
     let (Some(typed), true) = (analysis.typed, accepted) else {
         let placed = analysis
@@ -428,15 +421,11 @@ fn run_one(
     };
     let mut limits = runner.limits.clone();
     for l in &wanted.limits {
-        let set = match l.split_once('=') {
-            Some((n, v)) => limits.set(n.trim(), v.trim()).map_err(|e| e.to_string()),
-            None => Err("expected `name=value`".to_string()),
-        };
-        if let Err(e) = set {
+        if let Err(e) = crate::set_limit(&mut limits, l) {
             result.diagnostics.push(in_test(
                 Diagnostic::new(
                     Code::MalformedTest,
-                    format!("expected `Limits: name=value,...` in the doc comment of `{name}`: in `{l}`: {e}"),
+                    format!("in the doc comment of `{name}`, `Limits: {l}`: {e}"),
                 )
                 .with_primary(f.name.span, "this test"),
             ));
