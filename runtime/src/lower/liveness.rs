@@ -98,12 +98,6 @@ fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
         Op::LocalLocalArith(a, b, _) => out.extend([*a, *b]),
         Op::BranchLocalInt(n, ..) => out.push(u32::from(*n)),
         Op::BranchLocalLocal(a, b, ..) => out.extend([u32::from(*a), u32::from(*b)]),
-        Op::TestLenLocal(n, ..)
-        | Op::TestMinLenLocal(n, ..)
-        | Op::JumpLenLocal(n, ..)
-        | Op::ItemLocal(n, ..)
-        | Op::DropItemsLocal(n, ..)
-        | Op::MoveToLocal(n, _) => out.push(*n),
         Op::Closure(f) => {
             for c in captures.get(*f as usize).into_iter().flatten() {
                 if let CaptureFrom::Local(n) = c {
@@ -127,11 +121,10 @@ pub(super) fn moves(functions: &mut [Function], from: usize) {
 
 fn moves_in(f: &mut Function, captures: &[Vec<CaptureFrom>]) {
     let slots = f.locals as usize;
+    // (The list ops on locals that also write one are fused only after
+    // this pass: it never sees them.)
     let write = |op: &Op| match op {
-        Op::SetLocal(w)
-        | Op::ItemLocal(_, _, w)
-        | Op::DropItemsLocal(_, _, w)
-        | Op::MoveToLocal(_, w) => Some(*w),
+        Op::SetLocal(w) => Some(*w),
         _ => None,
     };
     let Some(live_in) = live_in(&f.ops, slots, |op, out| reads(op, captures, out), write) else {

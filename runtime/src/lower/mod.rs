@@ -202,8 +202,9 @@ pub fn lower(
 
 /// The passes over lowered code, on the functions from `first` on (those
 /// just lowered): fusing op sequences, moving values out on their last
-/// read (which needs the fused code), then fusing returns (which needs
-/// the moves).
+/// read (which needs the fused code), then fusing what needs the moves
+/// (returns of a local, and list patterns on locals, which fuse only a
+/// read that is not the last).
 pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
     for f in functions.iter_mut().skip(first) {
         peephole::fuse(f);

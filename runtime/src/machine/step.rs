@@ -2,8 +2,10 @@
 //!
 //! [`Machine::execute`] keeps the running frame's code, program counter
 //! and base in locals and handles the commonest instructions inline
-//! (locals, `Int` arithmetic and branches, calls of known functions, tail
-//! calls, returns, simple and tail-resumptive handler clauses); everything
+//! (locals, `Int` arithmetic and branches, calls of known functions and
+//! of function and closure values, tail calls (a function's call of
+//! itself keeping its frame), returns, list patterns on locals, simple and
+//! tail-resumptive handler clauses); everything
 //! else goes to [`super::calls`], [`super::handlers`] and [`super::ops`],
 //! after which the loop reloads the running frame.
 //!
@@ -20,7 +22,7 @@
 //!   nothing (`()`, `Bool`, `Int`, `Float`, a constructor without fields,
 //!   a function or native) is forgotten rather than dropped on the hot
 //!   paths (`Int` arithmetic, `Pop`, `SetLocal`, a returning frame's
-//!   slots, a simple clause's arguments), which keeps the
+//!   slots, a tail call's old locals, a simple clause's arguments), which keeps the
 //!   out-of-line drop of [`Value`] off them; anything else is dropped as
 //!   usual. The loop's two `unsafe` blocks: a frame written into capacity
 //!   made just before it, and the stack cut down over plain values.
@@ -317,7 +319,6 @@ impl<'a> Machine<'a> {
                     set_local!(d, v);
                 }
                 Op::DropItemsLocal(s, n, d) => {
-                    sync!();
                     let list = take_local!(s);
                     let rest = tri!(self.rest_of(list, n));
                     set_local!(d, rest);
@@ -663,7 +664,9 @@ impl<'a> Machine<'a> {
             self.stack.swap(base + i, start + i);
         }
         // The old locals, now above the arguments: most are plain or
-        // moved out already.
+        // moved out already. (Popped one by one: `discard_above`'s scan
+        // for the topmost owning value measured 3% slower on list.map's
+        // loop, whose frames are small.)
         while self.stack.len() > base + n {
             if let Some(v) = self.stack.pop() {
                 forget_plain(v);

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::{Cx, int, items, new_str, reserve_list, sort, wrong_args};
+use super::{Cx, count, int, items, new_str, reserve_list, sort, wrong_args};
 use crate::display;
 use crate::error::RunError;
 use crate::value::{self, ListObj, Repr, Value};
@@ -22,11 +22,6 @@ fn mapped<T>(cx: &Cx, xs: impl ExactSizeIterator<Item = T>, f: impl Fn(usize, T)
         out.push(f(i, x));
     }
     Ok(Value::from_vec(out))
-}
-
-/// A count argument: negative counts act as zero.
-fn count(v: &Value, name: &str) -> Result<usize, RunError> {
-    Ok(usize::try_from(int(v, name)?.max(0)).unwrap_or(usize::MAX))
 }
 
 pub(super) fn length(_: &Cx, a: &[Value]) -> R {

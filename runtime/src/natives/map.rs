@@ -78,9 +78,9 @@ pub(super) fn contains(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("map.contains"));
     };
     cx.tick(1)?;
-    Ok(Value(Repr::Bool(
-        (entries(m, "map.contains")?.contains_key(&Key(k.clone()))).into(),
-    )))
+    Ok(Value::bool(
+        entries(m, "map.contains")?.contains_key(&Key(k.clone())),
+    ))
 }
 
 pub(super) fn keys(cx: &Cx, a: &[Value]) -> R {

@@ -60,9 +60,9 @@ pub(super) fn pow(_: &Cx, a: &[Value]) -> R {
     let [b, e] = a else {
         return Err(wrong_args("math.pow"));
     };
-    Ok(Value(Repr::Float(
-        (float(b, "math.pow")?.powf(float(e, "math.pow")?)).into(),
-    )))
+    Ok(Value::float(
+        float(b, "math.pow")?.powf(float(e, "math.pow")?),
+    ))
 }
 
 pub(super) fn ipow(cx: &Cx, a: &[Value]) -> R {

@@ -66,7 +66,7 @@ impl Cx<'_, '_> {
 
     /// `None`.
     pub(crate) fn none(&self) -> Value {
-        Value(Repr::Tag(self.module().prelude.none.into()))
+        Value::none(self.module())
     }
 
     /// `Some(v)` or `None`.
@@ -222,6 +222,12 @@ pub(crate) fn int(v: &Value, name: &str) -> Result<i64, RunError> {
         Value(Repr::Int(n)) => Ok(*n),
         _ => Err(wrong_args(name)),
     }
+}
+
+/// A count or index argument: negative ones act as zero, and those past
+/// `usize` as its largest.
+pub(crate) fn count(v: &Value, name: &str) -> Result<usize, RunError> {
+    Ok(usize::try_from(int(v, name)?.max(0)).unwrap_or(usize::MAX))
 }
 
 /// A float argument.

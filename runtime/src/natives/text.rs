@@ -8,7 +8,7 @@
 //! copy cut short by the meter returns a partial result that the caller
 //! discards.
 
-use super::{Cx, int, items, new_str, reserve_list, text, wrong_args};
+use super::{Cx, count, int, items, new_str, reserve_list, text, wrong_args};
 use crate::display;
 use crate::error::RunError;
 use crate::meter::{self, Meter};
@@ -371,11 +371,6 @@ pub(super) fn to_lower(cx: &Cx, a: &[Value]) -> R {
     case_mapped(cx, one(a, "str.to_lower")?, str::to_lowercase)
 }
 
-/// Clamp a character index into `0..=len`.
-fn clamp(i: i64, len: usize) -> usize {
-    usize::try_from(i.max(0)).unwrap_or(usize::MAX).min(len)
-}
-
 pub(super) fn slice(cx: &Cx, a: &[Value]) -> R {
     let [s, start, end] = a else {
         return Err(wrong_args("str.slice"));
@@ -384,8 +379,8 @@ pub(super) fn slice(cx: &Cx, a: &[Value]) -> R {
     let m = cx.meter();
     // Only the text up to `end` is walked (a short slice of a long text
     // is cheap): an index past the end finds the end, so it clamps itself.
-    let start = clamp(int(start, "str.slice")?, usize::MAX);
-    let end = clamp(int(end, "str.slice")?, usize::MAX).max(start);
+    let start = count(start, "str.slice")?;
+    let end = count(end, "str.slice")?.max(start);
     let from = char_offset(s, start, m);
     let rest = s.get(from..).unwrap_or("");
     let to = from + char_offset(rest, end - start, m);
@@ -421,7 +416,7 @@ pub(super) fn repeat(cx: &Cx, a: &[Value]) -> R {
         return Err(wrong_args("str.repeat"));
     };
     let s = text(s, "str.repeat")?;
-    let n = usize::try_from(int(n, "str.repeat")?.max(0)).unwrap_or(usize::MAX);
+    let n = count(n, "str.repeat")?;
     cx.reserve(s.len().saturating_mul(n))?;
     let mut out = String::with_capacity(s.len().saturating_mul(n));
     repeat_into(&mut out, s, n, cx.meter());
@@ -436,7 +431,7 @@ fn pad(cx: &Cx, a: &[Value], name: &str, left: bool) -> R {
     let fill = text(fill, name)?;
     let m = cx.meter();
     let len = char_count(s, m);
-    let width = usize::try_from(int(width, name)?.max(0)).unwrap_or(usize::MAX);
+    let width = count(width, name)?;
     if width <= len || fill.is_empty() {
         return new_str(cx, s.to_string());
     }

@@ -62,13 +62,7 @@ fn node(v: &Value) -> Option<Node<'_>> {
         Repr::Map(r) => Node::Map(r),
         Repr::Closure(r) => Node::Closure(r),
         Repr::Resume(r) => Node::Resume(r),
-        Repr::Unit
-        | Repr::Bool(_)
-        | Repr::Int(_)
-        | Repr::Float(_)
-        | Repr::Tag(_)
-        | Repr::Func(_)
-        | Repr::Native(_) => return None,
+        crate::value::plain!() => return None,
     })
 }
 
