@@ -100,3 +100,30 @@ fn the_runner_reports_what_the_golden_files_show() {
         failures.join("\n\n")
     );
 }
+
+/// A store that cannot be opened (here: no temporary directory) means the
+/// program never ran: the test fails as not runnable (`E7001`), whatever
+/// it expects, for a run and for a plan alike.
+#[test]
+fn a_store_that_cannot_be_opened_fails_the_test_not_the_program() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/test_runner/cases");
+    for (file, filter) in [
+        ("programs/shop_test.toml", "pays within the cap"),
+        ("programs/plan_test.toml", "the plan holds both"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_writ"))
+            .args(["test", file, "--filter", filter])
+            .current_dir(&root)
+            .env("NO_COLOR", "1")
+            .env("TMPDIR", "/nonexistent/writ-test")
+            .output()
+            .expect("writ runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(text.contains("0 passed, 1 failed"), "{text}");
+        assert!(
+            text.contains("[E7001] Error: the test's store could not be used, so nothing ran"),
+            "{text}"
+        );
+    }
+}

@@ -3294,13 +3294,20 @@ assert.eq(total([250, 100, 5]), 355)
 
 dict(code="E7001",
 meaning=r"""
-`writ test` cannot use a test as written: a `*_test.toml` file that is not
-valid TOML, has a key the format does not have or lacks one it needs
-(`name`, `program`, `[test.expect]` with `outcome`), names a file that
-cannot be read or a code that does not exist; or a test function whose doc
-comment has an `Expect:` line without a code, or a `Limits:` line that
-does not parse. The test fails without running
-([testing](testing.md)).
+`writ test` cannot use a test as written, and the test fails without
+running ([testing](testing.md)):
+
+- a `*_test.toml` file that is not valid TOML, has a key the format does
+  not have or lacks one it needs (`name`, `program`, `[test.expect]` with
+  `outcome`); a test in it that names a policy, inputs or replay file
+  that cannot be read, a code that does not exist, an operation the host
+  does not have or a decision other than `allowed` and `denied`, or
+  needs a policy it does not name; a test whose store cannot be opened;
+- a test function whose doc comment has an `Expect:` line without a
+  code, two `Expect:` lines, or a `Limits:` line that does not parse;
+- a tested file (`NAME.writ` beside `NAME_test.writ`) that defines a
+  top-level `fn` or `let` named like a standard-library namespace, which
+  would answer the tests' calls of it.
 """,
 files={"main_test.writ": '''\
 /// Expect: division by zero
