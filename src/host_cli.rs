@@ -14,7 +14,9 @@ use std::time::Instant;
 
 use writ_host::engine::{Confirmer, DEFAULT_STORE, Decision, Engine, ReadMode, RunOptions};
 use writ_host::policy::Policy;
-use writ_host::store::{Head, Store, StoreError, VerifyError};
+use writ_host::store::{
+    Head, Location, PostgresOptions, SCHEMA_VERSION, Store, StoreError, VerifyError,
+};
 
 use writ::render;
 use writ::render::words::Edge;
@@ -411,13 +413,44 @@ pub(crate) fn report(
     finish(outcome.result)
 }
 
-fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {
+/// The store `--db` names (a path or a `postgres://` URL, its password
+/// from `PGPASSWORD`), parsed; a usage error says why not.
+fn location(db: Option<&Path>) -> Result<(String, Location), ExitCode> {
     let path = db.map_or(DEFAULT_STORE.to_string(), |d| d.display().to_string());
-    if seed.is_none() && !Path::new(&path).is_file() {
+    match Location::parse(&path) {
+        Ok(l) => Ok((path, l)),
+        Err(e) => {
+            err_println!("error: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+/// Whether a store exists at `location`: a file, or a database holding
+/// the store's schema.
+fn exists(location: &Location) -> Result<bool, ExitCode> {
+    match location {
+        Location::Sqlite(path) => Ok(Path::new(path).exists()),
+        Location::Postgres(_) => Store::version_at(location, &PostgresOptions::from_env())
+            .map(|v| v.is_some())
+            .map_err(|e| {
+                err_println!("error: {e}");
+                ExitCode::from(2)
+            }),
+    }
+}
+
+fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {
+    let (path, location) = location(db)?;
+    let missing = match &location {
+        Location::Sqlite(p) => !Path::new(p).is_file(),
+        Location::Postgres(_) => !exists(&location)?,
+    };
+    if seed.is_none() && missing {
         err_println!("error: there is no store at {path}; pass its path with `--db`");
         return Err(ExitCode::from(2));
     }
-    Store::open(&path, seed).map_err(|e| {
+    Store::open_at(&location, &PostgresOptions::from_env(), seed).map_err(|e| {
         err_println!("error: {}", opening(&e));
         ExitCode::from(2)
     })
@@ -429,6 +462,13 @@ fn opening(e: &StoreError) -> String {
     match e {
         StoreError::Schema { found } if found == "1" => {
             format!("{e} (`writ db init` creates one)")
+        }
+        StoreError::Schema { found }
+            if found
+                .parse::<i64>()
+                .is_ok_and(|v| (2..SCHEMA_VERSION).contains(&v)) =>
+        {
+            format!("{e} (`writ db migrate` does it)")
         }
         _ => e.to_string(),
     }
@@ -557,10 +597,17 @@ pub fn audit_head(db: Option<&Path>) -> ExitCode {
 
 /// `writ db init [--db PATH] [--seed FILE]`.
 pub fn db_init(db: Option<&Path>, seed: Option<&Path>) -> ExitCode {
-    let path = db.map_or(DEFAULT_STORE.to_string(), |d| d.display().to_string());
-    if Path::new(&path).exists() {
-        err_println!("error: {path} exists already; `writ db init` creates a new store");
-        return ExitCode::from(2);
+    let (path, location) = match location(db) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    match exists(&location) {
+        Ok(false) => {}
+        Ok(true) => {
+            err_println!("error: {path} exists already; `writ db init` creates a new store");
+            return ExitCode::from(2);
+        }
+        Err(code) => return code,
     }
     let seed_text = match seed {
         Some(s) => match std::fs::read_to_string(s) {
@@ -572,15 +619,63 @@ pub fn db_init(db: Option<&Path>, seed: Option<&Path>) -> ExitCode {
         },
         None => None,
     };
-    match Store::open(&path, Some(seed_text.as_deref().unwrap_or(""))) {
+    match Store::open_at(
+        &location,
+        &PostgresOptions::from_env(),
+        Some(seed_text.as_deref().unwrap_or("")),
+    ) {
         Ok(_) => {
             out(&format!("created {path}\n"));
             ExitCode::SUCCESS
         }
         Err(e) => {
-            // The file did not exist before: leave nothing behind.
-            let _ = std::fs::remove_file(&path);
+            // The file did not exist before: leave nothing behind (a
+            // database's failed creation was rolled back whole).
+            if location.is_file() {
+                let _ = std::fs::remove_file(&path);
+            }
             err_println!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `writ db migrate [--db PATH|URL]`: bring the store up to the schema
+/// version this Writ reads, in one transaction.
+pub fn db_migrate(db: Option<&Path>, seeded: bool) -> ExitCode {
+    if seeded {
+        err_println!(
+            "error: `writ db migrate` takes no `--seed`: a seed is run only when a store is created"
+        );
+        return ExitCode::from(2);
+    }
+    let (path, location) = match location(db) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    match exists(&location) {
+        Ok(true) => {}
+        Ok(false) => {
+            err_println!("error: there is no store at {path}; pass its path with `--db`");
+            return ExitCode::from(2);
+        }
+        Err(code) => return code,
+    }
+    match Store::migrate(&location, &PostgresOptions::from_env()) {
+        Ok(from) if from == SCHEMA_VERSION => {
+            out(&format!(
+                "{path} is at schema version {SCHEMA_VERSION} already\n"
+            ));
+            ExitCode::SUCCESS
+        }
+        Ok(from) => {
+            out(&format!(
+                "migrated {path} from schema version {from} to {SCHEMA_VERSION}\n"
+            ));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            err_println!("error: {}", opening(&e));
             ExitCode::from(2)
         }
     }

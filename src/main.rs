@@ -81,6 +81,8 @@ enum AuditAction {
 enum DbAction {
     /// Create the store with its schema.
     Init,
+    /// Bring a store of an older schema version up to date, in place.
+    Migrate,
 }
 
 #[derive(Subcommand)]
@@ -248,12 +250,14 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
-    /// Create a store explicitly: `writ db init [--db PATH] [--seed FILE]`.
+    /// Create a store, or migrate one: `writ db init|migrate [--db
+    /// PATH|URL] [--seed FILE]`.
     Db {
-        /// Only `init`.
+        /// `init` or `migrate`.
         #[arg(value_enum)]
         action: DbAction,
-        /// The store to create (default `writ.db`).
+        /// The store: a SQLite file (default `writ.db`) or a
+        /// `postgres://` URL (password from PGPASSWORD).
         #[arg(long)]
         db: Option<std::path::PathBuf>,
         /// SQL run once in the new store (demo org, records).
@@ -886,6 +890,7 @@ fn main() -> ExitCode {
         },
         Command::Db { action, db, seed } => match action {
             DbAction::Init => host_cli::db_init(db.as_deref(), seed.as_deref()),
+            DbAction::Migrate => host_cli::db_migrate(db.as_deref(), seed.is_some()),
         },
         Command::Repl { policy, db, limit } => repl::main(repl::Options { policy, db, limit }),
         Command::Primer { policy } => primer_cli::primer(policy.as_deref()),

@@ -613,7 +613,7 @@ fn audit_head_anchors_the_log_and_verify_finds_ledger_and_tail_changes() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr_of(&o),
-        "error: expected a store of schema version 2, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and create a new store (`writ db init` creates one)\n"
+        "error: expected a store of schema version 3, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and create a new store (`writ db init` creates one)\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&other);

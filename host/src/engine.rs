@@ -395,15 +395,48 @@ impl Engine {
     }
 }
 
-/// The store file a run under `policy` with `options` uses: the options'
-/// [`RunOptions::store`], else the policy's `[store] path` (relative to
-/// the policy file's directory), else [`DEFAULT_STORE`].
+/// Where the store a run under `policy` with `options` is: the options'
+/// [`RunOptions::store`] (a path or a `postgres://` URL), else the
+/// policy's `[store] url`, else its `[store] path` (relative to the
+/// policy file's directory), else [`DEFAULT_STORE`].
 pub fn store_path(policy: &Policy, options: &RunOptions) -> String {
     options
         .store
         .clone()
+        .or_else(|| policy.store.url.clone())
         .or_else(|| policy.store.path.as_ref().map(|p| policy.resolve(p)))
         .unwrap_or_else(|| DEFAULT_STORE.to_string())
+}
+
+/// How the store of a run under `policy` is reached if it is on
+/// PostgreSQL: the password from the policy's `password_file` (its first
+/// line), else from the environment variable its `password_env` names
+/// (which must be set), else from `PGPASSWORD` if set; the policy's
+/// timeouts, else the defaults.
+pub fn postgres_options(policy: &Policy) -> Result<store::PostgresOptions, String> {
+    let password = match (&policy.store.password_file, &policy.store.password_env) {
+        (Some(file), _) => {
+            let text = std::fs::read_to_string(policy.resolve(file)).map_err(|e| {
+                format!("cannot read the store's password file {file}: {e}")
+            })?;
+            Some(text.lines().next().unwrap_or_default().to_string())
+        }
+        (None, Some(var)) => Some(std::env::var(var).map_err(|_| {
+            format!("the policy takes the store's password from the environment variable {var}, which is not set")
+        })?),
+        (None, None) => std::env::var("PGPASSWORD").ok(),
+    };
+    Ok(store::PostgresOptions {
+        password,
+        connect_timeout: policy
+            .store
+            .connect_timeout
+            .unwrap_or(store::DEFAULT_CONNECT_TIMEOUT),
+        statement_timeout: policy
+            .store
+            .statement_timeout
+            .unwrap_or(store::DEFAULT_STATEMENT_TIMEOUT),
+    })
 }
 
 /// Open the store a run under `policy` uses (created, with the policy's
@@ -420,7 +453,13 @@ pub(crate) fn open_for(
         ),
         None => None,
     };
-    let mut store = Store::open(&path, seed.as_deref()).map_err(|e| unavailable(e.to_string()))?;
+    let location = store::Location::parse(&path).map_err(|e| unavailable(e.to_string()))?;
+    let pg = match location {
+        store::Location::Postgres(_) => postgres_options(policy).map_err(unavailable)?,
+        store::Location::Sqlite(_) => store::PostgresOptions::default(),
+    };
+    let mut store =
+        Store::open_at(&location, &pg, seed.as_deref()).map_err(|e| unavailable(e.to_string()))?;
     if let Some(wait) = policy.store.lock_wait {
         store.set_lock_wait(wait);
     }
@@ -447,8 +486,16 @@ fn recorded_for(policy: &Policy) -> Result<Option<HashMap<String, String>>, RunE
 pub(crate) struct FileId(u64, u64);
 
 impl FileId {
-    /// The file at `path`, if it exists and the platform says which it is.
+    /// The file at `path`, if it exists and the platform says which it
+    /// is. A database's URL names the same database for as long as the
+    /// engine lives: its connection is kept under one id.
     fn of(path: &str) -> Option<FileId> {
+        if matches!(
+            store::Location::parse(path),
+            Ok(store::Location::Postgres(_))
+        ) {
+            return Some(FileId(0, 0));
+        }
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;

@@ -95,8 +95,22 @@ pub struct Principal {
 /// Where the host keeps its data (audit log, ledger, records).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Store {
-    /// The SQLite file; the host's default when absent.
+    /// The SQLite file; the host's default when absent (and no `url`).
     pub path: Option<String>,
+    /// A PostgreSQL database's `postgres://` URL, which holds no
+    /// password (the store is then on that database, not in a file).
+    pub url: Option<String>,
+    /// A file holding the PostgreSQL password (its first line).
+    pub password_file: Option<String>,
+    /// The environment variable holding the PostgreSQL password
+    /// (`PGPASSWORD` when neither this nor `password_file` is given).
+    pub password_env: Option<String>,
+    /// The bound on connecting to a PostgreSQL store (at most
+    /// [`MAX_LOCK_WAIT`]).
+    pub connect_timeout: Option<std::time::Duration>,
+    /// The bound on each statement of a PostgreSQL store (at most
+    /// [`MAX_LOCK_WAIT`]).
+    pub statement_timeout: Option<std::time::Duration>,
     /// A file of SQL run once, when the store is created.
     pub seed: Option<String>,
     /// How long a write waits for the store's write lock, in all (at
@@ -104,7 +118,8 @@ pub struct Store {
     pub lock_wait: Option<std::time::Duration>,
 }
 
-/// The longest `[store] lock_wait` a policy may set.
+/// The longest `[store] lock_wait` (and `connect_timeout`,
+/// `statement_timeout`) a policy may set.
 pub const MAX_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// What happens to a program whose operation is denied.
@@ -312,17 +327,83 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
     }
     let mut store = Store::default();
     if let Some((t, _)) = r.table(top, "store", "the policy") {
-        r.known_keys(t, "[store]", &["path", "seed", "lock_wait"]);
+        r.known_keys(
+            t,
+            "[store]",
+            &[
+                "path",
+                "url",
+                "seed",
+                "lock_wait",
+                "password_file",
+                "password_env",
+                "connect_timeout",
+                "statement_timeout",
+            ],
+        );
         store.path = r.str(t, "path", "[store]").map(|(s, _)| s);
         store.seed = r.str(t, "seed", "[store]").map(|(s, _)| s);
-        if let Some((text, span)) = r.str(t, "lock_wait", "[store]") {
+        let mut time = |key: &str| -> Option<std::time::Duration> {
+            let (text, span) = r.str(t, key, "[store]")?;
             match limits::parse_time(&text) {
-                Ok(wait) if wait <= MAX_LOCK_WAIT => store.lock_wait = Some(wait),
-                _ => r.invalid(
+                Ok(wait) if wait <= MAX_LOCK_WAIT && !wait.is_zero() => Some(wait),
+                _ => {
+                    r.invalid(
+                        span,
+                        format!("expected `{key}` in [store] to be a time of at most 60s, found `{text}`"),
+                        &format!("write a time in ms, s or m, like `{key} = \"10s\"`"),
+                    );
+                    None
+                }
+            }
+        };
+        store.lock_wait = time("lock_wait");
+        store.connect_timeout = time("connect_timeout");
+        store.statement_timeout = time("statement_timeout");
+        store.password_file = r.str(t, "password_file", "[store]").map(|(s, _)| s);
+        store.password_env = r.str(t, "password_env", "[store]").map(|(s, _)| s);
+        if let Some((url, span)) = r.str(t, "url", "[store]") {
+            match crate::store::Location::parse(&url) {
+                Ok(crate::store::Location::Postgres(_)) if store.path.is_some() => r.invalid(
                     span,
-                    format!("expected `lock_wait` in [store] to be a time of at most 60s, found `{text}`"),
-                    "write a time in ms, s or m, like `lock_wait = \"10s\"`",
+                    "expected one of `path` and `url` in [store], found both".to_string(),
+                    "a store is a SQLite file (`path`) or a PostgreSQL database (`url`)",
                 ),
+                Ok(crate::store::Location::Postgres(_)) => store.url = Some(url),
+                Ok(crate::store::Location::Sqlite(_)) => r.invalid(
+                    span,
+                    format!(
+                        "expected `url` in [store] to be a postgres:// URL, found `{}`",
+                        writ_runtime::display::safe_text(
+                            &url,
+                            writ_runtime::display::LineBreaks::Escape
+                        )
+                    ),
+                    "a SQLite store is named by `path`",
+                ),
+                Err(e) => r.invalid(
+                    span,
+                    format!(
+                        "expected `url` in [store] to be a postgres:// URL without a password: {e}"
+                    ),
+                    "write `url = \"postgres://USER@HOST:PORT/DATABASE\"`",
+                ),
+            }
+        }
+        if store.url.is_none() {
+            for key in [
+                "password_file",
+                "password_env",
+                "connect_timeout",
+                "statement_timeout",
+            ] {
+                if let Some(v) = t.get(key) {
+                    r.invalid(
+                        span_of(v),
+                        format!("expected `{key}` in [store] only with a PostgreSQL store's `url`, found it without one"),
+                        "a SQLite store has no password or connection; remove the key, or add `url`",
+                    );
+                }
             }
         }
     }

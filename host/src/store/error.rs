@@ -1,7 +1,8 @@
 //! What can go wrong with the store itself, as data.
 //!
-//! A [`StoreError`] says that the store failed — SQLite, the write lock,
-//! the schema — never what the store holds: a log found changed is a
+//! A [`StoreError`] says that the store failed — the database, the
+//! connection to it, the write lock, the schema — never what the store
+//! holds: a log found changed is a
 //! [`super::Break`], reported apart ([`super::VerifyError`]). Each
 //! variant's `Display` is a sentence that holds wherever the store is
 //! used; what to type to mend it is the edge's to add (the command line
@@ -15,36 +16,50 @@ use super::SCHEMA_VERSION;
 /// Why the store could not do what it was asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StoreError {
-    /// The file could not be opened as a database.
-    Open {
-        /// The store's path, as given.
-        path: String,
-        /// SQLite's reason.
+    /// The store's location is not one Writ can open: a URL of another
+    /// scheme, a malformed `postgres://` URL, or one that holds a
+    /// password.
+    Location {
+        /// What was expected, and what was found.
         reason: String,
     },
-    /// A statement failed (SQLite's reason: a file that cannot be read,
-    /// a malformed database, a table that is not there, ...).
-    Sqlite {
-        /// SQLite's reason.
+    /// The file could not be opened as a database, or the database
+    /// server could not be reached or refused the connection.
+    Open {
+        /// The store's path, or its URL (which never holds a password).
+        path: String,
+        /// The database's reason.
+        reason: String,
+    },
+    /// A statement failed, or the connection was lost in the middle of
+    /// one (the database's reason: a file that cannot be read, a
+    /// malformed database, a table that is not there, a server that shut
+    /// down, a statement over its time, ...). The transaction it was in
+    /// was rolled back.
+    Database {
+        /// The database's reason.
         reason: String,
     },
     /// The seed's SQL failed while the store was created; nothing of the
     /// store was written.
     Seed {
-        /// SQLite's reason.
+        /// The database's reason.
         reason: String,
     },
+    /// A migration found no store to bring up to date.
+    Missing,
     /// Other connections held the write lock through the whole lock wait
     /// (the store's lock wait: [`DEFAULT_LOCK_WAIT`](super::DEFAULT_LOCK_WAIT), or a
     /// policy's `[store] lock_wait`); nothing was written.
     Busy {
         /// The lock wait that ran out.
         waited: Duration,
-        /// SQLite's reason for the last attempt.
+        /// The database's reason for the last attempt.
         reason: String,
     },
     /// The store records a schema version this code does not read (it
-    /// reads only [`SCHEMA_VERSION`]).
+    /// reads only [`SCHEMA_VERSION`]; an older one but 1 is taken there
+    /// by [`super::Store::migrate`]).
     Schema {
         /// The version found (`none` for a store whose `meta` table
         /// records none).
@@ -58,7 +73,9 @@ impl fmt::Display for StoreError {
             StoreError::Open { path, reason } => {
                 write!(f, "cannot open the store {path}: {reason}")
             }
-            StoreError::Sqlite { reason } => f.write_str(reason),
+            StoreError::Location { reason } => f.write_str(reason),
+            StoreError::Database { reason } => f.write_str(reason),
+            StoreError::Missing => f.write_str("there is no store there to migrate"),
             StoreError::Seed { reason } => write!(f, "the seed's SQL failed: {reason}"),
             StoreError::Busy { waited, reason } => write!(
                 f,
@@ -69,6 +86,16 @@ impl fmt::Display for StoreError {
                 f,
                 "expected a store of schema version {SCHEMA_VERSION}, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and create a new store"
             ),
+            StoreError::Schema { found }
+                if found.parse::<i64>().is_ok_and(|v| {
+                    (super::schema::OLDEST_MIGRATABLE..SCHEMA_VERSION).contains(&v)
+                }) =>
+            {
+                write!(
+                    f,
+                    "expected a store of schema version {SCHEMA_VERSION}, found version {found}: a migration brings it up to date, in place"
+                )
+            }
             StoreError::Schema { found } => write!(
                 f,
                 "expected a store of schema version {SCHEMA_VERSION}, found version {found}"
@@ -78,10 +105,3 @@ impl fmt::Display for StoreError {
 }
 
 impl std::error::Error for StoreError {}
-
-/// A failed statement, as a [`StoreError::Sqlite`].
-pub(super) fn sqlite(e: rusqlite::Error) -> StoreError {
-    StoreError::Sqlite {
-        reason: e.to_string(),
-    }
-}

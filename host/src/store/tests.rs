@@ -5,15 +5,107 @@
 
 use super::*;
 
+#[path = "../../../tests/postgres/support.rs"]
+pub(super) mod postgres_support;
+
+/// The database a test's stores are on.
+#[derive(Clone, Copy, Debug)]
+enum Db {
+    /// SQLite, in memory.
+    Sqlite,
+    /// A fresh database on the test server, per store.
+    Postgres,
+}
+
+impl Db {
+    /// A new store, created with `seed`.
+    fn fresh(self, seed: Option<&str>) -> Result<Store, StoreError> {
+        match self {
+            Db::Sqlite => Store::in_memory(seed),
+            Db::Postgres => match postgres_support::fresh_database() {
+                Some(url) => Store::open(&url, seed),
+                None => Err(StoreError::Missing),
+            },
+        }
+    }
+
+    /// Where a new store may be made: a temporary file's path, or a
+    /// fresh database's URL.
+    fn location(self) -> Option<String> {
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        match self {
+            Db::Sqlite => Some(temp_store(&format!(
+                "db{}",
+                MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ))),
+            Db::Postgres => postgres_support::fresh_database(),
+        }
+    }
+
+    /// Remove what [`Db::location`] made, if it is a file.
+    fn remove(self, at: &str) {
+        if let Db::Sqlite = self {
+            let _ = std::fs::remove_file(at);
+        }
+    }
+
+    /// The SQL that drops the triggers keeping the log and the ledger
+    /// append-only.
+    fn untrigger(self) -> &'static str {
+        match self {
+            Db::Sqlite => {
+                "DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete; DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;"
+            }
+            Db::Postgres => {
+                "DROP TRIGGER ledger_no_update ON ledger; DROP TRIGGER audit_no_update ON audit;"
+            }
+        }
+    }
+}
+
+/// Each named test, run once on SQLite (module `on_sqlite`) and once on
+/// PostgreSQL (`on_postgres`; skipped outside CI when there is no test
+/// server).
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(#[test]
+            fn $name() {
+                super::$name(super::Db::Sqlite)
+            })*
+        }
+        mod on_postgres {
+            $(#[test]
+            fn $name() {
+                if super::postgres_support::server().is_some() {
+                    super::$name(super::Db::Postgres)
+                }
+            })*
+        }
+    };
+}
+
+on_both!(
+    the_chain_verifies_and_detects_edits_and_deletions,
+    reports_are_direct_and_indirect,
+    a_payment_over_the_day_cap_writes_only_its_denial,
+    a_payment_record_commits_to_its_ledger_row,
+    verify_finds_a_ledger_row_deleted_edited_or_added,
+    a_head_finds_a_removed_or_rewritten_tail,
+    decisions_are_stored_as_the_text_stores_have_always_held,
+    last_records_reads_only_the_tail_of_the_log,
+    stores_of_other_schemas_are_refused_or_migrated,
+);
+
 /// Run `sql` on `s`'s connection directly (tampering as someone with the
 /// file would); it must succeed.
-fn sql(s: &Store, sql: &str) {
-    assert_eq!(s.conn.execute_batch(sql), Ok(()), "{sql}");
+fn sql(s: &mut Store, sql: &str) {
+    assert_eq!(s.execute_raw(sql), Ok(()), "{sql}");
 }
 
 /// Run `sql` on `s`'s connection directly; the store must refuse it.
-fn refused(s: &Store, sql: &str) {
-    assert!(s.conn.execute_batch(sql).is_err(), "{sql}");
+fn refused(s: &mut Store, sql: &str) {
+    assert!(s.execute_raw(sql).is_err(), "{sql}");
 }
 
 /// What a check found broken, as `writ audit verify` says it; anything
@@ -25,7 +117,7 @@ fn broken<T: std::fmt::Debug>(checked: Result<T, VerifyError>) -> String {
     }
 }
 
-fn entry(op: &str) -> Entry<'_> {
+pub(super) fn entry(op: &str) -> Entry<'_> {
     Entry {
         principal: "e1",
         program: "p",
@@ -36,9 +128,8 @@ fn entry(op: &str) -> Entry<'_> {
     }
 }
 
-#[test]
-fn the_chain_verifies_and_detects_edits_and_deletions() {
-    let Ok(mut s) = Store::in_memory(None) else {
+fn the_chain_verifies_and_detects_edits_and_deletions(db: Db) {
+    let Ok(mut s) = db.fresh(None) else {
         panic!("store")
     };
     for op in ["Log.info", "Pay.pay", "Records.read"] {
@@ -46,20 +137,17 @@ fn the_chain_verifies_and_detects_edits_and_deletions() {
     }
     assert_eq!(s.verify(), Ok(3));
     // Updates and deletes are refused by the store itself.
-    refused(&s, "UPDATE audit SET decision = 'denied' WHERE seq = 2");
-    refused(&s, "DELETE FROM audit WHERE seq = 2");
+    refused(&mut s, "UPDATE audit SET decision = 'denied' WHERE seq = 2");
+    refused(&mut s, "DELETE FROM audit WHERE seq = 2");
     // Someone who drops the triggers can edit, and is found out.
-    sql(
-        &s,
-        "DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;",
-    );
-    sql(&s, "UPDATE audit SET decision = 'denied' WHERE seq = 2");
+    sql(&mut s, db.untrigger());
+    sql(&mut s, "UPDATE audit SET decision = 'denied' WHERE seq = 2");
     assert_eq!(s.verify(), Err(Break::Edited { seq: 2 }.into()));
     assert_eq!(
         broken(s.verify()),
         "record 2 does not match its hash: it was edited"
     );
-    sql(&s, "DELETE FROM audit WHERE seq = 2");
+    sql(&mut s, "DELETE FROM audit WHERE seq = 2");
     assert_eq!(s.verify(), Err(Break::Missing { seq: 2, next: 3 }.into()));
     assert_eq!(
         broken(s.verify()),
@@ -67,7 +155,7 @@ fn the_chain_verifies_and_detects_edits_and_deletions() {
     );
     // A record linking to another than the one before it.
     sql(
-        &s,
+        &mut s,
         "INSERT INTO audit SELECT 2, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, hash, hash FROM audit WHERE seq = 3",
     );
     assert_eq!(
@@ -83,11 +171,10 @@ fn days_are_utc_calendar_days() {
     assert_eq!(day_of(1_796_083_200_000), "2026-12-01");
 }
 
-#[test]
-fn reports_are_direct_and_indirect() {
+fn reports_are_direct_and_indirect(db: Db) {
     let seed = "INSERT INTO employees (id, name, manager) VALUES
       ('boss', 'B', NULL), ('m1', 'M', 'boss'), ('w1', 'W', 'm1'), ('w2', 'X', 'm1'), ('other', 'O', NULL);";
-    let Ok(s) = Store::in_memory(Some(seed)) else {
+    let Ok(s) = db.fresh(Some(seed)) else {
         panic!("store")
     };
     assert_eq!(
@@ -97,7 +184,7 @@ fn reports_are_direct_and_indirect() {
     assert_eq!(s.reports("w1"), Ok(vec![]));
 }
 
-fn payment(payee: &str, cents: i64) -> NewPayment<'_> {
+pub(super) fn payment(payee: &str, cents: i64) -> NewPayment<'_> {
     NewPayment {
         payee,
         cents,
@@ -108,14 +195,14 @@ fn payment(payee: &str, cents: i64) -> NewPayment<'_> {
     }
 }
 
-fn over(today: i64) -> String {
+pub(super) fn over(today: i64) -> String {
     format!("over, at {today}")
 }
 
 /// A store in memory holding a note, two payments (ids 1 and 2) and a
 /// note after them: records 1 to 4.
-fn with_payments() -> Store {
-    let Ok(mut s) = Store::in_memory(None) else {
+fn with_payments(db: Db) -> Store {
+    let Ok(mut s) = db.fresh(None) else {
         panic!("store")
     };
     assert!(s.audit(&entry("Audit.note")).is_ok());
@@ -132,9 +219,8 @@ fn with_payments() -> Store {
     s
 }
 
-#[test]
-fn a_payment_over_the_day_cap_writes_only_its_denial() {
-    let mut s = with_payments();
+fn a_payment_over_the_day_cap_writes_only_its_denial(db: Db) {
+    let mut s = with_payments(db);
     // 700 paid that day: 300 more reaches the cap of 1000, 301 passes it.
     assert_eq!(
         s.pay(&entry("Pay.pay"), &payment("c", 301), &over),
@@ -170,9 +256,8 @@ fn a_payment_over_the_day_cap_writes_only_its_denial() {
     assert_eq!(s.verify(), Ok(8));
 }
 
-#[test]
-fn a_payment_record_commits_to_its_ledger_row() {
-    let s = with_payments();
+fn a_payment_record_commits_to_its_ledger_row(db: Db) {
+    let mut s = with_payments(db);
     let records = s.records().unwrap_or_default();
     let paid: Vec<_> = records
         .iter()
@@ -188,23 +273,21 @@ fn a_payment_record_commits_to_its_ledger_row() {
         ]
     );
     // The ledger refuses edits and deletions by itself.
-    refused(&s, "DELETE FROM ledger WHERE id = 1");
-    refused(&s, "UPDATE ledger SET cents = 1 WHERE id = 1");
+    refused(&mut s, "DELETE FROM ledger WHERE id = 1");
+    refused(&mut s, "UPDATE ledger SET cents = 1 WHERE id = 1");
 }
 
-fn untriggered() -> Store {
-    let s = with_payments();
-    sql(
-        &s,
-        "DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete; DROP TRIGGER audit_no_delete;",
-    );
+/// [`with_payments`] with the triggers that keep the log and the ledger
+/// append-only dropped (as someone who owns the database could).
+fn untriggered(db: Db) -> Store {
+    let mut s = with_payments(db);
+    sql(&mut s, db.untrigger());
     s
 }
 
-#[test]
-fn verify_finds_a_ledger_row_deleted_edited_or_added() {
-    let s = untriggered();
-    sql(&s, "DELETE FROM ledger WHERE id = 1");
+fn verify_finds_a_ledger_row_deleted_edited_or_added(db: Db) {
+    let mut s = untriggered(db);
+    sql(&mut s, "DELETE FROM ledger WHERE id = 1");
     assert_eq!(s.paid_on("e1", "2026-12-01"), Ok(400), "the total fell");
     assert_eq!(s.verify(), Err(Break::RowDeleted { id: 1, seq: 2 }.into()));
     assert_eq!(
@@ -212,31 +295,37 @@ fn verify_finds_a_ledger_row_deleted_edited_or_added() {
         "ledger row 1, the payment of audit record 2, is missing: it was deleted, and the day's total with it"
     );
 
-    let s = untriggered();
-    sql(&s, "UPDATE ledger SET cents = 4 WHERE id = 2");
+    let mut s = untriggered(db);
+    sql(&mut s, "UPDATE ledger SET cents = 4 WHERE id = 2");
     assert_eq!(s.verify(), Err(Break::RowEdited { id: 2, seq: 3 }.into()));
     assert_eq!(
         broken(s.verify()),
         "ledger row 2 does not match the hash in its audit record 3: it was edited"
     );
 
-    // A row naming a record that is not a payment's, or another row's.
-    for audit_seq in [4, 3, 99] {
-        let s = untriggered();
-        let added = format!(
-            "INSERT INTO ledger (time_ms, day, principal, payee, cents, currency, memo, audit_seq) VALUES (0, '2026-12-01', 'e1', 'x\u{1b}', 5, 'USD', '', {audit_seq})"
-        );
-        sql(&s, &added);
+    // A row naming a record that is not a payment's, or none.
+    let added = |audit_seq: i64| {
+        format!(
+            "INSERT INTO ledger (id, time_ms, day, principal, payee, cents, currency, memo, audit_seq) VALUES (3, 0, '2026-12-01', 'e1', 'x\u{1b}', 5, 'USD', '', {audit_seq})"
+        )
+    };
+    for audit_seq in [4, 99] {
+        let mut s = untriggered(db);
+        sql(&mut s, &added(audit_seq));
         assert_eq!(
             broken(s.verify()),
             "ledger row 3 (5 cents to x\\u{1b}) has no audit record: it was added outside a run"
         );
     }
+    // One naming another row's record is refused by the database itself
+    // (schema version 3), triggers or not.
+    let mut s = untriggered(db);
+    refused(&mut s, &added(3));
+    assert_eq!(s.verify(), Ok(4));
 }
 
-#[test]
-fn a_head_finds_a_removed_or_rewritten_tail() {
-    let s = with_payments();
+fn a_head_finds_a_removed_or_rewritten_tail(db: Db) {
+    let s = with_payments(db);
     let head = match s.head() {
         Ok(h) => h,
         Err(e) => panic!("{e}"),
@@ -245,7 +334,7 @@ fn a_head_finds_a_removed_or_rewritten_tail() {
     assert_eq!(Head::parse(&head.to_string()), Ok(head.clone()));
     assert_eq!(s.verify_head(&head), Ok(4));
     // An older head holds as the log grows.
-    let Ok(mut s) = Store::in_memory(None) else {
+    let Ok(mut s) = db.fresh(None) else {
         panic!("store")
     };
     let empty = s.head();
@@ -257,8 +346,8 @@ fn a_head_finds_a_removed_or_rewritten_tail() {
     assert_eq!(empty.map(|h| s.verify_head(&h)), Ok(Ok(1)));
 
     // The last record removed: the chain still holds, the head does not.
-    let s = untriggered();
-    sql(&s, "DELETE FROM audit WHERE seq = 4");
+    let mut s = untriggered(db);
+    sql(&mut s, "DELETE FROM audit WHERE seq = 4");
     assert_eq!(s.verify(), Ok(3));
     assert_eq!(
         s.verify_head(&head),
@@ -269,14 +358,17 @@ fn a_head_finds_a_removed_or_rewritten_tail() {
         "the log ends at record 3, but the head you hold is record 4: record 4 was removed from its end"
     );
     // The last three: the payments' ledger rows are then without records.
-    let s = untriggered();
-    sql(&s, "DELETE FROM audit WHERE seq >= 2; DELETE FROM ledger;");
+    let mut s = untriggered(db);
+    sql(
+        &mut s,
+        "DELETE FROM audit WHERE seq >= 2; DELETE FROM ledger;",
+    );
     assert_eq!(
         broken(s.verify_head(&head)),
         "the log ends at record 1, but the head you hold is record 4: records 2 to 4 were removed from its end"
     );
     // Removed and written again, hashes and all: the head's hash differs.
-    let Ok(mut s) = Store::in_memory(None) else {
+    let Ok(mut s) = db.fresh(None) else {
         panic!("store")
     };
     for _ in 0..4 {
@@ -331,11 +423,11 @@ fn temp_store(name: &str) -> String {
 #[test]
 fn a_write_that_cannot_get_the_lock_fails_whole_and_says_why() {
     let path = temp_store("lock");
-    let (Ok(mut s), Ok(holder)) = (Store::open(&path, None), Store::open(&path, None)) else {
+    let (Ok(mut s), Ok(mut holder)) = (Store::open(&path, None), Store::open(&path, None)) else {
         panic!("store")
     };
     s.set_lock_wait(Duration::from_millis(40));
-    sql(&holder, "BEGIN IMMEDIATE");
+    sql(&mut holder, "BEGIN IMMEDIATE");
     let want = StoreError::Busy {
         waited: Duration::from_millis(40),
         reason: "database is locked".into(),
@@ -351,7 +443,7 @@ fn a_write_that_cannot_get_the_lock_fails_whole_and_says_why() {
     assert_eq!(s.audit(&entry("Log.info")), Err(want));
     // Released, the same writes go through, and nothing half-written
     // is in the way.
-    sql(&holder, "COMMIT");
+    sql(&mut holder, "COMMIT");
     assert_eq!(
         s.pay(&entry("Pay.pay"), &payment("a", 5), &over),
         Ok(Paid::Made { id: 1, seq: 1 })
@@ -372,13 +464,13 @@ fn reads_and_writes_wait_for_the_lock_no_longer_than_the_run() {
     s.set_lock_wait(Duration::from_secs(60));
     s.set_until(Some(Instant::now()));
     let busy = |lock: &'static str| {
-        let Ok(holder) = Store::open(&path, None) else {
+        let Ok(mut holder) = Store::open(&path, None) else {
             panic!("store")
         };
-        sql(&holder, lock);
+        sql(&mut holder, lock);
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_secs(1));
-            sql(&holder, "COMMIT");
+            sql(&mut holder, "COMMIT");
         })
     };
     // `BEGIN EXCLUSIVE` keeps readers out too.
@@ -400,32 +492,73 @@ fn reads_and_writes_wait_for_the_lock_no_longer_than_the_run() {
     let _ = std::fs::remove_file(&path);
 }
 
-#[test]
-fn stores_of_other_schemas_are_refused_and_say_what_to_do() {
-    let path = temp_store("schema");
-    let Ok(s) = Store::open(&path, None) else {
-        panic!("store")
+fn stores_of_other_schemas_are_refused_or_migrated(db: Db) {
+    let Some(at) = db.location() else {
+        panic!("no location")
     };
-    sql(&s, "UPDATE meta SET value = '1' WHERE key = 'schema'");
-    drop(s);
-    let refused = Store::open(&path, None).err();
-    assert_eq!(refused, Some(StoreError::Schema { found: "1".into() }));
-    assert_eq!(
-        refused.map(|e| e.to_string()),
-        Some("expected a store of schema version 2, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and create a new store".into())
-    );
-    // Any other version is named as found.
-    let _ = std::fs::remove_file(&path);
-    let Ok(s) = Store::open(&path, None) else {
-        panic!("store")
+    let Ok(location) = Location::parse(&at) else {
+        panic!("{at}")
     };
-    sql(&s, "UPDATE meta SET value = '99' WHERE key = 'schema'");
-    drop(s);
+    let options = PostgresOptions::from_env();
+    // No store there yet: nothing to migrate.
     assert_eq!(
-        Store::open(&path, None).err().map(|e| e.to_string()),
-        Some("expected a store of schema version 2, found version 99".into())
+        Store::migrate(&location, &options),
+        Err(StoreError::Missing)
     );
-    let _ = std::fs::remove_file(&path);
+    // A store of version 2, with a log and a ledger.
+    assert_eq!(Store::create_at_version(&location, 2), Ok(()));
+    let Ok(mut old) = Store::connect(&location, &options) else {
+        panic!("connect")
+    };
+    assert!(old.audit(&entry("Audit.note")).is_ok());
+    assert!(matches!(
+        old.pay(&entry("Pay.pay"), &payment("a", 300), &over),
+        Ok(Paid::Made { id: 1, seq: 2 })
+    ));
+    let old_version = Store::open(&at, None).err();
+    assert_eq!(old_version, Some(StoreError::Schema { found: "2".into() }));
+    assert_eq!(
+        old_version.map(|e| e.to_string()),
+        Some("expected a store of schema version 3, found version 2: a migration brings it up to date, in place".into())
+    );
+    // Migrated in place: the log and the ledger kept, the chain whole,
+    // and version 3's rule in force.
+    assert_eq!(Store::migrate(&location, &options), Ok(2));
+    let Ok(mut s) = Store::open(&at, None) else {
+        panic!("the migrated store does not open")
+    };
+    assert_eq!(s.verify(), Ok(2));
+    assert_eq!(s.paid_on("e1", "2026-12-01"), Ok(300));
+    refused(
+        &mut s,
+        "INSERT INTO ledger (id, time_ms, day, principal, payee, cents, currency, memo, audit_seq) VALUES (2, 0, '2026-12-01', 'e1', 'x', 5, 'USD', '', 2)",
+    );
+    // Migrating a store that is up to date changes nothing.
+    assert_eq!(Store::migrate(&location, &options), Ok(3));
+    assert_eq!(s.verify(), Ok(2));
+    // Version 1 cannot be migrated; versions newer than this code's are
+    // not read.
+    sql(&mut s, "UPDATE meta SET value = '1' WHERE key = 'schema'");
+    let unchained = Store::open(&at, None).err();
+    assert_eq!(unchained, Some(StoreError::Schema { found: "1".into() }));
+    assert_eq!(
+        unchained.map(|e| e.to_string()),
+        Some("expected a store of schema version 3, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and create a new store".into())
+    );
+    assert_eq!(
+        Store::migrate(&location, &options),
+        Err(StoreError::Schema { found: "1".into() })
+    );
+    sql(&mut s, "UPDATE meta SET value = '99' WHERE key = 'schema'");
+    assert_eq!(
+        Store::open(&at, None).err().map(|e| e.to_string()),
+        Some("expected a store of schema version 3, found version 99".into())
+    );
+    assert_eq!(
+        Store::migrate(&location, &options),
+        Err(StoreError::Schema { found: "99".into() })
+    );
+    db.remove(&at);
 }
 
 #[test]
@@ -500,14 +633,14 @@ fn a_store_that_fails_while_checked_is_a_store_error_not_a_break() {
     // The audit table's root made another table's page: the file opens
     // (its schema version reads), but the log cannot be read.
     sql(
-        &s,
+        &mut s,
         "PRAGMA writable_schema = ON; UPDATE sqlite_master SET rootpage = (SELECT rootpage FROM sqlite_master WHERE name = 'ledger_day') WHERE name = 'audit'; PRAGMA writable_schema = OFF;",
     );
     drop(s);
     let Ok(s) = Store::open(&path, None) else {
         panic!("the store no longer opens")
     };
-    let failed = VerifyError::Store(StoreError::Sqlite {
+    let failed = VerifyError::Store(StoreError::Database {
         reason: "database disk image is malformed".into(),
     });
     assert_eq!(s.verify(), Err(failed.clone()));
@@ -520,9 +653,8 @@ fn a_store_that_fails_while_checked_is_a_store_error_not_a_break() {
     let _ = std::fs::remove_file(&path);
 }
 
-#[test]
-fn decisions_are_stored_as_the_text_stores_have_always_held() {
-    let Ok(mut s) = Store::in_memory(None) else {
+fn decisions_are_stored_as_the_text_stores_have_always_held(db: Db) {
+    let Ok(mut s) = db.fresh(None) else {
         panic!("store")
     };
     let denied = Entry {
@@ -545,11 +677,8 @@ fn decisions_are_stored_as_the_text_stores_have_always_held() {
     assert_eq!(s.verify(), Ok(2));
 }
 
-#[test]
-fn last_records_reads_only_the_tail_of_the_log() {
-    let path = std::env::temp_dir().join(format!("writ-store-tail-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    let mut s = match Store::open(&path.display().to_string(), None) {
+fn last_records_reads_only_the_tail_of_the_log(db: Db) {
+    let mut s = match db.fresh(None) {
         Ok(s) => s,
         Err(e) => panic!("{e}"),
     };
@@ -576,5 +705,4 @@ fn last_records_reads_only_the_tail_of_the_log() {
         Some((0, 5))
     );
     assert_eq!(s.last_records(99).map(|(r, _)| r.len()).ok(), Some(5));
-    let _ = std::fs::remove_file(&path);
 }

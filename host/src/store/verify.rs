@@ -15,9 +15,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::{
-    AuditRecord, GENESIS, LedgerRow, Store, StoreError, ledger_rows, record_hash, records,
-};
+use super::{AuditRecord, GENESIS, LedgerRow, Store, StoreError, record_hash};
 
 /// The head of the audit log: how many records it holds and the hash of
 /// the last (of none: [`GENESIS`]). Written `COUNT:HASH` ([`Head::parse`]
@@ -289,10 +287,8 @@ impl Store {
     /// read in one transaction, so a payment made meanwhile is seen whole
     /// or not at all.
     fn verified(&self) -> Result<Vec<AuditRecord>, VerifyError> {
-        let (records, ledger) = self.read(|conn| {
-            let tx = conn.unchecked_transaction()?;
-            Ok((records(&tx)?, ledger_rows(&tx)?))
-        })?;
+        let (records, ledger) =
+            self.read(|tx| Ok((tx.records_from(i64::MIN)?, tx.ledger_rows()?)))?;
         check_chain(&records)?;
         check_ledger(&records, &ledger)?;
         Ok(records)

@@ -1,10 +1,21 @@
-//! The host's store: one SQLite file holding the audit log, the payment
-//! ledger and the employee records.
+//! The host's store: the audit log, the payment ledger and the employee
+//! records, on SQLite (one file, the default) or on PostgreSQL (one
+//! database that many hosts share).
+//!
+//! Which one a store is on is said by where it is ([`Location`]): a path
+//! is a SQLite file, a `postgres://` URL a PostgreSQL database. Both hold
+//! the same schema (`schema.rs`) and give the same guarantees, because
+//! everything this module does to a store it does through one set of
+//! primitive reads and writes ([`Tx`]) that each database implements
+//! (`sqlite.rs`, `postgres.rs`); the log's chain, the ledger's link into
+//! it and the day cap are written once, here.
 //!
 //! The store is created on first use with its schema (version
 //! [`SCHEMA_VERSION`], kept in `meta`), then, if the policy names a seed
-//! file, with the seed's SQL, in the same transaction. A store written by
-//! another schema version is refused rather than guessed at.
+//! file, with the seed's SQL, in the same transaction. A store of an
+//! older version is refused until a migration brings it up to date
+//! ([`Store::migrate`]); one of a newer version, or of version 1 (whose
+//! records do not cover the ledger), is refused rather than guessed at.
 //!
 //! The audit log is append-only and hash-chained: each record holds the
 //! hash of the one before it, and its own hash covers every field and that
@@ -15,42 +26,51 @@
 //! too. What the chain cannot show by itself, a removed tail, is found
 //! against a head the person kept ([`Store::head`], [`Store::verify_head`]).
 //!
-//! Concurrency: every write is one transaction that takes the write lock
-//! before it reads (`BEGIN IMMEDIATE`), waiting for it up to the store's
-//! lock wait ([`DEFAULT_LOCK_WAIT`], or a policy's) in a few
-//! bounded attempts; a write that still cannot get the lock fails whole.
-//! A read waits as long for a writer. Within a run, no wait goes past the
-//! run's time (`Store::set_until`); the one place a wait is bounded is
-//! `Store::deadline`, which every statement's wait is set from.
-//! A payment's check of the day's total, its ledger row and its audit
-//! record are one such transaction (`Store::pay`), so runs paying at
-//! once cannot together pass a cap.
+//! Concurrency: every write is one transaction that holds the store's one
+//! write lock before it reads anything (SQLite: `BEGIN IMMEDIATE`;
+//! PostgreSQL: a transaction-scoped advisory lock, so one writer at a
+//! time across every host and process), waiting for it up to the store's
+//! lock wait ([`DEFAULT_LOCK_WAIT`], or a policy's) in a few bounded
+//! attempts; a write that still cannot get the lock fails whole. Within a
+//! run, no wait goes past the run's time (`Store::set_until`); the one
+//! place a wait is bounded is `Store::deadline`, which every statement's
+//! wait is set from. A payment's check of the day's total, its ledger row
+//! and its audit record are one such transaction (`Store::pay`), so runs
+//! paying at once, on one host or many, cannot together pass a cap.
 //!
 //! Invariant: `Store::audit` and `Store::pay` return only once what
 //! they wrote is committed; a caller that cannot get a record committed
-//! denies the operation.
+//! denies the operation. A transaction that fails in any way (the
+//! database down, slow, or gone in the middle) is rolled back, by the
+//! database if the connection is lost: nothing of it is written.
 
 mod error;
+mod location;
+#[cfg(feature = "postgres")]
+mod postgres;
+mod schema;
+mod sqlite;
 mod verify;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{
-    Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
-};
 use sha2::{Digest, Sha256};
 
 use crate::policy::Decision;
 
 pub use error::StoreError;
+pub use location::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_STATEMENT_TIMEOUT, Location, PostgresOptions, PostgresUrl,
+};
 pub use verify::{Break, Head, HeadError, VerifyError};
 
-use error::sqlite;
+use schema::Dialect;
 
 /// The schema this code writes and reads. Version 2 chained the ledger
-/// into the audit log; a store of version 1 is refused (see
-/// [`Store::open`]).
-pub const SCHEMA_VERSION: i64 = 2;
+/// into the audit log (a store of version 1 is refused); version 3 lets
+/// the database itself keep one ledger row per payment record
+/// ([`Store::migrate`] takes a store of version 2 there).
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// How long, in all, a write waits for the store's write lock by default.
 pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -62,50 +82,6 @@ const LOCK_ATTEMPTS: u32 = 4;
 
 /// The longest lock wait: SQLite counts it in milliseconds, in a C `int`.
 const LONGEST_LOCK_WAIT: Duration = Duration::from_millis(i32::MAX as u64);
-
-const SCHEMA: &str = "
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE audit (
-  seq INTEGER PRIMARY KEY,
-  time_ms INTEGER NOT NULL,
-  principal TEXT NOT NULL,
-  program TEXT NOT NULL,
-  operation TEXT NOT NULL,
-  arguments TEXT NOT NULL,
-  decision TEXT NOT NULL,
-  rule TEXT NOT NULL,
-  ledger_id INTEGER,
-  ledger_hash TEXT NOT NULL,
-  prev_hash TEXT NOT NULL,
-  hash TEXT NOT NULL
-);
-CREATE TABLE ledger (
-  id INTEGER PRIMARY KEY,
-  time_ms INTEGER NOT NULL,
-  day TEXT NOT NULL,
-  principal TEXT NOT NULL,
-  payee TEXT NOT NULL,
-  cents INTEGER NOT NULL,
-  currency TEXT NOT NULL,
-  memo TEXT NOT NULL,
-  audit_seq INTEGER NOT NULL
-);
-CREATE INDEX ledger_day ON ledger (principal, day);
-CREATE TABLE employees (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  manager TEXT,
-  fields TEXT NOT NULL DEFAULT '{}'
-);
-CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
-  BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
-  BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
-  BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
-CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
-  BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
-";
 
 /// The hash the first record links to.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -242,31 +218,81 @@ pub(crate) enum Paid {
 
 /// An open store.
 pub struct Store {
-    conn: Connection,
+    backend: Backend,
     lock_wait: Duration,
     /// No write waits for the lock past this moment (a run's time limit).
     until: Option<Instant>,
 }
 
-/// Why a write transaction failed.
-enum WriteError {
-    /// Another connection held the lock (`SQLITE_BUSY` / `SQLITE_LOCKED`):
-    /// SQLite's reason.
+/// The database a store is on, with its connection.
+enum Backend {
+    Sqlite(sqlite::Sqlite),
+    /// Boxed: its runtime and configuration are large, and a store is
+    /// moved between runs.
+    #[cfg(feature = "postgres")]
+    Postgres(Box<postgres::Postgres>),
+}
+
+/// Why a transaction failed.
+pub(crate) enum WriteError {
+    /// Another connection held the write lock: the database's reason.
     Busy(String),
     /// Anything else.
     Other(StoreError),
 }
 
-impl From<rusqlite::Error> for WriteError {
-    fn from(e: rusqlite::Error) -> WriteError {
-        match e.sqlite_error_code() {
-            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-                WriteError::Busy(e.to_string())
-            }
-            _ => WriteError::Other(sqlite(e)),
-        }
+impl From<StoreError> for WriteError {
+    fn from(e: StoreError) -> WriteError {
+        WriteError::Other(e)
     }
 }
+
+/// The primitive reads and writes of a store, each inside a transaction
+/// its backend opened (a write transaction holding the write lock, or a
+/// read-only one). Everything else the store does is written over these
+/// once, so that both databases keep the same chain and the same caps.
+pub(crate) trait Tx {
+    /// Which database this is (for the schema's steps).
+    fn dialect(&self) -> Dialect;
+    /// Run SQL text of one or more statements (a schema step, a seed).
+    fn batch(&mut self, sql: &str) -> Result<(), WriteError>;
+    /// Whether the store has its `meta` table (an empty database has not).
+    fn has_meta(&mut self) -> Result<bool, WriteError>;
+    /// A value of `meta`.
+    fn meta(&mut self, key: &str) -> Result<Option<String>, WriteError>;
+    /// Set a value of `meta` unless the key has one: whether it was set.
+    fn put_meta(&mut self, key: &str, value: &str) -> Result<bool, WriteError>;
+    /// `bytes` fresh random bytes (at most 32), in lower-case hexadecimal,
+    /// from the database's source of randomness (the operating system's).
+    fn random_hex(&mut self, bytes: usize) -> Result<String, WriteError>;
+    /// The last record's sequence number and hash, if there is one.
+    fn last_record(&mut self) -> Result<Option<(i64, String)>, WriteError>;
+    /// Insert an audit record as it is.
+    fn insert_record(&mut self, r: &AuditRecord) -> Result<(), WriteError>;
+    /// The id the next ledger row takes (one past the largest).
+    fn next_ledger_id(&mut self) -> Result<i64, WriteError>;
+    /// Insert a ledger row as it is.
+    fn insert_ledger(&mut self, row: &LedgerRow) -> Result<(), WriteError>;
+    /// The cents `principal` paid on `day`.
+    fn paid_on(&mut self, principal: &str, day: &str) -> Result<i64, WriteError>;
+    /// How many records the log holds.
+    fn record_count(&mut self) -> Result<i64, WriteError>;
+    /// The records from sequence number `first` on, in order.
+    fn records_from(&mut self, first: i64) -> Result<Vec<AuditRecord>, WriteError>;
+    /// The smallest of the last `n` records' sequence numbers (0 for none).
+    fn first_of_last(&mut self, n: i64) -> Result<i64, WriteError>;
+    /// Every ledger row, in order.
+    fn ledger_rows(&mut self) -> Result<Vec<LedgerRow>, WriteError>;
+    /// An employee: name, manager, and fields.
+    fn employee(&mut self, id: &str) -> Result<Option<Employee>, WriteError>;
+    /// The ids of `manager`'s direct and indirect reports, in order.
+    fn reports(&mut self, manager: &str) -> Result<Vec<String>, WriteError>;
+    /// Every employee id, in order.
+    fn employee_ids(&mut self) -> Result<Vec<String>, WriteError>;
+}
+
+/// An employee's name, manager and fields (a JSON object of strings).
+pub(crate) type Employee = (String, Option<String>, String);
 
 /// The current time in milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
@@ -326,71 +352,167 @@ fn record_hash(r: &AuditRecord) -> String {
 }
 
 impl Store {
-    /// Open the store at `path`, creating it with its schema and `seed`
-    /// (SQL text) if it does not exist yet. A store of another schema
-    /// version is refused with a message saying which.
-    pub fn open(path: &str, seed: Option<&str>) -> Result<Store, StoreError> {
-        let conn = Connection::open(path).map_err(|e| StoreError::Open {
-            path: path.to_string(),
-            reason: e.to_string(),
-        })?;
-        Store::init(conn, seed)
+    /// Open the store at `location` (a SQLite file's path, or a
+    /// `postgres://` URL: [`Location::parse`]), creating it with its
+    /// schema and `seed` (SQL text) if it does not exist yet. A store of
+    /// another schema version is refused with a message saying which.
+    /// A PostgreSQL store is opened with default [`PostgresOptions`]
+    /// (its password from `PGPASSWORD`): [`Store::open_at`] takes others.
+    pub fn open(location: &str, seed: Option<&str>) -> Result<Store, StoreError> {
+        let location = Location::parse(location)?;
+        Store::open_at(&location, &PostgresOptions::from_env(), seed)
+    }
+
+    /// [`Store::open`] at a parsed location, with the options a
+    /// PostgreSQL store is opened with.
+    pub fn open_at(
+        location: &Location,
+        options: &PostgresOptions,
+        seed: Option<&str>,
+    ) -> Result<Store, StoreError> {
+        let store = Store::connect(location, options)?;
+        store.create(seed)
+    }
+
+    /// Connect to the store at `location`, without looking at its schema.
+    fn connect(location: &Location, options: &PostgresOptions) -> Result<Store, StoreError> {
+        let backend = match location {
+            Location::Sqlite(path) => Backend::Sqlite(sqlite::Sqlite::open(path)?),
+            #[cfg(feature = "postgres")]
+            Location::Postgres(url) => {
+                Backend::Postgres(Box::new(postgres::Postgres::open(url, options)?))
+            }
+            #[cfg(not(feature = "postgres"))]
+            Location::Postgres(url) => {
+                let _ = options;
+                return Err(StoreError::Open {
+                    path: url.shown(),
+                    reason: "this build of Writ has no PostgreSQL support (the `postgres` feature of writ-host)".into(),
+                });
+            }
+        };
+        Ok(Store {
+            backend,
+            lock_wait: DEFAULT_LOCK_WAIT,
+            until: None,
+        })
     }
 
     /// A store in memory (for the store's tests), created with `seed`.
     #[cfg(test)]
     pub(crate) fn in_memory(seed: Option<&str>) -> Result<Store, StoreError> {
-        Store::init(Connection::open_in_memory().map_err(sqlite)?, seed)
-    }
-
-    fn init(conn: Connection, seed: Option<&str>) -> Result<Store, StoreError> {
-        let mut store = Store {
-            conn,
+        Store {
+            backend: Backend::Sqlite(sqlite::Sqlite::in_memory()?),
             lock_wait: DEFAULT_LOCK_WAIT,
             until: None,
-        };
+        }
+        .create(seed)
+    }
+
+    /// Create the schema and run `seed` if the store is empty, then
+    /// check its version.
+    fn create(mut self, seed: Option<&str>) -> Result<Store, StoreError> {
         // Read first (a store that exists needs no write lock, and may be
         // read-only); create under the write lock, asking again there, as
         // another process may have created it meanwhile.
-        if store.schema_version()?.is_none() {
-            store.write(|tx| {
+        if self.schema_version()?.is_none() {
+            self.write(|tx| {
                 if schema_version(tx)?.is_some() {
                     return Ok(());
                 }
-                tx.execute_batch(SCHEMA)?;
-                tx.execute(
-                    "INSERT INTO meta (key, value) VALUES ('schema', ?1)",
-                    params![SCHEMA_VERSION.to_string()],
-                )?;
+                migrate(tx, 0)?;
                 if let Some(seed) = seed {
-                    tx.execute_batch(seed)
-                        .map_err(|e| match WriteError::from(e) {
-                            WriteError::Other(StoreError::Sqlite { reason }) => {
-                                WriteError::Other(StoreError::Seed { reason })
-                            }
-                            busy => busy,
-                        })?;
+                    tx.batch(seed).map_err(|e| match e {
+                        WriteError::Other(StoreError::Database { reason }) => {
+                            WriteError::Other(StoreError::Seed { reason })
+                        }
+                        busy => busy,
+                    })?;
                 }
                 Ok(())
             })?;
         }
-        match store.schema_version()? {
-            Some(v) if v == SCHEMA_VERSION.to_string() => Ok(store),
+        match self.schema_version()? {
+            Some(v) if v == SCHEMA_VERSION.to_string() => Ok(self),
             v => Err(StoreError::Schema {
                 found: v.unwrap_or_else(|| "none".into()),
             }),
         }
     }
 
-    /// The schema version the store records, `None` for an empty file.
+    /// Bring the store at `location` up to [`SCHEMA_VERSION`], in one
+    /// write transaction: the version it was at, or
+    /// the reason it cannot be (version 1, a version newer than this
+    /// code's, no store there).
+    pub fn migrate(location: &Location, options: &PostgresOptions) -> Result<i64, StoreError> {
+        let mut store = Store::connect(location, options)?;
+        store.write(|tx| {
+            let found = schema_version(tx)?;
+            let from = match found.as_deref().map(str::parse::<i64>) {
+                Some(Ok(v)) if (schema::OLDEST_MIGRATABLE..=SCHEMA_VERSION).contains(&v) => v,
+                None => return Err(StoreError::Missing.into()),
+                _ => {
+                    return Err(StoreError::Schema {
+                        found: found.unwrap_or_else(|| "none".into()),
+                    }
+                    .into());
+                }
+            };
+            migrate(tx, from)?;
+            Ok(from)
+        })
+    }
+
+    /// Make the schema of version `version` (and no later) in an empty
+    /// store: for the tests of migrations.
+    #[doc(hidden)]
+    pub fn create_at_version(location: &Location, version: i64) -> Result<(), StoreError> {
+        let mut store = Store::connect(location, &PostgresOptions::from_env())?;
+        store.write(|tx| {
+            let mut at = 0;
+            while at < version {
+                let sql = schema::step(tx.dialect(), at).ok_or_else(|| StoreError::Schema {
+                    found: version.to_string(),
+                })?;
+                tx.batch(sql)?;
+                at = schema::step_to(at);
+            }
+            Ok(())
+        })
+    }
+
+    /// The schema version the store at `location` records, without
+    /// creating or checking anything: `None` for an empty database (or
+    /// SQLite file).
+    pub fn version_at(
+        location: &Location,
+        options: &PostgresOptions,
+    ) -> Result<Option<String>, StoreError> {
+        Store::connect(location, options)?.schema_version()
+    }
+
+    /// The schema version the store records, `None` for an empty store.
     fn schema_version(&self) -> Result<Option<String>, StoreError> {
         self.read(schema_version)
+    }
+
+    /// Which database the store is on: `sqlite` or `postgres`.
+    pub fn kind(&self) -> &'static str {
+        match &self.backend {
+            Backend::Sqlite(_) => "sqlite",
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => "postgres",
+        }
     }
 
     /// Whether no transaction is open on the connection (so that it may
     /// be kept for another run).
     pub(crate) fn is_idle(&self) -> bool {
-        self.conn.is_autocommit()
+        match &self.backend {
+            Backend::Sqlite(b) => b.is_idle(),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(b) => b.is_idle(),
+        }
     }
 
     /// Wait up to `wait`, in all, for the write lock before a write fails
@@ -415,19 +537,25 @@ impl Store {
         self.until.map_or(waited, |u| u.min(waited))
     }
 
-    /// Let the statements that follow wait for the lock until `deadline`
-    /// at most (not at all once it has passed).
-    fn wait_until(&self, deadline: Instant) -> rusqlite::Result<()> {
-        self.conn
-            .busy_timeout(deadline.saturating_duration_since(Instant::now()))
-    }
-
-    /// Run the reads of `f`, each waiting for a writer until
-    /// [`Store::deadline`] at most.
-    fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
-        self.wait_until(self.deadline())
-            .and_then(|()| f(&self.conn))
-            .map_err(sqlite)
+    /// Run the reads of `f` in one read transaction (one view of the
+    /// store), waiting for a writer until [`Store::deadline`] at most.
+    fn read<T>(
+        &self,
+        f: impl FnOnce(&mut dyn Tx) -> Result<T, WriteError>,
+    ) -> Result<T, StoreError> {
+        let deadline = self.deadline();
+        let read = match &self.backend {
+            Backend::Sqlite(b) => b.read(deadline, f),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(b) => b.read(deadline, f),
+        };
+        read.map_err(|e| match e {
+            WriteError::Busy(reason) => StoreError::Busy {
+                waited: self.lock_wait,
+                reason,
+            },
+            WriteError::Other(e) => e,
+        })
     }
 
     /// Run `f` in one write transaction, taken before anything is read,
@@ -436,101 +564,9 @@ impl Store {
     /// until [`Store::deadline`] in all (each statement waits only what is
     /// left); then it fails. A failed transaction is rolled back: nothing
     /// of it is written.
-    /// The store's secret key for sealing snapshots of paused runs
-    /// (32 bytes): made once, from SQLite's random source (seeded by the
-    /// operating system's), at its first use, and kept in the store's
-    /// `meta` table, so that only a host that can read this store can make
-    /// or resume a snapshot it accepts.
-    pub(crate) fn snapshot_key(&mut self) -> Result<[u8; 32], StoreError> {
-        let hex: String = self.write(|tx| {
-            tx.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('snapshot_key', lower(hex(randomblob(32))))",
-                [],
-            )?;
-            Ok(tx.query_row(
-                "SELECT value FROM meta WHERE key = 'snapshot_key'",
-                [],
-                |r| r.get(0),
-            )?)
-        })?;
-        let mut key = [0u8; 32];
-        let digits: Vec<u8> = hex
-            .as_bytes()
-            .chunks(2)
-            .filter_map(|pair| std::str::from_utf8(pair).ok())
-            .filter_map(|pair| u8::from_str_radix(pair, 16).ok())
-            .collect();
-        if digits.len() != key.len() {
-            return Err(StoreError::Sqlite {
-                reason: "the store's snapshot key is not 32 bytes of hexadecimal".to_string(),
-            });
-        }
-        key.copy_from_slice(&digits);
-        Ok(key)
-    }
-
-    /// 16 fresh random bytes, in hexadecimal: a snapshot's nonce.
-    pub(crate) fn nonce(&self) -> Result<String, StoreError> {
-        self.conn
-            .query_row("SELECT lower(hex(randomblob(16)))", [], |r| r.get(0))
-            .map_err(sqlite)
-    }
-
-    /// Whether the snapshot with `nonce` was resumed already.
-    pub(crate) fn was_resumed(&self, nonce: &str) -> Result<bool, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT count(*) FROM meta WHERE key = ?1",
-                params![format!("resumed:{nonce}")],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n > 0)
-            .map_err(sqlite)
-    }
-
-    /// Record that the snapshot with `nonce` is being resumed: `false` if
-    /// it was already (two processes resuming one snapshot: one wins).
-    pub(crate) fn mark_resumed(&mut self, nonce: &str) -> Result<bool, StoreError> {
-        let key = format!("resumed:{nonce}");
-        self.write(|tx| {
-            let n = tx.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES (?1, 'resumed')",
-                params![key],
-            )?;
-            Ok(n == 1)
-        })
-    }
-
-    /// Record that the plan with `digest` is executed, and its approval
-    /// (an audit record, `entry`) in the same transaction: the approval's
-    /// sequence number, or `None` if the plan was executed already.
-    pub(crate) fn approve_plan(
-        &mut self,
-        digest: &str,
-        entry: &Entry<'_>,
-    ) -> Result<Option<i64>, StoreError> {
-        let key = format!("plan:{digest}");
-        self.write(|tx| {
-            let done: i64 = tx.query_row(
-                "SELECT count(*) FROM meta WHERE key = ?1",
-                params![key],
-                |r| r.get(0),
-            )?;
-            if done > 0 {
-                return Ok(None);
-            }
-            let seq = append(tx, entry, None)?;
-            tx.execute(
-                "INSERT INTO meta (key, value) VALUES (?1, ?2)",
-                params![key, seq.to_string()],
-            )?;
-            Ok(Some(seq))
-        })
-    }
-
     fn write<T>(
         &mut self,
-        mut f: impl FnMut(&Transaction<'_>) -> Result<T, WriteError>,
+        mut f: impl FnMut(&mut dyn Tx) -> Result<T, WriteError>,
     ) -> Result<T, StoreError> {
         let deadline = self.deadline();
         let mut last = String::new();
@@ -540,15 +576,11 @@ impl Store {
             if attempt > 0 && Instant::now() >= deadline {
                 break;
             }
-            let attempt = (|| {
-                self.wait_until(deadline)?;
-                let tx = self
-                    .conn
-                    .transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let value = f(&tx)?;
-                tx.commit()?;
-                Ok(value)
-            })();
+            let attempt = match &mut self.backend {
+                Backend::Sqlite(b) => b.write(deadline, &mut f),
+                #[cfg(feature = "postgres")]
+                Backend::Postgres(b) => b.write(deadline, &mut f),
+            };
             match attempt {
                 Ok(v) => return Ok(v),
                 Err(WriteError::Busy(e)) => last = e,
@@ -561,6 +593,81 @@ impl Store {
         })
     }
 
+    /// Run SQL on the store as it is, outside any of the store's rules
+    /// (as someone with access to the database would): for tests that
+    /// tamper with a store, or play a second writer.
+    #[doc(hidden)]
+    pub fn execute_raw(&mut self, sql: &str) -> Result<(), StoreError> {
+        match &mut self.backend {
+            Backend::Sqlite(b) => b.execute_raw(sql),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(b) => b.execute_raw(sql),
+        }
+    }
+
+    /// The store's secret key for sealing snapshots of paused runs
+    /// (32 bytes): made once, from the database's random source (seeded
+    /// by the operating system's), at its first use, and kept in the
+    /// store's `meta` table, so that only a host that can read this store
+    /// can make or resume a snapshot it accepts.
+    pub(crate) fn snapshot_key(&mut self) -> Result<[u8; 32], StoreError> {
+        let hex: String = self.write(|tx| {
+            let fresh = tx.random_hex(32)?;
+            tx.put_meta("snapshot_key", &fresh)?;
+            Ok(tx.meta("snapshot_key")?.unwrap_or_default())
+        })?;
+        let mut key = [0u8; 32];
+        let digits: Vec<u8> = hex
+            .as_bytes()
+            .chunks(2)
+            .filter_map(|pair| std::str::from_utf8(pair).ok())
+            .filter_map(|pair| u8::from_str_radix(pair, 16).ok())
+            .collect();
+        if digits.len() != key.len() {
+            return Err(StoreError::Database {
+                reason: "the store's snapshot key is not 32 bytes of hexadecimal".to_string(),
+            });
+        }
+        key.copy_from_slice(&digits);
+        Ok(key)
+    }
+
+    /// 16 fresh random bytes, in hexadecimal: a snapshot's nonce.
+    pub(crate) fn nonce(&self) -> Result<String, StoreError> {
+        self.read(|tx| tx.random_hex(16))
+    }
+
+    /// Whether the snapshot with `nonce` was resumed already.
+    pub(crate) fn was_resumed(&self, nonce: &str) -> Result<bool, StoreError> {
+        self.read(|tx| Ok(tx.meta(&format!("resumed:{nonce}"))?.is_some()))
+    }
+
+    /// Record that the snapshot with `nonce` is being resumed: `false` if
+    /// it was already (two processes resuming one snapshot: one wins).
+    pub(crate) fn mark_resumed(&mut self, nonce: &str) -> Result<bool, StoreError> {
+        let key = format!("resumed:{nonce}");
+        self.write(|tx| tx.put_meta(&key, "resumed"))
+    }
+
+    /// Record that the plan with `digest` is executed, and its approval
+    /// (an audit record, `entry`) in the same transaction: the approval's
+    /// sequence number, or `None` if the plan was executed already.
+    pub(crate) fn approve_plan(
+        &mut self,
+        digest: &str,
+        entry: &Entry<'_>,
+    ) -> Result<Option<i64>, StoreError> {
+        let key = format!("plan:{digest}");
+        self.write(|tx| {
+            if tx.meta(&key)?.is_some() {
+                return Ok(None);
+            }
+            let seq = append(tx, entry, None)?;
+            tx.put_meta(&key, &seq.to_string())?;
+            Ok(Some(seq))
+        })
+    }
+
     /// Append an audit record; returns its sequence number once committed.
     pub(crate) fn audit(&mut self, e: &Entry<'_>) -> Result<i64, StoreError> {
         self.write(|tx| append(tx, e, None))
@@ -568,23 +675,19 @@ impl Store {
 
     /// Every audit record, in order.
     pub fn records(&self) -> Result<Vec<AuditRecord>, StoreError> {
-        self.read(records)
+        self.read(|tx| tx.records_from(i64::MIN))
     }
 
     /// The last `n` audit records, in order, and how many the log holds:
     /// reads no more than `n` records, however long the log.
     pub fn last_records(&self, n: usize) -> Result<(Vec<AuditRecord>, i64), StoreError> {
-        self.read(|conn| {
-            let total: i64 = conn.query_row("SELECT COUNT(*) FROM audit", [], |r| r.get(0))?;
-            let first: i64 = conn.query_row(
-                "SELECT COALESCE(MIN(seq), 0) FROM (SELECT seq FROM audit ORDER BY seq DESC LIMIT ?1)",
-                [i64::try_from(n).unwrap_or(i64::MAX)],
-                |r| r.get(0),
-            )?;
+        self.read(|tx| {
+            let total = tx.record_count()?;
             if n == 0 || total == 0 {
                 return Ok((Vec::new(), total));
             }
-            Ok((records_from(conn, first)?, total))
+            let first = tx.first_of_last(i64::try_from(n).unwrap_or(i64::MAX))?;
+            Ok((tx.records_from(first)?, total))
         })
     }
 
@@ -592,7 +695,7 @@ impl Store {
     /// (it may be stale by the time it is used): `Store::pay` reads the
     /// total again under the write lock.
     pub fn paid_on(&self, principal: &str, day: &str) -> Result<i64, StoreError> {
-        self.read(|conn| paid_on(conn, principal, day))
+        self.read(|tx| tx.paid_on(principal, day))
     }
 
     /// Make a payment if the day's total leaves room for it: in one write
@@ -608,7 +711,7 @@ impl Store {
     ) -> Result<Paid, StoreError> {
         let day = day_of(p.time_ms);
         self.write(|tx| {
-            let today = paid_on(tx, e.principal, &day)?;
+            let today = tx.paid_on(e.principal, &day)?;
             if today.saturating_add(p.cents) > p.max_day_cents {
                 let rule = over(today);
                 let denied = Entry {
@@ -620,12 +723,8 @@ impl Store {
                 return Ok(Paid::OverDayCap { today, seq });
             }
             let seq = next_seq(tx)?.0;
-            tx.execute(
-                "INSERT INTO ledger (time_ms, day, principal, payee, cents, currency, memo, audit_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![p.time_ms, day, e.principal, p.payee, p.cents, p.currency, p.memo, seq],
-            )?;
             let row = LedgerRow {
-                id: tx.last_insert_rowid(),
+                id: tx.next_ledger_id()?,
                 time_ms: p.time_ms,
                 day: day.clone(),
                 principal: e.principal.to_string(),
@@ -635,6 +734,7 @@ impl Store {
                 memo: p.memo.to_string(),
                 audit_seq: seq,
             };
+            tx.insert_ledger(&row)?;
             append(tx, e, Some(&row))?;
             Ok(Paid::Made { id: row.id, seq })
         })
@@ -643,135 +743,56 @@ impl Store {
     /// Every payment, in order.
     pub fn ledger(&self) -> Result<Vec<Payment>, StoreError> {
         Ok(self
-            .read(ledger_rows)?
+            .read(|tx| tx.ledger_rows())?
             .into_iter()
             .map(|r| (r.id, r.principal, r.payee, r.cents, r.currency, r.memo))
             .collect())
     }
 
     /// An employee: name, manager, and fields (a JSON object of strings).
-    pub(crate) fn employee(
-        &self,
-        id: &str,
-    ) -> Result<Option<(String, Option<String>, String)>, StoreError> {
-        self.read(|conn| {
-            conn.query_row(
-                "SELECT name, manager, fields FROM employees WHERE id = ?1",
-                params![id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()
-        })
+    pub(crate) fn employee(&self, id: &str) -> Result<Option<Employee>, StoreError> {
+        self.read(|tx| tx.employee(id))
     }
 
     /// The ids of `manager`'s direct and indirect reports, in order.
     pub(crate) fn reports(&self, manager: &str) -> Result<Vec<String>, StoreError> {
-        self.read(|conn| {
-            let mut st = conn.prepare(
-                "WITH RECURSIVE chain(id) AS (
-                   SELECT id FROM employees WHERE manager = ?1
-                   UNION SELECT e.id FROM employees e JOIN chain c ON e.manager = c.id
-                 ) SELECT id FROM chain ORDER BY id",
-            )?;
-            let rows = st.query_map(params![manager], |r| r.get::<_, String>(0))?;
-            rows.collect()
-        })
+        self.read(|tx| tx.reports(manager))
     }
 
     /// Every employee id, in order.
     pub(crate) fn employee_ids(&self) -> Result<Vec<String>, StoreError> {
-        self.read(|conn| {
-            let mut st = conn.prepare("SELECT id FROM employees ORDER BY id")?;
-            let rows = st.query_map([], |r| r.get::<_, String>(0))?;
-            rows.collect()
-        })
+        self.read(|tx| tx.employee_ids())
     }
 }
 
-fn schema_version(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    let has_meta: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
-        [],
-        |r| r.get(0),
-    )?;
-    if has_meta == 0 {
+/// The schema version a store records: `None` for an empty store,
+/// `Some("none")` for one whose `meta` table records none.
+fn schema_version(tx: &mut dyn Tx) -> Result<Option<String>, WriteError> {
+    if !tx.has_meta()? {
         return Ok(None);
     }
-    let version: Option<String> = conn
-        .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
-            r.get(0)
-        })
-        .optional()?;
-    Ok(Some(version.unwrap_or_else(|| "none".into())))
+    Ok(Some(tx.meta("schema")?.unwrap_or_else(|| "none".into())))
 }
 
-fn paid_on(conn: &Connection, principal: &str, day: &str) -> rusqlite::Result<i64> {
-    conn.query_row(
-        "SELECT coalesce(sum(cents), 0) FROM ledger WHERE principal = ?1 AND day = ?2",
-        params![principal, day],
-        |r| r.get(0),
-    )
-}
-
-/// Every audit record, in order.
-fn records(conn: &Connection) -> rusqlite::Result<Vec<AuditRecord>> {
-    records_from(conn, i64::MIN)
-}
-
-/// The audit records from sequence number `first` on, in order.
-fn records_from(conn: &Connection, first: i64) -> rusqlite::Result<Vec<AuditRecord>> {
-    let mut st = conn.prepare(
-        "SELECT seq, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, prev_hash, hash FROM audit WHERE seq >= ?1 ORDER BY seq",
-    )?;
-    let rows = st.query_map([first], |r| {
-        Ok(AuditRecord {
-            seq: r.get(0)?,
-            time_ms: r.get(1)?,
-            principal: r.get(2)?,
-            program: r.get(3)?,
-            operation: r.get(4)?,
-            arguments: r.get(5)?,
-            decision: r.get(6)?,
-            rule: r.get(7)?,
-            ledger_id: r.get(8)?,
-            ledger_hash: r.get(9)?,
-            prev_hash: r.get(10)?,
-            hash: r.get(11)?,
-        })
-    })?;
-    rows.collect()
-}
-
-fn ledger_rows(conn: &Connection) -> rusqlite::Result<Vec<LedgerRow>> {
-    let mut st = conn.prepare(
-        "SELECT id, time_ms, day, principal, payee, cents, currency, memo, audit_seq FROM ledger ORDER BY id",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok(LedgerRow {
-            id: r.get(0)?,
-            time_ms: r.get(1)?,
-            day: r.get(2)?,
-            principal: r.get(3)?,
-            payee: r.get(4)?,
-            cents: r.get(5)?,
-            currency: r.get(6)?,
-            memo: r.get(7)?,
-            audit_seq: r.get(8)?,
-        })
-    })?;
-    rows.collect()
+/// Run the schema's steps from version `from` up to [`SCHEMA_VERSION`].
+fn migrate(tx: &mut dyn Tx, from: i64) -> Result<(), WriteError> {
+    let mut at = from;
+    while at < SCHEMA_VERSION {
+        let Some(sql) = schema::step(tx.dialect(), at) else {
+            return Err(StoreError::Schema {
+                found: at.to_string(),
+            }
+            .into());
+        };
+        tx.batch(sql)?;
+        at = schema::step_to(at);
+    }
+    Ok(())
 }
 
 /// The sequence number the next record takes, and the hash it links to.
-fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<(i64, String)> {
-    let last: Option<(i64, String)> = tx
-        .query_row(
-            "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    Ok(match last {
+fn next_seq(tx: &mut dyn Tx) -> Result<(i64, String), WriteError> {
+    Ok(match tx.last_record()? {
         Some((s, h)) => (s.saturating_add(1), h),
         None => (1, GENESIS.to_string()),
     })
@@ -779,11 +800,7 @@ fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<(i64, String)> {
 
 /// Append the record of `e`, committing to `payment`'s ledger row if
 /// there is one; returns its sequence number.
-fn append(
-    tx: &Transaction<'_>,
-    e: &Entry<'_>,
-    payment: Option<&LedgerRow>,
-) -> Result<i64, WriteError> {
+fn append(tx: &mut dyn Tx, e: &Entry<'_>, payment: Option<&LedgerRow>) -> Result<i64, WriteError> {
     let (seq, prev_hash) = next_seq(tx)?;
     let mut r = AuditRecord {
         seq,
@@ -800,12 +817,11 @@ fn append(
         hash: String::new(),
     };
     r.hash = record_hash(&r);
-    tx.execute(
-        "INSERT INTO audit (seq, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        params![r.seq, r.time_ms, r.principal, r.program, r.operation, r.arguments, r.decision, r.rule, r.ledger_id, r.ledger_hash, r.prev_hash, r.hash],
-    )?;
+    tx.insert_record(&r)?;
     Ok(seq)
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(all(test, feature = "postgres"))]
+mod tests_postgres;

@@ -1,0 +1,152 @@
+//! Where a store is, and how a PostgreSQL store is reached.
+//!
+//! A location is a SQLite file's path or a `postgres://` (or
+//! `postgresql://`) URL. A URL never holds a password: one that does is
+//! refused, so that no policy, command line, process list, error message
+//! or audit text carries it. The password comes from the environment
+//! (`PGPASSWORD`, or a variable a policy names) or from a file a policy
+//! names ([`PostgresOptions`]), never from the program.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::StoreError;
+
+/// Where a store is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A SQLite file, by its path.
+    Sqlite(String),
+    /// A PostgreSQL database, by its URL (without a password).
+    Postgres(PostgresUrl),
+}
+
+/// A `postgres://` URL that holds no password, as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PostgresUrl(String);
+
+impl PostgresUrl {
+    /// The URL as given (it holds no password, so it may be shown).
+    pub fn shown(&self) -> String {
+        self.0.clone()
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Sqlite(path) => f.write_str(path),
+            Location::Postgres(url) => f.write_str(&url.0),
+        }
+    }
+}
+
+/// Whether `text` starts with a PostgreSQL URL's scheme.
+fn is_postgres(text: &str) -> bool {
+    let lower = text.get(..13).unwrap_or(text).to_ascii_lowercase();
+    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+}
+
+impl Location {
+    /// Read a store's location: a `postgres://` URL is a PostgreSQL
+    /// database (refused if it holds a password, or if it is not a URL
+    /// the client reads), any other URL is refused, and anything else is
+    /// a SQLite file's path.
+    pub fn parse(text: &str) -> Result<Location, StoreError> {
+        if is_postgres(text) {
+            return parse_postgres(text)
+                .map(|()| Location::Postgres(PostgresUrl(text.to_string())));
+        }
+        if let Some((scheme, _)) = text.split_once("://")
+            && !scheme.is_empty()
+            && scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')
+        {
+            return Err(StoreError::Location {
+                reason: format!(
+                    "expected a store's location to be a SQLite file's path or a postgres:// URL, found a URL of scheme `{}`",
+                    writ_runtime::display::safe_text(
+                        scheme,
+                        writ_runtime::display::LineBreaks::Escape
+                    )
+                ),
+            });
+        }
+        Ok(Location::Sqlite(text.to_string()))
+    }
+
+    /// Whether the store is a file (whose identity on disk a kept
+    /// connection is checked against).
+    pub fn is_file(&self) -> bool {
+        matches!(self, Location::Sqlite(_))
+    }
+}
+
+#[cfg(feature = "postgres")]
+fn parse_postgres(text: &str) -> Result<(), StoreError> {
+    let config: tokio_postgres::Config = text.parse().map_err(|e| StoreError::Location {
+        reason: format!("expected a PostgreSQL URL the client reads (postgres://USER@HOST:PORT/DATABASE), found one it does not: {e}"),
+    })?;
+    if config.get_password().is_some() {
+        return Err(StoreError::Location {
+            reason: "a store's URL must not hold a password (it would show in policies, command lines and messages); put the password in PGPASSWORD, or name a file or variable in the policy's [store] password_file or password_env".into(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "postgres"))]
+fn parse_postgres(_: &str) -> Result<(), StoreError> {
+    Ok(())
+}
+
+/// How a PostgreSQL store is reached: the password, and the bounds on
+/// connecting and on each statement. Debug output never shows the
+/// password.
+#[derive(Clone)]
+pub struct PostgresOptions {
+    /// The password, if the server asks for one.
+    pub password: Option<String>,
+    /// How long connecting may take, at most.
+    pub connect_timeout: Duration,
+    /// How long one statement may take, at most, on the server (and how
+    /// long the host waits for its answer beyond any lock wait).
+    pub statement_timeout: Duration,
+}
+
+/// The default bound on connecting to a PostgreSQL store.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The default bound on one statement of a PostgreSQL store.
+pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Default for PostgresOptions {
+    fn default() -> PostgresOptions {
+        PostgresOptions {
+            password: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            statement_timeout: DEFAULT_STATEMENT_TIMEOUT,
+        }
+    }
+}
+
+impl PostgresOptions {
+    /// The default options, with the password from `PGPASSWORD` if set.
+    pub fn from_env() -> PostgresOptions {
+        PostgresOptions {
+            password: std::env::var("PGPASSWORD").ok(),
+            ..PostgresOptions::default()
+        }
+    }
+}
+
+impl fmt::Debug for PostgresOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresOptions")
+            .field("password", &self.password.as_ref().map(|_| "(hidden)"))
+            .field("connect_timeout", &self.connect_timeout)
+            .field("statement_timeout", &self.statement_timeout)
+            .finish()
+    }
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for Writ's tests and benchmarks.
+#
+#   tests/postgres/server.sh start DIR [PORT]   initdb in DIR, start a server
+#                                               on 127.0.0.1:PORT, print its URL
+#   tests/postgres/server.sh stop DIR           stop it at once (no checkpoint)
+#   tests/postgres/server.sh install            install Debian's postgresql if missing
+#
+# The server listens on loopback only (and a Unix socket in DIR), asks
+# for a password (scram-sha-256) for its one role `writ`, and keeps its
+# data in DIR/data; the password is in DIR/password, for PGPASSWORD.
+# initdb refuses to run as root: as root, the server runs as the
+# `postgres` user the package creates (DIR is handed to it).
+set -euo pipefail
+
+bindir() {
+  local d
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    if [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ]; then echo "$d"; return 0; fi
+  done
+  return 1
+}
+
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "${1:-}" in
+  install)
+    if ! bindir >/dev/null; then
+      echo "== installing PostgreSQL (Debian's postgresql package)"
+      export DEBIAN_FRONTEND=noninteractive
+      apt-get update -qq && apt-get install -y -qq postgresql >/dev/null
+    fi
+    bindir
+    ;;
+  start)
+    dir="${2:?usage: server.sh start DIR [PORT]}"
+    port="${3:-$((20000 + RANDOM % 20000))}"
+    bin="$(bindir)" || { echo "no PostgreSQL server binaries (tests/postgres/server.sh install)" >&2; exit 1; }
+    mkdir -p "$dir"
+    dir="$(realpath "$dir")"
+    head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/password"
+    if [ "$(id -u)" = 0 ]; then chown -R postgres "$dir"; chmod 700 "$dir"; fi
+    as_owner "$bin/initdb" -D "$dir/data" -U writ --auth=scram-sha-256 \
+      --pwfile="$dir/password" -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 ||
+      { cat "$dir/initdb.log" >&2; exit 1; }
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+      -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+      start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    echo "postgres://writ@127.0.0.1:$port/postgres"
+    ;;
+  stop)
+    dir="${2:?usage: server.sh stop DIR}"
+    bin="$(bindir)"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    ;;
+  *)
+    echo "usage: server.sh install | start DIR [PORT] | stop DIR" >&2
+    exit 2
+    ;;
+esac
