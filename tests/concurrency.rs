@@ -4,7 +4,10 @@
 //!
 //! Each round starts 16 `writ run` processes together; each tries five
 //! payments, whose caps let one run pay at most 12,000 cents and the day
-//! 100,000, against a demand of 16 × 12,000.
+//! 100,000, against a demand of 16 × 12,000. The rounds run on SQLite
+//! files, and on PostgreSQL databases (one per round, on the test server:
+//! tests/postgres/support.rs), where 16 threads of one engine also pay at
+//! once, beside the processes.
 //!
 //! A write that cannot have the lock within the policy's `[store]
 //! lock_wait` stops the run with E4006 and writes nothing.
@@ -12,7 +15,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use writ_host::engine::{Engine, RunOptions};
 use writ_host::store::{Store, day_of, now_ms};
+
+#[path = "postgres/support.rs"]
+mod postgres_support;
 
 const RUNS: usize = 16;
 const ROUNDS: usize = 3;
@@ -30,8 +37,8 @@ let paid = list.map([5000, 4000, 6000, 3000, 2000], pay)\nLog.info(\"paid ${list
 
 const ATTEMPTS: usize = 5;
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("writ-concurrency-{}", std::process::id()));
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("writ-concurrency-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     std::fs::write(dir.join("policy.toml"), POLICY).expect("write");
@@ -67,12 +74,92 @@ fn pay_at_once(dir: &Path, db: &str) -> Vec<Output> {
 
 #[test]
 fn runs_paying_at_once_stay_within_every_cap_and_the_log_verifies() {
-    let dir = scratch();
+    let dir = scratch("sqlite");
+    let stores: Vec<String> = (0..ROUNDS)
+        .map(|round| dir.join(format!("round{round}.db")).display().to_string())
+        .collect();
+    rounds(&dir, &stores, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn runs_paying_at_once_on_postgres_stay_within_every_cap_and_the_log_verifies() {
+    if postgres_support::server().is_none() {
+        return;
+    }
+    let dir = scratch("postgres");
+    let stores: Vec<String> = (0..ROUNDS + 2)
+        .filter_map(|_| postgres_support::fresh_database())
+        .collect();
+    rounds(&dir, &stores, RUNS);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// 16 runs of `pay.writ` on 16 threads of one engine, against `db`: what
+/// each printed it paid.
+fn pay_on_threads(dir: &Path, db: &str) -> Vec<Option<i64>> {
+    let engine = Engine::new();
+    let policy = match writ_host::policy::parse(POLICY) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let program = match engine.check(PROGRAM, &policy) {
+        Ok(x) => std::sync::Arc::new(x),
+        Err(d) => panic!("{d:#?}"),
+    };
+    let _ = dir;
+    let handles: Vec<_> = (0..RUNS)
+        .map(|_| {
+            let (engine, policy, program) = (engine.clone(), policy.clone(), program.clone());
+            let db = db.to_string();
+            std::thread::spawn(move || {
+                let options = RunOptions {
+                    store: Some(db),
+                    ..Default::default()
+                };
+                let mut said = String::new();
+                let o = engine.run(&program, &policy, &options, &mut |line: &str| {
+                    said.push_str(line)
+                });
+                match o.map(|o| o.result) {
+                    Ok(Ok(_)) => said
+                        .strip_prefix("paid ")
+                        .and_then(|s| s.trim().parse().ok()),
+                    _ => None,
+                }
+            })
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().ok().flatten())
+        .collect()
+}
+
+/// One round per store of `stores`: 16 processes paying at once, and
+/// `threads` (16 or none) runs on threads of this process beside them.
+fn rounds(dir: &Path, stores: &[String], threads: usize) {
     let start = now_ms();
-    for round in 0..ROUNDS {
-        let db = format!("round{round}.db");
-        let outputs = pay_at_once(&dir, &db);
+    assert!(!stores.is_empty());
+    for db in stores {
+        let (outputs, on_threads) = std::thread::scope(|scope| {
+            let on_threads = scope.spawn(|| {
+                if threads > 0 {
+                    pay_on_threads(dir, db)
+                } else {
+                    Vec::new()
+                }
+            });
+            let outputs = pay_at_once(dir, db);
+            (outputs, on_threads.join().unwrap_or_default())
+        });
         let mut paid_by_runs = 0;
+        assert_eq!(on_threads.len(), threads);
+        for paid in &on_threads {
+            let paid = paid.unwrap_or(-1);
+            assert!((0..=MAX_RUN).contains(&paid), "run cap: {paid}");
+            paid_by_runs += paid;
+        }
         for o in &outputs {
             let (out, err) = (
                 String::from_utf8_lossy(&o.stdout),
@@ -95,7 +182,7 @@ fn runs_paying_at_once_stay_within_every_cap_and_the_log_verifies() {
             assert!((0..=MAX_RUN).contains(&paid), "run cap: {out}");
             paid_by_runs += paid;
         }
-        let store = match Store::open(&dir.join(&db).display().to_string(), None) {
+        let store = match Store::open(db, None) {
             Ok(s) => s,
             Err(e) => panic!("{e}"),
         };
@@ -128,18 +215,21 @@ fn runs_paying_at_once_stay_within_every_cap_and_the_log_verifies() {
             "no run met the day cap"
         );
         // Every attempt has its record, and the log and ledger verify.
-        assert_eq!(records.len(), RUNS * ATTEMPTS);
-        assert_eq!(store.verify(), Ok(RUNS * ATTEMPTS));
-        let o = writ(&dir, &["audit", "verify", "--db", &db])
+        let runs = RUNS + threads;
+        assert_eq!(records.len(), runs * ATTEMPTS);
+        assert_eq!(store.verify(), Ok(runs * ATTEMPTS));
+        let o = writ(dir, &["audit", "verify", "--db", db])
             .output()
             .expect("writ runs");
         assert_eq!(o.status.code(), Some(0));
         assert_eq!(
             String::from_utf8_lossy(&o.stdout),
-            "the audit log holds: 80 records, each linked to the one before, and the ledger matches them\n"
+            format!(
+                "the audit log holds: {} records, each linked to the one before, and the ledger matches them\n",
+                runs * ATTEMPTS
+            )
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A policy paying as [`POLICY`] does, waiting `wait` for the store's lock.

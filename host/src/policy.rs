@@ -390,22 +390,6 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
                 ),
             }
         }
-        if store.url.is_none() {
-            for key in [
-                "password_file",
-                "password_env",
-                "connect_timeout",
-                "statement_timeout",
-            ] {
-                if let Some(v) = t.get(key) {
-                    r.invalid(
-                        span_of(v),
-                        format!("expected `{key}` in [store] only with a PostgreSQL store's `url`, found it without one"),
-                        "a SQLite store has no password or connection; remove the key, or add `url`",
-                    );
-                }
-            }
-        }
     }
     let mut grants = BTreeMap::new();
     if let Some((t, _)) = r.table(top, "grants", "the policy") {

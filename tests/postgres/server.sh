@@ -4,6 +4,7 @@
 #   tests/postgres/server.sh start DIR [PORT]   initdb in DIR, start a server
 #                                               on 127.0.0.1:PORT, print its URL
 #   tests/postgres/server.sh stop DIR           stop it at once (no checkpoint)
+#   tests/postgres/server.sh restart DIR        start it again, on its port
 #   tests/postgres/server.sh install            install Debian's postgresql if missing
 #
 # The server listens on loopback only (and a Unix socket in DIR), asks
@@ -23,6 +24,16 @@ bindir() {
 
 as_owner() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Start the server of DIR on PORT (loopback and a socket in DIR only),
+# waiting until it accepts connections. Durability is traded for speed
+# (fsync off): the data is a test's, and a server stopped at once still
+# recovers from its write-ahead log, which the operating system kept.
+serve() {
+  as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $3 -k $2 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    start >/dev/null || { cat "$2/server.log" >&2; exit 1; }
 }
 
 case "${1:-}" in
@@ -45,10 +56,13 @@ case "${1:-}" in
     as_owner "$bin/initdb" -D "$dir/data" -U writ --auth=scram-sha-256 \
       --pwfile="$dir/password" -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 ||
       { cat "$dir/initdb.log" >&2; exit 1; }
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-      start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    echo "$port" >"$dir/port"
+    serve "$bin" "$dir" "$port"
     echo "postgres://writ@127.0.0.1:$port/postgres"
+    ;;
+  restart)
+    dir="$(realpath "${2:?usage: server.sh restart DIR}")"
+    serve "$(bindir)" "$dir" "$(cat "$dir/port")"
     ;;
   stop)
     dir="${2:?usage: server.sh stop DIR}"
@@ -56,7 +70,7 @@ case "${1:-}" in
     as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     ;;
   *)
-    echo "usage: server.sh install | start DIR [PORT] | stop DIR" >&2
+    echo "usage: server.sh install | start DIR [PORT] | stop DIR | restart DIR" >&2
     exit 2
     ;;
 esac
