@@ -74,25 +74,35 @@ impl Server {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
 
-    /// The server's processes (the postmaster and its children).
+    /// The server's processes: the postmaster (from its pid file) and
+    /// its children (from /proc, whose `stat` names each one's parent).
     fn processes(&self) -> Vec<String> {
         let pid = std::fs::read_to_string(self.dir.join("data/postmaster.pid")).unwrap_or_default();
         let Some(pid) = pid.lines().next().map(str::to_string) else {
             return Vec::new();
         };
-        let children = Command::new("pgrep")
-            .args(["-P", &pid])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default();
-        std::iter::once(pid)
-            .chain(children.lines().map(str::to_string))
-            .collect()
+        let mut all = vec![pid.clone()];
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // `PID (NAME) STATE PPID ...`: the fields after the name.
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1));
+            if parent == Some(pid.as_str()) {
+                all.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        all
     }
 
+    /// Send `signal` (`-STOP`, `-CONT`) to every process of the server,
+    /// with the shell's own `kill`.
     fn signal(&self, signal: &str) {
-        for pid in self.processes() {
-            let _ = Command::new("kill").args([signal, &pid]).status();
+        let pids = self.processes().join(" ");
+        if !pids.is_empty() {
+            let _ = Command::new("bash")
+                .args(["-c", &format!("kill {signal} {pids}")])
+                .status();
         }
     }
 
