@@ -343,23 +343,27 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
         );
         store.path = r.str(t, "path", "[store]").map(|(s, _)| s);
         store.seed = r.str(t, "seed", "[store]").map(|(s, _)| s);
-        let mut time = |key: &str| -> Option<std::time::Duration> {
+        // A time of at most 60s; for a timeout, above zero too (a
+        // connection or a statement given no time at all always fails).
+        let mut time = |key: &str, least: &str| -> Option<std::time::Duration> {
             let (text, span) = r.str(t, key, "[store]")?;
             match limits::parse_time(&text) {
-                Ok(wait) if wait <= MAX_LOCK_WAIT && !wait.is_zero() => Some(wait),
+                Ok(wait) if wait <= MAX_LOCK_WAIT && (least.is_empty() || !wait.is_zero()) => {
+                    Some(wait)
+                }
                 _ => {
                     r.invalid(
                         span,
-                        format!("expected `{key}` in [store] to be a time of at most 60s, found `{text}`"),
+                        format!("expected `{key}` in [store] to be a time{least} of at most 60s, found `{text}`"),
                         &format!("write a time in ms, s or m, like `{key} = \"10s\"`"),
                     );
                     None
                 }
             }
         };
-        store.lock_wait = time("lock_wait");
-        store.connect_timeout = time("connect_timeout");
-        store.statement_timeout = time("statement_timeout");
+        store.lock_wait = time("lock_wait", "");
+        store.connect_timeout = time("connect_timeout", " above 0");
+        store.statement_timeout = time("statement_timeout", " above 0");
         store.password_file = r.str(t, "password_file", "[store]").map(|(s, _)| s);
         store.password_env = r.str(t, "password_env", "[store]").map(|(s, _)| s);
         if let Some((url, span)) = r.str(t, "url", "[store]") {

@@ -259,3 +259,82 @@ fn a_malformed_policy_grants_nothing_even_where_the_rest_is_fine() {
     let text = format!("{HEAD}[grants.Log]\n[grants.Pay]\npayees = [\"a\"]\n");
     assert!(parse(&text).is_err());
 }
+
+/// The messages of a policy's diagnostics, in order.
+fn messages(text: &str) -> Vec<String> {
+    match parse(text) {
+        Ok(_) => Vec::new(),
+        Err(ds) => ds
+            .iter()
+            .map(|d| format!("{} {}", d.code.as_str(), d.message))
+            .collect(),
+    }
+}
+
+#[test]
+fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
+    let head = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[store]\n";
+    let p = match parse(&format!(
+        "{head}url = \"postgres://writ@db.example:5432/team\"\npassword_env = \"TEAM_PG\"\nconnect_timeout = \"2s\"\nstatement_timeout = \"30s\"\nlock_wait = \"5s\"\n"
+    )) {
+        Ok(p) => p,
+        Err(d) => panic!("{d:#?}"),
+    };
+    assert_eq!(
+        p.store.url.as_deref(),
+        Some("postgres://writ@db.example:5432/team")
+    );
+    assert_eq!(p.store.password_env.as_deref(), Some("TEAM_PG"));
+    assert_eq!(p.store.connect_timeout.map(|t| t.as_secs()), Some(2));
+    assert_eq!(p.store.statement_timeout.map(|t| t.as_secs()), Some(30));
+    // The password comes from the variable the policy names, which must
+    // be set; a run under the policy is refused before it starts if not.
+    assert_eq!(
+        writ_host::engine::postgres_options(&p).err(),
+        Some("the policy takes the store's password from the environment variable TEAM_PG, which is not set".to_string())
+    );
+    // The PostgreSQL keys hold for a store named on the command line too:
+    // they are read without `url`.
+    assert_eq!(
+        messages(&format!(
+            "{head}password_file = \"pg.secret\"\nstatement_timeout = \"1s\"\n"
+        )),
+        Vec::<String>::new()
+    );
+    for (keys, said) in [
+        (
+            "url = \"postgres://writ:hunter2@db.example/team\"\n",
+            "E6003 expected `url` in [store] to be a postgres:// URL without a password: a store's URL must not hold a password (it would show in policies, command lines and messages); put the password in PGPASSWORD, or name a file or variable in the policy's [store] password_file or password_env",
+        ),
+        (
+            "url = \"team.db\"\n",
+            "E6003 expected `url` in [store] to be a postgres:// URL, found `team.db`",
+        ),
+        (
+            "url = \"mysql://db.example/team\"\n",
+            "E6003 expected `url` in [store] to be a postgres:// URL without a password: expected a store's location to be a SQLite file's path or a postgres:// URL, found a URL of scheme `mysql`",
+        ),
+        (
+            "path = \"team.db\"\nurl = \"postgres://writ@db.example/team\"\n",
+            "E6003 expected one of `path` and `url` in [store], found both",
+        ),
+        (
+            "statement_timeout = \"2m\"\n",
+            "E6003 expected `statement_timeout` in [store] to be a time above 0 of at most 60s, found `2m`",
+        ),
+        (
+            "connect_timeout = \"0s\"\n",
+            "E6003 expected `connect_timeout` in [store] to be a time above 0 of at most 60s, found `0s`",
+        ),
+        (
+            "pasword_env = \"X\"\n",
+            "E6002 expected a key of [store] (`path`, `url`, `seed`, `lock_wait`, `password_file`, `password_env`, `connect_timeout`, `statement_timeout`), found `pasword_env`",
+        ),
+    ] {
+        assert_eq!(
+            messages(&format!("{head}{keys}")),
+            vec![said.to_string()],
+            "{keys}"
+        );
+    }
+}
