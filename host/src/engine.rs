@@ -439,6 +439,36 @@ pub fn postgres_options(policy: &Policy) -> Result<store::PostgresOptions, Strin
     })
 }
 
+/// Open the store at `location` (a path or a `postgres://` URL) for
+/// reading what it holds, reaching a PostgreSQL store as `policy` says
+/// ([`postgres_options`]), without creating it: `Ok(None)` when there is
+/// no store there yet (no file, or a database without the store's
+/// schema).
+pub fn open_existing(policy: &Policy, location: &str) -> Result<Option<Store>, String> {
+    let location = store::Location::parse(location).map_err(|e| e.to_string())?;
+    let options = match &location {
+        store::Location::Sqlite(path) => {
+            if !std::path::Path::new(path).is_file() {
+                return Ok(None);
+            }
+            store::PostgresOptions::default()
+        }
+        store::Location::Postgres(_) => {
+            let options = postgres_options(policy)?;
+            if Store::version_at(&location, &options)
+                .map_err(|e| e.to_string())?
+                .is_none()
+            {
+                return Ok(None);
+            }
+            options
+        }
+    };
+    Store::open_at(&location, &options, None)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
 /// Open the store a run under `policy` uses (created, with the policy's
 /// seed, on first use) and load its recorded `Http` responses.
 pub(crate) fn open_for(

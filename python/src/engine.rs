@@ -503,7 +503,17 @@ impl PyEngine {
         f: impl FnOnce(&Store) -> R + Send,
     ) -> PyResult<R> {
         let path = self.shared.store.clone();
-        let opened = py.detach(|| Store::open(&path, None).map(|s| f(&s)));
+        let policy = &self.shared.policy;
+        let opened = py.detach(|| {
+            let location = writ_host::store::Location::parse(&path).map_err(|e| e.to_string())?;
+            let options = match location {
+                writ_host::store::Location::Postgres(_) => host::postgres_options(policy)?,
+                writ_host::store::Location::Sqlite(_) => Default::default(),
+            };
+            Store::open_at(&location, &options, None)
+                .map(|s| f(&s))
+                .map_err(|e| e.to_string())
+        });
         opened.map_err(|e| {
             errors::plain(
                 py,

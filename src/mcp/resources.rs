@@ -74,27 +74,31 @@ pub fn read(shared: &Shared, uri: &str) -> Result<ResourceContents, ErrorData> {
 /// "total": N}`), or `{"error": ...}` saying why there are none.
 fn audit(shared: &Shared) -> String {
     let path = shared.store_path();
-    let doc = if !std::path::Path::new(&path).is_file() {
-        json!({ "store": path, "total": 0, "records": [], "note": "no store yet: nothing has run under this policy" })
-    } else {
-        match writ_host::store::Store::open(&path, None)
-            .and_then(|s| s.last_records(limits::AUDIT_RECORDS))
-        {
-            Err(e) => json!({ "store": path, "error": e.to_string() }),
-            Ok((shown, total)) => {
-                let records: Vec<_> = shown
-                    .iter()
-                    .map(|r| {
-                        json!({
-                            "seq": r.seq, "time_ms": r.time_ms, "principal": r.principal,
-                            "program": r.program, "operation": r.operation,
-                            "arguments": r.arguments, "decision": r.decision,
-                            "rule": r.rule, "hash": r.hash,
-                        })
+    let opened = writ_host::engine::open_existing(&shared.policy, &path).and_then(|s| {
+        s.map(|s| {
+            s.last_records(limits::AUDIT_RECORDS)
+                .map_err(|e| e.to_string())
+        })
+        .transpose()
+    });
+    let doc = match opened {
+        Ok(None) => {
+            json!({ "store": path, "total": 0, "records": [], "note": "no store yet: nothing has run under this policy" })
+        }
+        Err(e) => json!({ "store": path, "error": e }),
+        Ok(Some((shown, total))) => {
+            let records: Vec<_> = shown
+                .iter()
+                .map(|r| {
+                    json!({
+                        "seq": r.seq, "time_ms": r.time_ms, "principal": r.principal,
+                        "program": r.program, "operation": r.operation,
+                        "arguments": r.arguments, "decision": r.decision,
+                        "rule": r.rule, "hash": r.hash,
                     })
-                    .collect();
-                json!({ "store": path, "total": total, "records": records })
-            }
+                })
+                .collect();
+            json!({ "store": path, "total": total, "records": records })
         }
     };
     serde_json::to_string_pretty(&doc).unwrap_or_default()

@@ -26,7 +26,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::Semaphore;
 use writ::render::words::Edge;
-use writ_host::engine::{DEFAULT_STORE, Engine, Plan};
+use writ_host::engine::{Engine, Plan};
 use writ_host::policy::Policy;
 
 use super::elicitation::Asker;
@@ -72,18 +72,15 @@ impl Shared {
         Edge::Policy(Some(&self.policy_shown))
     }
 
-    /// The store's path, as a run opens it.
+    /// The store's path or URL, as a run opens it.
     pub fn store_path(&self) -> String {
-        self.db
-            .clone()
-            .or_else(|| {
-                self.policy
-                    .store
-                    .path
-                    .as_ref()
-                    .map(|p| self.policy.resolve(p))
-            })
-            .unwrap_or_else(|| DEFAULT_STORE.to_string())
+        writ_host::engine::store_path(
+            &self.policy,
+            &writ_host::engine::RunOptions {
+                store: self.db.clone(),
+                ..Default::default()
+            },
+        )
     }
 
     /// Keep `plan` for `approve`; its id.
