@@ -2618,15 +2618,42 @@ fix_code='let receipt = Pay.pay("air-one.example", 30000, "flight A1-204")\nLog.
 dict(code="E4006",
 meaning=r"""
 The host could not make the checks the policy asks for, so it refused to go
-on: the store (the SQLite file holding the audit log, ledger and records)
-could not be opened or created, or is of another schema version; a file
-the policy names (a seed, recorded responses) could not be read; an audit
-record could not be committed before an operation's result returned; or
-other runs held the store's write lock for longer than the host waits for
-it (10 s, or the policy's `[store] lock_wait`; the message says `the store
-is busy`). A wait cut short by the run's time limit ends the run with
-`E5005` instead. Failing closed, nothing more is
-carried out; when this happens before the run, nothing runs at all.
+on: the store (a SQLite file, or a PostgreSQL database, holding the audit
+log, ledger and records) could not be opened or created, or is of another
+schema version; a file the policy names (a seed, recorded responses, the
+store's `password_file`) could not be read, or the variable its
+`password_env` names is not set; the store's URL holds a password; an
+audit record could not be committed before an operation's result
+returned; or other runs held the store's write lock for longer than the
+host waits for it (10 s, or the policy's `[store] lock_wait`; the message
+says `the store is busy`). A wait cut short by the run's time limit ends
+the run with `E5005` instead. Failing closed, nothing more is carried
+out, and a transaction that failed wrote nothing (a payment is in the
+ledger and the audit log together, or in neither); when this happens
+before the run, nothing runs at all.
+
+During a run the message says which operation was denied (`the audit
+record of Http.get could not be written (...); the operation was
+denied`, `the payment could not be recorded (...); nothing was paid`) and,
+in the brackets, what failed. A store on PostgreSQL adds its own causes
+([policy.md](policy.md#bounds-and-failures)):
+
+- the server cannot be reached, or refuses the connection:
+  `cannot open the store postgres://...: ...` (at most `connect_timeout`,
+  5 s by default, is spent trying);
+- the connection is lost in the middle of a transaction (the server
+  stopped or restarted): `the connection to the store was lost: ...; what
+  the transaction wrote was rolled back`; the next operation connects
+  again;
+- the lock is busy, as on SQLite: `the store is busy: other runs held its
+  write lock for over 10000 ms (...)`;
+- a statement ran longer than `statement_timeout` on the server, which
+  cancelled it: `the store took longer than its statement_timeout (...)`;
+  or the server did not answer at all: `the store did not answer within
+  its statement_timeout (10000 ms) beyond the lock wait; the connection
+  was dropped and what the transaction wrote was rolled back`;
+- the store is of schema version 2: `expected a store of schema version
+  3, found version 2: a migration brings it up to date, in place`.
 """,
 policy='[principal]\nid = "ada"\nrole = "employee"\n\n[store]\nseed = "org.sql"\n\n[grants.Log]\n',
 source='Log.info("hello")\n',
@@ -2637,7 +2664,11 @@ rc=3,
 fix=r"""
 **Fix**: make the files the policy names readable (here, create `org.sql`
 next to the policy, or remove the `seed` line), and the store's directory
-writable:
+writable. For a store on PostgreSQL, make the server reachable from the
+host and give the role's password (`password_file`, `password_env` or
+`PGPASSWORD`); migrate a store of version 2 with `writ db migrate --db
+URL`; for a busy or slow store, raise `lock_wait` or `statement_timeout`
+(each at most 60 s):
 """,
 fix_policy='[principal]\nid = "ada"\nrole = "employee"\n\n[grants.Log]\n',
 fix_code='Log.info("hello")\n',
@@ -2871,7 +2902,7 @@ record where it breaks. An embedder sees this code when it verifies the
 log (the Python package's `Engine.verify()` raises `AuditError` with it,
 [python.md](python.md#the-audit-log)); `writ audit verify` says the same
 in words and exits with 1. Nothing a program does can cause it: only a
-change to the store's file from outside Writ.
+change to the store from outside Writ (to its file, or to its database).
 """,
 fix=r"""
 **Fix**: treat the store as tampered with: keep a copy for
