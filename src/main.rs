@@ -126,8 +126,9 @@ enum Command {
         /// capabilities it grants, scoped and audited.
         #[arg(long)]
         policy: Option<std::path::PathBuf>,
-        /// The store (SQLite file) for the audit log, ledger and records;
-        /// overrides the policy's `[store] path` (default `writ.db`).
+        /// The store for the audit log, ledger and records: a SQLite file
+        /// or a `postgres://` URL; overrides the policy's `[store] url` and
+        /// `path` (default `writ.db`).
         #[arg(long, requires = "policy")]
         db: Option<std::path::PathBuf>,
         /// Declare an input with its Writ type, as for `writ check`.
@@ -239,7 +240,8 @@ enum Command {
         /// the ledger; `head` prints the head to keep.
         #[arg(value_enum)]
         action: AuditAction,
-        /// The store (default `writ.db`).
+        /// The store: a SQLite file (default `writ.db`) or a
+        /// `postgres://` URL (password from PGPASSWORD).
         #[arg(long)]
         db: Option<std::path::PathBuf>,
         /// For `verify`: a head `writ audit head` printed earlier
@@ -271,8 +273,9 @@ enum Command {
         /// `Log`.
         #[arg(long)]
         policy: Option<std::path::PathBuf>,
-        /// The store (SQLite file) for the audit log, ledger and records;
-        /// overrides the policy's `[store] path`.
+        /// The store for the audit log, ledger and records: a SQLite file
+        /// or a `postgres://` URL; overrides the policy's `[store] url` and
+        /// `path`.
         #[arg(long, requires = "policy")]
         db: Option<std::path::PathBuf>,
         /// Limits of each input, as for `writ run`.
@@ -295,8 +298,9 @@ enum Command {
         /// The policy every program runs under (docs/policy.md).
         #[arg(long)]
         policy: std::path::PathBuf,
-        /// The store (SQLite file) for the audit log, ledger and records;
-        /// overrides the policy's `[store] path`.
+        /// The store for the audit log, ledger and records: a SQLite file
+        /// or a `postgres://` URL; overrides the policy's `[store] url` and
+        /// `path`.
         #[arg(long)]
         db: Option<std::path::PathBuf>,
     },

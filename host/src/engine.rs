@@ -511,21 +511,36 @@ fn recorded_for(policy: &Policy) -> Result<Option<HashMap<String, String>>, RunE
 
 /// What identifies a store's file on disk (its device and inode): a
 /// connection kept for the path is used again only while the path still
-/// names the same file (not one deleted, or replaced, since).
+/// names the same file (not one deleted, or replaced, since). For a
+/// PostgreSQL store, what the connection was made with (a digest of the
+/// password and the bounds): a connection is used again only by a run
+/// whose policy reaches the database the same way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FileId(u64, u64);
 
 impl FileId {
-    /// The file at `path`, if it exists and the platform says which it
-    /// is. A database's URL names the same database for as long as the
-    /// engine lives: its connection is kept under one id.
-    fn of(path: &str) -> Option<FileId> {
-        if matches!(
+    /// What a connection to the store at `path` under `policy` is kept
+    /// by: the file's identity, or for a PostgreSQL store the options the
+    /// policy gives (refused, as a run is, when the policy's password
+    /// cannot be had).
+    fn for_store(policy: &Policy, path: &str) -> Result<Option<FileId>, RunError> {
+        if !matches!(
             store::Location::parse(path),
             Ok(store::Location::Postgres(_))
         ) {
-            return Some(FileId(0, 0));
+            return Ok(FileId::of(path));
         }
+        let pg = postgres_options(policy).map_err(unavailable)?;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(&pg.password, &mut h);
+        std::hash::Hash::hash(&pg.connect_timeout, &mut h);
+        std::hash::Hash::hash(&pg.statement_timeout, &mut h);
+        Ok(Some(FileId(std::hash::Hasher::finish(&h), 0)))
+    }
+
+    /// The file at `path`, if it exists and the platform says which it
+    /// is.
+    fn of(path: &str) -> Option<FileId> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
@@ -566,8 +581,7 @@ pub(crate) struct IdleStores {
 impl IdleStores {
     /// A kept connection to the store at `path`, if there is one and
     /// `path` still names its file.
-    fn take(&self, path: &str) -> Option<(Store, FileId)> {
-        let id = FileId::of(path);
+    fn take(&self, path: &str, id: Option<FileId>) -> Option<(Store, FileId)> {
         let mut kept = self.kept.lock().ok()?;
         // Connections to a file the path no longer names (deleted or
         // replaced) are closed, not kept taking a place.
@@ -599,14 +613,14 @@ impl Engine {
         options: &RunOptions,
     ) -> Result<Opened, RunError> {
         let path = store_path(policy, options);
-        if let Some((mut store, id)) = self.idle.take(&path) {
+        if let Some((mut store, id)) = self.idle.take(&path, FileId::for_store(policy, &path)?) {
             store.set_lock_wait(policy.store.lock_wait.unwrap_or(store::DEFAULT_LOCK_WAIT));
             store.set_until(None);
             let recorded = recorded_for(policy)?;
             return Ok((store, recorded, Some((path, id))));
         }
         let (store, recorded) = open_for(policy, options)?;
-        let id = FileId::of(&path);
+        let id = FileId::for_store(policy, &path)?;
         Ok((store, recorded, id.map(|i| (path, i))))
     }
 }

@@ -1,6 +1,7 @@
 //! Writ's host side: the policy a person's program runs under, the engine
 //! that checks and runs programs under it, the capabilities it grants, and
-//! the store (SQLite) that holds the audit log, the ledger and the records.
+//! the store (a SQLite file, or a PostgreSQL database a team shares) that
+//! holds the audit log, the ledger and the records.
 //!
 //! This is the only crate below the command line that touches files (the
 //! store, and the seed and recorded-responses files a policy names) and

@@ -610,3 +610,65 @@ fn an_engine_keeps_a_stores_connection_only_while_its_path_names_the_same_file()
     assert!(lines[0].contains("three"), "{lines:?}");
     let _ = std::fs::remove_file(&db);
 }
+
+#[path = "../../tests/postgres/support.rs"]
+mod postgres_support;
+
+#[test]
+fn a_kept_connection_to_postgres_serves_only_runs_that_reach_it_the_same_way() {
+    let Some(url) = postgres_support::fresh_database() else {
+        return;
+    };
+    let engine = Engine::new();
+    let options = RunOptions {
+        store: Some(url.clone()),
+        ..Default::default()
+    };
+    let p = policy("[grants.Audit]\n");
+    let program = match engine.check("Audit.note(\"hi\")\n", &p) {
+        Ok(x) => x,
+        Err(d) => panic!("{d:#?}"),
+    };
+    // Twice: the second run takes the connection the first kept.
+    for _ in 0..2 {
+        let o = engine.run(&program, &p, &options, &mut |_: &str| {});
+        assert!(matches!(o.map(|o| o.result), Ok(Ok(_))));
+    }
+    // A policy that takes the password from a variable that is not set
+    // is refused, connection kept or not.
+    let unset = policy("[grants.Audit]\n[store]\npassword_env = \"WRIT_TEST_NO_SUCH_VARIABLE\"\n");
+    let err = engine
+        .run(&program, &unset, &options, &mut |_: &str| {})
+        .err();
+    assert_eq!(
+        err.map(|e| (e.code.to_string(), e.message)),
+        Some((
+            "E4006".to_string(),
+            "the policy takes the store's password from the environment variable WRIT_TEST_NO_SUCH_VARIABLE, which is not set".to_string()
+        ))
+    );
+    // A wrong password is refused by the server, though a connection
+    // made with the right one is kept.
+    let wrong = std::env::temp_dir().join(format!("writ-wrong-pw-{}", std::process::id()));
+    assert!(std::fs::write(&wrong, "not the password\n").is_ok());
+    let wrong_policy = policy(&format!(
+        "[grants.Audit]\n[store]\npassword_file = \"{}\"\n",
+        wrong.display()
+    ));
+    let err = engine
+        .run(&program, &wrong_policy, &options, &mut |_: &str| {})
+        .err();
+    let said = err
+        .map(|e| (e.code.to_string(), e.message))
+        .unwrap_or_default();
+    assert_eq!(said.0, "E4006");
+    assert!(
+        said.1.starts_with(&format!(
+            "cannot open the store {url}: password authentication failed"
+        )),
+        "{}",
+        said.1
+    );
+    let _ = std::fs::remove_file(&wrong);
+    assert_eq!(common::audit_lines(&url).len(), 2);
+}

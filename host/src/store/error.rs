@@ -6,7 +6,8 @@
 //! [`super::Break`], reported apart ([`super::VerifyError`]). Each
 //! variant's `Display` is a sentence that holds wherever the store is
 //! used; what to type to mend it is the edge's to add (the command line
-//! names its command that makes a new store, for one of version 1).
+//! names its command that makes a new store, for one of version 1, and
+//! the one that migrates a store, for one of version 2).
 
 use std::fmt;
 use std::time::Duration;

@@ -6,7 +6,7 @@
 //! is a SQLite file, a `postgres://` URL a PostgreSQL database. Both hold
 //! the same schema (`schema.rs`) and give the same guarantees, because
 //! everything this module does to a store it does through one set of
-//! primitive reads and writes ([`Tx`]) that each database implements
+//! primitive reads and writes (`Tx`) that each database implements
 //! (`sqlite.rs`, `postgres.rs`); the log's chain, the ledger's link into
 //! it and the day cap are written once, here.
 //!

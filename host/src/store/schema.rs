@@ -17,7 +17,9 @@
 pub(crate) enum Dialect {
     /// SQLite, one file.
     Sqlite,
-    /// PostgreSQL, a database on a server.
+    /// PostgreSQL, a database on a server (made only with the `postgres`
+    /// feature).
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     Postgres,
 }
 
