@@ -20,13 +20,14 @@
 //! A connection that fails or times out is dropped (the server rolls its
 //! transaction back) and made again at the next use.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{FromSqlOwned, ToSql};
-use tokio_postgres::{Client, Config, NoTls, Row};
+use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 
 use super::location::{PostgresOptions, PostgresUrl};
 use super::schema::Dialect;
@@ -43,7 +44,7 @@ pub(super) struct Postgres {
     statement_timeout: Duration,
     connect_timeout: Duration,
     /// The connection, if there is one that has not failed.
-    client: Mutex<Option<Client>>,
+    client: Mutex<Option<Conn>>,
     /// The runtime the connection's I/O runs on; `None` only while
     /// dropped (shut down in the background, so that a store may be
     /// dropped on any thread).
@@ -59,6 +60,14 @@ impl Drop for Postgres {
             rt.shutdown_background();
         }
     }
+}
+
+/// A connection, and the statements prepared on it (each of the store's
+/// statements is parsed and planned once per connection, not at every
+/// use: half the round trips of a transaction).
+struct Conn {
+    client: Client,
+    prepared: HashMap<&'static str, Statement>,
 }
 
 /// What a failed call says, and whether the connection is lost with it.
@@ -144,7 +153,10 @@ impl Postgres {
         };
         let client = store.connect().map_err(open_error)?;
         if let Ok(mut slot) = store.client.lock() {
-            *slot = Some(client);
+            *slot = Some(Conn {
+                client,
+                prepared: HashMap::new(),
+            });
         }
         Ok(store)
     }
@@ -174,7 +186,7 @@ impl Postgres {
     pub(super) fn is_idle(&self) -> bool {
         self.client
             .lock()
-            .is_ok_and(|c| c.as_ref().is_some_and(|c| !c.is_closed()))
+            .is_ok_and(|c| c.as_ref().is_some_and(|c| !c.client.is_closed()))
     }
 
     /// Run `f` in a transaction begun by `begin`: committed if `f`
@@ -197,15 +209,18 @@ impl Postgres {
                 reason: "the store's connection was left unusable by a failed thread".into(),
             })
         })?;
-        if slot.as_ref().is_none_or(Client::is_closed) {
+        if slot.as_ref().is_none_or(|c| c.client.is_closed()) {
             *slot = None;
             let client = self.connect().map_err(|reason| StoreError::Open {
                 path: self.shown.clone(),
                 reason,
             })?;
-            *slot = Some(client);
+            *slot = Some(Conn {
+                client,
+                prepared: HashMap::new(),
+            });
         }
-        let Some(client) = slot.as_ref() else {
+        let Some(conn) = slot.as_mut() else {
             return Err(WriteError::Other(StoreError::Database {
                 reason: "the store has no connection".into(),
             }));
@@ -215,7 +230,8 @@ impl Postgres {
         let statement_ms = self.statement_timeout.as_millis().max(1);
         let mut on = On {
             rt,
-            client,
+            client: &conn.client,
+            prepared: &mut conn.prepared,
             until: deadline.max(now) + self.statement_timeout,
             statement_timeout: self.statement_timeout,
             lost: false,
@@ -275,17 +291,18 @@ impl Postgres {
     pub(super) fn execute_raw(&mut self, sql: &str) -> Result<(), StoreError> {
         let deadline = Instant::now();
         let rt = self.rt.as_ref().ok_or(StoreError::Missing)?;
-        let slot = self.client.lock().map_err(|_| StoreError::Database {
+        let mut slot = self.client.lock().map_err(|_| StoreError::Database {
             reason: "the store's connection was left unusable by a failed thread".into(),
         })?;
-        let Some(client) = slot.as_ref() else {
+        let Some(conn) = slot.as_mut() else {
             return Err(StoreError::Database {
                 reason: "the store has no connection".into(),
             });
         };
         let mut on = On {
             rt,
-            client,
+            client: &conn.client,
+            prepared: &mut conn.prepared,
             until: deadline + self.statement_timeout,
             statement_timeout: self.statement_timeout,
             lost: false,
@@ -301,6 +318,7 @@ impl Postgres {
 struct On<'a> {
     rt: &'a Runtime,
     client: &'a Client,
+    prepared: &'a mut HashMap<&'static str, Statement>,
     /// No answer is waited for past this moment.
     until: Instant,
     statement_timeout: Duration,
@@ -345,25 +363,44 @@ impl On<'_> {
         }
     }
 
-    fn rows(&mut self, sql: &str, params: Params<'_>) -> Result<Vec<Row>, WriteError> {
+    /// `sql`, prepared on this connection (once).
+    fn statement(&mut self, sql: &'static str) -> Result<Statement, WriteError> {
+        if let Some(st) = self.prepared.get(sql) {
+            return Ok(st.clone());
+        }
         let client = self.client;
-        self.run(client.query(sql, params))
+        let st = self.run(client.prepare(sql))?;
+        self.prepared.insert(sql, st.clone());
+        Ok(st)
     }
 
-    fn row(&mut self, sql: &str, params: Params<'_>) -> Result<Option<Row>, WriteError> {
+    fn rows(&mut self, sql: &'static str, params: Params<'_>) -> Result<Vec<Row>, WriteError> {
+        let st = self.statement(sql)?;
         let client = self.client;
-        self.run(client.query_opt(sql, params))
+        self.run(client.query(&st, params))
     }
 
-    fn one<T: FromSqlOwned>(&mut self, sql: &str, params: Params<'_>) -> Result<T, WriteError> {
+    fn row(&mut self, sql: &'static str, params: Params<'_>) -> Result<Option<Row>, WriteError> {
+        let st = self.statement(sql)?;
         let client = self.client;
-        let row = self.run(client.query_one(sql, params))?;
+        self.run(client.query_opt(&st, params))
+    }
+
+    fn one<T: FromSqlOwned>(
+        &mut self,
+        sql: &'static str,
+        params: Params<'_>,
+    ) -> Result<T, WriteError> {
+        let st = self.statement(sql)?;
+        let client = self.client;
+        let row = self.run(client.query_one(&st, params))?;
         get(&row, 0)
     }
 
-    fn execute(&mut self, sql: &str, params: Params<'_>) -> Result<u64, WriteError> {
+    fn execute(&mut self, sql: &'static str, params: Params<'_>) -> Result<u64, WriteError> {
+        let st = self.statement(sql)?;
         let client = self.client;
-        self.run(client.execute(sql, params))
+        self.run(client.execute(&st, params))
     }
 }
 
