@@ -40,6 +40,9 @@ POLICY = """[principal]
 id = "ada"
 role = "employee"
 
+[limits]
+time = "10m"
+
 [store]
 lock_wait = "60s"
 statement_timeout = "60s"

@@ -165,6 +165,9 @@ pub struct Engine {
     /// Connections to stores kept between runs (shared by the engine's
     /// clones).
     pub(crate) idle: Arc<IdleStores>,
+    /// The connections to PostgreSQL stores held, counted (shared by the
+    /// engine's clones).
+    pub(crate) connections: Arc<crate::connections::Connections>,
 }
 
 impl Default for Engine {
@@ -185,6 +188,7 @@ impl Engine {
             clock: Arc::new(store::now_ms),
             capabilities: Vec::new(),
             idle: Arc::new(IdleStores::default()),
+            connections: Arc::default(),
         }
     }
 
@@ -592,6 +596,21 @@ impl IdleStores {
         Some((store, id))
     }
 
+    /// Close one kept connection to a PostgreSQL store, if there is one:
+    /// whether one was closed (its place in the engine's count given
+    /// back).
+    fn close_a_postgres_one(&self) -> bool {
+        let closed = match self.kept.lock() {
+            Ok(mut kept) => kept
+                .iter()
+                .position(|(_, _, s)| s.kind() == "postgres")
+                .map(|at| kept.swap_remove(at)),
+            Err(_) => None,
+        };
+        // Dropped here, with the lock let go: its slot takes the count's.
+        closed.is_some()
+    }
+
     /// Keep `store`, open on `path` (the file `id`), for a later run.
     pub(crate) fn put(&self, path: String, id: FileId, store: Store) {
         if let Ok(mut kept) = self.kept.lock()
@@ -619,7 +638,32 @@ impl Engine {
             let recorded = recorded_for(policy)?;
             return Ok((store, recorded, Some((path, id))));
         }
-        let (store, recorded) = open_for(policy, options)?;
+        // A connection to a PostgreSQL store takes a place in the
+        // engine's count first, waiting for one (never past the run's
+        // time) when all are held.
+        let slot = match store::Location::parse(&path) {
+            Ok(store::Location::Postgres(_)) => {
+                let wait = policy
+                    .store
+                    .lock_wait
+                    .unwrap_or(store::DEFAULT_LOCK_WAIT)
+                    .min(policy.limits.time);
+                let max = policy
+                    .store
+                    .max_connections
+                    .unwrap_or(crate::connections::DEFAULT_MAX_CONNECTIONS);
+                Some(
+                    self.connections
+                        .acquire(max, wait, || self.idle.close_a_postgres_one())
+                        .map_err(unavailable)?,
+                )
+            }
+            _ => None,
+        };
+        let (mut store, recorded) = open_for(policy, options)?;
+        if let Some(slot) = slot {
+            store.hold(Box::new(slot));
+        }
         let id = FileId::for_store(policy, &path)?;
         Ok((store, recorded, id.map(|i| (path, i))))
     }

@@ -41,6 +41,7 @@
 pub mod arguments;
 mod builtin;
 mod capability;
+mod connections;
 mod drive;
 pub mod engine;
 mod http;

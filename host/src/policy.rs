@@ -111,6 +111,9 @@ pub struct Store {
     /// The bound on each statement of a PostgreSQL store (at most
     /// [`MAX_LOCK_WAIT`]).
     pub statement_timeout: Option<std::time::Duration>,
+    /// The most connections to PostgreSQL stores the host's engine holds
+    /// at once, runs and kept ones together (1 to 1000; 16 when absent).
+    pub max_connections: Option<usize>,
     /// A file of SQL run once, when the store is created.
     pub seed: Option<String>,
     /// How long a write waits for the store's write lock, in all (at
@@ -339,6 +342,7 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
                 "password_env",
                 "connect_timeout",
                 "statement_timeout",
+                "max_connections",
             ],
         );
         store.path = r.str(t, "path", "[store]").map(|(s, _)| s);
@@ -364,6 +368,26 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
         store.lock_wait = time("lock_wait", "");
         store.connect_timeout = time("connect_timeout", " above 0");
         store.statement_timeout = time("statement_timeout", " above 0");
+        if let Some(v) = t.get("max_connections") {
+            let n = match v.get_ref() {
+                DeValue::Integer(i) => {
+                    i64::from_str_radix(&i.as_str().replace('_', ""), i.radix()).ok()
+                }
+                _ => None,
+            };
+            let most = crate::connections::MOST_CONNECTIONS;
+            match n.and_then(|n| usize::try_from(n).ok()) {
+                Some(n) if (1..=most).contains(&n) => store.max_connections = Some(n),
+                _ => r.invalid(
+                    span_of(v),
+                    format!(
+                        "expected `max_connections` in [store] to be a whole number from 1 to {most}, found {}",
+                        describe(v.get_ref())
+                    ),
+                    "the most connections to a PostgreSQL store this host holds at once, like `max_connections = 16`",
+                ),
+            }
+        }
         store.password_file = r.str(t, "password_file", "[store]").map(|(s, _)| s);
         store.password_env = r.str(t, "password_env", "[store]").map(|(s, _)| s);
         if let Some((url, span)) = r.str(t, "url", "[store]") {

@@ -672,3 +672,62 @@ fn a_kept_connection_to_postgres_serves_only_runs_that_reach_it_the_same_way() {
     let _ = std::fs::remove_file(&wrong);
     assert_eq!(common::audit_lines(&url).len(), 2);
 }
+
+#[test]
+fn an_engine_holds_at_most_max_connections_to_postgres_stores() {
+    let (Some(first), Some(second)) = (
+        postgres_support::fresh_database(),
+        postgres_support::fresh_database(),
+    ) else {
+        return;
+    };
+    let engine = Engine::new();
+    let p = policy("[grants.Audit]\n[store]\nmax_connections = 1\nlock_wait = \"200ms\"\n");
+    let note = match engine.check("Audit.note(\"hi\")\n", &p) {
+        Ok(x) => x,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let on = |db: &str| RunOptions {
+        store: Some(db.to_string()),
+        ..Default::default()
+    };
+    let ran = |db: &str| {
+        engine
+            .run(&note, &p, &on(db), &mut |_: &str| {})
+            .map(|o| o.result.is_ok())
+            .map_err(|e| e.message)
+    };
+    // One after another: the kept connection is used again, and closed
+    // to make room for one to another database.
+    assert_eq!(ran(&first), Ok(true));
+    assert_eq!(ran(&first), Ok(true));
+    assert_eq!(ran(&second), Ok(true));
+    assert_eq!(ran(&first), Ok(true));
+    // At once: while a long run holds the one connection, another waits
+    // its lock wait for it, then is refused.
+    let long = match engine.check(
+        "fn go(n: Int) -> () / {Audit, Log} {\n  if n > 0 {\n    Audit.note(\"op\")\n    go(n - 1)\n  }\n}\nLog.info(\"started\")\ngo(3000)\n",
+        &policy("[grants.Audit]\n[store]\nmax_connections = 1\n"),
+    ) {
+        Ok(x) => x,
+        Err(d) => panic!("{d:#?}"),
+    };
+    let (started, holding) = std::sync::mpsc::channel();
+    let held = {
+        let (engine, long, options) = (engine.clone(), long, on(&first));
+        let long_policy = policy("[grants.Audit]\n[store]\nmax_connections = 1\n");
+        std::thread::spawn(move || {
+            let o = engine.run(&long, &long_policy, &options, &mut |_: &str| {
+                let _ = started.send(());
+            });
+            o.map(|o| o.result.is_ok()).map_err(|e| e.message)
+        })
+    };
+    assert_eq!(holding.recv(), Ok(()));
+    assert_eq!(
+        ran(&second),
+        Err("all 1 of this host's connections to PostgreSQL stores (the policy's [store] max_connections) were in use by other runs for over 200 ms".to_string())
+    );
+    assert_eq!(held.join().ok(), Some(Ok(true)));
+    assert_eq!(ran(&second), Ok(true));
+}

@@ -275,7 +275,7 @@ fn messages(text: &str) -> Vec<String> {
 fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
     let head = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[store]\n";
     let p = match parse(&format!(
-        "{head}url = \"postgres://writ@db.example:5432/team\"\npassword_env = \"TEAM_PG\"\nconnect_timeout = \"2s\"\nstatement_timeout = \"30s\"\nlock_wait = \"5s\"\n"
+        "{head}url = \"postgres://writ@db.example:5432/team\"\npassword_env = \"TEAM_PG\"\nconnect_timeout = \"2s\"\nstatement_timeout = \"30s\"\nlock_wait = \"5s\"\nmax_connections = 4\n"
     )) {
         Ok(p) => p,
         Err(d) => panic!("{d:#?}"),
@@ -287,6 +287,7 @@ fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
     assert_eq!(p.store.password_env.as_deref(), Some("TEAM_PG"));
     assert_eq!(p.store.connect_timeout.map(|t| t.as_secs()), Some(2));
     assert_eq!(p.store.statement_timeout.map(|t| t.as_secs()), Some(30));
+    assert_eq!(p.store.max_connections, Some(4));
     // The password comes from the variable the policy names, which must
     // be set; a run under the policy is refused before it starts if not.
     assert_eq!(
@@ -327,8 +328,16 @@ fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
             "E6003 expected `connect_timeout` in [store] to be a time above 0 of at most 60s, found `0s`",
         ),
         (
+            "max_connections = 0\n",
+            "E6003 expected `max_connections` in [store] to be a whole number from 1 to 1000, found `0`",
+        ),
+        (
+            "max_connections = \"16\"\n",
+            "E6003 expected `max_connections` in [store] to be a whole number from 1 to 1000, found \"16\"",
+        ),
+        (
             "pasword_env = \"X\"\n",
-            "E6002 expected a key of [store] (`path`, `url`, `seed`, `lock_wait`, `password_file`, `password_env`, `connect_timeout`, `statement_timeout`), found `pasword_env`",
+            "E6002 expected a key of [store] (`path`, `url`, `seed`, `lock_wait`, `password_file`, `password_env`, `connect_timeout`, `statement_timeout`, `max_connections`), found `pasword_env`",
         ),
     ] {
         assert_eq!(

@@ -27,12 +27,16 @@ as_owner() {
 }
 
 # Start the server of DIR on PORT (loopback and a socket in DIR only),
-# waiting until it accepts connections. Durability is traded for speed
-# (fsync off): the data is a test's, and a server stopped at once still
-# recovers from its write-ahead log, which the operating system kept.
+# waiting until it accepts connections. For tests, durability is traded
+# for speed (fsync off): the data is a test's, and a server stopped at
+# once still recovers from its write-ahead log, which the operating system
+# kept. WRIT_PG_DURABLE=1 keeps PostgreSQL's durable defaults (each commit
+# flushed to disk), as a benchmark beside SQLite's flushed commits needs.
 serve() {
+  fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  if [ -n "${WRIT_PG_DURABLE:-}" ]; then fast=""; fi
   as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $3 -k $2 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "-c listen_addresses=127.0.0.1 -p $3 -k $2 -c max_connections=300 $fast" \
     start >/dev/null || { cat "$2/server.log" >&2; exit 1; }
 }
 

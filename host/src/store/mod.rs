@@ -222,6 +222,9 @@ pub struct Store {
     lock_wait: Duration,
     /// No write waits for the lock past this moment (a run's time limit).
     until: Option<Instant>,
+    /// What the store holds while it is alive (an engine's count of its
+    /// connections): given back when the store is dropped.
+    held: Option<Box<dyn Send>>,
 }
 
 /// The database a store is on, with its connection.
@@ -395,6 +398,7 @@ impl Store {
             backend,
             lock_wait: DEFAULT_LOCK_WAIT,
             until: None,
+            held: None,
         })
     }
 
@@ -405,6 +409,7 @@ impl Store {
             backend: Backend::Sqlite(sqlite::Sqlite::in_memory()?),
             lock_wait: DEFAULT_LOCK_WAIT,
             until: None,
+            held: None,
         }
         .create(seed)
     }
@@ -503,6 +508,12 @@ impl Store {
             #[cfg(feature = "postgres")]
             Backend::Postgres(_) => "postgres",
         }
+    }
+
+    /// Keep `guard` for as long as the store is alive (an engine's count
+    /// of its connections, given back when the store is dropped).
+    pub(crate) fn hold(&mut self, guard: Box<dyn Send>) {
+        self.held = Some(guard);
     }
 
     /// Whether no transaction is open on the connection (so that it may
