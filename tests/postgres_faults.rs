@@ -196,18 +196,26 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-#[test]
-fn a_server_stopped_in_the_middle_of_a_run_ends_it_with_nothing_half_written() {
-    if postgres_support::server().is_none() {
-        return;
-    }
-    let dir = scratch("stopped");
+/// A private server named `name`, a database on it, and a run paying
+/// into it for a while; then `fault` done to the server: the server, the
+/// database's URL, and how the run ended. `None` without a test server.
+fn paying_through(name: &str, fault: impl FnOnce(&Server)) -> Option<(Server, String, Output)> {
+    postgres_support::server()?;
+    let dir = scratch(name);
     let server = Server::start(&dir.join("server"));
-    let db = server.database("stopped");
+    let db = server.database(name);
     let run = paying(&dir, &server.password, &db);
     std::thread::sleep(Duration::from_millis(300));
-    server.control("stop");
+    fault(&server);
     let o = run.wait_with_output().expect("writ ends");
+    Some((server, db, o))
+}
+
+#[test]
+fn a_server_stopped_in_the_middle_of_a_run_ends_it_with_nothing_half_written() {
+    let Some((server, db, o)) = paying_through("stopped", |s| s.control("stop")) else {
+        return;
+    };
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
     // Where the server went away decides which write failed: the
@@ -230,25 +238,25 @@ fn a_server_stopped_in_the_middle_of_a_run_ends_it_with_nothing_half_written() {
     let store = opened(&db, &server.password);
     assert!(agree(&store) > 0);
     // The restarted server takes payments again.
-    let o = writ(&dir, &server.password, &["audit", "verify", "--db", &db])
-        .output()
-        .expect("writ runs");
+    let o = writ(
+        &server.dir,
+        &server.password,
+        &["audit", "verify", "--db", &db],
+    )
+    .output()
+    .expect("writ runs");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 #[test]
 fn a_frozen_server_ends_the_run_within_its_bounds() {
-    if postgres_support::server().is_none() {
+    let mut frozen = Instant::now();
+    let Some((server, db, o)) = paying_through("frozen", |s| {
+        s.signal("-STOP");
+        frozen = Instant::now();
+    }) else {
         return;
-    }
-    let dir = scratch("frozen");
-    let server = Server::start(&dir.join("server"));
-    let db = server.database("frozen");
-    let run = paying(&dir, &server.password, &db);
-    std::thread::sleep(Duration::from_millis(300));
-    server.signal("-STOP");
-    let frozen = Instant::now();
-    let o = run.wait_with_output().expect("writ ends");
+    };
     // The lock wait (1s) and the statement bound (1s), and some slack
     // for a loaded machine.
     assert!(
