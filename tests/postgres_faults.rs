@@ -177,19 +177,30 @@ fn opened(url: &str, password: &str) -> Store {
 /// The ledger and the log agree: one row per allowed payment record, and
 /// the chain and the ledger verify. Returns the number of payments.
 fn agree(store: &Store) -> usize {
-    let records = store.records().unwrap_or_default();
-    let allowed = records
-        .iter()
-        .filter(|r| r.operation == "Pay.pay" && r.decision == "allowed")
-        .count();
-    let ledger = store.ledger().unwrap_or_default();
-    assert_eq!(
-        ledger.len(),
-        allowed,
-        "a payment without its record, or the reverse"
-    );
-    assert_eq!(store.verify(), Ok(records.len()));
-    allowed
+    // A session of the killed or thawed run may still be ending (its last
+    // commit landing, or rolled back): read again until two reads agree.
+    let mut last = None;
+    for _ in 0..50 {
+        let records = store.records().unwrap_or_default();
+        let allowed = records
+            .iter()
+            .filter(|r| r.operation == "Pay.pay" && r.decision == "allowed")
+            .count();
+        let ledger = store.ledger().unwrap_or_default();
+        let now = (records.len(), allowed, ledger.len());
+        if last == Some(now) {
+            assert_eq!(
+                ledger.len(),
+                allowed,
+                "a payment without its record, or the reverse"
+            );
+            assert_eq!(store.verify(), Ok(records.len()));
+            return allowed;
+        }
+        last = Some(now);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("the store never settled: {last:?}");
 }
 
 fn stderr(o: &Output) -> String {

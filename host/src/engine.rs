@@ -420,9 +420,18 @@ pub fn store_path(policy: &Policy, options: &RunOptions) -> String {
 pub fn postgres_options(policy: &Policy) -> Result<store::PostgresOptions, String> {
     let password = match (&policy.store.password_file, &policy.store.password_env) {
         (Some(file), _) => {
-            let text = std::fs::read_to_string(policy.resolve(file)).map_err(|e| {
-                format!("cannot read the store's password file {file}: {e}")
-            })?;
+            // Its first line, read from its first 4 KiB at most.
+            let mut text = String::new();
+            std::io::Read::read_to_string(
+                &mut std::io::Read::take(
+                    std::fs::File::open(policy.resolve(file)).map_err(|e| {
+                        format!("cannot read the store's password file {file}: {e}")
+                    })?,
+                    4096,
+                ),
+                &mut text,
+            )
+            .map_err(|e| format!("cannot read the store's password file {file}: {e}"))?;
             Some(text.lines().next().unwrap_or_default().to_string())
         }
         (None, Some(var)) => Some(std::env::var(var).map_err(|_| {

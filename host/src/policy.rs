@@ -398,15 +398,12 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
                     "a store is a SQLite file (`path`) or a PostgreSQL database (`url`)",
                 ),
                 Ok(crate::store::Location::Postgres(_)) => store.url = Some(url),
+                // Not shown: a text that is not a URL may still hold a
+                // password (`writ:secret@host/team`).
                 Ok(crate::store::Location::Sqlite(_)) => r.invalid(
                     span,
-                    format!(
-                        "expected `url` in [store] to be a postgres:// URL, found `{}`",
-                        writ_runtime::display::safe_text(
-                            &url,
-                            writ_runtime::display::LineBreaks::Escape
-                        )
-                    ),
+                    "expected `url` in [store] to be a postgres:// URL, found a text that is not one"
+                        .to_string(),
                     "a SQLite store is named by `path`",
                 ),
                 Err(e) => r.invalid(

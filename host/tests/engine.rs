@@ -707,7 +707,7 @@ fn an_engine_holds_at_most_max_connections_to_postgres_stores() {
     // its lock wait for it, then is refused.
     let long = match engine.check(
         "fn go(n: Int) -> () / {Audit, Log} {\n  if n > 0 {\n    Audit.note(\"op\")\n    go(n - 1)\n  }\n}\nLog.info(\"started\")\ngo(3000)\n",
-        &policy("[grants.Audit]\n[store]\nmax_connections = 1\n"),
+        &policy("[grants.Audit]\n[store]\nmax_connections = 1\n[limits]\ntime = \"60s\"\n"),
     ) {
         Ok(x) => x,
         Err(d) => panic!("{d:#?}"),
@@ -715,7 +715,8 @@ fn an_engine_holds_at_most_max_connections_to_postgres_stores() {
     let (started, holding) = std::sync::mpsc::channel();
     let held = {
         let (engine, long, options) = (engine.clone(), long, on(&first));
-        let long_policy = policy("[grants.Audit]\n[store]\nmax_connections = 1\n");
+        let long_policy =
+            policy("[grants.Audit]\n[store]\nmax_connections = 1\n[limits]\ntime = \"60s\"\n");
         std::thread::spawn(move || {
             let o = engine.run(&long, &long_policy, &options, &mut |_: &str| {
                 let _ = started.send(());
@@ -730,4 +731,30 @@ fn an_engine_holds_at_most_max_connections_to_postgres_stores() {
     );
     assert_eq!(held.join().ok(), Some(Ok(true)));
     assert_eq!(ran(&second), Ok(true));
+}
+
+#[test]
+fn a_memo_holding_a_nul_character_is_refused_on_every_store() {
+    let engine = Engine::new();
+    let p = policy(
+        "[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 500\nmax_day_cents = 500\n",
+    );
+    let db = db("nulmemo");
+    let o = run_with(
+        &engine,
+        "Pay.pay(\"air-one.example\", 100, \"a\\u{0}b\")\n",
+        &p,
+        &db,
+    );
+    assert_eq!(
+        o.result.err().map(|e| e.message),
+        Some("Pay.pay(\"air-one.example\", 100, \"a\\0b\") was denied: a memo may not hold a NUL character".to_string())
+    );
+    assert_eq!(
+        audit_lines(&db),
+        vec![
+            "Pay.pay(\"air-one.example\", 100, \"a\\0b\") denied: a memo may not hold a NUL character"
+        ]
+    );
+    let _ = std::fs::remove_file(&db);
 }

@@ -309,7 +309,7 @@ fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
         ),
         (
             "url = \"team.db\"\n",
-            "E6003 expected `url` in [store] to be a postgres:// URL, found `team.db`",
+            "E6003 expected `url` in [store] to be a postgres:// URL, found a text that is not one",
         ),
         (
             "url = \"mysql://db.example/team\"\n",

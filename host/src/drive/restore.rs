@@ -6,7 +6,7 @@
 use writ_runtime::RunError;
 
 use super::{Drive, Pending, Run, Step};
-use crate::engine::{Compiled, Engine, RunOptions, open_for, unavailable};
+use crate::engine::{Compiled, Engine, RunOptions, unavailable};
 use crate::policy::Policy;
 use crate::policy_host::clean;
 use crate::snapshot;
@@ -130,7 +130,9 @@ impl Engine {
     ) -> Result<Step<'a>, RunError> {
         snapshot::check_kind(bytes)?;
         self.check_pause_at(&options.pause_at)?;
-        let (mut store, recorded) = open_for(policy, options)?;
+        // Through the engine, as a run's store is: counted among its
+        // connections, and kept for a later run when this one ends.
+        let (mut store, recorded, kept_as) = self.open_store(policy, options)?;
         let key = store
             .snapshot_key()
             .map_err(|e| unavailable(format!("the store's snapshot key could not be read: {e}")))?;
@@ -176,6 +178,7 @@ impl Engine {
         run.state.paid_this_run = envelope.paid_this_run;
         run.state.used_recorded = envelope.used_recorded;
         run.state.restored_from = Some(envelope.nonce);
+        run.state.kept_as = kept_as;
         let mut no_log = |_: &str| {};
         let mut drive = Drive {
             run: &mut run,

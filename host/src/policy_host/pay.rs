@@ -12,7 +12,7 @@ use super::{PolicyHost, clean, confirmation, money, quoted, recorded};
 use crate::arguments::{self, Oversized};
 use crate::engine::unavailable;
 use crate::policy::{Decision, Grant, PayScope, Scope};
-use crate::store::{self, Entry, NewPayment, Paid};
+use crate::store::{self, Entry, NewPayment, Paid, StoreError};
 
 /// A payment the policy allowed.
 pub(crate) struct Payment {
@@ -96,6 +96,11 @@ impl PolicyHost<'_> {
         }
         if cents <= 0 {
             return Err(self.deny(grant, op, &shown, "a payment must be of at least 1 cent"));
+        }
+        if memo.contains('\0') {
+            // PostgreSQL's text cannot hold one; refused on every store
+            // alike, so that a memo means the same wherever it is kept.
+            return Err(self.deny(grant, op, &shown, "a memo may not hold a NUL character"));
         }
         let cur = &scope.currency;
         if cents > scope.max_payment_cents {
@@ -202,9 +207,12 @@ impl PolicyHost<'_> {
         };
         let over = |today: i64| over_day(scope, cents, today);
         let paid = self.store.pay(&entry, &new, &over).map_err(|e| {
-            HostError::Stop(unavailable(format!(
-                "the payment could not be recorded ({e}); nothing was paid"
-            )))
+            HostError::Stop(unavailable(match e {
+                StoreError::Uncertain { .. } => format!(
+                    "the payment's outcome is unknown ({e}); the ledger and the audit log say whether it was made"
+                ),
+                _ => format!("the payment could not be recorded ({e}); nothing was paid"),
+            }))
         })?;
         let (id, seq) = match paid {
             Paid::Made { id, seq } => (id, seq),

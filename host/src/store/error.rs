@@ -41,6 +41,13 @@ pub enum StoreError {
         /// The database's reason.
         reason: String,
     },
+    /// The connection was lost while a transaction's commit was on its
+    /// way: the database decided whether what it wrote was kept (all of
+    /// it or none), and nobody heard which.
+    Uncertain {
+        /// What was lost.
+        reason: String,
+    },
     /// The seed's SQL failed while the store was created; nothing of the
     /// store was written.
     Seed {
@@ -76,6 +83,10 @@ impl fmt::Display for StoreError {
             }
             StoreError::Location { reason } => f.write_str(reason),
             StoreError::Database { reason } => f.write_str(reason),
+            StoreError::Uncertain { reason } => write!(
+                f,
+                "{reason}, while the transaction was committing: whether what it wrote was kept, all of it or none, the audit log says"
+            ),
             StoreError::Missing => f.write_str("there is no store there to migrate"),
             StoreError::Seed { reason } => write!(f, "the seed's SQL failed: {reason}"),
             StoreError::Busy { waited, reason } => write!(

@@ -41,10 +41,13 @@ impl fmt::Display for Location {
     }
 }
 
-/// Whether `text` starts with a PostgreSQL URL's scheme.
+/// Whether `text` is meant as a PostgreSQL URL: it starts with the
+/// scheme and its colon, slashes or not (`postgres:/host/db`, a slash
+/// missing, is a malformed URL, never a file's path that would be shown
+/// in a message with whatever password it holds).
 fn is_postgres(text: &str) -> bool {
-    let lower = text.get(..13).unwrap_or(text).to_ascii_lowercase();
-    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+    let lower = text.get(..11).unwrap_or(text).to_ascii_lowercase();
+    lower.starts_with("postgres:") || lower.starts_with("postgresql:")
 }
 
 impl Location {

@@ -37,6 +37,11 @@ use super::{AuditRecord, Employee, LedgerRow, StoreError, Tx, WriteError};
 /// database ("Writ" in ASCII).
 pub(super) const WRITE_LOCK: i64 = 0x5772_6974;
 
+/// The longest bound set on the server (a wait for the lock, a
+/// statement): half of the largest `int` of milliseconds, so that two of
+/// them added stay one.
+const LONGEST_BOUND: Duration = Duration::from_millis(i32::MAX as u64 / 2);
+
 /// An open PostgreSQL store.
 pub(super) struct Postgres {
     config: Config,
@@ -68,6 +73,20 @@ impl Drop for Postgres {
 struct Conn {
     client: Client,
     prepared: HashMap<&'static str, Statement>,
+    /// The task that drives the connection's socket: aborted when the
+    /// connection is given up, which closes the socket at once (the
+    /// server then ends its session and rolls back what it holds, and
+    /// its advisory lock with it).
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Conn {
+    /// Close the connection now, on the store's runtime.
+    fn close(self, rt: &Runtime) {
+        self.task.abort();
+        drop(self.client);
+        let _ = rt.block_on(self.task);
+    }
 }
 
 /// What a failed call says, and whether the connection is lost with it.
@@ -93,10 +112,7 @@ fn failed(e: &tokio_postgres::Error, statement_timeout: Duration) -> (WriteError
     let lost = e.is_closed()
         || code.is_none_or(|c| c.code().starts_with("57P") || c.code().starts_with("08"));
     let reason = if lost {
-        format!(
-            "the connection to the store was lost: {}; what the transaction wrote was rolled back",
-            reason(e)
-        )
+        format!("the connection to the store was lost: {}", reason(e))
     } else {
         reason(e)
     };
@@ -135,7 +151,7 @@ impl Postgres {
             config.password(password);
         }
         config
-            .connect_timeout(options.connect_timeout)
+            .connect_timeout(options.connect_timeout.min(LONGEST_BOUND))
             .application_name("writ")
             .keepalives(true)
             .keepalives_idle(Duration::from_secs(30));
@@ -146,33 +162,36 @@ impl Postgres {
         let store = Postgres {
             config,
             shown: shown.clone(),
-            statement_timeout: options.statement_timeout,
-            connect_timeout: options.connect_timeout,
+            // PostgreSQL counts its timeouts in milliseconds, in an `int`;
+            // the lock wait and the statement bound are set as their sum.
+            statement_timeout: options.statement_timeout.min(LONGEST_BOUND),
+            connect_timeout: options.connect_timeout.min(LONGEST_BOUND),
             client: Mutex::new(None),
             rt: Some(rt),
         };
-        let client = store.connect().map_err(open_error)?;
+        let conn = store.connect().map_err(open_error)?;
         if let Ok(mut slot) = store.client.lock() {
-            *slot = Some(Conn {
-                client,
-                prepared: HashMap::new(),
-            });
+            *slot = Some(conn);
         }
         Ok(store)
     }
 
     /// A new connection, its I/O driven on the store's runtime.
-    fn connect(&self) -> Result<Client, String> {
+    fn connect(&self) -> Result<Conn, String> {
         let rt = self.rt.as_ref().ok_or("the store is closed")?;
         let bound = self.connect_timeout;
         // The timer is made inside the runtime, which drives it.
         let connecting = self.config.connect(NoTls);
         match rt.block_on(async { tokio::time::timeout(bound, connecting).await }) {
             Ok(Ok((client, connection))) => {
-                rt.spawn(async move {
+                let task = rt.spawn(async move {
                     let _ = connection.await;
                 });
-                Ok(client)
+                Ok(Conn {
+                    client,
+                    prepared: HashMap::new(),
+                    task,
+                })
             }
             Ok(Err(e)) => Err(reason(&e)),
             Err(_) => Err(format!(
@@ -191,7 +210,9 @@ impl Postgres {
 
     /// Run `f` in a transaction begun by `begin`: committed if `f`
     /// returns a value (and `commit`), rolled back if not. The
-    /// connection is made again first if it was lost.
+    /// connection is made again first if it was lost, and once more if it
+    /// is found lost at the transaction's first statement (a connection
+    /// kept while the server restarted: nothing was written on it).
     fn transaction<T>(
         &self,
         begin: &str,
@@ -209,57 +230,95 @@ impl Postgres {
                 reason: "the store's connection was left unusable by a failed thread".into(),
             })
         })?;
-        if slot.as_ref().is_none_or(|c| c.client.is_closed()) {
-            *slot = None;
-            let client = self.connect().map_err(|reason| StoreError::Open {
-                path: self.shown.clone(),
-                reason,
-            })?;
-            *slot = Some(Conn {
-                client,
-                prepared: HashMap::new(),
-            });
-        }
-        let Some(conn) = slot.as_mut() else {
-            return Err(WriteError::Other(StoreError::Database {
-                reason: "the store has no connection".into(),
-            }));
-        };
-        let now = Instant::now();
-        let lock_ms = deadline.saturating_duration_since(now).as_millis().max(1);
-        let statement_ms = self.statement_timeout.as_millis().max(1);
-        let mut on = On {
-            rt,
-            client: &conn.client,
-            prepared: &mut conn.prepared,
-            until: deadline.max(now) + self.statement_timeout,
-            statement_timeout: self.statement_timeout,
-            lost: false,
-        };
-        let result = (|| {
+        let mut f = Some(f);
+        for attempt in 0..2 {
+            if slot.as_ref().is_none_or(|c| c.client.is_closed()) {
+                if let Some(old) = slot.take() {
+                    old.close(rt);
+                }
+                *slot = Some(self.connect().map_err(|reason| StoreError::Open {
+                    path: self.shown.clone(),
+                    reason,
+                })?);
+            }
+            let Some(conn) = slot.as_mut() else {
+                break;
+            };
+            let now = Instant::now();
+            let lock_ms = deadline
+                .saturating_duration_since(now)
+                .min(LONGEST_BOUND)
+                .as_millis()
+                .max(1);
+            let statement_ms = self.statement_timeout.as_millis().max(1);
+            let mut on = On {
+                rt,
+                client: &conn.client,
+                prepared: &mut conn.prepared,
+                until: deadline.max(now) + self.statement_timeout,
+                statement_timeout: self.statement_timeout,
+                lost: false,
+            };
             // The lock's wait is the lock wait; each statement after it
-            // has the statement bound.
-            on.batch(&format!(
-                "{begin}; SET LOCAL lock_timeout = {lock_ms}; SET LOCAL statement_timeout = {}; {}SET LOCAL statement_timeout = {statement_ms}",
+            // has the statement bound; and a session left in the middle of
+            // a transaction (its host gone quiet) is ended by the server.
+            let began = on.batch(&format!(
+                "{begin}; SET LOCAL lock_timeout = {lock_ms}; SET LOCAL statement_timeout = {}; SET LOCAL idle_in_transaction_session_timeout = {}; {}SET LOCAL statement_timeout = {statement_ms}",
+                lock_ms + statement_ms,
                 lock_ms + statement_ms,
                 if commit {
                     format!("SELECT pg_advisory_xact_lock({WRITE_LOCK}); ")
                 } else {
                     String::new()
                 },
-            ))?;
-            let value = f(&mut on)?;
-            on.batch(if commit { "COMMIT" } else { "ROLLBACK" })?;
-            Ok(value)
-        })();
-        if result.is_err() && !on.lost {
-            let _ = on.batch("ROLLBACK");
+            ));
+            if began.is_err() && on.lost && attempt == 0 {
+                // Nothing was written: try once on a new connection.
+                if let Some(old) = slot.take() {
+                    old.close(rt);
+                }
+                continue;
+            }
+            let result = match began {
+                Err(e) => Err(e),
+                Ok(()) => match f.take() {
+                    Some(f) => f(&mut on).and_then(|value| {
+                        on.batch(if commit { "COMMIT" } else { "ROLLBACK" })
+                            .map(|()| value)
+                            .map_err(|e| match e {
+                                // Lost while the commit was on its way:
+                                // the server decides what was kept.
+                                WriteError::Other(StoreError::Database { reason })
+                                    if commit && on.lost =>
+                                {
+                                    WriteError::Other(StoreError::Uncertain { reason })
+                                }
+                                e => e,
+                            })
+                    }),
+                    None => break,
+                },
+            };
+            if result.is_err() && !on.lost {
+                let _ = on.batch("ROLLBACK");
+            }
+            let lost = on.lost;
+            if lost && let Some(old) = slot.take() {
+                // Closed now: the server rolls back what it still holds.
+                old.close(rt);
+            }
+            return result.map_err(|e| match e {
+                WriteError::Other(StoreError::Database { reason }) if lost => {
+                    WriteError::Other(StoreError::Database {
+                        reason: format!("{reason}; what the transaction wrote was rolled back"),
+                    })
+                }
+                e => e,
+            });
         }
-        if on.lost {
-            // Dropped: the server rolls back whatever it still holds.
-            *slot = None;
-        }
-        result
+        Err(WriteError::Other(StoreError::Database {
+            reason: "the store has no connection".into(),
+        }))
     }
 
     /// Run `f` in a read transaction (one view, never waiting for a
@@ -355,7 +414,7 @@ impl On<'_> {
                 self.lost = true;
                 Err(WriteError::Other(StoreError::Database {
                     reason: format!(
-                        "the store did not answer within its statement_timeout ({} ms) beyond the lock wait; the connection was dropped and what the transaction wrote was rolled back",
+                        "the store did not answer within its statement_timeout ({} ms) beyond the lock wait; the connection was dropped",
                         self.statement_timeout.as_millis()
                     ),
                 }))

@@ -28,6 +28,13 @@ fn locations_are_paths_or_postgres_urls_without_a_password() {
         said("mysql://db.example/team"),
         Some("expected a store's location to be a SQLite file's path or a postgres:// URL, found a URL of scheme `mysql`".into())
     );
+    // A slash missing is a malformed URL, not a file's path shown with
+    // its password.
+    let typo = said("postgres:/writ:hunter2@db.example/team").unwrap_or_default();
+    assert!(
+        typo.starts_with("expected a PostgreSQL URL the client reads") && !typo.contains("hunter2"),
+        "{typo}"
+    );
     let bad = said("postgres://writ@db.example:port/team").unwrap_or_default();
     assert!(
         bad.starts_with("expected a PostgreSQL URL the client reads (postgres://USER@HOST:PORT/DATABASE), found one it does not: "),
@@ -178,4 +185,43 @@ fn the_log_and_the_ledger_refuse_truncation() {
         );
     }
     assert_eq!(s.verify(), Ok(1));
+}
+
+#[test]
+fn ids_are_ordered_by_their_bytes_whatever_the_databases_collation() {
+    let Some(server) = postgres_support::server() else {
+        return;
+    };
+    // A database whose collation puts `a` before `B` (ICU's English);
+    // SQLite, and the store, put `B` first.
+    let name = format!("writ_icu_{}", std::process::id());
+    postgres_support::psql(
+        &server,
+        &format!(
+            "CREATE DATABASE {name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'"
+        ),
+    );
+    let url = postgres_support::database_url(&server, &name);
+    assert_eq!(
+        postgres_support::psql(
+            &url,
+            "SELECT string_agg(x, ',' ORDER BY x) FROM (VALUES ('a'), ('B')) AS t(x)"
+        ),
+        "a,B",
+        "the database does not collate as this test needs"
+    );
+    let seed = "INSERT INTO employees (id, name, manager) VALUES ('m', 'M', NULL), ('a', 'A', 'm'), ('B', 'B', 'm');";
+    let s = match Store::open(&url, Some(seed)) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(
+        s.employee_ids(),
+        Ok(vec!["B".into(), "a".into(), "m".into()])
+    );
+    assert_eq!(s.reports("m"), Ok(vec!["B".into(), "a".into()]));
+    let Ok(sqlite) = Store::in_memory(Some(seed)) else {
+        panic!("store")
+    };
+    assert_eq!(sqlite.employee_ids(), s.employee_ids());
 }
