@@ -309,21 +309,17 @@ fn a_paying_process_killed_leaves_the_ledger_and_the_log_in_agreement() {
 #[test]
 fn a_server_that_cannot_be_reached_refuses_the_run_before_it_starts() {
     let dir = scratch("unreachable");
+    let run_on = |db: &str| {
+        writ(
+            &dir,
+            "",
+            &["run", "pay.writ", "--policy", "policy.toml", "--db", db],
+        )
+        .output()
+        .expect("writ runs")
+    };
     let started = Instant::now();
-    let o = writ(
-        &dir,
-        "",
-        &[
-            "run",
-            "pay.writ",
-            "--policy",
-            "policy.toml",
-            "--db",
-            "postgres://writ@127.0.0.1:1/none",
-        ],
-    )
-    .output()
-    .expect("writ runs");
+    let o = run_on("postgres://writ@127.0.0.1:1/none");
     assert!(started.elapsed() < Duration::from_secs(10));
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
@@ -332,20 +328,7 @@ fn a_server_that_cannot_be_reached_refuses_the_run_before_it_starts() {
         "{err}"
     );
     // A URL with a password is refused, and never shown.
-    let o = writ(
-        &dir,
-        "",
-        &[
-            "run",
-            "pay.writ",
-            "--policy",
-            "policy.toml",
-            "--db",
-            "postgres://writ:hunter2@127.0.0.1:1/none",
-        ],
-    )
-    .output()
-    .expect("writ runs");
+    let o = run_on("postgres://writ:hunter2@127.0.0.1:1/none");
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(
