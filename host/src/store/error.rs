@@ -85,7 +85,7 @@ impl fmt::Display for StoreError {
             StoreError::Database { reason } => f.write_str(reason),
             StoreError::Uncertain { reason } => write!(
                 f,
-                "{reason}, while the transaction was committing: whether what it wrote was kept, all of it or none, the audit log says"
+                "{reason}, while the transaction was committing: the database kept all of what it wrote, or none of it"
             ),
             StoreError::Missing => f.write_str("there is no store there to migrate"),
             StoreError::Seed { reason } => write!(f, "the seed's SQL failed: {reason}"),
