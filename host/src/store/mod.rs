@@ -425,7 +425,7 @@ impl Store {
                 if schema_version(tx)?.is_some() {
                     return Ok(());
                 }
-                migrate(tx, 0)?;
+                migrate(tx, 0, SCHEMA_VERSION)?;
                 if let Some(seed) = seed {
                     tx.batch(seed).map_err(|e| match e {
                         WriteError::Other(StoreError::Database { reason }) => {
@@ -463,7 +463,7 @@ impl Store {
                     .into());
                 }
             };
-            migrate(tx, from)?;
+            migrate(tx, from, SCHEMA_VERSION)?;
             Ok(from)
         })
     }
@@ -473,17 +473,7 @@ impl Store {
     #[doc(hidden)]
     pub fn create_at_version(location: &Location, version: i64) -> Result<(), StoreError> {
         let mut store = Store::connect(location, &PostgresOptions::from_env())?;
-        store.write(|tx| {
-            let mut at = 0;
-            while at < version {
-                let sql = schema::step(tx.dialect(), at).ok_or_else(|| StoreError::Schema {
-                    found: version.to_string(),
-                })?;
-                tx.batch(sql)?;
-                at = schema::step_to(at);
-            }
-            Ok(())
-        })
+        store.write(|tx| migrate(tx, 0, version))
     }
 
     /// The schema version the store at `location` records, without
@@ -673,7 +663,7 @@ impl Store {
             if tx.meta(&key)?.is_some() {
                 return Ok(None);
             }
-            let seq = append(tx, entry, None)?;
+            let seq = append(tx, entry)?;
             tx.put_meta(&key, &seq.to_string())?;
             Ok(Some(seq))
         })
@@ -681,7 +671,7 @@ impl Store {
 
     /// Append an audit record; returns its sequence number once committed.
     pub(crate) fn audit(&mut self, e: &Entry<'_>) -> Result<i64, StoreError> {
-        self.write(|tx| append(tx, e, None))
+        self.write(|tx| append(tx, e))
     }
 
     /// Every audit record, in order.
@@ -730,10 +720,10 @@ impl Store {
                     rule: &rule,
                     ..e.clone()
                 };
-                let seq = append(tx, &denied, None)?;
+                let seq = append(tx, &denied)?;
                 return Ok(Paid::OverDayCap { today, seq });
             }
-            let seq = next_seq(tx)?.0;
+            let (seq, prev_hash) = next_seq(tx)?;
             let row = LedgerRow {
                 id: tx.next_ledger_id()?,
                 time_ms: p.time_ms,
@@ -746,7 +736,7 @@ impl Store {
                 audit_seq: seq,
             };
             tx.insert_ledger(&row)?;
-            append(tx, e, Some(&row))?;
+            write_record(tx, e, Some(&row), (seq, prev_hash))?;
             Ok(Paid::Made { id: row.id, seq })
         })
     }
@@ -785,10 +775,11 @@ fn schema_version(tx: &mut dyn Tx) -> Result<Option<String>, WriteError> {
     Ok(Some(tx.meta("schema")?.unwrap_or_else(|| "none".into())))
 }
 
-/// Run the schema's steps from version `from` up to [`SCHEMA_VERSION`].
-fn migrate(tx: &mut dyn Tx, from: i64) -> Result<(), WriteError> {
+/// Run the schema's steps from version `from` up to version `to`
+/// ([`SCHEMA_VERSION`], but for the tests of migrations).
+fn migrate(tx: &mut dyn Tx, from: i64, to: i64) -> Result<(), WriteError> {
     let mut at = from;
-    while at < SCHEMA_VERSION {
+    while at < to {
         let Some(sql) = schema::step(tx.dialect(), at) else {
             return Err(StoreError::Schema {
                 found: at.to_string(),
@@ -809,10 +800,21 @@ fn next_seq(tx: &mut dyn Tx) -> Result<(i64, String), WriteError> {
     })
 }
 
-/// Append the record of `e`, committing to `payment`'s ledger row if
-/// there is one; returns its sequence number.
-fn append(tx: &mut dyn Tx, e: &Entry<'_>, payment: Option<&LedgerRow>) -> Result<i64, WriteError> {
-    let (seq, prev_hash) = next_seq(tx)?;
+/// Append the record of `e`; returns its sequence number.
+fn append(tx: &mut dyn Tx, e: &Entry<'_>) -> Result<i64, WriteError> {
+    let at = next_seq(tx)?;
+    write_record(tx, e, None, at)
+}
+
+/// Write the record of `e` at `(seq, prev_hash)` (what [`next_seq`]
+/// said), committing to `payment`'s ledger row if there is one; returns
+/// its sequence number.
+fn write_record(
+    tx: &mut dyn Tx,
+    e: &Entry<'_>,
+    payment: Option<&LedgerRow>,
+    (seq, prev_hash): (i64, String),
+) -> Result<i64, WriteError> {
     let mut r = AuditRecord {
         seq,
         time_ms: now_ms(),
