@@ -440,20 +440,21 @@ fn exists(location: &Location) -> Result<bool, ExitCode> {
     }
 }
 
-fn open(db: Option<&Path>, seed: Option<&str>) -> Result<Store, ExitCode> {
+/// The store `--db` names, which must exist (a path or a URL with no
+/// store is a usage error, never an empty log).
+fn open(db: Option<&Path>) -> Result<Store, ExitCode> {
     let (path, location) = location(db)?;
-    let missing = match &location {
-        Location::Sqlite(p) => !Path::new(p).is_file(),
-        Location::Postgres(_) => !exists(&location)?,
-    };
-    if seed.is_none() && missing {
-        err_println!("error: there is no store at {path}; pass its path with `--db`");
-        return Err(ExitCode::from(2));
+    match Store::open_existing(&location, &PostgresOptions::from_env()) {
+        Ok(Some(store)) => Ok(store),
+        Ok(None) => {
+            err_println!("error: there is no store at {path}; pass its path with `--db`");
+            Err(ExitCode::from(2))
+        }
+        Err(e) => {
+            err_println!("error: {}", opening(&e));
+            Err(ExitCode::from(2))
+        }
     }
-    Store::open_at(&location, &PostgresOptions::from_env(), seed).map_err(|e| {
-        err_println!("error: {}", opening(&e));
-        ExitCode::from(2)
-    })
 }
 
 /// Why a store could not be opened, with the command that mends it where
@@ -463,20 +464,14 @@ fn opening(e: &StoreError) -> String {
         StoreError::Schema { found } if found == "1" => {
             format!("{e} (`writ db init` creates one)")
         }
-        StoreError::Schema { found }
-            if found
-                .parse::<i64>()
-                .is_ok_and(|v| (2..SCHEMA_VERSION).contains(&v)) =>
-        {
-            format!("{e} (`writ db migrate` does it)")
-        }
+        _ if e.migratable() => format!("{e} (`writ db migrate` does it)"),
         _ => e.to_string(),
     }
 }
 
 /// `writ audit show [--db PATH] [--format human|json]`.
 pub fn audit_show(db: Option<&Path>, json: bool) -> ExitCode {
-    let store = match open(db, None) {
+    let store = match open(db) {
         Ok(s) => s,
         Err(c) => return c,
     };
@@ -535,7 +530,7 @@ pub fn audit_verify(db: Option<&Path>, head: Option<&str>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let store = match open(db, None) {
+    let store = match open(db) {
         Ok(s) => s,
         Err(c) => return c,
     };
@@ -573,7 +568,7 @@ pub fn audit_verify(db: Option<&Path>, head: Option<&str>) -> ExitCode {
 /// verifies; a log that does not is said so (exit 1), with no head, and a
 /// store that cannot be read is an error (exit 2).
 pub fn audit_head(db: Option<&Path>) -> ExitCode {
-    let store = match open(db, None) {
+    let store = match open(db) {
         Ok(s) => s,
         Err(c) => return c,
     };

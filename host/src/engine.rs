@@ -452,34 +452,25 @@ pub fn postgres_options(policy: &Policy) -> Result<store::PostgresOptions, Strin
     })
 }
 
+/// How the store at `location` is reached under `policy`: a PostgreSQL
+/// store with [`postgres_options`]; a file needs nothing of the policy.
+pub fn reach(
+    policy: &Policy,
+    location: &store::Location,
+) -> Result<store::PostgresOptions, String> {
+    match location {
+        store::Location::Postgres(_) => postgres_options(policy),
+        store::Location::Sqlite(_) => Ok(store::PostgresOptions::default()),
+    }
+}
+
 /// Open the store at `location` (a path or a `postgres://` URL) for
-/// reading what it holds, reaching a PostgreSQL store as `policy` says
-/// ([`postgres_options`]), without creating it: `Ok(None)` when there is
-/// no store there yet (no file, or a database without the store's
-/// schema).
+/// reading what it holds, reaching it as `policy` says ([`reach`]),
+/// without creating it: `Ok(None)` when there is no store there yet
+/// ([`Store::open_existing`]).
 pub fn open_existing(policy: &Policy, location: &str) -> Result<Option<Store>, String> {
     let location = store::Location::parse(location).map_err(|e| e.to_string())?;
-    let options = match &location {
-        store::Location::Sqlite(path) => {
-            if !std::path::Path::new(path).is_file() {
-                return Ok(None);
-            }
-            store::PostgresOptions::default()
-        }
-        store::Location::Postgres(_) => {
-            let options = postgres_options(policy)?;
-            if Store::version_at(&location, &options)
-                .map_err(|e| e.to_string())?
-                .is_none()
-            {
-                return Ok(None);
-            }
-            options
-        }
-    };
-    Store::open_at(&location, &options, None)
-        .map(Some)
-        .map_err(|e| e.to_string())
+    Store::open_existing(&location, &reach(policy, &location)?).map_err(|e| e.to_string())
 }
 
 /// Open the store a run under `policy` uses (created, with the policy's
@@ -497,10 +488,7 @@ pub(crate) fn open_for(
         None => None,
     };
     let location = store::Location::parse(&path).map_err(|e| unavailable(e.to_string()))?;
-    let pg = match location {
-        store::Location::Postgres(_) => postgres_options(policy).map_err(unavailable)?,
-        store::Location::Sqlite(_) => store::PostgresOptions::default(),
-    };
+    let pg = reach(policy, &location).map_err(unavailable)?;
     let mut store =
         Store::open_at(&location, &pg, seed.as_deref()).map_err(|e| unavailable(e.to_string()))?;
     if let Some(wait) = policy.store.lock_wait {

@@ -294,6 +294,27 @@ fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
         writ_host::engine::postgres_options(&p).err(),
         Some("the policy takes the store's password from the environment variable TEAM_PG, which is not set".to_string())
     );
+    // A password file that cannot be read refuses the run too; one that
+    // can gives its first line.
+    let missing = std::env::temp_dir().join(format!("writ-no-pw-{}", std::process::id()));
+    let with_file = |file: &std::path::Path| {
+        parse(&format!("{head}password_file = \"{}\"\n", file.display()))
+            .map_err(|d| format!("{d:?}"))
+            .and_then(|p| writ_host::engine::postgres_options(&p))
+            .map(|o| o.password)
+    };
+    let refused = with_file(&missing).err().unwrap_or_default();
+    assert!(
+        refused.starts_with(&format!(
+            "cannot read the store's password file {}: ",
+            missing.display()
+        )),
+        "{refused}"
+    );
+    let file = std::env::temp_dir().join(format!("writ-pw-{}", std::process::id()));
+    assert!(std::fs::write(&file, "s3cret\nignored\n").is_ok());
+    assert_eq!(with_file(&file), Ok(Some("s3cret".to_string())));
+    let _ = std::fs::remove_file(&file);
     // The PostgreSQL keys hold for a store named on the command line too:
     // they are read without `url`.
     assert_eq!(

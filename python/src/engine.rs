@@ -506,10 +506,7 @@ impl PyEngine {
         let policy = &self.shared.policy;
         let opened = py.detach(|| {
             let location = writ_host::store::Location::parse(&path).map_err(|e| e.to_string())?;
-            let options = match location {
-                writ_host::store::Location::Postgres(_) => host::postgres_options(policy)?,
-                writ_host::store::Location::Sqlite(_) => Default::default(),
-            };
+            let options = host::reach(policy, &location)?;
             Store::open_at(&location, &options, None)
                 .map(|s| f(&s))
                 .map_err(|e| e.to_string())

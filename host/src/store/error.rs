@@ -98,11 +98,7 @@ impl fmt::Display for StoreError {
                 f,
                 "expected a store of schema version {SCHEMA_VERSION}, found version 1: it was written before the ledger was chained into the audit log, and cannot be changed in place; keep it as an archive and create a new store"
             ),
-            StoreError::Schema { found }
-                if found.parse::<i64>().is_ok_and(|v| {
-                    (super::schema::OLDEST_MIGRATABLE..SCHEMA_VERSION).contains(&v)
-                }) =>
-            {
+            StoreError::Schema { found } if self.migratable() => {
                 write!(
                     f,
                     "expected a store of schema version {SCHEMA_VERSION}, found version {found}: a migration brings it up to date, in place"
@@ -117,3 +113,14 @@ impl fmt::Display for StoreError {
 }
 
 impl std::error::Error for StoreError {}
+
+impl StoreError {
+    /// Whether this is a store of an older schema version that a
+    /// migration ([`super::Store::migrate`]) brings up to date.
+    pub fn migratable(&self) -> bool {
+        matches!(self, StoreError::Schema { found }
+            if found
+                .parse::<i64>()
+                .is_ok_and(|v| (super::schema::OLDEST_MIGRATABLE..SCHEMA_VERSION).contains(&v)))
+    }
+}

@@ -476,6 +476,25 @@ impl Store {
         store.write(|tx| migrate(tx, 0, version))
     }
 
+    /// Open the store at `location` if there is one (a file, or a
+    /// database holding the store's schema), creating nothing: `Ok(None)`
+    /// when there is none yet. One connection both asks and opens.
+    pub fn open_existing(
+        location: &Location,
+        options: &PostgresOptions,
+    ) -> Result<Option<Store>, StoreError> {
+        if let Location::Sqlite(path) = location
+            && !std::path::Path::new(path).is_file()
+        {
+            return Ok(None);
+        }
+        let store = Store::connect(location, options)?;
+        if store.schema_version()?.is_none() {
+            return Ok(None);
+        }
+        store.create(None).map(Some)
+    }
+
     /// The schema version the store at `location` records, without
     /// creating or checking anything: `None` for an empty database (or
     /// SQLite file).
