@@ -426,17 +426,30 @@ fn location(db: Option<&Path>) -> Result<(String, Location), ExitCode> {
     }
 }
 
-/// Whether a store exists at `location`: a file, or a database holding
-/// the store's schema.
-fn exists(location: &Location) -> Result<bool, ExitCode> {
-    match location {
-        Location::Sqlite(path) => Ok(Path::new(path).exists()),
-        Location::Postgres(_) => Store::version_at(location, &PostgresOptions::from_env())
-            .map(|v| v.is_some())
+/// The store `--db` names, which must exist (`writ db migrate`) or must
+/// not (`writ db init`): a file, or a database holding the store's
+/// schema. A usage error says why not.
+fn located(db: Option<&Path>, existing: bool) -> Result<(String, Location), ExitCode> {
+    let (path, location) = location(db)?;
+    let exists = match &location {
+        Location::Sqlite(p) => Path::new(p).exists(),
+        Location::Postgres(_) => Store::version_at(&location, &PostgresOptions::from_env())
             .map_err(|e| {
                 err_println!("error: {e}");
                 ExitCode::from(2)
-            }),
+            })?
+            .is_some(),
+    };
+    match (exists, existing) {
+        (true, false) => {
+            err_println!("error: {path} exists already; `writ db init` creates a new store");
+            Err(ExitCode::from(2))
+        }
+        (false, true) => {
+            err_println!("error: there is no store at {path}; pass its path with `--db`");
+            Err(ExitCode::from(2))
+        }
+        _ => Ok((path, location)),
     }
 }
 
@@ -592,18 +605,10 @@ pub fn audit_head(db: Option<&Path>) -> ExitCode {
 
 /// `writ db init [--db PATH] [--seed FILE]`.
 pub fn db_init(db: Option<&Path>, seed: Option<&Path>) -> ExitCode {
-    let (path, location) = match location(db) {
+    let (path, location) = match located(db, false) {
         Ok(l) => l,
         Err(code) => return code,
     };
-    match exists(&location) {
-        Ok(false) => {}
-        Ok(true) => {
-            err_println!("error: {path} exists already; `writ db init` creates a new store");
-            return ExitCode::from(2);
-        }
-        Err(code) => return code,
-    }
     let seed_text = match seed {
         Some(s) => match std::fs::read_to_string(s) {
             Ok(t) => Some(t),
@@ -644,18 +649,10 @@ pub fn db_migrate(db: Option<&Path>, seeded: bool) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let (path, location) = match location(db) {
+    let (path, location) = match located(db, true) {
         Ok(l) => l,
         Err(code) => return code,
     };
-    match exists(&location) {
-        Ok(true) => {}
-        Ok(false) => {
-            err_println!("error: there is no store at {path}; pass its path with `--db`");
-            return ExitCode::from(2);
-        }
-        Err(code) => return code,
-    }
     match Store::migrate(&location, &PostgresOptions::from_env()) {
         Ok(from) if from == SCHEMA_VERSION => {
             out(&format!(

@@ -892,3 +892,27 @@ fn malformed_input_arguments_are_usage_errors() {
         stderr_of(&out)
     );
 }
+
+#[test]
+fn db_migrate_needs_a_store_takes_no_seed_and_leaves_one_up_to_date_as_it_is() {
+    let dir = scratch("migrate");
+    let o = writ(&["db", "migrate", "--db", "none.db"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&o),
+        "error: there is no store at none.db; pass its path with `--db`\n"
+    );
+    assert!(!dir.join("none.db").exists(), "nothing created");
+    let o = writ(&["db", "migrate", "--db", "s.db", "--seed", "x.sql"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&o),
+        "error: `writ db migrate` takes no `--seed`: a seed is run only when a store is created\n"
+    );
+    let o = writ(&["db", "init", "--db", "s.db"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let o = writ(&["db", "migrate", "--db", "s.db"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert_eq!(stdout(&o), "s.db is at schema version 3 already\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
