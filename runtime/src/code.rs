@@ -525,6 +525,23 @@ pub enum Op {
     /// Move a local into another, leaving `()` (a fused `MoveLocal` and
     /// `SetLocal`): from, to.
     MoveToLocal(u32, u32),
+    /// One step of a walk over a list by index: jump to the target when
+    /// the `Int` in the second local has reached the length of the list
+    /// in the first; otherwise push the element at that index and add
+    /// one to it. The list's local, the index's local, the target.
+    Each(u32, u32, u32),
+    /// Call the function value held in a local with the `n` arguments on
+    /// top of the stack (a `Local` pushed below the arguments, then
+    /// `Call`, without moving the arguments down over it): local, `n`.
+    CallLocal(u32, u32),
+    /// Push an empty list with room for as many elements as the list in
+    /// a local has (what `list.map` makes of it), the room checked
+    /// against the memory limit and charged.
+    ListFor(u32),
+    /// Pop a value and add it at the end of the list in a local (`acc ++
+    /// [x]` for a list held in a slot): in place when nothing else holds
+    /// the list.
+    AppendLocal(u32),
     /// A match that matched nothing (unreachable in a checked program).
     NoMatch,
     /// Pop `n` arguments and perform an operation: effect, operation,
@@ -556,6 +573,7 @@ impl Op {
             | Op::TestLenLocal(_, _, t)
             | Op::TestMinLenLocal(_, _, t)
             | Op::JumpLenLocal(_, _, t)
+            | Op::Each(_, _, t)
             | Op::BranchLocalInt(_, _, _, t)
             | Op::BranchLocalLocal(_, _, _, t) => Some(t),
             _ => None,

@@ -70,6 +70,24 @@ list.length(build(600000, []))\n";
 }
 
 #[test]
+fn list_map_takes_the_room_of_its_result_once_and_within_the_limit() {
+    // `list.map` makes room for its whole result before the first call
+    // (16 bytes an element): 400,000 elements and their 400,000 results
+    // (about 12.8 MB) fit in 16 MB, and 600,000 do not, the room being
+    // refused before it is taken.
+    let src = "let xs = list.range(0, 400000)\nlist.length(list.map(xs, fn(x) { x + 1 }))\n";
+    let (r, _) = exec(src, &limits(&[("memory", "16M")]), None);
+    assert_eq!(r.as_ref().ok().map(String::as_str), Some("400000"), "{r:?}");
+    let (r, _) = exec(
+        &src.replace("400000", "600000"),
+        &limits(&[("memory", "16M")]),
+        None,
+    );
+    let e = stopped_by(&r, Limit::Memory);
+    assert!(e.message.contains("needed"), "{}", e.message);
+}
+
+#[test]
 fn memory_counts_what_writing_a_deep_json_value_holds() {
     // A value 100,000 deep takes about 10 MB; writing it holds a piece of
     // work per level (about 17 MB more), which counts too.

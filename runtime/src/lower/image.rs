@@ -97,6 +97,13 @@ impl Lowerer {
 
     /// A lowerer holding the standard library alone, lowered now.
     fn library_fresh() -> Result<Lowerer, String> {
+        Lowerer::library_lowered(true)
+    }
+
+    /// The standard library lowered now, with its walks over a list as
+    /// loops ([`super::loops`]) or, without `walks`, as their Writ text
+    /// is written (what the tests compare the loops with).
+    pub(super) fn library_lowered(walks: bool) -> Result<Lowerer, String> {
         let mut l = Lowerer {
             module: Module::default(),
             ctor_ids: Arc::default(),
@@ -115,7 +122,9 @@ impl Lowerer {
             session: HashMap::new(),
             inputs: HashMap::new(),
         };
-        stacker::maybe_grow(crate::STACK_RED_ZONE, crate::STACK_CHUNK, || l.library())?;
+        stacker::maybe_grow(crate::STACK_RED_ZONE, crate::STACK_CHUNK, || {
+            l.library(walks)
+        })?;
         super::finish(&mut l.module.functions, 0);
         l.in_library = false;
         l.resolution = Cow::Owned(Resolution::default());

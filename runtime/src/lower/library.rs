@@ -15,8 +15,9 @@ use crate::natives;
 
 impl Lowerer {
     /// Declare the standard library's types and effects, and lower its
-    /// functions (natives are looked up by name).
-    pub(super) fn library(&mut self) -> Result<(), String> {
+    /// functions (natives are looked up by name); with `walks`, the walks
+    /// over a list that [`super::loops`] has as loops take that code.
+    pub(super) fn library(&mut self, walks: bool) -> Result<(), String> {
         let mut bodies: Vec<(&str, FnDecl, u32)> = Vec::new();
         for file in writ_lang::stdlib::FILES {
             let ns = file.name.strip_suffix(".writ").unwrap_or(file.name);
@@ -64,6 +65,21 @@ impl Lowerer {
                     "the checker did not resolve the standard library file {file}"
                 ));
             };
+            let name = self
+                .module
+                .functions
+                .get(id as usize)
+                .map(|g| g.name.clone());
+            let (some, none) = (self.module.prelude.some, self.module.prelude.none);
+            if walks
+                && let Some(name) = name
+                && let Some(walk) =
+                    super::loops::function(&name, f.params.len() as u32, some, none, f.span)
+                && let Some(slot) = self.module.functions.get_mut(id as usize)
+            {
+                *slot = walk;
+                continue;
+            }
             self.resolution = std::borrow::Cow::Borrowed(r);
             self.function(&f, id);
         }

@@ -95,7 +95,8 @@ fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
         Op::Local(n) | Op::MoveLocal(n) | Op::ReturnLocal(n) | Op::LocalIntArith(n, ..) => {
             out.push(*n)
         }
-        Op::LocalLocalArith(a, b, _) => out.extend([*a, *b]),
+        Op::LocalLocalArith(a, b, _) | Op::Each(a, b, _) => out.extend([*a, *b]),
+        Op::CallLocal(n, _) | Op::AppendLocal(n) | Op::ListFor(n) => out.push(*n),
         Op::BranchLocalInt(n, ..) => out.push(u32::from(*n)),
         Op::BranchLocalLocal(a, b, ..) => out.extend([u32::from(*a), u32::from(*b)]),
         Op::Closure(f) => {

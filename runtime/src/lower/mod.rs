@@ -23,6 +23,7 @@ mod handlers;
 pub(crate) mod image;
 mod library;
 mod liveness;
+mod loops;
 mod pattern;
 mod peephole;
 
@@ -194,6 +195,22 @@ pub fn lower(
     // was lowered; the program's are done here.
     let first = l.module.functions.len();
     l.inputs(inputs);
+    l.resolution = Cow::Owned(resolution.clone());
+    l.program(program);
+    finish(&mut l.module.functions, first);
+    Ok(l.module)
+}
+
+/// [`lower`], from the standard library with its walks over a list
+/// lowered as their Writ text is written rather than as loops
+/// ([`loops`]): what the tests compare the loops with.
+#[cfg(test)]
+pub(crate) fn lower_as_written(
+    program: &Program,
+    resolution: &Resolution,
+) -> Result<Module, String> {
+    let mut l = Lowerer::library_lowered(false)?;
+    let first = l.module.functions.len();
     l.resolution = Cow::Owned(resolution.clone());
     l.program(program);
     finish(&mut l.module.functions, first);

@@ -78,6 +78,51 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// One step of [`Op::Each`] over the list in local `l` of the frame
+    /// at `base`, by the `Int` in local `i`: the element at the index,
+    /// the index then counted up; `None` when the index has reached the
+    /// list's length.
+    #[inline(always)]
+    pub(super) fn each(&mut self, base: usize, l: u32, i: u32) -> Result<Option<Value>, RunError> {
+        let at = match self.stack.get(base + i as usize) {
+            Some(Value(Repr::Int(k))) => usize::try_from(*k).map_err(|_| bad_index())?,
+            _ => return Err(RunError::internal("a walk over a list without an index")),
+        };
+        let item = match self.stack.get(base + l as usize) {
+            Some(Value(Repr::List(xs))) => match xs.get(at) {
+                Some(x) => x.clone(),
+                None => return Ok(None),
+            },
+            _ => return Err(RunError::internal("a walk over a value that is not a list")),
+        };
+        if let Some(slot) = self.stack.get_mut(base + i as usize) {
+            *slot = Value(Repr::Int(at as i64 + 1));
+        }
+        Ok(Some(item))
+    }
+
+    /// An empty list with room for as many elements as the list at
+    /// `slot` of the stack has ([`Op::ListFor`]), the room checked
+    /// against the memory limit.
+    pub(super) fn list_for(&mut self, slot: usize) -> Result<Value, RunError> {
+        let n = match self.stack.get(slot) {
+            Some(Value(Repr::List(xs))) => xs.len(),
+            _ => return Err(RunError::internal("the room of a value that is not a list")),
+        };
+        self.check_memory(n.saturating_mul(value::SLOT) + value::HEADER)?;
+        Ok(Value(Repr::List(ListObj::with_capacity(n))))
+    }
+
+    /// `acc ++ [x]` for [`Op::AppendLocal`], `acc` moved out of its slot:
+    /// in place when nothing else holds it (see [`Machine::push_list`]).
+    #[inline(always)]
+    pub(super) fn append(&mut self, acc: Value, x: Value) -> Result<Value, RunError> {
+        match acc {
+            Value(Repr::List(acc)) => self.push_list(acc, x),
+            _ => Err(RunError::internal("added to a value that is not a list")),
+        }
+    }
+
     /// Room for `list` to grow in place by `extra` elements: the slots it
     /// needs are checked against the memory limit, and the bytes left
     /// beyond them (for spare slots) returned. When so little is left

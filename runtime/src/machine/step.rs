@@ -327,6 +327,48 @@ impl<'a> Machine<'a> {
                     let v = take_local!(a);
                     set_local!(b, v);
                 }
+                Op::Each(l, i, t) => match tri!(self.each(base, l, i)) {
+                    Some(v) => self.push(v),
+                    None => pc = t as usize,
+                },
+                Op::ListFor(l) => {
+                    let v = tri!(self.list_for(base + l as usize));
+                    self.push(v);
+                }
+                Op::AppendLocal(a) => {
+                    let x = pop!();
+                    let acc = take_local!(a);
+                    let v = tri!(self.append(acc, x));
+                    set_local!(a, v);
+                }
+                Op::CallLocal(slot, n) => {
+                    sync!();
+                    // The common case inline, as for `Call`: a function or
+                    // closure of the right arity, in a new frame not too
+                    // deep.
+                    let n = n as usize;
+                    let callee = tri!(self.stack.get(base + slot as usize).ok_or_else(bad_index));
+                    let known = match callee {
+                        Value(Repr::Closure(c)) => Some((c.func, Some(c.clone()))),
+                        Value(Repr::Func(f)) => Some((f.get(), None)),
+                        _ => None,
+                    };
+                    if let Some((f, closure)) = known
+                        && let Some(func) = functions.get(f as usize)
+                        && func.arity as usize == n
+                        && self.frames.len() < self.limits.depth
+                        && self.stack.len() >= base + n
+                    {
+                        base = self.stack.len() - n;
+                        self.push_frame(f, func, base, Kind::Normal, closure);
+                        code = &func.ops;
+                        pc = 0;
+                        continue;
+                    }
+                    let callee = callee.clone();
+                    tri!(self.call(callee, n, CallFrame::New));
+                    reload!();
+                }
                 Op::Jump(t) => pc = t as usize,
                 Op::JumpIfFalse(t) => match pop!() {
                     Value(Repr::Bool(b)) => {

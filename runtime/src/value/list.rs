@@ -101,6 +101,12 @@ impl ListObj {
         ListObj::made(None, VecDeque::from(items))
     }
 
+    /// Make an empty one with room for `n` elements, charging a slot for
+    /// each (the caller checked them against the memory limit).
+    pub fn with_capacity(n: usize) -> Rc<Self> {
+        ListObj::made(None, VecDeque::with_capacity(n))
+    }
+
     fn made(base: Option<(Rc<ListObj>, usize)>, items: VecDeque<Value>) -> Rc<Self> {
         let charged = HEADER + items.capacity() * SLOT;
         charge(charged);
@@ -380,6 +386,10 @@ impl Drop for ListObj {
         credit(self.charged);
         if self.items.iter().any(Value::is_heap) {
             defer_values(self.items.drain(..));
+        } else {
+            // Nothing to drop: let the elements go without calling the
+            // drop glue of each (which the array's own drop would).
+            self.items.drain(..).for_each(std::mem::forget);
         }
     }
 }
