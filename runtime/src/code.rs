@@ -455,6 +455,10 @@ pub enum Op {
     TailCall(u32),
     /// Call a known function (no callee on the stack): function, arguments.
     CallFunc(u32, u32),
+    /// Call a known function with one argument, `local op constant` (a
+    /// fused `LocalIntArith` and `CallFunc(f, 1)`: `f(n - 1)`): function,
+    /// local, constant, operator.
+    CallFuncLocalInt(u32, u16, i32, Arith),
     /// As `CallFunc`, replacing the running frame.
     TailCallFunc(u32, u32),
     /// A tail call of the running function itself, with `n` arguments

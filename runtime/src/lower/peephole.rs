@@ -39,6 +39,15 @@ pub(super) fn fuse(f: &mut Function) {
         }
         _ => None,
     });
+    // `f(n - 1)`: the argument made and the call in one op, which keeps
+    // the call's span (where a stack trace shows the frame, and where an
+    // overflow of the argument is reported).
+    fuse_with(f, 2, 1, &|_, w| match w {
+        [Op::LocalIntArith(a, k, op), Op::CallFunc(g, 1)] => u16::try_from(*a)
+            .ok()
+            .map(|a| Op::CallFuncLocalInt(*g, a, *k, *op)),
+        _ => None,
+    });
 }
 
 /// Fuse a local read followed by `Return` into `ReturnLocal`, an
@@ -301,5 +310,46 @@ mod tests {
         };
         fuse(&mut g);
         assert_eq!(g.ops, vec![Op::List(2), Op::Arith(Arith::Concat)]);
+    }
+
+    #[test]
+    fn a_call_of_a_known_function_on_a_local_and_a_constant_is_one_op_at_the_call() {
+        // `f(n - 1)` with `f` known: fused, keeping the call's span; a call
+        // of two arguments, or a local beyond a `u16`, is left.
+        let span = |at: usize| writ_lang::Span::new(at, at + 1);
+        let mut f = Function {
+            ops: vec![
+                Op::Local(0),
+                Op::Int(1),
+                Op::Arith(Arith::Sub),
+                Op::CallFunc(7, 1),
+                Op::Local(0),
+                Op::Int(2),
+                Op::Arith(Arith::Sub),
+                Op::Local(0),
+                Op::CallFunc(7, 2),
+                Op::Local(70000),
+                Op::Int(2),
+                Op::Arith(Arith::Sub),
+                Op::CallFunc(7, 1),
+                Op::Return,
+            ],
+            spans: (0..14).map(span).collect(),
+            ..Function::default()
+        };
+        fuse(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::CallFuncLocalInt(7, 0, 1, Arith::Sub),
+                Op::LocalIntArith(0, 2, Arith::Sub),
+                Op::Local(0),
+                Op::CallFunc(7, 2),
+                Op::LocalIntArith(70000, 2, Arith::Sub),
+                Op::CallFunc(7, 1),
+                Op::Return,
+            ]
+        );
+        assert_eq!(f.spans.first(), Some(&span(3)));
     }
 }

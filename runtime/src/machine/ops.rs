@@ -67,6 +67,7 @@ impl<'a> Machine<'a> {
     /// `acc ++ [x]` without making `[x]` (the fused `List(1); Concat`):
     /// pushed in place when nothing else holds `acc`, otherwise a new
     /// list as [`Machine::concat_lists`] makes one.
+    #[inline]
     fn push_list(&mut self, mut acc: Rc<ListObj>, x: Value) -> Result<Value, RunError> {
         // As `acc ++ [x]` is charged: a unit, and one for the element
         // added when `acc` has any (the shorter side of a concatenation).

@@ -448,6 +448,36 @@ impl<'a> Machine<'a> {
                         }
                     }
                 }
+                Op::CallFuncLocalInt(f, slot, k, a) => {
+                    sync!();
+                    let x = self.stack.get(base + slot as usize);
+                    let k = i64::from(k);
+                    let fast = match x {
+                        Some(Value(Repr::Int(p))) => int_fast(a, *p, k),
+                        _ => None,
+                    };
+                    let v = match fast {
+                        Some(v) => v,
+                        None => {
+                            let x = tri!(x.cloned().ok_or_else(bad_index));
+                            tri!(self.arith(a, x, Value(Repr::Int(k))))
+                        }
+                    };
+                    self.push(v);
+                    // Then as `CallFunc(f, 1)`.
+                    match functions.get(f as usize) {
+                        Some(func) if func.arity == 1 && self.frames.len() < self.limits.depth => {
+                            base = self.stack.len() - 1;
+                            self.push_frame(f, func, base, Kind::Normal, None);
+                            code = &func.ops;
+                            pc = 0;
+                        }
+                        _ => {
+                            tri!(self.enter(f, None, 1, CallFrame::New));
+                            reload!();
+                        }
+                    }
+                }
                 Op::TailCallFunc(f, n) => {
                     // The common case inline: the arguments replace the
                     // frame's locals.

@@ -47,6 +47,9 @@ pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
     let Some(first) = it.next() else {
         return Ok(Value(Repr::Int(0)));
     };
+    if let Value(Repr::Int(first)) = first {
+        return sum_ints(cx, *first, it);
+    }
     let mut acc = first.clone();
     for x in it {
         cx.tick(1)?;
@@ -61,6 +64,25 @@ pub(super) fn sum(cx: &Cx, a: &[Value]) -> R {
         };
     }
     Ok(acc)
+}
+
+/// The sum of `first` and the `Int`s of `rest`: one unit per element
+/// of `rest`, charged a block at a time before the block is added.
+fn sum_ints<'v>(cx: &Cx, first: i64, mut rest: impl ExactSizeIterator<Item = &'v Value>) -> R {
+    let mut total = first;
+    while rest.len() > 0 {
+        let block = rest.len().min(BLOCK as usize);
+        cx.tick(block as u64)?;
+        for x in rest.by_ref().take(block) {
+            let Value(Repr::Int(b)) = x else {
+                return Err(wrong_args("list.sum"));
+            };
+            total = total
+                .checked_add(*b)
+                .ok_or_else(|| RunError::overflow(&format!("{total} + {b} in list.sum")))?;
+        }
+    }
+    Ok(Value(Repr::Int(total)))
 }
 
 pub(super) fn sum_float(cx: &Cx, a: &[Value]) -> R {
