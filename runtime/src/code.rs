@@ -471,6 +471,11 @@ pub enum Op {
     /// Return a local from the frame (a fused `Local` or `MoveLocal` and
     /// `Return`; the local is moved out, as the frame ends).
     ReturnLocal(u32),
+    /// Return a local from the frame if `local cmp constant` holds, else
+    /// go on (a fused `BranchLocalInt` and the `ReturnLocal` it skips:
+    /// `if n < 2 { n } else { ... }`): the local tested, the comparison,
+    /// the constant, the local returned.
+    ReturnLocalIf(u16, Arith, i32, u16),
     /// Pop two operands and return the result (a fused `Arith` and
     /// `Return`: `f(x) + g(y)` as a function's value).
     ReturnArith(Arith),

@@ -77,6 +77,17 @@ pub(super) fn fuse_after_moves(f: &mut Function) {
         [Op::MoveLocal(a), Op::SetLocal(b)] => Some(Op::MoveToLocal(*a, *b)),
         _ => None,
     });
+    // `if n < 2 { n } else { ... }`: a branch that only skips a return
+    // of a local returns it itself when it holds (at the comparison's
+    // span, as the branch was).
+    fuse_with(f, 2, 0, &|i, w| match w {
+        [Op::BranchLocalInt(a, cmp, k, t), Op::ReturnLocal(r)] if *t as usize == i + 2 => {
+            u16::try_from(*r)
+                .ok()
+                .map(|r| Op::ReturnLocalIf(*a, *cmp, *k, r))
+        }
+        _ => None,
+    });
     // A length test that skips a jump when it fails (`[] => ...` first
     // in a match) jumps itself when it holds.
     fuse_with(f, 2, 0, &|i, w| match w {
@@ -351,5 +362,36 @@ mod tests {
             ]
         );
         assert_eq!(f.spans.first(), Some(&span(3)));
+    }
+
+    #[test]
+    fn a_branch_skipping_only_a_return_of_a_local_returns_it_itself() {
+        // `if n < 2 { n } else { ... }`, with the branch's span kept; a
+        // branch going further than the return is left alone.
+        let span = |at: usize| writ_lang::Span::new(at, at + 1);
+        let mut f = Function {
+            ops: vec![
+                Op::BranchLocalInt(0, Arith::Lt, 2, 2),
+                Op::ReturnLocal(0),
+                Op::BranchLocalInt(1, Arith::Eq, 0, 5),
+                Op::ReturnLocal(1),
+                Op::Unit,
+                Op::ReturnLocal(2),
+            ],
+            spans: (0..6).map(span).collect(),
+            ..Function::default()
+        };
+        fuse_after_moves(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::ReturnLocalIf(0, Arith::Lt, 2, 0),
+                Op::BranchLocalInt(1, Arith::Eq, 0, 4),
+                Op::ReturnLocal(1),
+                Op::Unit,
+                Op::ReturnLocal(2),
+            ]
+        );
+        assert_eq!(f.spans.first(), Some(&span(0)));
     }
 }

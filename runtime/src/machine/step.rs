@@ -120,6 +120,31 @@ impl<'a> Machine<'a> {
                 base = b;
             };
         }
+        // Return `v` from the running frame: inline for an ordinary call
+        // returning to its caller (the frame's locals and temporaries
+        // let go of, the value pushed in their place), through
+        // [`Machine::ret`] otherwise.
+        macro_rules! ret {
+            ($v:expr) => {
+                let v = $v;
+                if self.frames.len() > 1
+                    && let Some(top) = self.frames.last()
+                    && top.kind == Kind::Normal
+                {
+                    if let Some(done) = self.frames.pop() {
+                        discard_above(&mut self.stack, done.base as usize);
+                    }
+                    self.push(v);
+                    reload!();
+                    continue;
+                }
+                sync!();
+                if let Some(done) = tri!(self.ret(v)) {
+                    return Ok(Exit::Done(done));
+                }
+                reload!();
+            };
+        }
         loop {
             let Some(&op) = code.get(pc) else {
                 sync!();
@@ -523,33 +548,45 @@ impl<'a> Machine<'a> {
                         }
                     }
                 }
-                Op::Return | Op::ReturnLocal(_) | Op::ReturnArith(_) => {
-                    let v = match op {
-                        Op::ReturnLocal(i) => take_local!(i),
-                        Op::ReturnArith(a) => {
+                Op::Return => {
+                    let v = pop!();
+                    ret!(v);
+                }
+                Op::ReturnLocal(i) => {
+                    let v = take_local!(i);
+                    ret!(v);
+                }
+                Op::ReturnLocalIf(slot, cmp, k, r) => {
+                    let holds = match self.stack.get(base + slot as usize) {
+                        Some(Value(Repr::Int(x))) => int_cmp(cmp, *x, i64::from(k)),
+                        other => {
+                            let x = tri!(other.cloned().ok_or_else(bad_index));
+                            match tri!(self.arith(cmp, x, Value(Repr::Int(i64::from(k))))) {
+                                Value(Repr::Bool(b)) => b.get(),
+                                _ => false,
+                            }
+                        }
+                    };
+                    if holds {
+                        let v = take_local!(r);
+                        ret!(v);
+                    }
+                }
+                Op::ReturnArith(a) => {
+                    // `Int op Int` inline: the operands stay where they
+                    // are, plain values the returning frame lets go of.
+                    let fast = match self.stack.as_slice() {
+                        [.., Value(Repr::Int(p)), Value(Repr::Int(q))] => int_fast(a, *p, *q),
+                        _ => None,
+                    };
+                    let v = match fast {
+                        Some(v) => v,
+                        None => {
                             tri!(self.arith_top(a));
                             pop!()
                         }
-                        _ => pop!(),
                     };
-                    // The common case inline: an ordinary call returns to a
-                    // caller.
-                    if self.frames.len() > 1
-                        && let Some(top) = self.frames.last()
-                        && top.kind == Kind::Normal
-                    {
-                        if let Some(done) = self.frames.pop() {
-                            discard_above(&mut self.stack, done.base as usize);
-                        }
-                        self.push(v);
-                        reload!();
-                        continue;
-                    }
-                    sync!();
-                    if let Some(done) = tri!(self.ret(v)) {
-                        return Ok(Exit::Done(done));
-                    }
-                    reload!();
+                    ret!(v);
                 }
                 Op::ResumeTail | Op::ResumeTailWith => {
                     // The common case inline: return to the performer,
