@@ -476,6 +476,11 @@ pub enum Op {
     /// `if n < 2 { n } else { ... }`): the local tested, the comparison,
     /// the constant, the local returned.
     ReturnLocalIf(u16, Arith, i32, u16),
+    /// Return an integer constant from the frame if `local cmp constant`
+    /// holds, else go on (a fused `BranchLocalInt` and the `Int`, `Return`
+    /// it skips: `if k == 0 { 0 } else { ... }`): the local tested, the
+    /// comparison, the constant compared with, the constant returned.
+    ReturnIntIf(u16, Arith, i32, i32),
     /// Pop two operands and return the result (a fused `Arith` and
     /// `Return`: `f(x) + g(y)` as a function's value).
     ReturnArith(Arith),
@@ -531,6 +536,14 @@ pub enum Op {
     /// `MoveLocal`, `DropItems` and `SetLocal`): the list's local, `n`,
     /// the local set.
     DropItemsLocal(u32, u32, u32),
+    /// Set a local to a part of the tuple, variant or record in another
+    /// (a fused `Local`, `Part` and `SetLocal`: `let (i, j) = st`): the
+    /// value's local, the part's index, the local set.
+    PartLocal(u32, u32, u32),
+    /// As `PartLocal` on the value's last read: it is moved out of its
+    /// local (leaving `()`) and let go once its part is taken (a fused
+    /// `MoveLocal`, `Part` and `SetLocal`).
+    TakePartLocal(u32, u32, u32),
     /// Move a local into another, leaving `()` (a fused `MoveLocal` and
     /// `SetLocal`): from, to.
     MoveToLocal(u32, u32),

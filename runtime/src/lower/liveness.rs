@@ -97,8 +97,14 @@ fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
         }
         Op::LocalLocalArith(a, b, _) | Op::Each(a, b, _) => out.extend([*a, *b]),
         Op::ReturnLocalIf(a, _, _, b) => out.extend([u32::from(*a), u32::from(*b)]),
-        Op::CallLocal(n, _) | Op::AppendLocal(n) | Op::ListFor(n) => out.push(*n),
-        Op::BranchLocalInt(n, ..) | Op::CallFuncLocalInt(_, n, ..) => out.push(u32::from(*n)),
+        Op::CallLocal(n, _)
+        | Op::AppendLocal(n)
+        | Op::ListFor(n)
+        | Op::PartLocal(n, ..)
+        | Op::TakePartLocal(n, ..) => out.push(*n),
+        Op::BranchLocalInt(n, ..) | Op::CallFuncLocalInt(_, n, ..) | Op::ReturnIntIf(n, ..) => {
+            out.push(u32::from(*n))
+        }
         Op::BranchLocalLocal(a, b, ..) => out.extend([u32::from(*a), u32::from(*b)]),
         Op::Closure(f) => {
             for c in captures.get(*f as usize).into_iter().flatten() {

@@ -21,6 +21,7 @@ mod decision;
 mod expr;
 mod handlers;
 pub(crate) mod image;
+mod inline;
 mod library;
 mod liveness;
 mod loops;
@@ -218,13 +219,21 @@ pub(crate) fn lower_as_written(
 }
 
 /// The passes over lowered code, on the functions from `first` on (those
-/// just lowered): fusing op sequences, moving values out on their last
+/// just lowered): fusing op sequences, putting the bodies of trivial
+/// functions in place of their calls (and fusing again where that
+/// happened), moving values out on their last
 /// read (which needs the fused code), then fusing what needs the moves
 /// (returns of a local, and list patterns on locals, which fuse only a
 /// read that is not the last).
 pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
     for f in functions.iter_mut().skip(first) {
         peephole::fuse(f);
+    }
+    let changed = inline::calls(functions, first);
+    for (f, changed) in functions.iter_mut().skip(first).zip(changed) {
+        if changed {
+            peephole::fuse(f);
+        }
     }
     liveness::moves(functions, first);
     for f in functions.iter_mut().skip(first) {

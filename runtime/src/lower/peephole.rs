@@ -6,6 +6,13 @@
 //! conditional branch (`BranchLocalInt`, `BranchLocalLocal`). `List(1);
 //! Arith(Concat)` (`acc ++ [x]`) becomes `Push`, which adds the element
 //! without making a list of one.
+//! `LocalIntArith` followed by a call of a known function of one
+//! argument becomes `CallFuncLocalInt` (`f(n - 1)`). After the liveness
+//! pass, a part of a tuple, variant or record set into a local (`let (i,
+//! j) = st`) becomes `PartLocal` (or `TakePartLocal` on the value's last
+//! read), and a branch that only skips the return of a local or of a
+//! constant becomes `ReturnLocalIf` (`if n < 2 { n } else { ... }`) or
+//! `ReturnIntIf` (`if k == 0 { 0 } else { ... }`).
 //! A sequence is fused only when no jump lands inside it; every jump
 //! target is then remapped to the new positions, and the fused op keeps
 //! the span of the operator (where an overflow is reported).
@@ -71,6 +78,8 @@ pub(super) fn fuse_after_moves(f: &mut Function) {
         [Op::MoveLocal(a), Op::DropItems(n), Op::SetLocal(d)] => {
             Some(Op::DropItemsLocal(*a, *n, *d))
         }
+        [Op::Local(a), Op::Part(i), Op::SetLocal(d)] => Some(Op::PartLocal(*a, *i, *d)),
+        [Op::MoveLocal(a), Op::Part(i), Op::SetLocal(d)] => Some(Op::TakePartLocal(*a, *i, *d)),
         _ => None,
     });
     fuse_with(f, 2, 0, &|_, w| match w {
@@ -85,6 +94,15 @@ pub(super) fn fuse_after_moves(f: &mut Function) {
             u16::try_from(*r)
                 .ok()
                 .map(|r| Op::ReturnLocalIf(*a, *cmp, *k, r))
+        }
+        _ => None,
+    });
+    // `if k == 0 { 0 } else { ... }`: the same for a constant returned.
+    fuse_with(f, 3, 0, &|i, w| match w {
+        [Op::BranchLocalInt(a, cmp, k, t), Op::Int(v), Op::Return] if *t as usize == i + 3 => {
+            i32::try_from(*v)
+                .ok()
+                .map(|v| Op::ReturnIntIf(*a, *cmp, *k, v))
         }
         _ => None,
     });
@@ -365,7 +383,7 @@ mod tests {
     }
 
     #[test]
-    fn a_branch_skipping_only_a_return_of_a_local_returns_it_itself() {
+    fn a_branch_skipping_only_a_return_of_a_local_or_a_constant_returns_it_itself() {
         // `if n < 2 { n } else { ... }`, with the branch's span kept; a
         // branch going further than the return is left alone.
         let span = |at: usize| writ_lang::Span::new(at, at + 1);
@@ -377,8 +395,13 @@ mod tests {
                 Op::ReturnLocal(1),
                 Op::Unit,
                 Op::ReturnLocal(2),
+                Op::BranchLocalInt(1, Arith::Gt, 7, 9),
+                Op::Int(-1),
+                Op::Return,
+                Op::Unit,
+                Op::ReturnLocal(2),
             ],
-            spans: (0..6).map(span).collect(),
+            spans: (0..9).map(span).collect(),
             ..Function::default()
         };
         fuse_after_moves(&mut f);
@@ -390,8 +413,39 @@ mod tests {
                 Op::ReturnLocal(1),
                 Op::Unit,
                 Op::ReturnLocal(2),
+                Op::ReturnIntIf(1, Arith::Gt, 7, -1),
+                Op::Unit,
+                Op::ReturnLocal(2),
             ]
         );
         assert_eq!(f.spans.first(), Some(&span(0)));
+    }
+
+    #[test]
+    fn a_part_set_into_a_local_is_one_op_that_moves_on_a_last_read() {
+        let mut f = Function {
+            ops: vec![
+                Op::Local(1),
+                Op::Part(0),
+                Op::SetLocal(2),
+                Op::MoveLocal(1),
+                Op::Part(1),
+                Op::SetLocal(3),
+                Op::Unit,
+                Op::Return,
+            ],
+            spans: vec![Default::default(); 8],
+            ..Function::default()
+        };
+        fuse_after_moves(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::PartLocal(1, 0, 2),
+                Op::TakePartLocal(1, 1, 3),
+                Op::Unit,
+                Op::Return,
+            ]
+        );
     }
 }

@@ -348,6 +348,20 @@ impl<'a> Machine<'a> {
                     let rest = tri!(self.rest_of(list, n));
                     set_local!(d, rest);
                 }
+                Op::PartLocal(a, i, d) => {
+                    let v = self
+                        .stack
+                        .get(base + a as usize)
+                        .and_then(|t| t.parts().get(i as usize).cloned());
+                    let v = tri!(v.ok_or_else(bad_index));
+                    set_local!(d, v);
+                }
+                Op::TakePartLocal(a, i, d) => {
+                    let t = take_local!(a);
+                    let v = tri!(t.parts().get(i as usize).cloned().ok_or_else(bad_index));
+                    drop(t);
+                    set_local!(d, v);
+                }
                 Op::MoveToLocal(a, b) => {
                     let v = take_local!(a);
                     set_local!(b, v);
@@ -556,7 +570,7 @@ impl<'a> Machine<'a> {
                     let v = take_local!(i);
                     ret!(v);
                 }
-                Op::ReturnLocalIf(slot, cmp, k, r) => {
+                Op::ReturnLocalIf(slot, cmp, k, _) | Op::ReturnIntIf(slot, cmp, k, _) => {
                     let holds = match self.stack.get(base + slot as usize) {
                         Some(Value(Repr::Int(x))) => int_cmp(cmp, *x, i64::from(k)),
                         other => {
@@ -568,7 +582,11 @@ impl<'a> Machine<'a> {
                         }
                     };
                     if holds {
-                        let v = take_local!(r);
+                        let v = match op {
+                            Op::ReturnLocalIf(_, _, _, r) => take_local!(r),
+                            Op::ReturnIntIf(_, _, _, v) => Value(Repr::Int(i64::from(v))),
+                            _ => Value(Repr::Unit),
+                        };
                         ret!(v);
                     }
                 }
