@@ -104,13 +104,7 @@ fn expand(f: &mut Function, body: &dyn Fn(u32) -> Option<Body>) {
         }
     }
     map[n] = ops.len() as u32;
-    for op in &mut ops {
-        if let Some(t) = op.target_mut() {
-            *t = map.get(*t as usize).copied().unwrap_or(u32::MAX);
-        }
-    }
-    f.ops = ops;
-    f.spans = spans;
+    super::peephole::install(f, ops, spans, &map);
 }
 
 #[cfg(test)]

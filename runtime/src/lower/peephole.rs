@@ -173,6 +173,17 @@ fn fuse_with(
         i += 1;
     }
     map[n] = ops.len() as u32;
+    install(f, ops, spans, &map);
+}
+
+/// Give `f` its rewritten code, each jump target remapped by `map` (the
+/// new index of each old op, and of the end).
+pub(super) fn install(
+    f: &mut Function,
+    mut ops: Vec<Op>,
+    spans: Vec<writ_lang::Span>,
+    map: &[u32],
+) {
     for op in &mut ops {
         if let Some(t) = op.target_mut() {
             *t = map.get(*t as usize).copied().unwrap_or(u32::MAX);

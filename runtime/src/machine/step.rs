@@ -112,6 +112,25 @@ impl<'a> Machine<'a> {
                 }
             };
         }
+        // `local op constant`: `Int` with `Int` inline, anything else
+        // (and an overflow, to report it) through [`Machine::arith`].
+        macro_rules! local_int {
+            ($slot:expr, $k:expr, $a:expr) => {{
+                let x = self.stack.get(base + $slot as usize);
+                let k = i64::from($k);
+                let fast = match x {
+                    Some(Value(Repr::Int(p))) => int_fast($a, *p, k),
+                    _ => None,
+                };
+                match fast {
+                    Some(v) => v,
+                    None => {
+                        let x = tri!(x.cloned().ok_or_else(bad_index));
+                        tri!(self.arith($a, x, Value(Repr::Int(k))))
+                    }
+                }
+            }};
+        }
         macro_rules! reload {
             () => {
                 let (c, p, b) = self.load()?;
@@ -236,19 +255,7 @@ impl<'a> Machine<'a> {
                 Op::Pop => forget_plain(pop!()),
                 Op::Arith(a) => tri!(self.arith_top(a)),
                 Op::LocalIntArith(slot, k, a) => {
-                    let x = self.stack.get(base + slot as usize);
-                    let k = i64::from(k);
-                    let fast = match x {
-                        Some(Value(Repr::Int(p))) => int_fast(a, *p, k),
-                        _ => None,
-                    };
-                    let v = match fast {
-                        Some(v) => v,
-                        None => {
-                            let x = tri!(x.cloned().ok_or_else(bad_index));
-                            tri!(self.arith(a, x, Value(Repr::Int(k))))
-                        }
-                    };
+                    let v = local_int!(slot, k, a);
                     self.push(v);
                 }
                 Op::LocalLocalArith(p, q, a) => {
@@ -489,19 +496,7 @@ impl<'a> Machine<'a> {
                 }
                 Op::CallFuncLocalInt(f, slot, k, a) => {
                     sync!();
-                    let x = self.stack.get(base + slot as usize);
-                    let k = i64::from(k);
-                    let fast = match x {
-                        Some(Value(Repr::Int(p))) => int_fast(a, *p, k),
-                        _ => None,
-                    };
-                    let v = match fast {
-                        Some(v) => v,
-                        None => {
-                            let x = tri!(x.cloned().ok_or_else(bad_index));
-                            tri!(self.arith(a, x, Value(Repr::Int(k))))
-                        }
-                    };
+                    let v = local_int!(slot, k, a);
                     self.push(v);
                     // Then as `CallFunc(f, 1)`.
                     match functions.get(f as usize) {
