@@ -49,8 +49,27 @@ fn is_comparison(op: Arith) -> bool {
 /// library's final code included. True for each function that changed,
 /// which the peephole pass should see again.
 pub(super) fn calls(functions: &mut [Function], first: usize) -> Vec<bool> {
-    let bodies: Vec<Option<Body>> = functions.iter().map(trivial).collect();
-    let body = |g: u32| bodies.get(g as usize).copied().flatten();
+    // The trivial bodies among the functions the batch calls directly
+    // (a constant-time look at each callee): the work follows the
+    // program's calls, not the size of the library.
+    let mut bodies: Vec<(u32, Body)> = Vec::new();
+    for f in functions.iter().skip(first) {
+        for op in &f.ops {
+            if let Op::CallFunc(g, _) | Op::CallFuncLocalInt(g, ..) = op
+                && let Err(at) = bodies.binary_search_by_key(g, |(h, _)| *h)
+                && let Some(b) = functions.get(*g as usize).and_then(trivial)
+            {
+                bodies.insert(at, (*g, b));
+            }
+        }
+    }
+    let body = |g: u32| {
+        bodies
+            .binary_search_by_key(&g, |(h, _)| *h)
+            .ok()
+            .and_then(|i| bodies.get(i))
+            .map(|(_, b)| *b)
+    };
     let mut changed = Vec::new();
     for f in functions.iter_mut().skip(first) {
         let any = f.ops.iter().any(|op| match op {

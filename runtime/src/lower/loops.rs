@@ -26,8 +26,9 @@ use writ_lang::Span;
 use crate::code::{Function, Op};
 
 /// The ops and the number of locals of the library function `name` with
-/// `arity` parameters, when it is one of the walks above.
-fn code(name: &str, arity: u32) -> Option<(u32, Vec<Op>)> {
+/// `arity` parameters, when it is one of the walks above; `some` and
+/// `none` are the ids of the prelude's `Some` and `None`.
+fn code(name: &str, arity: u32, some: u32, none: u32) -> Option<(u32, Vec<Op>)> {
     use Op::*;
     let (locals, ops) = match (name, arity) {
         // xs 0, f 1, i 2, acc 3
@@ -105,9 +106,9 @@ fn code(name: &str, arity: u32) -> Option<(u32, Vec<Op>)> {
                 CallLocal(1, 1),
                 JumpIfFalse(2),
                 MoveLocal(3),
-                Variant(SOME, 1),
+                Variant(some, 1),
                 Return,
-                Variant(NONE, 0),
+                Variant(none, 0),
                 Return,
             ],
         ),
@@ -147,11 +148,6 @@ fn code(name: &str, arity: u32) -> Option<(u32, Vec<Op>)> {
     Some((locals, ops))
 }
 
-/// Placeholders for the prelude's `Some` and `None` in [`code`], replaced
-/// by their constructor ids in [`function`].
-const SOME: u32 = u32::MAX;
-const NONE: u32 = u32::MAX - 1;
-
 /// The loop for the library function `name` (see the module's text), if
 /// it is one, with `some` and `none` the ids of the prelude's `Some` and
 /// `None` and every op placed at `span` (the function's text).
@@ -162,15 +158,7 @@ pub(super) fn function(
     none: u32,
     span: Span,
 ) -> Option<Function> {
-    let (locals, mut ops) = code(name, arity)?;
-    for op in &mut ops {
-        if let Op::Variant(c, _) = op {
-            *c = match *c {
-                SOME => some,
-                _ => none,
-            };
-        }
-    }
+    let (locals, ops) = code(name, arity, some, none)?;
     Some(Function {
         name: name.to_string(),
         arity,

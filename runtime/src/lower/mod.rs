@@ -191,9 +191,23 @@ pub fn lower(
     interfaces: &[String],
     inputs: &[Input],
 ) -> Result<Module, String> {
-    let mut l = Lowerer::library_only(interfaces)?;
-    // The library's functions were fused and given their moves when it
-    // was lowered; the program's are done here.
+    lower_onto(
+        Lowerer::library_only(interfaces)?,
+        program,
+        resolution,
+        inputs,
+    )
+}
+
+/// Lower the program onto `l`, which holds the library. The library's
+/// functions were fused and given their moves when it was lowered; the
+/// program's are done here.
+fn lower_onto(
+    mut l: Lowerer,
+    program: &Program,
+    resolution: &Resolution,
+    inputs: &[Input],
+) -> Result<Module, String> {
     let first = l.module.functions.len();
     l.inputs(inputs);
     l.resolution = Cow::Owned(resolution.clone());
@@ -210,12 +224,7 @@ pub(crate) fn lower_as_written(
     program: &Program,
     resolution: &Resolution,
 ) -> Result<Module, String> {
-    let mut l = Lowerer::library_lowered(false)?;
-    let first = l.module.functions.len();
-    l.resolution = Cow::Owned(resolution.clone());
-    l.program(program);
-    finish(&mut l.module.functions, first);
-    Ok(l.module)
+    lower_onto(Lowerer::library_lowered(false)?, program, resolution, &[])
 }
 
 /// The passes over lowered code, on the functions from `first` on (those

@@ -4,7 +4,9 @@
 //! and base in locals and handles the commonest instructions inline
 //! (locals, `Int` arithmetic and branches, calls of known functions and
 //! of function and closure values, tail calls (a function's call of
-//! itself keeping its frame), returns, list patterns on locals, simple and
+//! itself keeping its frame), returns (of a local or a constant when a
+//! comparison holds, too), list patterns on locals, the library's walks
+//! over a list (`Each`, `AppendLocal`, `CallLocal`), simple and
 //! tail-resumptive handler clauses); everything
 //! else goes to [`super::calls`], [`super::handlers`] and [`super::ops`],
 //! after which the loop reloads the running frame.
@@ -130,6 +132,22 @@ impl<'a> Machine<'a> {
                     }
                 }
             }};
+        }
+        // Whether `local cmp constant` holds: `Int` inline, anything else
+        // through [`Machine::arith`].
+        macro_rules! local_holds {
+            ($slot:expr, $cmp:expr, $k:expr) => {
+                match self.stack.get(base + $slot as usize) {
+                    Some(Value(Repr::Int(x))) => int_cmp($cmp, *x, i64::from($k)),
+                    other => {
+                        let x = tri!(other.cloned().ok_or_else(bad_index));
+                        match tri!(self.arith($cmp, x, Value(Repr::Int(i64::from($k))))) {
+                            Value(Repr::Bool(b)) => b.get(),
+                            _ => false,
+                        }
+                    }
+                }
+            };
         }
         macro_rules! reload {
             () => {
@@ -278,16 +296,7 @@ impl<'a> Machine<'a> {
                     self.push(v);
                 }
                 Op::BranchLocalInt(slot, cmp, k, t) => {
-                    let holds = match self.stack.get(base + slot as usize) {
-                        Some(Value(Repr::Int(x))) => int_cmp(cmp, *x, i64::from(k)),
-                        other => {
-                            let x = tri!(other.cloned().ok_or_else(bad_index));
-                            match tri!(self.arith(cmp, x, Value(Repr::Int(i64::from(k))))) {
-                                Value(Repr::Bool(b)) => b.get(),
-                                _ => false,
-                            }
-                        }
-                    };
+                    let holds = local_holds!(slot, cmp, k);
                     if !holds {
                         pc = t as usize;
                     }
@@ -566,16 +575,7 @@ impl<'a> Machine<'a> {
                     ret!(v);
                 }
                 Op::ReturnLocalIf(slot, cmp, k, _) | Op::ReturnIntIf(slot, cmp, k, _) => {
-                    let holds = match self.stack.get(base + slot as usize) {
-                        Some(Value(Repr::Int(x))) => int_cmp(cmp, *x, i64::from(k)),
-                        other => {
-                            let x = tri!(other.cloned().ok_or_else(bad_index));
-                            match tri!(self.arith(cmp, x, Value(Repr::Int(i64::from(k))))) {
-                                Value(Repr::Bool(b)) => b.get(),
-                                _ => false,
-                            }
-                        }
-                    };
+                    let holds = local_holds!(slot, cmp, k);
                     if holds {
                         let v = match op {
                             Op::ReturnLocalIf(_, _, _, r) => take_local!(r),
