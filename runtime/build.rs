@@ -20,6 +20,7 @@
 // modules re-exported at the root, where the crate's paths expect them.
 #[path = "src"]
 mod src {
+    pub mod clock;
     pub mod code;
     pub mod display;
     pub mod error;
@@ -36,8 +37,8 @@ mod src {
 }
 
 use src::{
-    code, display, error, host, inputs, limits, lower, machine, meter, natives, order, session,
-    value,
+    clock, code, display, error, host, inputs, limits, lower, machine, meter, natives, order,
+    session, value,
 };
 
 pub use code::Module;

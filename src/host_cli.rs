@@ -418,6 +418,12 @@ pub(crate) fn report(
 fn location(db: Option<&Path>) -> Result<(String, Location), ExitCode> {
     let path = db.map_or(DEFAULT_STORE.to_string(), |d| d.display().to_string());
     match Location::parse(&path) {
+        Ok(Location::Memory(_)) => {
+            err_println!(
+                "error: expected a SQLite file's path or a postgres:// URL, found {path}: a memory store lives only in the process that made it"
+            );
+            Err(ExitCode::from(2))
+        }
         Ok(l) => Ok((path, l)),
         Err(e) => {
             err_println!("error: {e}");
@@ -433,6 +439,7 @@ fn located(db: Option<&Path>, existing: bool) -> Result<(String, Location), Exit
     let (path, location) = location(db)?;
     let exists = match &location {
         Location::Sqlite(p) => Path::new(p).exists(),
+        Location::Memory(_) => false,
         Location::Postgres(_) => Store::version_at(&location, &PostgresOptions::from_env())
             .map_err(|e| {
                 err_println!("error: {e}");

@@ -15,7 +15,9 @@
 //! holds it), so every connection counted is a store alive.
 
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use writ_runtime::clock::Instant;
 
 /// The most connections to PostgreSQL stores an engine holds at once when
 /// the policy does not say.

@@ -155,12 +155,19 @@ pub struct RunOptions {
 /// Asks the person to confirm an action; `false` when nobody can answer.
 pub type Confirmer = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
+/// Reads a file a policy names (its seed, its recorded `Http` responses)
+/// by its path, resolved against the policy's directory: its text, or why
+/// not. The default reads the file system; a host without one (a web
+/// page) gives the files it holds ([`Engine::with_files`]).
+pub type Files = Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>;
+
 /// Holds the host's capability implementations and checks and runs
 /// programs. `Send + Sync`: check once, run many times on many threads.
 #[derive(Clone)]
 pub struct Engine {
     pub(crate) confirm: Confirmer,
     pub(crate) clock: Arc<dyn Fn() -> i64 + Send + Sync>,
+    pub(crate) files: Files,
     pub(crate) capabilities: Vec<Capability>,
     /// Connections to stores kept between runs (shared by the engine's
     /// clones).
@@ -186,6 +193,7 @@ impl Engine {
         Engine {
             confirm: Arc::new(|_| false),
             clock: Arc::new(store::now_ms),
+            files: Arc::new(|path| std::fs::read_to_string(path).map_err(|e| e.to_string())),
             capabilities: Vec::new(),
             idle: Arc::new(IdleStores::default()),
             connections: Arc::default(),
@@ -201,6 +209,13 @@ impl Engine {
     /// Use `clock` (milliseconds since the Unix epoch) for `Clock.now`.
     pub fn with_clock(mut self, clock: Arc<dyn Fn() -> i64 + Send + Sync>) -> Engine {
         self.clock = clock;
+        self
+    }
+
+    /// Read the files a policy names (its seed, its recorded responses)
+    /// with `files` rather than from the file system.
+    pub fn with_files(mut self, files: Files) -> Engine {
+        self.files = files;
         self
     }
 
@@ -460,7 +475,9 @@ pub fn reach(
 ) -> Result<store::PostgresOptions, String> {
     match location {
         store::Location::Postgres(_) => postgres_options(policy),
-        store::Location::Sqlite(_) => Ok(store::PostgresOptions::default()),
+        store::Location::Sqlite(_) | store::Location::Memory(_) => {
+            Ok(store::PostgresOptions::default())
+        }
     }
 }
 
@@ -478,11 +495,12 @@ pub fn open_existing(policy: &Policy, location: &str) -> Result<Option<Store>, S
 pub(crate) fn open_for(
     policy: &Policy,
     options: &RunOptions,
+    files: &Files,
 ) -> Result<(Store, Option<HashMap<String, String>>), RunError> {
     let path = store_path(policy, options);
     let seed = match &policy.store.seed {
         Some(s) => Some(
-            std::fs::read_to_string(policy.resolve(s))
+            files(&policy.resolve(s))
                 .map_err(|e| unavailable(format!("cannot read the seed file {s}: {e}")))?,
         ),
         None => None,
@@ -494,15 +512,18 @@ pub(crate) fn open_for(
     if let Some(wait) = policy.store.lock_wait {
         store.set_lock_wait(wait);
     }
-    Ok((store, recorded_for(policy)?))
+    Ok((store, recorded_for(policy, files)?))
 }
 
 /// The recorded `Http` responses `policy` names, loaded.
-fn recorded_for(policy: &Policy) -> Result<Option<HashMap<String, String>>, RunError> {
+fn recorded_for(
+    policy: &Policy,
+    files: &Files,
+) -> Result<Option<HashMap<String, String>>, RunError> {
     Ok(
         match policy.grants.get(Builtin::Http.name()).map(|g| &g.scope) {
             Some(Scope::Http(h)) => match &h.recorded {
-                Some(file) => Some(load_recorded(&policy.resolve(file))?),
+                Some(file) => Some(load_recorded(&policy.resolve(file), files)?),
                 None => None,
             },
             _ => None,
@@ -632,7 +653,7 @@ impl Engine {
         if let Some((mut store, id)) = self.idle.take(&path, FileId::for_store(policy, &path)?) {
             store.set_lock_wait(policy.store.lock_wait.unwrap_or(store::DEFAULT_LOCK_WAIT));
             store.set_until(None);
-            let recorded = recorded_for(policy)?;
+            let recorded = recorded_for(policy, &self.files)?;
             return Ok((store, recorded, Some((path, id))));
         }
         // A connection to a PostgreSQL store takes a place in the
@@ -657,7 +678,7 @@ impl Engine {
             }
             _ => None,
         };
-        let (mut store, recorded) = open_for(policy, options)?;
+        let (mut store, recorded) = open_for(policy, options, &self.files)?;
         if let Some(slot) = slot {
             store.hold(Box::new(slot));
         }

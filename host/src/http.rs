@@ -4,7 +4,10 @@
 //! of recorded responses served instead of the network.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+use std::time::Duration;
+
+use writ_runtime::clock::Instant;
 
 use writ_runtime::RunError;
 
@@ -13,8 +16,11 @@ use crate::url::{self, Url};
 
 /// A file of recorded responses: `[[response]]` tables with `url` and
 /// `body`.
-pub(crate) fn load_recorded(path: &str) -> Result<HashMap<String, String>, RunError> {
-    let text = std::fs::read_to_string(path)
+pub(crate) fn load_recorded(
+    path: &str,
+    files: &crate::engine::Files,
+) -> Result<HashMap<String, String>, RunError> {
+    let text = files(path)
         .map_err(|e| unavailable(format!("cannot read the recorded responses {path}: {e}")))?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| {
         unavailable(format!(
@@ -42,7 +48,9 @@ pub(crate) fn load_recorded(path: &str) -> Result<HashMap<String, String>, RunEr
 pub(crate) enum Failure<E> {
     /// The request to this URL (the target or a redirect hop) failed.
     At(Box<Url>, String),
-    /// The caller refused a redirect hop.
+    /// The caller refused a redirect hop (never, in a web page: it
+    /// follows no redirect).
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), allow(dead_code))]
     Refused(E),
 }
 
@@ -51,6 +59,7 @@ pub(crate) enum Failure<E> {
 /// ends the request); the body is read up to the grant's limit. The whole
 /// request, its hops included, takes at most the grant's timeout, and ends
 /// by `run_until` (when the run's time is up) if that comes first.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub(crate) fn fetch<E>(
     target: &Url,
     body: Option<&str>,
@@ -147,4 +156,21 @@ pub(crate) fn fetch<E>(
             .map_err(|_| failed(format!("the response of {text} is not UTF-8 text")));
     }
     Err(too_many(&url))
+}
+
+/// A web page has no network of its own (the playground's host answers
+/// `Http` only from recorded responses): every request that reaches here
+/// fails, and the policy host denies it.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+pub(crate) fn fetch<E>(
+    target: &Url,
+    _body: Option<&str>,
+    _scope: &crate::policy::HttpScope,
+    _run_until: Option<Instant>,
+    _hop: &mut dyn FnMut(&Url, &Url) -> Result<(), E>,
+) -> Result<String, Failure<E>> {
+    Err(Failure::At(
+        Box::new(target.clone()),
+        format!("{target} has no recorded response, and this host has no network"),
+    ))
 }

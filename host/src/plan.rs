@@ -129,11 +129,17 @@ pub(crate) fn fresh_id() -> String {
     let count = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut seed = std::collections::hash_map::RandomState::new().build_hasher();
     seed.write_u64(count);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
+    let now = writ_runtime::clock::SystemTime::now()
+        .duration_since(writ_runtime::clock::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default();
-    let text = format!("{now}:{}:{count}:{}", std::process::id(), seed.finish());
+    // A web page has no process id (the standard library panics when
+    // asked); there the time, the count and the seed make it.
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    let process = std::process::id();
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    let process = 0u32;
+    let text = format!("{now}:{process}:{count}:{}", seed.finish());
     let digest = sha256_hex(text.as_bytes());
     digest.get(..32).unwrap_or(&digest).to_string()
 }

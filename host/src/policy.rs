@@ -400,7 +400,7 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
                 Ok(crate::store::Location::Postgres(_)) => store.url = Some(url),
                 // Not shown: a text that is not a URL may still hold a
                 // password (`writ:secret@host/team`).
-                Ok(crate::store::Location::Sqlite(_)) => r.invalid(
+                Ok(crate::store::Location::Sqlite(_) | crate::store::Location::Memory(_)) => r.invalid(
                     span,
                     "expected `url` in [store] to be a postgres:// URL, found a text that is not one"
                         .to_string(),

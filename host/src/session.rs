@@ -211,7 +211,7 @@ impl Session {
     pub fn set_policy(&mut self, policy: Option<Policy>) -> Result<(), RunError> {
         self.under = match policy {
             Some(policy) => {
-                let (store, recorded) = open_for(&policy, &self.options)?;
+                let (store, recorded) = open_for(&policy, &self.options, &self.engine.files)?;
                 self.limits = policy.limits.clone();
                 Some(UnderPolicy {
                     policy,

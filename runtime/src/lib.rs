@@ -40,6 +40,7 @@
 
 #![warn(missing_docs)]
 
+pub mod clock;
 mod code;
 pub mod display;
 mod error;

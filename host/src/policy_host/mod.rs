@@ -37,7 +37,7 @@ mod web;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+use writ_runtime::clock::Instant;
 
 use writ_lang::Code;
 use writ_runtime::{Host, HostError, Module, RunError, Value};

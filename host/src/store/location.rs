@@ -19,6 +19,9 @@ pub enum Location {
     Sqlite(String),
     /// A PostgreSQL database, by its URL (without a password).
     Postgres(PostgresUrl),
+    /// A store in the process's memory, by its name (`memory:NAME`;
+    /// see [`super::memory`]).
+    Memory(String),
 }
 
 /// A `postgres://` URL that holds no password, as given.
@@ -37,6 +40,7 @@ impl fmt::Display for Location {
         match self {
             Location::Sqlite(path) => f.write_str(path),
             Location::Postgres(url) => f.write_str(&url.0),
+            Location::Memory(name) => write!(f, "memory:{name}"),
         }
     }
 }
@@ -56,6 +60,25 @@ impl Location {
     /// the client reads), any other URL is refused, and anything else is
     /// a SQLite file's path.
     pub fn parse(text: &str) -> Result<Location, StoreError> {
+        if let Some(name) = text.strip_prefix("memory:") {
+            if name.is_empty()
+                || name.len() > 64
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+            {
+                return Err(StoreError::Location {
+                    reason: format!(
+                        "expected a memory store's name after `memory:` (1 to 64 letters, digits, `_`, `-` or `.`), found `{}`",
+                        writ_runtime::display::safe_text(
+                            name,
+                            writ_runtime::display::LineBreaks::Escape
+                        )
+                    ),
+                });
+            }
+            return Ok(Location::Memory(name.to_string()));
+        }
         if is_postgres(text) {
             return parse_postgres(text)
                 .map(|()| Location::Postgres(PostgresUrl(text.to_string())));

@@ -46,13 +46,17 @@
 
 mod error;
 mod location;
+pub mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod schema;
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 mod sqlite;
 mod verify;
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+use writ_runtime::clock::{Instant, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 
@@ -229,7 +233,10 @@ pub struct Store {
 
 /// The database a store is on, with its connection.
 enum Backend {
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     Sqlite(sqlite::Sqlite),
+    /// A store in the process's memory ([`memory`]).
+    Memory(memory::Memory),
     /// Boxed: its runtime and configuration are large, and a store is
     /// moved between runs.
     #[cfg(feature = "postgres")]
@@ -238,7 +245,9 @@ enum Backend {
 
 /// Why a transaction failed.
 pub(crate) enum WriteError {
-    /// Another connection held the write lock: the database's reason.
+    /// Another connection held the write lock: the database's reason
+    /// (never in a web page, whose one store is in memory).
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), allow(dead_code))]
     Busy(String),
     /// Anything else.
     Other(StoreError),
@@ -380,7 +389,16 @@ impl Store {
     /// Connect to the store at `location`, without looking at its schema.
     fn connect(location: &Location, options: &PostgresOptions) -> Result<Store, StoreError> {
         let backend = match location {
+            #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
             Location::Sqlite(path) => Backend::Sqlite(sqlite::Sqlite::open(path)?),
+            #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+            Location::Sqlite(path) => {
+                return Err(StoreError::Open {
+                    path: path.clone(),
+                    reason: "a web page has no files: its store is in memory (memory:NAME)".into(),
+                });
+            }
+            Location::Memory(name) => Backend::Memory(memory::Memory::open(name)?),
             #[cfg(feature = "postgres")]
             Location::Postgres(url) => {
                 Backend::Postgres(Box::new(postgres::Postgres::open(url, options)?))
@@ -510,10 +528,12 @@ impl Store {
         self.read(schema_version)
     }
 
-    /// Which database the store is on: `sqlite` or `postgres`.
+    /// Which database the store is on: `sqlite`, `postgres` or `memory`.
     pub fn kind(&self) -> &'static str {
         match &self.backend {
+            #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
             Backend::Sqlite(_) => "sqlite",
+            Backend::Memory(_) => "memory",
             #[cfg(feature = "postgres")]
             Backend::Postgres(_) => "postgres",
         }
@@ -529,7 +549,9 @@ impl Store {
     /// be kept for another run).
     pub(crate) fn is_idle(&self) -> bool {
         match &self.backend {
+            #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
             Backend::Sqlite(b) => b.is_idle(),
+            Backend::Memory(_) => true,
             #[cfg(feature = "postgres")]
             Backend::Postgres(b) => b.is_idle(),
         }
@@ -565,7 +587,9 @@ impl Store {
     ) -> Result<T, StoreError> {
         let deadline = self.deadline();
         let read = match &self.backend {
+            #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
             Backend::Sqlite(b) => b.read(deadline, f),
+            Backend::Memory(b) => b.read(deadline, f),
             #[cfg(feature = "postgres")]
             Backend::Postgres(b) => b.read(deadline, f),
         };
@@ -597,7 +621,9 @@ impl Store {
                 break;
             }
             let attempt = match &mut self.backend {
+                #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
                 Backend::Sqlite(b) => b.write(deadline, &mut f),
+                Backend::Memory(b) => b.write(deadline, &mut f),
                 #[cfg(feature = "postgres")]
                 Backend::Postgres(b) => b.write(deadline, &mut f),
             };
@@ -619,7 +645,9 @@ impl Store {
     #[doc(hidden)]
     pub fn execute_raw(&mut self, sql: &str) -> Result<(), StoreError> {
         match &mut self.backend {
+            #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
             Backend::Sqlite(b) => b.execute_raw(sql),
+            Backend::Memory(b) => b.execute_raw(sql),
             #[cfg(feature = "postgres")]
             Backend::Postgres(b) => b.execute_raw(sql),
         }
@@ -855,5 +883,7 @@ fn write_record(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_memory;
 #[cfg(all(test, feature = "postgres"))]
 mod tests_postgres;

@@ -22,7 +22,9 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use writ_runtime::clock::Instant;
 
 use tokio::runtime::Runtime;
 use tokio_postgres::error::SqlState;

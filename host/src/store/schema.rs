@@ -15,12 +15,16 @@
 /// Which database a store is on: the SQL of each step differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Dialect {
-    /// SQLite, one file.
+    /// SQLite, one file (not in a web page).
+    #[cfg_attr(all(target_arch = "wasm32", target_os = "unknown"), allow(dead_code))]
     Sqlite,
     /// PostgreSQL, a database on a server (made only with the `postgres`
     /// feature).
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     Postgres,
+    /// The process's memory (`memory.rs`): no SQL, the tables always
+    /// there.
+    Memory,
 }
 
 /// The oldest version a store can be migrated from.
@@ -137,6 +141,8 @@ pub(crate) fn step(dialect: Dialect, from: i64) -> Option<&'static str> {
     match (from, dialect) {
         (0, Dialect::Sqlite) => Some(SQLITE_V2),
         (0, Dialect::Postgres) => Some(POSTGRES_V2),
+        (0, Dialect::Memory) => Some(super::memory::MEMORY_V2),
+        (2, Dialect::Memory) => Some(super::memory::MEMORY_V3),
         (2, _) => Some(V3),
         _ => None,
     }

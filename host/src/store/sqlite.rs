@@ -6,7 +6,7 @@
 //! was given at most (SQLite's busy timeout), and a lock still held then
 //! is [`WriteError::Busy`].
 
-use std::time::Instant;
+use writ_runtime::clock::Instant;
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 

@@ -15,6 +15,17 @@ enum Db {
     Sqlite,
     /// A fresh database on the test server, per store.
     Postgres,
+    /// A fresh store in the process's memory, per store.
+    Memory,
+}
+
+/// A name no other memory store of the tests has.
+pub(super) fn fresh_memory_name() -> String {
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    format!(
+        "test{}",
+        MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
 }
 
 impl Db {
@@ -22,6 +33,7 @@ impl Db {
     fn fresh(self, seed: Option<&str>) -> Result<Store, StoreError> {
         match self {
             Db::Sqlite => Store::in_memory(seed),
+            Db::Memory => Store::open(&format!("memory:{}", fresh_memory_name()), seed),
             Db::Postgres => match postgres_support::fresh_database() {
                 Some(url) => Store::open(&url, seed),
                 None => Err(StoreError::Missing),
@@ -39,6 +51,7 @@ impl Db {
                 MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             ))),
             Db::Postgres => postgres_support::fresh_database(),
+            Db::Memory => Some(format!("memory:{}", fresh_memory_name())),
         }
     }
 
@@ -59,6 +72,9 @@ impl Db {
             Db::Postgres => {
                 "DROP TRIGGER ledger_no_update ON ledger; DROP TRIGGER audit_no_update ON audit;"
             }
+            // No SQL reaches a memory store; its tampering tests edit its
+            // contents (tests_memory.rs).
+            Db::Memory => "",
         }
     }
 }
@@ -96,6 +112,31 @@ on_both!(
     last_records_reads_only_the_tail_of_the_log,
     stores_of_other_schemas_are_refused_or_migrated,
 );
+
+/// The tests that use no SQL of their own, on a store in memory too.
+mod on_memory {
+    use super::Db;
+
+    #[test]
+    fn reports_are_direct_and_indirect() {
+        super::reports_are_direct_and_indirect(Db::Memory)
+    }
+
+    #[test]
+    fn a_payment_over_the_day_cap_writes_only_its_denial() {
+        super::a_payment_over_the_day_cap_writes_only_its_denial(Db::Memory)
+    }
+
+    #[test]
+    fn decisions_are_stored_as_the_text_stores_have_always_held() {
+        super::decisions_are_stored_as_the_text_stores_have_always_held(Db::Memory)
+    }
+
+    #[test]
+    fn last_records_reads_only_the_tail_of_the_log() {
+        super::last_records_reads_only_the_tail_of_the_log(Db::Memory)
+    }
+}
 
 /// Run `sql` on `s`'s connection directly (tampering as someone with the
 /// file would); it must succeed.

@@ -53,8 +53,8 @@ mod pause;
 mod snapshot;
 mod step;
 
+use crate::clock::Instant;
 use std::rc::Rc;
-use std::time::Instant;
 
 use crate::code::Module;
 use crate::error::RunError;

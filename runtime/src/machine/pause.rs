@@ -34,9 +34,9 @@
 //! - **Dropping a paused run** takes its stacks apart front to back, as a
 //!   finished run's are, and leaves no trace on the thread's meter.
 
+use crate::clock::Instant;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
 
 use super::{Exit, Machine, Usage};
 use crate::code::Module;
