@@ -345,7 +345,19 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
                 "max_connections",
             ],
         );
-        store.path = r.str(t, "path", "[store]").map(|(s, _)| s);
+        store.path = match r.str(t, "path", "[store]") {
+            // A store in memory is the embedder's to choose (it lives
+            // only as long as the host's process), never a policy's.
+            Some((p, span)) if p.starts_with("memory:") => {
+                r.invalid(
+                    span,
+                    "expected `path` in [store] to be a SQLite file's path, found a memory store's name".to_string(),
+                    "a store in memory is chosen by the host that embeds Writ, not by a policy; to name a file called so, write `./memory:...`",
+                );
+                None
+            }
+            other => other.map(|(s, _)| s),
+        };
         store.seed = r.str(t, "seed", "[store]").map(|(s, _)| s);
         // A time of at most 60s; for a timeout, above zero too (a
         // connection or a statement given no time at all always fails).

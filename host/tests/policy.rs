@@ -333,6 +333,14 @@ fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
             "E6003 expected `url` in [store] to be a postgres:// URL, found a text that is not one",
         ),
         (
+            "url = \"memory:team\"\n",
+            "E6003 expected `url` in [store] to be a postgres:// URL, found a text that is not one",
+        ),
+        (
+            "path = \"memory:team\"\n",
+            "E6003 expected `path` in [store] to be a SQLite file's path, found a memory store's name",
+        ),
+        (
             "url = \"mysql://db.example/team\"\n",
             "E6003 expected `url` in [store] to be a postgres:// URL without a password: expected a store's location to be a SQLite file's path or a postgres:// URL, found a URL of scheme `mysql`",
         ),
