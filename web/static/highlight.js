@@ -62,6 +62,11 @@ export function highlight(src, marks) {
     if (t < toks.length && toks[t][0] <= a && b <= toks[t][1]) classes.push(toks[t][2]);
     const over = diag.filter(([s, e]) => s <= a && b <= e);
     if (over.length) classes.push("diag");
+    // A mark that starts on a line's end (a missing `)` before the
+    // newline) shows as an underlined space there: an underlined newline
+    // shows nothing, and a space at a line's end moves no other text.
+    const eol = diag.find(([s]) => s === a && src[a] === "\n");
+    if (eol) out += `<span class="diag" title="${escapeHtml(eol[2])}"> </span>`;
     const text = escapeHtml(src.slice(a, b));
     out += classes.length
       ? `<span class="${classes.join(" ")}"${over.length ? ` title="${escapeHtml(over[0][2])}"` : ""}>${text}</span>`
