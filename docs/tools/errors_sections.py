@@ -2734,7 +2734,11 @@ version of the snapshot format or of Writ, were taken of another program
 or for another person, were sealed by another store (`writ resume`,
 `Engine::restore`: each snapshot is sealed with its store's secret key),
 or were resumed already (each snapshot resumes once, so that a saved run
-cannot be replayed). Nothing was restored, and nothing ran. The message
+cannot be replayed). Nothing was restored, and nothing ran. A run of an
+approved plan is refused when it is saved (`Pending::to_bytes`, `writ run
+--approve ... --save`): a snapshot does not hold how far through its plan
+the run is, and restored it would no longer be bound to the plan; reply to
+it where it is instead. The message
 says what was expected and what was found, for example `snapshot
 refused: expected a snapshot not resumed before, but found one that was
 resumed already (each snapshot resumes once)`, or, from the runtime

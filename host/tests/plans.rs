@@ -455,3 +455,95 @@ fn two_plans_alike_in_all_else_are_two_approvals_each_executed_once() {
     assert!(Plan::from_json(&changed).is_err());
     let _ = std::fs::remove_file(&db);
 }
+
+#[test]
+fn a_run_of_an_approved_plan_paused_is_not_saved_as_a_snapshot() {
+    use writ_host::engine::{PauseAt, Reply, Step};
+    let engine = engine();
+    let p = engine
+        .parse_policy(
+            "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Confirm]\n\n\
+             [grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n",
+        )
+        .unwrap_or_else(|d| panic!("{d:#?}"));
+    let program = check(
+        &engine,
+        "if Confirm.ask(\"Pay twice?\") {\n  let r = Pay.pay(\"air-one.example\", 100, \"first\")\n  let s = Pay.pay(\"air-one.example\", 200, \"second\")\n  \"${r.id} ${s.id}\"\n} else { \"none\" }\n",
+        &p,
+    );
+    let db = std::env::temp_dir().join(format!("writ-plans-snap-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let db = db.display().to_string();
+    // The person says yes while the plan is made.
+    let planner = engine.clone().with_confirm(Arc::new(|_: &str| true));
+    let plan = planner
+        .plan(&program, &p, &options(&db))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(plan.acts.len(), 2);
+    // Its approved run, asked to pause at the question, pauses there; a
+    // snapshot of it would not hold how far through the plan it is, and
+    // restored it would no longer be bound to the plan: refused.
+    let paused = RunOptions {
+        pause_at: PauseAt::Only(vec!["Confirm".into()]),
+        ..approved(&db, &plan)
+    };
+    let started = engine.start(&program, &p, &paused);
+    let Ok(Step::Paused(mut pending)) = started else {
+        panic!("expected a pause at the question, found {started:?}")
+    };
+    let refused = match pending.to_bytes() {
+        Ok(_) => panic!("a run of an approved plan was saved"),
+        Err(e) => e,
+    };
+    assert_eq!(refused.code.as_str(), "E4009");
+    assert_eq!(
+        refused.message,
+        "expected a run that can be saved, found a run of an approved plan: its snapshot would not hold how far through the plan it is"
+    );
+    // Where it is, it goes on as the plan says.
+    let Ok(Step::Done(outcome)) = pending.resume(Reply::Answer(serde_json::json!(true))) else {
+        panic!("expected the end")
+    };
+    assert_eq!(outcome.result.ok().as_deref(), Some("\"pay-1 pay-2\""));
+    let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn an_approved_run_handed_out_at_a_question_stays_bound_to_its_plan() {
+    use writ_host::engine::{PauseAt, Reply, Step};
+    let engine = engine();
+    let p = engine
+        .parse_policy(
+            "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Confirm]\n\n\
+             [grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n",
+        )
+        .unwrap_or_else(|d| panic!("{d:#?}"));
+    let program = check(
+        &engine,
+        "if Confirm.ask(\"Cheap?\") { Pay.pay(\"air-one.example\", 100, \"cheap\").id } else { Pay.pay(\"air-one.example\", 30000, \"dear\").id }\n",
+        &p,
+    );
+    let db = std::env::temp_dir().join(format!("writ-plans-bound-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let db = db.display().to_string();
+    let planner = engine.clone().with_confirm(Arc::new(|_: &str| true));
+    let plan = planner
+        .plan(&program, &p, &options(&db))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let paused = RunOptions {
+        pause_at: PauseAt::Only(vec!["Confirm".into()]),
+        ..approved(&db, &plan)
+    };
+    let started = engine.start(&program, &p, &paused);
+    let Ok(Step::Paused(pending)) = started else {
+        panic!("expected a pause at the question, found {started:?}")
+    };
+    // Answered otherwise than when the plan was made, the program turns
+    // to an act the plan does not hold: stopped before it.
+    let Ok(Step::Done(outcome)) = pending.resume(Reply::Answer(serde_json::json!(false))) else {
+        panic!("expected the end")
+    };
+    let err = outcome.result.err().map(|e| e.code.as_str().to_string());
+    assert_eq!(err.as_deref(), Some("E4013"), "{:?}", outcome.operations);
+    let _ = std::fs::remove_file(&db);
+}

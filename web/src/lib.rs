@@ -351,7 +351,13 @@ impl Playground {
             Ok(p) => p,
             Err(j) => return j,
         };
-        let options = self.options(Some(Arc::new(plan)));
+        // A run of an approved plan is not handed out: its reads
+        // (`Confirm.ask` among them) are answered as the plan recorded
+        // them, and a run bound to a plan cannot be saved to go on later.
+        let options = RunOptions {
+            pause_at: PauseAt::Only(Vec::new()),
+            ..self.options(Some(Arc::new(plan)))
+        };
         let step = self.engine.start(&compiled, &policy_parsed, &options);
         let answer = self.stepped(step, &policy_parsed);
         self.keep_paused(answer, &source, &policy)

@@ -140,6 +140,14 @@ fn confirm_pauses_the_run_and_the_answer_goes_on() {
     assert_eq!(p.answer(false)["value"], json!("\"kept\""));
     // Nothing waiting: an answer is refused.
     assert_eq!(p.answer(true)["status"], json!("error"));
+
+    // While a plan is made there is no one to ask: the question is
+    // answered no, and the approved run replays that answer.
+    let plan = p.plan(program, &policy);
+    assert_eq!(plan["result"], json!({ "value": "\"kept\"" }), "{plan}");
+    let id = plan["id"].as_str().unwrap_or_default().to_string();
+    let ran = p.approve(&id);
+    assert_eq!(ran["value"], json!("\"kept\""), "{ran}");
 }
 
 #[test]

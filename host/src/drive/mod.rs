@@ -637,7 +637,10 @@ impl Engine {
             &mut drive,
         );
         let ready = drive.ready.take();
-        let planning = run.plan.take();
+        // The plan being made comes back beside the run's end (a run
+        // making a plan is never handed out). An approved plan stays with
+        // the run: handed out and resumed, the run is still bound to it.
+        let planning = if making { run.plan.take() } else { None };
         Ok((run.step(driven, ready), planning))
     }
 

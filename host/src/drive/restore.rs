@@ -3,6 +3,7 @@
 //! `Engine::restore` opens it against the same program, person and store,
 //! and `consume` makes each snapshot resume once.
 
+use writ_lang::Code;
 use writ_runtime::RunError;
 
 use super::{Drive, Pending, Run, Step};
@@ -46,7 +47,19 @@ impl Pending<'_> {
     /// (this pending operation, or the snapshot restored) uses the
     /// snapshot up, and the other is refused (`E4009`) before it carries
     /// anything out. A second snapshot uses up the first.
+    ///
+    /// A run of an approved plan is not saved (`E4009`): a snapshot does
+    /// not hold how far through its plan the run is, and a run restored
+    /// without it would no longer be bound to the plan's acts. Fail
+    /// closed: reply to it where it is.
     pub fn to_bytes(&mut self) -> Result<Vec<u8>, RunError> {
+        if self.run.plan.is_some() {
+            return Err(RunError::new(
+                Code::SnapshotRefused,
+                "expected a run that can be saved, found a run of an approved plan: its snapshot would not hold how far through the plan it is".to_string(),
+            )
+            .with_help("reply to the paused operation where it is; a run of an approved plan is not saved and restored"));
+        }
         let runtime = self.paused.to_bytes()?;
         let state = &mut self.run.state;
         let store_error = |e: crate::store::StoreError| {
