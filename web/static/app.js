@@ -64,7 +64,6 @@ const runner = new Host(keepCommit);
 let store = "playground";
 let files = {};
 let planId = null;
-let busy = false;
 
 // The runner knows the files and the store of the example in use; a new
 // runner (after Stop) is told them again, with every store kept.
@@ -99,7 +98,7 @@ source.addEventListener("keydown", (e) => {
   }
 });
 
-function where(text, label) {
+function where(label) {
   return label ? `${label.start.line}:${label.start.column}` : "";
 }
 
@@ -109,7 +108,7 @@ function showDiagnostics(list, into, text, underline) {
     const li = document.createElement("li");
     const primary = (d.labels || []).find((l) => l.primary) || (d.labels || [])[0];
     li.innerHTML = `<button class="code" data-code="${escapeHtml(d.code)}" title="What ${escapeHtml(d.code)} means">${escapeHtml(d.code)}</button> `
-      + `<span class="message">${escapeHtml(d.message)}</span> <span class="where">${escapeHtml(where(text, primary))}</span>`
+      + `<span class="message">${escapeHtml(d.message)}</span> <span class="where">${escapeHtml(where(primary))}</span>`
       + (primary && primary.message ? `<div class="label">${escapeHtml(primary.message)}</div>` : "")
       + (d.help ? `<div class="help">help: ${escapeHtml(d.help)}</div>` : "");
     into.appendChild(li);
@@ -181,7 +180,6 @@ policy.addEventListener("input", changed);
 // ---- running -------------------------------------------------------
 
 function setBusy(on, what) {
-  busy = on;
   for (const id of ["run", "plan", "reset", "examples"]) $(id).disabled = on;
   $("approve").disabled = on || !planId;
   $("stop").disabled = !on;
