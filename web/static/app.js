@@ -157,8 +157,11 @@ function showCheck(c) {
 
 let checkTimer = null;
 let checkSeq = 0;
+// `data-checking` is on the page's body from an edit until the check of
+// the text as it now is has been shown.
 function changed() {
   paint();
+  document.body.dataset.checking = "true";
   clearTimeout(checkTimer);
   checkTimer = setTimeout(check, 200);
 }
@@ -166,7 +169,10 @@ async function check() {
   const seq = ++checkSeq;
   try {
     const c = await checker.ask("check", { source: source.value, policy: policy.value });
-    if (seq === checkSeq) showCheck(c);
+    if (seq === checkSeq) {
+      showCheck(c);
+      delete document.body.dataset.checking;
+    }
   } catch (e) {
     // The checking worker failed (a bug: the host does not panic on any
     // input): say so, and start another.
@@ -276,7 +282,17 @@ function ask(question) {
   });
 }
 
+// A check still waiting for the student to stop typing is made now, so
+// that the grants and manifest shown are those of what runs.
+function checkNow() {
+  if (document.body.dataset.checking) {
+    clearTimeout(checkTimer);
+    check();
+  }
+}
+
 $("run").addEventListener("click", async () => {
+  checkNow();
   try {
     const o = await drive("run", { source: source.value, policy: policy.value }, "Running");
     showOutcome(o);
@@ -288,6 +304,7 @@ $("run").addEventListener("click", async () => {
 });
 
 $("plan").addEventListener("click", async () => {
+  checkNow();
   try {
     const p = await drive("plan", { source: source.value, policy: policy.value }, "Planning");
     if (p.status === "plan") {

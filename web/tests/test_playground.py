@@ -81,10 +81,12 @@ def shot(page, name):
 
 
 def edit(page, program=None, policy=None):
+    """Replace the program and the policy, and wait for their check."""
     if policy is not None:
         page.fill("#policy", policy)
     if program is not None:
         page.fill("#source", program)
+    expect(page.locator("body")).not_to_have_attribute("data-checking", "true", timeout=30_000)
 
 
 def run(page):
@@ -196,9 +198,12 @@ def test_a_runaway_loop_stops_at_its_limit_and_the_page_stays_responsive(page):
 
 def test_stop_cancels_a_run_and_the_audit_log_is_kept(page):
     before = page.locator("#ledger tbody tr").count()
+    # A payment, then a loop with no end: the payment's record and ledger
+    # row are committed before the loop, and the page keeps them when the
+    # worker running the loop is ended.
     edit(
         page,
-        "fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n",
+        'fn spin(n: Int) -> Int { spin(n + 1) }\nPay.pay("air-one.example", 100, "before the loop")\nspin(0)\n',
         PAYING + '\n[limits]\nfuel = 1000000000000\ntime = "10m"\n',
     )
     page.click("#run")
@@ -207,8 +212,10 @@ def test_stop_cancels_a_run_and_the_audit_log_is_kept(page):
     page.click("#stop")
     expect(page.locator("#result")).to_contain_text("Stopped", timeout=10_000)
     expect(page.locator("#run")).to_be_enabled()
-    # The new worker has the store the page kept: the payment is there.
-    expect(page.locator("#ledger tbody tr")).to_have_count(before)
+    # The new worker has the store the page kept: the payment is there,
+    # and the chain verifies.
+    expect(page.locator("#ledger tbody tr")).to_have_count(before + 1)
+    expect(page.locator("#ledger")).to_contain_text("before the loop")
     expect(page.locator("#verified")).to_contain_text("Chain verified")
     shot(page, "08-stopped")
     edit(page, 'Log.info("after")\n"again"\n')
