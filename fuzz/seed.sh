@@ -14,6 +14,8 @@
 #                               of the recorded responses
 #   url                         "RULE\nURL" pairs from the policies' allow
 #                               lists, with variants
+#   seed                        the SQL seeds of the examples and the
+#                               course (the memory store's seeds)
 #   snapshot                    the snapshots of fuzz/src/snapshot.writ's
 #                               run at each of its pauses (written by the
 #                               runtime's snapshot_seeds example)
@@ -23,7 +25,7 @@ fuzz="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$fuzz")"
 seeds="$fuzz/seeds"
 rm -rf "$seeds"
-for t in parse check run session policy recorded json url snapshot; do
+for t in parse check run session policy recorded json url seed snapshot; do
   mkdir -p "$seeds/$t"
 done
 
@@ -73,6 +75,9 @@ mapfile -t responses < <(find "$root/examples" "$root/tests" -name 'responses*.t
 mapfile -t docs_responses < <(grep -l '^\[\[response\]\]' "$docs_toml"/* || true)
 put recorded "${responses[@]}" "${docs_responses[@]}"
 rm -rf "$docs_toml"
+
+mapfile -t sqls < <(find "$root/examples" "$root/docs/course" "$root/tests" -name '*.sql' | sort)
+put seed "${sqls[@]}"
 
 mapfile -t jsons < <(find "$root/tests" -name '*.json' | sort)
 put json "${jsons[@]}"
