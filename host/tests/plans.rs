@@ -456,29 +456,45 @@ fn two_plans_alike_in_all_else_are_two_approvals_each_executed_once() {
     let _ = std::fs::remove_file(&db);
 }
 
-#[test]
-fn a_run_of_an_approved_plan_paused_is_not_saved_as_a_snapshot() {
-    use writ_host::engine::{PauseAt, Reply, Step};
-    let engine = engine();
-    let p = engine
+/// A policy granting `Confirm` and `Pay` (to air-one.example).
+fn asking_policy(engine: &Engine) -> Policy {
+    engine
         .parse_policy(
             "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Confirm]\n\n\
              [grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n",
         )
-        .unwrap_or_else(|d| panic!("{d:#?}"));
+        .unwrap_or_else(|d| panic!("{d:#?}"))
+}
+
+/// A plan of `program`, made on a new store named after `name` with the
+/// person saying yes to every question: the store's path, and the plan.
+fn planned_saying_yes(
+    engine: &Engine,
+    program: &Compiled,
+    p: &Policy,
+    name: &str,
+) -> (String, Plan) {
+    let db = std::env::temp_dir().join(format!("writ-plans-{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let db = db.display().to_string();
+    let planner = engine.clone().with_confirm(Arc::new(|_: &str| true));
+    let plan = planner
+        .plan(program, p, &options(&db))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    (db, plan)
+}
+
+#[test]
+fn a_run_of_an_approved_plan_paused_is_not_saved_as_a_snapshot() {
+    use writ_host::engine::{PauseAt, Reply, Step};
+    let engine = engine();
+    let p = asking_policy(&engine);
     let program = check(
         &engine,
         "if Confirm.ask(\"Pay twice?\") {\n  let r = Pay.pay(\"air-one.example\", 100, \"first\")\n  let s = Pay.pay(\"air-one.example\", 200, \"second\")\n  \"${r.id} ${s.id}\"\n} else { \"none\" }\n",
         &p,
     );
-    let db = std::env::temp_dir().join(format!("writ-plans-snap-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let db = db.display().to_string();
-    // The person says yes while the plan is made.
-    let planner = engine.clone().with_confirm(Arc::new(|_: &str| true));
-    let plan = planner
-        .plan(&program, &p, &options(&db))
-        .unwrap_or_else(|e| panic!("{e:?}"));
+    let (db, plan) = planned_saying_yes(&engine, &program, &p, "snap");
     assert_eq!(plan.acts.len(), 2);
     // Its approved run, asked to pause at the question, pauses there; a
     // snapshot of it would not hold how far through the plan it is, and
@@ -512,24 +528,13 @@ fn a_run_of_an_approved_plan_paused_is_not_saved_as_a_snapshot() {
 fn an_approved_run_handed_out_at_a_question_stays_bound_to_its_plan() {
     use writ_host::engine::{PauseAt, Reply, Step};
     let engine = engine();
-    let p = engine
-        .parse_policy(
-            "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Confirm]\n\n\
-             [grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 50000\n",
-        )
-        .unwrap_or_else(|d| panic!("{d:#?}"));
+    let p = asking_policy(&engine);
     let program = check(
         &engine,
         "if Confirm.ask(\"Cheap?\") { Pay.pay(\"air-one.example\", 100, \"cheap\").id } else { Pay.pay(\"air-one.example\", 30000, \"dear\").id }\n",
         &p,
     );
-    let db = std::env::temp_dir().join(format!("writ-plans-bound-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let db = db.display().to_string();
-    let planner = engine.clone().with_confirm(Arc::new(|_: &str| true));
-    let plan = planner
-        .plan(&program, &p, &options(&db))
-        .unwrap_or_else(|e| panic!("{e:?}"));
+    let (db, plan) = planned_saying_yes(&engine, &program, &p, "bound");
     let paused = RunOptions {
         pause_at: PauseAt::Only(vec!["Confirm".into()]),
         ..approved(&db, &plan)
