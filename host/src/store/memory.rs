@@ -10,10 +10,19 @@
 //! across reloads and workers; what is put back is verified like any
 //! store, by its chain ([`super::Store::verify`]).
 //!
-//! Transactions: a write holds the store's lock for its whole length
-//! and works on a copy of what it may change, which replaces the store
-//! only when the write returns a value. A write that fails leaves nothing
-//! of itself behind, as a rolled-back transaction does.
+//! Transactions: a write holds the store's lock for its whole length.
+//! The log and the ledger are only appended to, in order, so a write
+//! appends in place and a failed one is undone by cutting them back to
+//! their lengths; `meta` and the org chart, which change rarely (a
+//! snapshot key, a plan approved, a seed), are copied before a write's
+//! first change of them and put back if it fails. A write that fails
+//! leaves nothing of itself behind, as a rolled-back transaction does,
+//! and no write copies the log: each costs what it adds.
+//!
+//! Invariant: the records are in increasing order of their sequence
+//! numbers, and the ledger rows of their ids (what `import` sorts, and
+//! refuses duplicates of, and every insert keeps), so the last record
+//! and the next ledger id are read at the end.
 //!
 //! Seeds: a memory store runs no SQL. A seed is read as the one form of
 //! SQL seeds the examples use, `INSERT INTO employees (columns) VALUES
@@ -48,8 +57,12 @@ pub struct Contents {
     /// The payment ledger, in order.
     pub ledger: Vec<LedgerRow>,
     /// The employees by id: name, manager and fields (a JSON object).
-    pub employees: BTreeMap<String, (String, Option<String>, String)>,
+    pub employees: Chart,
 }
+
+/// The org chart: each employee's name, manager and fields (a JSON
+/// object), by id.
+pub type Chart = BTreeMap<String, (String, Option<String>, String)>;
 
 /// What one write added to the audit log and the ledger.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -143,8 +156,22 @@ pub fn export(name: &str) -> Option<Contents> {
 }
 
 /// Make the memory store `name` hold `contents`, replacing what it held.
-/// Nothing is checked here: open it and [`super::Store::verify`] it.
-pub fn import(name: &str, contents: Contents) -> Result<(), StoreError> {
+/// The records are put in order of their sequence numbers and the ledger
+/// rows of their ids (a database holds them in no order), and two of one
+/// number are refused, as a database's keys refuse them; nothing else is
+/// checked here: open the store and [`super::Store::verify`] it.
+pub fn import(name: &str, mut contents: Contents) -> Result<(), StoreError> {
+    contents.records.sort_by_key(|r| r.seq);
+    contents.ledger.sort_by_key(|r| r.id);
+    let twice = |what: &str, n: i64| StoreError::Database {
+        reason: format!("expected each {what} once in the store put back, found {n} twice"),
+    };
+    if let Some(w) = contents.records.windows(2).find(|w| w[0].seq == w[1].seq) {
+        return Err(twice("audit record's sequence number", w[0].seq));
+    }
+    if let Some(w) = contents.ledger.windows(2).find(|w| w[0].id == w[1].id) {
+        return Err(twice("ledger row's id", w[0].id));
+    }
     let mut all = stores().lock().map_err(|_| poisoned())?;
     all.insert(
         name.to_string(),
@@ -209,13 +236,32 @@ impl Memory {
     ) -> Result<T, WriteError> {
         let mut contents = self.shared.contents.lock().map_err(|_| poisoned())?;
         let (records, ledger) = (contents.records.len(), contents.ledger.len());
-        let mut tx = On {
-            at: Work::Writing(Box::new(contents.clone())),
+        let (value, undo) = {
+            let mut tx = On {
+                at: Work::Writing(&mut contents, Undo::default()),
+            };
+            let value = f(&mut tx);
+            match tx.at {
+                Work::Writing(_, undo) => (value, undo),
+                Work::Reading(_) => (value, Undo::default()),
+            }
         };
-        let value = f(&mut tx)?;
-        if let Work::Writing(new) = tx.at {
-            *contents = *new;
-        }
+        let value = match value {
+            Ok(v) => v,
+            Err(e) => {
+                // Rolled back: what it appended cut off, what it changed
+                // put back.
+                contents.records.truncate(records);
+                contents.ledger.truncate(ledger);
+                if let Some(meta) = undo.meta {
+                    contents.meta = meta;
+                }
+                if let Some(employees) = undo.employees {
+                    contents.employees = employees;
+                }
+                return Err(e);
+            }
+        };
         let committed = Committed {
             records: contents.records.get(records..).unwrap_or_default().to_vec(),
             ledger: contents.ledger.get(ledger..).unwrap_or_default().to_vec(),
@@ -241,11 +287,19 @@ impl Memory {
     }
 }
 
-/// What a transaction works on: the store itself, to read, or a copy, to
-/// write.
+/// What a transaction works on: the store, to read, or to write with
+/// what undoes the write.
 enum Work<'a> {
     Reading(&'a Contents),
-    Writing(Box<Contents>),
+    Writing(&'a mut Contents, Undo),
+}
+
+/// What a write changed in place of `meta` and the org chart, as they
+/// were before (the log and the ledger are cut back to their lengths).
+#[derive(Default)]
+struct Undo {
+    meta: Option<BTreeMap<String, String>>,
+    employees: Option<Chart>,
 }
 
 /// The primitive reads and writes of a memory store.
@@ -257,17 +311,26 @@ impl On<'_> {
     fn get(&self) -> &Contents {
         match &self.at {
             Work::Reading(c) => c,
-            Work::Writing(c) => c,
+            Work::Writing(c, _) => c,
         }
     }
 
-    fn get_mut(&mut self) -> Result<&mut Contents, WriteError> {
+    fn get_mut(&mut self) -> Result<(&mut Contents, &mut Undo), WriteError> {
         match &mut self.at {
             Work::Reading(_) => Err(WriteError::Other(StoreError::Database {
                 reason: "a write in a read-only transaction of the in-memory store".to_string(),
             })),
-            Work::Writing(c) => Ok(c),
+            Work::Writing(c, undo) => Ok((c, undo)),
         }
+    }
+
+    /// The store's `meta`, kept as it was first (to put back on failure).
+    fn meta_mut(&mut self) -> Result<&mut BTreeMap<String, String>, WriteError> {
+        let (c, undo) = self.get_mut()?;
+        if undo.meta.is_none() {
+            undo.meta = Some(c.meta.clone());
+        }
+        Ok(&mut c.meta)
     }
 }
 
@@ -288,12 +351,16 @@ impl Tx for On<'_> {
             MEMORY_V3 => Some("3"),
             _ => None,
         };
-        let c = self.get_mut()?;
         if let Some(v) = version {
-            c.meta.insert("schema".to_string(), v.to_string());
+            self.meta_mut()?.insert("schema".to_string(), v.to_string());
             return Ok(());
         }
-        for (id, name, manager, fields) in read_seed(sql)? {
+        let rows = read_seed(sql)?;
+        let (c, undo) = self.get_mut()?;
+        if undo.employees.is_none() {
+            undo.employees = Some(c.employees.clone());
+        }
+        for (id, name, manager, fields) in rows {
             if c.employees.contains_key(&id) {
                 return Err(database(format!(
                     "the seed gives the employee `{id}` twice"
@@ -313,11 +380,10 @@ impl Tx for On<'_> {
     }
 
     fn put_meta(&mut self, key: &str, value: &str) -> Result<bool, WriteError> {
-        let c = self.get_mut()?;
-        if c.meta.contains_key(key) {
+        if self.get().meta.contains_key(key) {
             return Ok(false);
         }
-        c.meta.insert(key.to_string(), value.to_string());
+        self.meta_mut()?.insert(key.to_string(), value.to_string());
         Ok(true)
     }
 
@@ -341,35 +407,40 @@ impl Tx for On<'_> {
     }
 
     fn last_record(&mut self) -> Result<Option<(i64, String)>, WriteError> {
-        Ok(self
-            .get()
-            .records
-            .iter()
-            .max_by_key(|r| r.seq)
-            .map(|r| (r.seq, r.hash.clone())))
+        Ok(self.get().records.last().map(|r| (r.seq, r.hash.clone())))
     }
 
     fn insert_record(&mut self, r: &AuditRecord) -> Result<(), WriteError> {
-        let c = self.get_mut()?;
-        if c.records.iter().any(|o| o.seq == r.seq) {
-            return Err(database(format!("an audit record {} exists", r.seq)));
+        let (c, _) = self.get_mut()?;
+        // In order, each number once (the module's invariant).
+        if c.records.last().is_some_and(|last| last.seq >= r.seq) {
+            return Err(database(format!(
+                "expected an audit record after the last, found record {} at or before it",
+                r.seq
+            )));
         }
         c.records.push(r.clone());
         Ok(())
     }
 
     fn next_ledger_id(&mut self) -> Result<i64, WriteError> {
-        let max = self.get().ledger.iter().map(|r| r.id).max().unwrap_or(0);
-        Ok(max.saturating_add(1))
+        let last = self.get().ledger.last().map_or(0, |r| r.id);
+        Ok(last.saturating_add(1))
     }
 
     fn insert_ledger(&mut self, row: &LedgerRow) -> Result<(), WriteError> {
-        let c = self.get_mut()?;
+        let (c, _) = self.get_mut()?;
+        // In order of ids; and, as the database's own index keeps, one
+        // row per payment record (rows are written with records ever
+        // later, so one after the last's is one no row has).
         if c.ledger
-            .iter()
-            .any(|o| o.id == row.id || o.audit_seq == row.audit_seq)
+            .last()
+            .is_some_and(|last| last.id >= row.id || last.audit_seq >= row.audit_seq)
         {
-            return Err(database(format!("a ledger row {} exists", row.id)));
+            return Err(database(format!(
+                "expected a ledger row after the last, found row {} of record {} at or before it",
+                row.id, row.audit_seq
+            )));
         }
         c.ledger.push(row.clone());
         Ok(())
@@ -389,33 +460,25 @@ impl Tx for On<'_> {
     }
 
     fn records_from(&mut self, first: i64) -> Result<Vec<AuditRecord>, WriteError> {
-        let mut out: Vec<AuditRecord> = self
-            .get()
-            .records
-            .iter()
-            .filter(|r| r.seq >= first)
-            .cloned()
-            .collect();
-        out.sort_by_key(|r| r.seq);
-        Ok(out)
+        let records = &self.get().records;
+        let at = records.partition_point(|r| r.seq < first);
+        Ok(records.get(at..).unwrap_or_default().to_vec())
     }
 
     fn first_of_last(&mut self, n: i64) -> Result<i64, WriteError> {
-        let mut seqs: Vec<i64> = self.get().records.iter().map(|r| r.seq).collect();
-        seqs.sort_unstable();
+        let records = &self.get().records;
         let n = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
-        let from = seqs.len().saturating_sub(n);
         Ok(if n == 0 {
             0
         } else {
-            seqs.get(from).copied().unwrap_or(0)
+            records
+                .get(records.len().saturating_sub(n))
+                .map_or(0, |r| r.seq)
         })
     }
 
     fn ledger_rows(&mut self) -> Result<Vec<LedgerRow>, WriteError> {
-        let mut out = self.get().ledger.clone();
-        out.sort_by_key(|r| r.id);
-        Ok(out)
+        Ok(self.get().ledger.clone())
     }
 
     fn employee(&mut self, id: &str) -> Result<Option<Employee>, WriteError> {

@@ -174,6 +174,20 @@ fn contents_taken_out_and_put_back_verify_and_changes_are_found() {
     }
     assert_eq!(put_back(edited), Err(Break::Edited { seq: 1 }.into()));
 
+    // Put back in another order, the records and rows are put in order;
+    // two of one number are refused.
+    let mut shuffled = kept.clone();
+    shuffled.records.reverse();
+    assert_eq!(put_back(shuffled), Ok(3));
+    let mut twice = kept.clone();
+    if let Some(first) = twice.records.first().cloned() {
+        twice.records.push(first);
+    }
+    assert_eq!(
+        memory::import(&fresh_memory_name(), twice).map_err(|e| e.to_string()),
+        Err("expected each audit record's sequence number once in the store put back, found 1 twice".to_string())
+    );
+
     let mut removed = kept.clone();
     removed.records.remove(2);
     removed.records.remove(0);
@@ -229,6 +243,32 @@ fn a_write_that_fails_leaves_nothing_and_the_watcher_sees_only_commits() {
     assert!(failed.is_err());
     assert_eq!(s.records().map(|r| r.len()), Ok(2));
     assert_eq!(s.verify(), Ok(2));
+    // One that sets a value of `meta` and seeds the chart, then fails:
+    // both put back.
+    let failed: Result<(), StoreError> = s.write(|tx| {
+        tx.put_meta("plan:x", "1")?;
+        tx.batch("INSERT INTO employees (id, name) VALUES ('z', 'Z');")?;
+        Err(StoreError::Database {
+            reason: "no".into(),
+        }
+        .into())
+    });
+    assert!(failed.is_err());
+    let kept = memory::export(&name).unwrap_or_default();
+    assert!(!kept.meta.contains_key("plan:x"));
+    assert!(kept.employees.is_empty());
+    // An append out of order is refused, as a database's key refuses it.
+    let out_of_order = s.write(|tx| {
+        let mut r = tx.records_from(1)?.remove(0);
+        r.seq = 2;
+        tx.insert_record(&r)
+    });
+    assert!(
+        out_of_order.as_ref().is_err_and(|e| e
+            .to_string()
+            .contains("expected an audit record after the last, found record 2 at or before it")),
+        "{out_of_order:?}"
+    );
     let told = seen.lock().map(|l| l.clone()).unwrap_or_default();
     assert_eq!(told, [(name.clone(), 1, 0), (name, 1, 1)]);
 }
