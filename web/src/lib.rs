@@ -79,7 +79,9 @@ pub struct Playground {
     store: String,
     files: Arc<Mutex<HashMap<String, String>>>,
     paused: Option<PausedRun>,
-    plans: HashMap<String, (String, String, Plan)>,
+    /// The plan made last and not yet approved, with the program and
+    /// policy it was made of (a new plan replaces it).
+    planned: Option<(String, String, Plan)>,
 }
 
 impl Default for Playground {
@@ -121,7 +123,7 @@ impl Playground {
             store: name.to_string(),
             files,
             paused: None,
-            plans: HashMap::new(),
+            planned: None,
         }
     }
 
@@ -134,7 +136,7 @@ impl Playground {
         }
         self.store = name.to_string();
         self.paused = None;
-        self.plans.clear();
+        self.planned = None;
         json!({ "status": "ok", "store": name })
     }
 
@@ -223,9 +225,11 @@ impl Playground {
                 Json::Array(Vec::new()),
                 manifest(&compiled.manifest, source, &granted),
             ),
-            // A program refused only for what it performs still has a
-            // manifest: checked with no grants (checked, not judged), it
-            // says what it would need.
+            // A program refused only for what it performs (E3002) still
+            // has a manifest: checked with no grants (checked, not
+            // judged), it says what it would need. Any other error would
+            // refuse it again: it is not checked twice.
+            Err(d) if !only_ungranted(&d) => (d, Json::Array(Vec::new())),
             Err(d) => {
                 let unjudged = writ::check_source(
                     source,
@@ -321,11 +325,7 @@ impl Playground {
                     "result": match &plan.result { Ok(v) => json!({"value": v}), Err(e) => json!({"error": e}) },
                 });
                 // One plan waits at a time: a new one replaces the last.
-                self.plans.clear();
-                self.plans.insert(
-                    plan.id.clone(),
-                    (source.to_string(), policy.to_string(), plan),
-                );
+                self.planned = Some((source.to_string(), policy.to_string(), plan));
                 shown
             }
             Err(e) => json!({ "status": "done", "ok": false, "error": run_error(&e) }),
@@ -336,7 +336,7 @@ impl Playground {
     /// nothing else (another act is `E4013`); a plan run before is
     /// `E4014`.
     pub fn approve(&mut self, id: &str) -> Json {
-        let Some((source, policy, plan)) = self.plans.remove(id) else {
+        let Some((source, policy, plan)) = self.planned.take_if(|(_, _, p)| p.id == id) else {
             return refusal(
                 Code::HostUnavailable,
                 format!(
@@ -420,7 +420,7 @@ impl Playground {
     pub fn reset(&mut self) -> Json {
         memory::forget(&self.store);
         self.paused = None;
-        self.plans.clear();
+        self.planned = None;
         json!({ "status": "ok" })
     }
 
@@ -526,6 +526,16 @@ fn too_long(what: &str, len: usize) -> Json {
         "notes": [],
         "help": null,
     }])
+}
+
+/// Whether every error among `diagnostics` (as JSON) is a capability
+/// the policy does not grant (`E3002`).
+fn only_ungranted(diagnostics: &Json) -> bool {
+    diagnostics.as_array().is_some_and(|list| {
+        list.iter()
+            .filter(|d| d["severity"] == "error")
+            .all(|d| d["code"] == Code::EffectNotGranted.as_str())
+    })
 }
 
 /// A run's error as JSON: its code, message, help (worded for a policy's

@@ -41,6 +41,9 @@ fn a_diagnostic_as_the_student_types_then_the_fix_runs_with_its_log() {
         "{d}"
     );
     assert!(d["labels"][0]["start"]["offset"].as_u64().is_some(), "{d}");
+    // Refused for its syntax, it has no manifest (and is not checked again
+    // for one).
+    assert_eq!(checked["manifest"], json!([]));
 
     let fixed = "Log.info(\"hello\")\n1 + 2\n";
     let checked = p.check(fixed, ADA);
@@ -264,6 +267,16 @@ fn a_policy_with_errors_is_shown_with_its_diagnostics() {
         d["code"].as_str().is_some_and(|c| c.starts_with('E')),
         "{d}"
     );
+    // Nothing runs under it, and nothing is planned.
+    let mut p = p;
+    let bad = "[principal]\nid = 3\n";
+    for answer in [p.run("1\n", bad), p.plan("1\n", bad)] {
+        assert_eq!(answer["status"], json!("rejected"), "{answer}");
+        assert_eq!(
+            answer["policy_diagnostics"][0]["file"],
+            json!("policy.toml")
+        );
+    }
 }
 
 #[test]

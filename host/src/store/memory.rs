@@ -486,21 +486,26 @@ impl Tx for On<'_> {
     }
 
     fn reports(&mut self, manager: &str) -> Result<Vec<String>, WriteError> {
-        // Breadth first from the manager, each person once (a cycle in
-        // the chart ends where it comes back).
+        // Each manager's direct reports, once; then a walk from `manager`
+        // taking each person once (a cycle in the chart ends where it
+        // comes back): time in proportion to the chart, not its square.
         let c = self.get();
-        let mut found: Vec<String> = Vec::new();
-        let mut frontier = vec![manager.to_string()];
+        let mut under: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (id, (_, boss, _)) in &c.employees {
+            if let Some(boss) = boss {
+                under.entry(boss.as_str()).or_default().push(id.as_str());
+            }
+        }
+        let mut found: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        let mut frontier = vec![manager];
         while let Some(m) = frontier.pop() {
-            for (id, (_, boss, _)) in &c.employees {
-                if boss.as_deref() == Some(m.as_str()) && !found.contains(id) {
-                    found.push(id.clone());
-                    frontier.push(id.clone());
+            for id in under.get(m).into_iter().flatten() {
+                if found.insert(id) {
+                    frontier.push(id);
                 }
             }
         }
-        found.sort();
-        Ok(found)
+        Ok(found.into_iter().map(str::to_string).collect())
     }
 
     fn employee_ids(&mut self) -> Result<Vec<String>, WriteError> {

@@ -85,6 +85,11 @@ fn the_examples_seed_is_read_and_reports_follow_the_chart() {
         Ok(Some((n, None, f))) if n == "O'Brien" && f == "{}"
     ));
     assert_eq!(t.reports("x1"), Ok(vec!["x2".into()]));
+    // A chart with a cycle: the walk ends where it comes back (as the
+    // databases' recursive query does, the manager among her reports).
+    let cycle = "INSERT INTO employees (id, name, manager) VALUES ('a', 'A', 'b'), ('b', 'B', 'a'), ('c', 'C', 'b');";
+    let u = open(&fresh_memory_name(), Some(cycle));
+    assert_eq!(u.reports("a"), Ok(vec!["a".into(), "b".into(), "c".into()]));
     assert!(t.execute_raw("").is_ok());
 }
 
