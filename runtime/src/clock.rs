@@ -4,7 +4,7 @@
 //! page's (`performance.now()` for [`Instant`], `Date.now()` for
 //! [`SystemTime`]).
 //!
-//! Invariant: no code of the runtime or of `writ-host` names
+//! Invariant: no code of the runtime or of `writ-host` (tests aside) names
 //! `std::time::Instant` or `std::time::SystemTime` itself; it names these,
 //! so that the same limits (time, lock waits) hold in a page.
 

@@ -48,10 +48,6 @@ pub use contents::{contents_from_json, contents_to_json};
 /// run of the page (`memory:playground`).
 pub const STORE_NAME: &str = "playground";
 
-/// The most bytes of program or policy text the page may give (the
-/// command line's bound on a source file).
-pub const MAX_TEXT_BYTES: usize = 2 * 1024 * 1024;
-
 /// The most files the page may give at once, and their most bytes in all.
 pub const MAX_FILES: usize = 64;
 /// See [`MAX_FILES`].
@@ -437,9 +433,9 @@ impl Playground {
 
     /// The policy `text` parsed, or its diagnostics as JSON.
     fn policy(&self, text: &str) -> Result<Policy, Json> {
-        if text.len() > MAX_TEXT_BYTES {
-            return Err(too_long("policy", text.len()));
-        }
+        // The bound of a source file (`writ::MAX_SOURCE_BYTES`, E9004).
+        writ::source_text(text.as_bytes())
+            .map_err(|d| writ::render::json(&[d], "policy.toml", text))?;
         self.engine.parse_policy(text).map_err(|mut d| {
             words::reword(&mut d, Edge::Policy(None));
             writ::render::json(&d, "policy.toml", text)
@@ -448,9 +444,8 @@ impl Playground {
 
     /// `source` checked against `policy`, or its diagnostics as JSON.
     fn compile(&self, source: &str, policy: &Policy) -> Result<Compiled, Json> {
-        if source.len() > MAX_TEXT_BYTES {
-            return Err(too_long("program", source.len()));
-        }
+        writ::source_text(source.as_bytes())
+            .map_err(|d| writ::render::json(&[d], "program.writ", source))?;
         self.engine.check(source, policy).map_err(|mut d| {
             words::reword(&mut d, Edge::Policy(None));
             writ::render::json(&d, "program.writ", source)
@@ -514,18 +509,6 @@ impl Playground {
 enum Stepped {
     Answer(Json),
     Paused(Json, Vec<u8>, String),
-}
-
-fn too_long(what: &str, len: usize) -> Json {
-    json!([{
-        "code": Code::FileTooLarge.as_str(),
-        "severity": "error",
-        "message": format!("expected a {what} of at most {MAX_TEXT_BYTES} bytes, found {len} bytes"),
-        "file": what,
-        "labels": [],
-        "notes": [],
-        "help": null,
-    }])
 }
 
 /// Whether every error among `diagnostics` (as JSON) is a capability

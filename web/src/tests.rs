@@ -288,13 +288,15 @@ fn the_pages_bounds_hold() {
     assert_eq!(p.set_files(&Json::Object(many))["status"], json!("error"));
     assert_eq!(p.set_files(&json!(["x"]))["status"], json!("error"));
     assert_eq!(p.set_files(&json!({ "a": 1 }))["status"], json!("error"));
-    let long = "1".repeat(MAX_TEXT_BYTES + 1);
+    let long = "1".repeat(writ::MAX_SOURCE_BYTES as usize + 1);
     let checked = p.check(&long, ADA);
     assert_eq!(
         checked["diagnostics"][0]["code"],
         json!("E9004"),
         "{checked:.200}"
     );
+    let checked = p.check("1\n", &long);
+    assert_eq!(checked["policy_diagnostics"][0]["code"], json!("E9004"));
     assert_eq!(explain("E5001").map(|t| t.contains("fuel")), Some(true));
     assert_eq!(explain("E9999"), None);
     assert_eq!(explain("nonsense"), None);

@@ -1,7 +1,8 @@
 //! Where a store is, and how a PostgreSQL store is reached.
 //!
-//! A location is a SQLite file's path or a `postgres://` (or
-//! `postgresql://`) URL. A URL never holds a password: one that does is
+//! A location is a SQLite file's path, a `postgres://` (or
+//! `postgresql://`) URL, or `memory:NAME` (a store in the process's
+//! memory, which only an embedder chooses: a policy cannot). A URL never holds a password: one that does is
 //! refused, so that no policy, command line, process list, error message
 //! or audit text carries it. The password comes from the environment
 //! (`PGPASSWORD`, or a variable a policy names) or from a file a policy
@@ -55,10 +56,11 @@ fn is_postgres(text: &str) -> bool {
 }
 
 impl Location {
-    /// Read a store's location: a `postgres://` URL is a PostgreSQL
-    /// database (refused if it holds a password, or if it is not a URL
-    /// the client reads), any other URL is refused, and anything else is
-    /// a SQLite file's path.
+    /// Read a store's location: `memory:NAME` is a store in memory (a
+    /// name of 1 to 64 letters, digits, `_`, `-` or `.`, else refused), a
+    /// `postgres://` URL is a PostgreSQL database (refused if it holds a
+    /// password, or if it is not a URL the client reads), any other URL is
+    /// refused, and anything else is a SQLite file's path.
     pub fn parse(text: &str) -> Result<Location, StoreError> {
         if let Some(name) = text.strip_prefix("memory:") {
             if name.is_empty()

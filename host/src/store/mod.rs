@@ -1,14 +1,16 @@
 //! The host's store: the audit log, the payment ledger and the employee
-//! records, on SQLite (one file, the default) or on PostgreSQL (one
-//! database that many hosts share).
+//! records, on SQLite (one file, the default), on PostgreSQL (one
+//! database that many hosts share), or in the process's memory (for a
+//! web page and tests; [`memory`]).
 //!
 //! Which one a store is on is said by where it is ([`Location`]): a path
-//! is a SQLite file, a `postgres://` URL a PostgreSQL database. Both hold
-//! the same schema (`schema.rs`) and give the same guarantees, because
-//! everything this module does to a store it does through one set of
-//! primitive reads and writes (`Tx`) that each database implements
-//! (`sqlite.rs`, `postgres.rs`); the log's chain, the ledger's link into
-//! it and the day cap are written once, here.
+//! is a SQLite file, a `postgres://` URL a PostgreSQL database,
+//! `memory:NAME` a store in memory. All hold the same schema (`schema.rs`)
+//! and give the same guarantees, because everything this module does to a
+//! store it does through one set of primitive reads and writes (`Tx`)
+//! that each backend implements (`sqlite.rs`, `postgres.rs`,
+//! `memory.rs`); the log's chain, the ledger's link into it and the day
+//! cap are written once, here.
 //!
 //! The store is created on first use with its schema (version
 //! [`SCHEMA_VERSION`], kept in `meta`), then, if the policy names a seed
