@@ -297,10 +297,24 @@ impl<'a> Machine<'a> {
     /// Perform operation `op` of effect `effect` with the `argc` arguments
     /// on top of the stack.
     pub(super) fn perform(&mut self, effect: u32, op: u32, argc: usize) -> Result<(), RunError> {
-        let found = self.handler_for(effect, Some(op))?;
-        let Some((i, clause, has_param)) = found else {
-            return self.perform_host(effect, op, argc);
-        };
+        match self.handler_for(effect, Some(op))? {
+            Some((i, clause, info)) => self.perform_at(i, clause, info.has_param, argc),
+            None => self.perform_host(effect, op, argc),
+        }
+    }
+
+    /// Perform an operation whose handler [`Machine::handler_for`] found:
+    /// the handler at index `i` of the handler stack runs `clause` (in
+    /// place when it is tail-resumptive, after capturing or dropping the
+    /// continuation otherwise) with the `argc` arguments on top of the
+    /// stack.
+    pub(super) fn perform_at(
+        &mut self,
+        i: usize,
+        clause: &crate::code::ClauseInfo,
+        has_param: bool,
+        argc: usize,
+    ) -> Result<(), RunError> {
         let Some(Entry::Handler {
             closures,
             param,
@@ -370,7 +384,12 @@ impl<'a> Machine<'a> {
     /// run; anything else stops the machine at it ([`Machine::pending`],
     /// its arguments left on the stack), for the host to answer with
     /// [`Machine::answer`].
-    fn perform_host(&mut self, effect: u32, op: u32, argc: usize) -> Result<(), RunError> {
+    pub(super) fn perform_host(
+        &mut self,
+        effect: u32,
+        op: u32,
+        argc: usize,
+    ) -> Result<(), RunError> {
         let module = self.module;
         let info = module.effects.get(effect as usize).ok_or_else(bad_index)?;
         info.ops.get(op as usize).ok_or_else(bad_index)?;
@@ -467,14 +486,16 @@ impl<'a> Machine<'a> {
 
     /// The innermost handler in reach with a clause for `effect` (and
     /// `op`, when given): its index in the handler stack, the clause, and
-    /// whether the handler has a parameter; `None` when the operation
-    /// goes to the host. What [`Machine::perform`] looks up.
-    #[inline]
-    fn handler_for(
+    /// the handler's description; `None` when the operation goes to the
+    /// host. What an operation looks up, once (the step loop's `Perform`
+    /// then runs a simple clause, a clause in place, or
+    /// [`Machine::perform_at`]).
+    #[inline(always)]
+    pub(super) fn handler_for(
         &self,
         effect: u32,
         op: Option<u32>,
-    ) -> Result<Option<(usize, &'a crate::code::ClauseInfo, bool)>, RunError> {
+    ) -> Result<Option<Found<'a>>, RunError> {
         let module = self.module;
         let mut i = self.handlers.len();
         while i > 0 {
@@ -488,7 +509,7 @@ impl<'a> Machine<'a> {
                         .iter()
                         .find(|c| c.effect == effect && op.is_none_or(|op| c.op == op))
                     {
-                        return Ok(Some((i, c, info.has_param)));
+                        return Ok(Some((i, c, info)));
                     }
                 }
                 None => return Err(bad_index()),
@@ -638,6 +659,15 @@ impl<'a> Machine<'a> {
         self.ret(v)
     }
 }
+
+/// A handler found for an operation ([`Machine::handler_for`]): its index
+/// in the handler stack, the clause that handles the operation, and the
+/// handler's description.
+pub(super) type Found<'a> = (
+    usize,
+    &'a crate::code::ClauseInfo,
+    &'a crate::code::HandlerInfo,
+);
 
 /// The most bytes of a `Fail.fail` message that reach the top level's
 /// error; a longer message is shown by its start and its length.

@@ -392,9 +392,25 @@ impl<'a> Machine<'a> {
     }
 
     /// As [`Machine::take`], into a [`Small`] (inline when two or fewer).
+    /// One or two values are popped straight into the inline room (a
+    /// pair, `Some(x)`: the common cases), more drained.
+    #[inline]
     fn take_small(&mut self, n: usize) -> Result<Small, RunError> {
         let start = self.stack.len().checked_sub(n).ok_or_else(bad_index)?;
-        Ok(self.stack.drain(start..).collect())
+        match n {
+            1 => {
+                let a = self.stack.pop().ok_or_else(bad_index)?;
+                // The second slot is room, not an element (a `()`, which
+                // owns nothing).
+                Ok(Small::from_buf_and_len([a, Value(Repr::Unit)], 1))
+            }
+            2 => {
+                let b = self.stack.pop().ok_or_else(bad_index)?;
+                let a = self.stack.pop().ok_or_else(bad_index)?;
+                Ok(Small::from_buf([a, b]))
+            }
+            _ => Ok(self.stack.drain(start..).collect()),
+        }
     }
 
     /// Bytes left under the memory limit.

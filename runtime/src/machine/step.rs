@@ -31,7 +31,7 @@
 
 use std::rc::Rc;
 
-use crate::code::{Arith, Function, Module, Op, Operand};
+use crate::code::{Arith, ClauseInfo, Function, HandlerInfo, Module, Op, Operand, SimpleClause};
 use crate::error::RunError;
 use crate::value::{ClosureObj, Repr, Value};
 
@@ -624,9 +624,12 @@ impl<'a> Machine<'a> {
                                 }
                             }
                         }
-                        self.handlers.pop();
+                        // The `Skip` entry, checked above: nothing to drop.
+                        if let Some(other @ Entry::Handler { .. }) = self.handlers.pop() {
+                            drop(other);
+                        }
                         if let Some(done) = self.frames.pop() {
-                            self.stack.truncate(done.base as usize);
+                            discard_above(&mut self.stack, done.base as usize);
                         }
                         self.push(v);
                         reload!();
@@ -640,21 +643,36 @@ impl<'a> Machine<'a> {
                 }
                 Op::Perform(e, o, n) => {
                     sync!();
-                    // The commonest case: a clause that only resumes with
-                    // its arguments or parameter needs no frame at all.
-                    if let Some(v) = self.simple_clause(e, o, n as usize) {
+                    let n = n as usize;
+                    // The handler is looked up once; then the commonest
+                    // cases inline.
+                    let Some((i, clause, info)) = self.clause_for(e, o) else {
+                        // No handler in the program (or a bad index, which
+                        // this reports): the host's.
+                        tri!(self.perform(e, o, n));
+                        if self.pending.is_some() {
+                            return Ok(Exit::Paused);
+                        }
+                        reload!();
+                        continue;
+                    };
+                    // A clause that only resumes with its arguments or
+                    // parameter needs no frame at all.
+                    if let Some(simple) = clause.simple
+                        && let Some(v) = self.simple_clause(i, simple, n)
+                    {
                         self.push(v);
                         continue;
                     }
-                    // The common case inline: a tail-resumptive clause runs
-                    // in place, in a new frame (with its closure, if it
-                    // captures anything).
-                    if let Some((i, f, closure, param)) = self.tail_clause(e, o)
+                    // A tail-resumptive clause runs in place, in a new
+                    // frame (with its closure, if it captures anything).
+                    if clause.tail_resumptive
+                        && let Some((f, closure, param)) = self.tail_clause(i, clause, info)
                         && let Some(func) = functions.get(f as usize)
-                        && func.arity as usize == n as usize + usize::from(param.is_some())
+                        && func.arity as usize == n + usize::from(param.is_some())
                         && self.frames.len() < self.limits.depth
                     {
-                        self.handlers.push(Entry::Skip(i as u32));
+                        push_in_place(&mut self.handlers, Entry::Skip(i as u32));
                         if let Some(s) = param {
                             self.push(s);
                         }
@@ -664,10 +682,7 @@ impl<'a> Machine<'a> {
                         pc = 0;
                         continue;
                     }
-                    tri!(self.perform(e, o, n as usize));
-                    if self.pending.is_some() {
-                        return Ok(Exit::Paused);
-                    }
+                    tri!(self.perform_at(i, clause, info.has_param, n));
                     reload!();
                 }
                 Op::Handle(h) => {
@@ -799,14 +814,14 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Run the nearest clause of `effect.op` if it is simple (see
-    /// [`crate::code::SimpleClause`]): pop the `argc` arguments, update the
-    /// handler's parameter, and return the operation's result.
+    /// The innermost handler in reach with a clause for `effect.op`, as
+    /// [`Machine::handler_for`] finds it; `None` also for a bad index
+    /// (which [`Machine::perform`] then reports).
     #[inline(always)]
-    pub(super) fn simple_clause(&mut self, effect: u32, op: u32, argc: usize) -> Option<Value> {
+    fn clause_for(&self, effect: u32, op: u32) -> Option<super::handlers::Found<'a>> {
         let module: &'a Module = self.module;
         let mut i = self.handlers.len();
-        let (at, simple) = loop {
+        loop {
             i = i.checked_sub(1)?;
             match self.handlers.get(i)? {
                 Entry::Skip(t) => i = *t as usize,
@@ -817,11 +832,24 @@ impl<'a> Machine<'a> {
                         .iter()
                         .find(|c| c.effect == effect && c.op == op)
                     {
-                        break (i, c.simple?);
+                        return Some((i, c, info));
                     }
                 }
             }
-        };
+        }
+    }
+
+    /// Run a simple clause (see [`crate::code::SimpleClause`]) of the
+    /// handler at index `at`: pop the `argc` arguments, update the
+    /// handler's parameter, and return the operation's result (`None`,
+    /// leaving everything as it was, when an operand is out of range).
+    #[inline(always)]
+    pub(super) fn simple_clause(
+        &mut self,
+        at: usize,
+        simple: SimpleClause,
+        argc: usize,
+    ) -> Option<Value> {
         let start = self.stack.len().checked_sub(argc)?;
         let in_range =
             |o: Option<Operand>| !matches!(o, Some(Operand::Arg(k)) if k as usize >= argc);
@@ -840,49 +868,60 @@ impl<'a> Machine<'a> {
         Some(result)
     }
 
-    /// The nearest handler of `effect.op`, if its clause is tail-resumptive:
-    /// the handler's index, the clause's function and closure (if it
-    /// captures anything), and the handler's parameter (if it has one).
+    /// A tail-resumptive `clause` of the handler at index `at` (described
+    /// by `info`), to run in place: the clause's function and closure (if
+    /// it captures anything), and the handler's parameter (if it has
+    /// one).
     #[inline(always)]
-    pub(super) fn tail_clause(&self, effect: u32, op: u32) -> Option<InPlace> {
-        let mut i = self.handlers.len();
-        loop {
-            i = i.checked_sub(1)?;
-            match self.handlers.get(i)? {
-                Entry::Skip(t) => i = *t as usize,
-                Entry::Handler {
-                    info,
-                    closures,
-                    param,
-                    ..
-                } => {
-                    let info = self.module.handlers.get(*info as usize)?;
-                    let Some(c) = info
-                        .clauses
-                        .iter()
-                        .find(|c| c.effect == effect && c.op == op)
-                    else {
-                        continue;
-                    };
-                    if !c.tail_resumptive {
-                        return None;
-                    }
-                    let (f, closure) = match closures.get(c.clause as usize)? {
-                        Value(Repr::Func(f)) => (f.get(), None),
-                        Value(Repr::Closure(cl)) => (cl.func, Some(cl.clone())),
-                        _ => return None,
-                    };
-                    return Some((i, f, closure, info.has_param.then(|| param.clone())));
-                }
-            }
-        }
+    pub(super) fn tail_clause(
+        &self,
+        at: usize,
+        clause: &ClauseInfo,
+        info: &HandlerInfo,
+    ) -> Option<InPlace> {
+        let Some(Entry::Handler {
+            closures, param, ..
+        }) = self.handlers.get(at)
+        else {
+            return None;
+        };
+        let (f, closure) = match closures.get(clause.clause as usize)? {
+            Value(Repr::Func(f)) => (f.get(), None),
+            Value(Repr::Closure(cl)) => (cl.func, Some(cl.clone())),
+            _ => return None,
+        };
+        Some((f, closure, info.has_param.then(|| param.clone())))
     }
 }
 
 /// A tail-resumptive clause to run in place ([`Machine::tail_clause`]):
-/// the handler's index, the clause's function, its closure (if it
-/// captures anything), and the handler's parameter (if it has one).
-type InPlace = (usize, u32, Option<Rc<ClosureObj>>, Option<Value>);
+/// the clause's function, its closure (if it captures anything), and the
+/// handler's parameter (if it has one).
+type InPlace = (u32, Option<Rc<ClosureObj>>, Option<Value>);
+
+/// Push onto a vector: inline when it has room, its growth out of line
+/// (`Vec::push` is left out of line whole by the optimiser).
+#[inline(always)]
+fn push_in_place<T>(v: &mut Vec<T>, x: T) {
+    if v.len() == v.capacity() {
+        grow_one(v);
+    }
+    let spare = v.spare_capacity_mut();
+    if let Some(slot) = spare.first_mut() {
+        slot.write(x);
+        let len = v.len() + 1;
+        // SAFETY: the element at the old length was initialised just
+        // above, inside the vector's capacity (`spare` was not empty).
+        unsafe { v.set_len(len) };
+    }
+}
+
+/// Make room for one more element, out of line.
+#[cold]
+#[inline(never)]
+fn grow_one<T>(v: &mut Vec<T>) {
+    v.reserve(v.len().max(16));
+}
 
 /// Make room for more frames: out of line, so the call path keeps only
 /// the capacity test.
