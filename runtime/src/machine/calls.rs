@@ -19,7 +19,7 @@ use crate::error::RunError;
 use crate::limits::Limit;
 use crate::value::{ClosureObj, Repr, Small, Value};
 
-use super::{Entry, Frame, Kind, Machine, bad_index};
+use super::{Entry, Kind, Machine, bad_index};
 
 /// Whether a call gets a frame of its own or takes over its caller's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,14 +135,8 @@ impl<'a> Machine<'a> {
                 )
                 .with_help("a loop written as a tail call (the call is the last thing the function does) runs in constant depth"));
             }
-            self.frames.push(Frame {
-                func: f,
-                pc: 0,
-                base: start as u32,
-                kind: Kind::Normal,
-                closure,
-            });
-            start
+            self.push_frame(f, func, start, Kind::Normal, closure);
+            return Ok(());
         };
         self.stack
             .resize(base + func.locals as usize, Value(Repr::Unit));

@@ -22,9 +22,8 @@
 //!   parts as one block. A resumption resumed at the depth it was captured
 //!   at (a generator's consumer in a loop) needs no rebasing. The emptied
 //!   vectors of a moved resumption are kept ([`Spare`], a few and small)
-//!   and the next capture moves the part below the handler into one when
-//!   that part is the smaller, so a capture allocates only the
-//!   resumption itself.
+//!   and the next capture moves the part captured into one, so a capture
+//!   allocates only the resumption itself.
 //! - **Abortive clause** (never mentions `resume`): the same, but the
 //!   continuation is dropped instead of captured.
 //! - **Tail-resumptive clause**: no capture. A `Skip` entry hides the
@@ -104,6 +103,10 @@ impl Clone for Resumption {
 impl Drop for Resumption {
     fn drop(&mut self) {
         value::credit(self.charged);
+        // Moved back onto the stacks (the common case): nothing held.
+        if self.stack.is_empty() && self.handlers.is_empty() && self.frames.is_empty() {
+            return;
+        }
         let mut held: Vec<Value> = std::mem::take(&mut self.stack);
         for e in std::mem::take(&mut self.handlers) {
             if let Entry::Handler {
@@ -157,23 +160,30 @@ impl Spare {
     }
 }
 
-/// Move `v[at..]` out of `v` into a vector of its own. When the part
-/// left (`v[..at]`) is no longer than the part moved and a spare vector
-/// is at hand, the part left is moved into the spare one instead, which
-/// becomes `v`: the larger part is moved in bulk, and nothing is
-/// allocated. Otherwise `split_off` (one allocation, moved in bulk).
-/// Either way the vector returned may have more room than it holds, which
+/// Move `v[at..]` out of `v` into a vector of its own: a spare vector
+/// when one is at hand (nothing allocated), else a new one (as
+/// `split_off` makes). Either way the part moved is copied once, in
+/// bulk, and the vector returned may have more room than it holds, which
 /// [`Resumption::new`] charges.
 fn split<T>(v: &mut Vec<T>, at: usize, spare: &mut Vec<Vec<T>>) -> Vec<T> {
-    if at <= v.len() - at.min(v.len())
-        && let Some(mut kept) = spare.pop()
-    {
-        kept.extend(v.drain(..at));
-        std::mem::swap(v, &mut kept);
-        kept
-    } else {
-        v.split_off(at)
+    let Some(mut kept) = spare.pop() else {
+        return v.split_off(at.min(v.len()));
+    };
+    let at = at.min(v.len());
+    let n = v.len() - at;
+    kept.reserve(n);
+    // SAFETY: `v[at..]` is `n` initialised elements, and `kept` has room
+    // for `n` more after its length (reserved above); the two vectors do
+    // not overlap. The elements are moved, not copied: `v` is cut to `at`
+    // before either vector is used again, so each element has one owner.
+    unsafe {
+        let src = v.as_ptr().add(at);
+        let dst = kept.as_mut_ptr().add(kept.len());
+        std::ptr::copy_nonoverlapping(src, dst, n);
+        v.set_len(at);
+        kept.set_len(kept.len() + n);
     }
+    kept
 }
 
 /// Where a resumption's frames, operand stack and handler entries were
@@ -684,21 +694,22 @@ mod tests {
         let mut spare: Vec<Vec<u32>> = Vec::new();
         assert_eq!(split(&mut v, 3, &mut spare), vec![3, 4, 5, 6, 7, 8, 9]);
         assert_eq!(v, vec![0, 1, 2]);
-        // With one, and the part left the smaller: the part left moves
-        // into the spare vector, which becomes `v`.
+        // With one: the part moved goes into the spare vector, `v` keeps
+        // its own, whichever part is the larger.
+        for at in [3u32, 8] {
+            let mut v: Vec<u32> = (0..10).collect();
+            let mut spare = vec![Vec::with_capacity(16)];
+            let moved = split(&mut v, at as usize, &mut spare);
+            assert_eq!(moved, (at..10).collect::<Vec<_>>());
+            assert_eq!(moved.capacity(), 16);
+            assert_eq!(v, (0..at).collect::<Vec<_>>());
+            assert!(spare.is_empty());
+        }
+        // A spare vector too small grows.
         let mut v: Vec<u32> = (0..10).collect();
-        let mut spare = vec![Vec::with_capacity(16)];
-        assert_eq!(split(&mut v, 3, &mut spare), vec![3, 4, 5, 6, 7, 8, 9]);
-        assert_eq!(v, vec![0, 1, 2]);
-        assert_eq!(v.capacity(), 16);
-        assert!(spare.is_empty());
-        // With one, but the part left the larger: `split_off`, the spare
-        // vector kept.
-        let mut v: Vec<u32> = (0..10).collect();
-        let mut spare = vec![Vec::new()];
-        assert_eq!(split(&mut v, 8, &mut spare), vec![8, 9]);
-        assert_eq!(v, (0..8).collect::<Vec<_>>());
-        assert_eq!(spare.len(), 1);
+        let mut spare = vec![Vec::with_capacity(2)];
+        assert_eq!(split(&mut v, 1, &mut spare), (1..10).collect::<Vec<_>>());
+        assert_eq!(v, vec![0]);
         // Everything, and nothing.
         let mut v: Vec<u32> = (0..4).collect();
         let mut spare = vec![Vec::new()];
@@ -707,6 +718,20 @@ mod tests {
         let mut v: Vec<u32> = (0..4).collect();
         assert!(split(&mut v, 4, &mut Vec::new()).is_empty());
         assert_eq!(v.len(), 4);
+    }
+
+    #[test]
+    fn split_moves_owned_values_once() {
+        // Every value moved keeps one owner: none is dropped or counted
+        // twice, on either side of the split.
+        let values: Vec<std::rc::Rc<u32>> = (0..6).map(std::rc::Rc::new).collect();
+        let mut v = values.clone();
+        let mut spare = vec![Vec::new()];
+        let moved = split(&mut v, 2, &mut spare);
+        assert!(values.iter().all(|x| std::rc::Rc::strong_count(x) == 2));
+        drop(v);
+        drop(moved);
+        assert!(values.iter().all(|x| std::rc::Rc::strong_count(x) == 1));
     }
 
     #[test]

@@ -735,7 +735,7 @@ impl<'a> Machine<'a> {
     /// if it has one) whose arguments are on the stack from `base`, and
     /// its other locals.
     #[inline(always)]
-    fn push_frame(
+    pub(super) fn push_frame(
         &mut self,
         f: u32,
         func: &Function,
