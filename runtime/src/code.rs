@@ -275,6 +275,22 @@ pub enum Operand {
     Int(i64),
     /// A boolean constant.
     Bool(bool),
+    /// `x op y` on two [`Atom`]s that hold `Int`s, with `+`, `-`, `*` or a
+    /// comparison (`s + e`, `n - 1`). Anything else (a value that is not
+    /// an `Int`, an overflow) runs the clause in its frame instead, which
+    /// computes it as the program says.
+    Arith(Arith, Atom, Atom),
+}
+
+/// A leaf of an [`Operand::Arith`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Atom {
+    /// The operation's argument at this index.
+    Arg(u32),
+    /// The handler's parameter.
+    Param,
+    /// An integer constant.
+    Int(i64),
 }
 
 /// A `handle ... with { ... }`.

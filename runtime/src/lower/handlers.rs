@@ -20,11 +20,11 @@
 //! resolution.
 
 use writ_lang::Span;
-use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Ident, Pattern, PatternKind, Stmt};
+use writ_lang::ast::{BinOp, Clause, Expr, ExprKind, Handle, Ident, Pattern, PatternKind, Stmt};
 use writ_lang::types::{Resolution, Resolved};
 
 use super::{FnCtx, Lowerer, Position, ResumeMode};
-use crate::code::{ClauseInfo, HandlerInfo, Op, Operand, SimpleClause};
+use crate::code::{Arith, Atom, ClauseInfo, HandlerInfo, Op, Operand, SimpleClause};
 
 impl Lowerer {
     /// Lower a `handle` expression: push the parameter, the clause
@@ -223,27 +223,51 @@ fn simple_clause(
     if !resume.is_expr(callee) {
         return None;
     }
-    let operand = |a: &Expr| -> Option<Operand> {
+    // A name: which parameter the checker found it to be.
+    let atom = |a: &Expr| -> Option<Atom> {
         Some(match &a.kind {
-            ExprKind::Unit => Operand::Unit,
-            ExprKind::Int(n) => Operand::Int(*n),
-            ExprKind::Bool(b) => Operand::Bool(*b),
+            ExprKind::Int(n) => Atom::Int(*n),
             ExprKind::Var(v) => {
-                // Which parameter the checker found the name to be.
                 let Some(Resolved::Local(binder)) = resume.resolution.get(v.span) else {
                     return None;
                 };
                 let bound =
                     |p: &Pattern| matches!(&p.kind, PatternKind::Bind(n) if n.span == *binder);
                 if let Some(i) = params.iter().position(bound) {
-                    Operand::Arg(i as u32)
+                    Atom::Arg(i as u32)
                 } else if param == Some(*binder) {
-                    Operand::Param
+                    Atom::Param
                 } else {
                     return None;
                 }
             }
             _ => return None,
+        })
+    };
+    let operand = |a: &Expr| -> Option<Operand> {
+        Some(match &a.kind {
+            ExprKind::Unit => Operand::Unit,
+            ExprKind::Bool(b) => Operand::Bool(*b),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let op = match op {
+                    BinOp::Add => Arith::Add,
+                    BinOp::Sub => Arith::Sub,
+                    BinOp::Mul => Arith::Mul,
+                    BinOp::Eq => Arith::Eq,
+                    BinOp::Ne => Arith::Ne,
+                    BinOp::Lt => Arith::Lt,
+                    BinOp::Le => Arith::Le,
+                    BinOp::Gt => Arith::Gt,
+                    BinOp::Ge => Arith::Ge,
+                    _ => return None,
+                };
+                Operand::Arith(op, atom(lhs)?, atom(rhs)?)
+            }
+            _ => match atom(a)? {
+                Atom::Arg(i) => Operand::Arg(i),
+                Atom::Param => Operand::Param,
+                Atom::Int(n) => Operand::Int(n),
+            },
         })
     };
     // Every parameter pattern must bind or ignore (no test that can fail).

@@ -31,7 +31,9 @@
 
 use std::rc::Rc;
 
-use crate::code::{Arith, ClauseInfo, Function, HandlerInfo, Module, Op, Operand, SimpleClause};
+use crate::code::{
+    Arith, Atom, ClauseInfo, Function, HandlerInfo, Module, Op, Operand, SimpleClause,
+};
 use crate::error::RunError;
 use crate::value::{ClosureObj, Repr, Value};
 
@@ -851,18 +853,16 @@ impl<'a> Machine<'a> {
         argc: usize,
     ) -> Option<Value> {
         let start = self.stack.len().checked_sub(argc)?;
-        let in_range =
-            |o: Option<Operand>| !matches!(o, Some(Operand::Arg(k)) if k as usize >= argc);
-        if !in_range(Some(simple.result)) || !in_range(simple.next) {
-            return None;
-        }
         let Some(Entry::Handler { param, .. }) = self.handlers.get_mut(at) else {
             return None;
         };
         let args = self.stack.get(start..).unwrap_or(&[]);
-        let result = operand(simple.result, args, param);
+        // Either operand may send the clause to its frame instead: the
+        // parameter changes only once both are computed (each from the
+        // parameter as it was).
+        let result = operand(simple.result, args, param)?;
         if let Some(next) = simple.next {
-            *param = operand(next, args, param);
+            *param = operand(next, args, param)?;
         }
         discard_above(&mut self.stack, start);
         Some(result)
@@ -966,19 +966,37 @@ fn discard_above(stack: &mut Vec<Value>, len: usize) {
     }
 }
 
-/// The value of a simple clause's operand (its index was checked).
+/// The value of a simple clause's operand; `None` when the clause must
+/// run in its frame instead (an argument out of range, or arithmetic on
+/// a value that is not an `Int`, or that overflows).
 #[inline(always)]
-fn operand(o: Operand, args: &[Value], param: &Value) -> Value {
-    match o {
-        Operand::Arg(k) => match args.get(k as usize) {
-            Some(v) => v.clone(),
-            None => Value(Repr::Unit),
-        },
+fn operand(o: Operand, args: &[Value], param: &Value) -> Option<Value> {
+    Some(match o {
+        Operand::Arg(k) => args.get(k as usize)?.clone(),
         Operand::Param => param.clone(),
         Operand::Unit => Value(Repr::Unit),
         Operand::Int(n) => Value(Repr::Int(n)),
         Operand::Bool(b) => Value::bool(b),
-    }
+        Operand::Arith(op, x, y) => arith_operand(op, x, y, args, param)?,
+    })
+}
+
+/// An [`Operand::Arith`]'s value, out of line (the operands without
+/// arithmetic, the commoner, stay short).
+#[inline(never)]
+fn arith_operand(op: Arith, x: Atom, y: Atom, args: &[Value], param: &Value) -> Option<Value> {
+    let int = |a: Atom| match a {
+        Atom::Arg(k) => match args.get(k as usize) {
+            Some(Value(Repr::Int(n))) => Some(*n),
+            _ => None,
+        },
+        Atom::Param => match param {
+            Value(Repr::Int(n)) => Some(*n),
+            _ => None,
+        },
+        Atom::Int(n) => Some(n),
+    };
+    int_fast(op, int(x)?, int(y)?)
 }
 
 /// The step loop's fast path for `Int op Int`: comparisons, `+`, `-` and
