@@ -457,6 +457,10 @@ pub enum Op {
     /// Jump to the target unless `local cmp local` holds: locals,
     /// comparison, target.
     BranchLocalLocal(u16, u16, Arith, u32),
+    /// Pop two operands; jump to the target unless `x cmp y` holds (a
+    /// fused comparison `Arith` and `JumpIfFalse`, for operands that are
+    /// not both locals or a local and a constant): comparison, target.
+    BranchArith(Arith, u32),
     /// Negate a number.
     Neg,
     /// Boolean not.
@@ -613,7 +617,8 @@ impl Op {
             | Op::JumpLenLocal(_, _, t)
             | Op::Each(_, _, t)
             | Op::BranchLocalInt(_, _, _, t)
-            | Op::BranchLocalLocal(_, _, _, t) => Some(t),
+            | Op::BranchLocalLocal(_, _, _, t)
+            | Op::BranchArith(_, t) => Some(t),
             _ => None,
         }
     }

@@ -3,7 +3,8 @@
 //! `Local a; Int k; Arith op` becomes `LocalIntArith(a, k, op)` and
 //! `Local a; Local b; Arith op` becomes `LocalLocalArith(a, b, op)`; then a
 //! comparison of those forms followed by `JumpIfFalse` becomes one
-//! conditional branch (`BranchLocalInt`, `BranchLocalLocal`). `List(1);
+//! conditional branch (`BranchLocalInt`, `BranchLocalLocal`), as does any
+//! other comparison followed by `JumpIfFalse` (`BranchArith`). `List(1);
 //! Arith(Concat)` (`acc ++ [x]`) becomes `Push`, which adds the element
 //! without making a list of one.
 //! `LocalIntArith` followed by a call of a known function of one
@@ -44,6 +45,7 @@ pub(super) fn fuse(f: &mut Function) {
                 _ => None,
             }
         }
+        [Op::Arith(op), Op::JumpIfFalse(t)] if is_comparison(*op) => Some(Op::BranchArith(*op, *t)),
         _ => None,
     });
     // `f(n - 1)`: the argument made and the call in one op, which keeps
@@ -224,6 +226,43 @@ mod tests {
                 Op::Local(0),
                 Op::Return,
                 Op::LocalLocalArith(0, 1, Arith::Add),
+                Op::Return,
+            ]
+        );
+    }
+
+    #[test]
+    fn any_comparison_before_a_conditional_jump_is_one_branch_but_not_arithmetic() {
+        // `if f(x) > g(y)`, `if x + 1 == y * 2`: the comparison of two
+        // values on the stack and the jump are one op; an addition before
+        // a jump (not a comparison) and a comparison a jump lands between
+        // are left alone.
+        let mut f = Function {
+            ops: vec![
+                Op::CallFunc(1, 0),
+                Op::CallFunc(2, 0),
+                Op::Arith(Arith::Gt),
+                Op::JumpIfFalse(7),
+                Op::Arith(Arith::Add),
+                Op::JumpIfFalse(7),
+                Op::Arith(Arith::Eq),
+                Op::JumpIfFalse(0),
+                Op::Return,
+            ],
+            spans: vec![Default::default(); 9],
+            ..Function::default()
+        };
+        fuse(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::CallFunc(1, 0),
+                Op::CallFunc(2, 0),
+                Op::BranchArith(Arith::Gt, 6),
+                Op::Arith(Arith::Add),
+                Op::JumpIfFalse(6),
+                Op::Arith(Arith::Eq),
+                Op::JumpIfFalse(0),
                 Op::Return,
             ]
         );

@@ -323,6 +323,38 @@ impl<'a> Machine<'a> {
                         pc = t as usize;
                     }
                 }
+                Op::BranchArith(cmp, t) => {
+                    // `Int` with `Int` inline (two plain values popped),
+                    // anything else through [`Machine::arith`].
+                    let fast = match self.stack.as_slice() {
+                        [.., Value(Repr::Int(x)), Value(Repr::Int(y))] => {
+                            Some(int_cmp(cmp, *x, *y))
+                        }
+                        _ => None,
+                    };
+                    let holds = match fast {
+                        Some(h) => {
+                            forget_plain(pop!());
+                            forget_plain(pop!());
+                            h
+                        }
+                        None => {
+                            tri!(self.arith_top(cmp));
+                            match pop!() {
+                                Value(Repr::Bool(b)) => b.get(),
+                                _ => {
+                                    sync!();
+                                    return Err(RunError::internal(
+                                        "a comparison that is not a Bool",
+                                    ));
+                                }
+                            }
+                        }
+                    };
+                    if !holds {
+                        pc = t as usize;
+                    }
+                }
                 Op::Neg => {
                     let v = match pop!() {
                         Value(Repr::Int(n)) => tri!(
