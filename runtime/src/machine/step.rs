@@ -651,7 +651,9 @@ impl<'a> Machine<'a> {
                     {
                         if let Some(s) = param {
                             match self.handlers.get_mut(t as usize) {
-                                Some(Entry::Handler { param, .. }) => *param = s,
+                                Some(Entry::Handler { param, .. }) => {
+                                    forget_plain(std::mem::replace(param, s))
+                                }
                                 _ => {
                                     sync!();
                                     return Err(bad_index());
@@ -894,7 +896,8 @@ impl<'a> Machine<'a> {
         // parameter as it was).
         let result = operand(simple.result, args, param)?;
         if let Some(next) = simple.next {
-            *param = operand(next, args, param)?;
+            let next = operand(next, args, param)?;
+            forget_plain(std::mem::replace(param, next));
         }
         discard_above(&mut self.stack, start);
         Some(result)
