@@ -377,18 +377,10 @@ impl Lowerer {
                 return;
             }
             BinOp::Pipe => return self.pipe(span, lhs, rhs, Position::Inner),
-            BinOp::Eq => Arith::Eq,
-            BinOp::Ne => Arith::Ne,
-            BinOp::Lt => Arith::Lt,
-            BinOp::Le => Arith::Le,
-            BinOp::Gt => Arith::Gt,
-            BinOp::Ge => Arith::Ge,
-            BinOp::Concat => Arith::Concat,
-            BinOp::Add => Arith::Add,
-            BinOp::Sub => Arith::Sub,
-            BinOp::Mul => Arith::Mul,
-            BinOp::Div => Arith::Div,
-            BinOp::Rem => Arith::Rem,
+            _ => match arith_of(op) {
+                Some(a) => a,
+                None => return,
+            },
         };
         self.expr(lhs, Position::Inner);
         self.expr(rhs, Position::Inner);
@@ -437,4 +429,24 @@ impl Lowerer {
             self.push_function(ctx, span);
         }
     }
+}
+
+/// The machine's operator for a binary operator that is one (`None` for
+/// `&&`, `||` and `|>`, which lower to jumps and calls).
+pub(super) fn arith_of(op: BinOp) -> Option<Arith> {
+    Some(match op {
+        BinOp::Eq => Arith::Eq,
+        BinOp::Ne => Arith::Ne,
+        BinOp::Lt => Arith::Lt,
+        BinOp::Le => Arith::Le,
+        BinOp::Gt => Arith::Gt,
+        BinOp::Ge => Arith::Ge,
+        BinOp::Concat => Arith::Concat,
+        BinOp::Add => Arith::Add,
+        BinOp::Sub => Arith::Sub,
+        BinOp::Mul => Arith::Mul,
+        BinOp::Div => Arith::Div,
+        BinOp::Rem => Arith::Rem,
+        BinOp::And | BinOp::Or | BinOp::Pipe => return None,
+    })
 }

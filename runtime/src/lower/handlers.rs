@@ -20,7 +20,7 @@
 //! resolution.
 
 use writ_lang::Span;
-use writ_lang::ast::{BinOp, Clause, Expr, ExprKind, Handle, Ident, Pattern, PatternKind, Stmt};
+use writ_lang::ast::{Clause, Expr, ExprKind, Handle, Ident, Pattern, PatternKind, Stmt};
 use writ_lang::types::{Resolution, Resolved};
 
 use super::{FnCtx, Lowerer, Position, ResumeMode};
@@ -249,18 +249,10 @@ fn simple_clause(
             ExprKind::Unit => Operand::Unit,
             ExprKind::Bool(b) => Operand::Bool(*b),
             ExprKind::Binary { op, lhs, rhs } => {
-                let op = match op {
-                    BinOp::Add => Arith::Add,
-                    BinOp::Sub => Arith::Sub,
-                    BinOp::Mul => Arith::Mul,
-                    BinOp::Eq => Arith::Eq,
-                    BinOp::Ne => Arith::Ne,
-                    BinOp::Lt => Arith::Lt,
-                    BinOp::Le => Arith::Le,
-                    BinOp::Gt => Arith::Gt,
-                    BinOp::Ge => Arith::Ge,
-                    _ => return None,
-                };
+                // What the machine computes inline (`Int` with `Int`).
+                use Arith::*;
+                let op = super::expr::arith_of(*op)
+                    .filter(|a| matches!(a, Add | Sub | Mul | Eq | Ne | Lt | Le | Gt | Ge))?;
                 Operand::Arith(op, atom(lhs)?, atom(rhs)?)
             }
             _ => match atom(a)? {
