@@ -408,4 +408,42 @@ mod tests {
         assert_eq!(value, "10");
         assert_eq!(clauses, [vec![(false, true)]]);
     }
+
+    /// A clause resuming with `Int` arithmetic of two atoms (arguments,
+    /// the parameter, integer constants) is simple; a deeper expression,
+    /// an operator the machine does not compute inline, or a call is not.
+    #[test]
+    fn arithmetic_of_two_atoms_makes_a_simple_clause_and_nothing_more() {
+        use crate::code::{Arith, Atom, Operand};
+        let simple = |clause: &str| {
+            let src = format!(
+                "effect E {{\n  fn e(x: Int) -> Int\n}}\nhandle E.e(5) with (s = 2) {{\n  E.e(x) => {clause},\n  return(v) => v + s,\n}}\n"
+            );
+            let parsed = writ_lang::parse(&src);
+            let typed = writ_lang::types::check(&parsed.program, &Default::default());
+            assert!(!typed.diagnostics.iter().any(|d| d.is_error()), "{src}");
+            let module = crate::compile(&parsed.program, &typed).unwrap();
+            let h = module.handlers.last().unwrap();
+            h.clauses[0].simple.map(|c| (c.result, c.next))
+        };
+        assert_eq!(
+            simple("resume(x, s + x)"),
+            Some((
+                Operand::Arg(0),
+                Some(Operand::Arith(Arith::Add, Atom::Param, Atom::Arg(0)))
+            ))
+        );
+        assert_eq!(
+            simple("resume(s * 3, s - 1)"),
+            Some((
+                Operand::Arith(Arith::Mul, Atom::Param, Atom::Int(3)),
+                Some(Operand::Arith(Arith::Sub, Atom::Param, Atom::Int(1)))
+            ))
+        );
+        assert!(simple("resume(if x > s { 1 } else { 0 }, s)").is_none());
+        assert!(simple("resume(x, s * 2 - x)").is_none());
+        assert!(simple("resume(x / 2, s)").is_none());
+        assert!(simple("resume(x % 2, s)").is_none());
+        assert!(simple("resume(math.abs(x), s)").is_none());
+    }
 }
