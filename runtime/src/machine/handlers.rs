@@ -497,15 +497,24 @@ impl<'a> Machine<'a> {
     /// The innermost handler in reach with a clause for `effect` (and
     /// `op`, when given): its index in the handler stack, the clause, and
     /// the handler's description; `None` when the operation goes to the
-    /// host. What an operation looks up, once (the step loop's `Perform`
-    /// then runs a simple clause, a clause in place, or
-    /// [`Machine::perform_at`]).
-    #[inline(always)]
+    /// host. See [`Machine::lookup`].
     pub(super) fn handler_for(
         &self,
         effect: u32,
         op: Option<u32>,
     ) -> Result<Option<Found<'a>>, RunError> {
+        self.lookup(effect, op).map_err(|()| bad_index())
+    }
+
+    /// The walk down the handler stack behind [`Machine::handler_for`],
+    /// jumping over the handlers a `Skip` entry hides; `Err` for an index
+    /// out of range (a bug in lowering). What an operation looks up, once:
+    /// the step loop's `Perform` then runs a simple clause, a clause in
+    /// place, or [`Machine::perform_at`] with what it found, and sends
+    /// anything else (no handler, or a bad index, reported there) to
+    /// [`Machine::perform`].
+    #[inline(always)]
+    pub(super) fn lookup(&self, effect: u32, op: Option<u32>) -> Result<Option<Found<'a>>, ()> {
         let module = self.module;
         let mut i = self.handlers.len();
         while i > 0 {
@@ -513,7 +522,7 @@ impl<'a> Machine<'a> {
             match self.handlers.get(i) {
                 Some(Entry::Skip(t)) => i = *t as usize,
                 Some(Entry::Handler { info, .. }) => {
-                    let info = module.handlers.get(*info as usize).ok_or_else(bad_index)?;
+                    let info = module.handlers.get(*info as usize).ok_or(())?;
                     if let Some(c) = info
                         .clauses
                         .iter()
@@ -522,7 +531,7 @@ impl<'a> Machine<'a> {
                         return Ok(Some((i, c, info)));
                     }
                 }
-                None => return Err(bad_index()),
+                None => return Err(()),
             }
         }
         Ok(None)

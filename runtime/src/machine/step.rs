@@ -682,7 +682,7 @@ impl<'a> Machine<'a> {
                     let n = n as usize;
                     // The handler is looked up once; then the commonest
                     // cases inline.
-                    let Some((i, clause, info)) = self.clause_for(e, o) else {
+                    let Ok(Some((i, clause, info))) = self.lookup(e, Some(o)) else {
                         // No handler in the program (or a bad index, which
                         // this reports): the host's.
                         tri!(self.perform(e, o, n));
@@ -847,31 +847,6 @@ impl<'a> Machine<'a> {
         }
         for _ in func.arity..func.locals {
             self.push(Value(Repr::Unit));
-        }
-    }
-
-    /// The innermost handler in reach with a clause for `effect.op`, as
-    /// [`Machine::handler_for`] finds it; `None` also for a bad index
-    /// (which [`Machine::perform`] then reports).
-    #[inline(always)]
-    fn clause_for(&self, effect: u32, op: u32) -> Option<super::handlers::Found<'a>> {
-        let module: &'a Module = self.module;
-        let mut i = self.handlers.len();
-        loop {
-            i = i.checked_sub(1)?;
-            match self.handlers.get(i)? {
-                Entry::Skip(t) => i = *t as usize,
-                Entry::Handler { info, .. } => {
-                    let info = module.handlers.get(*info as usize)?;
-                    if let Some(c) = info
-                        .clauses
-                        .iter()
-                        .find(|c| c.effect == effect && c.op == op)
-                    {
-                        return Some((i, c, info));
-                    }
-                }
-            }
         }
     }
 
