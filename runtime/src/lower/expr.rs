@@ -253,30 +253,32 @@ impl Lowerer {
             self.emit(op, span);
             return;
         }
-        // A call of a top-level or library function names it directly.
+        // A call of a top-level or library function, or of a native,
+        // names it directly (a native's call is not a tail call: it pushes
+        // its result, which the frame then returns).
         let known = match &callee.kind {
-            ExprKind::Var(v) => match self.slot_of(v) {
-                Some(Slot::Func(f)) => Some(f),
-                _ => None,
-            },
-            ExprKind::Field { expr, name } => match self.namespace_member(expr, name) {
-                Some(Slot::Func(f)) => Some(f),
-                _ => None,
-            },
+            ExprKind::Var(v) => self.slot_of(v),
+            ExprKind::Field { expr, name } => self.namespace_member(expr, name),
             _ => None,
         };
-        if let Some(f) = known {
+        if let Some(slot @ (Slot::Func(_) | Slot::Native(_))) = known {
             if let Some(f) = first {
                 self.expr(f, Position::Inner);
             }
             for a in args {
                 self.expr(a, Position::Inner);
             }
-            if at == Position::Tail {
-                self.emit(Op::TailCallFunc(f, argc as u32), span);
-            } else {
-                self.emit(Op::CallFunc(f, argc as u32), span);
-            }
+            let argc = argc as u32;
+            match (slot, at) {
+                (Slot::Func(f), Position::Tail) => self.emit(Op::TailCallFunc(f, argc), span),
+                (Slot::Func(f), _) => self.emit(Op::CallFunc(f, argc), span),
+                (Slot::Native(n), Position::Tail) => {
+                    self.emit(Op::CallNative(n, argc), span);
+                    self.emit(Op::Return, span)
+                }
+                (Slot::Native(n), _) => self.emit(Op::CallNative(n, argc), span),
+                _ => return,
+            };
             return;
         }
         // A function calling itself by name as its last act runs on in its
@@ -449,4 +451,61 @@ pub(super) fn arith_of(op: BinOp) -> Option<Arith> {
         BinOp::Rem => Arith::Rem,
         BinOp::And | BinOp::Or | BinOp::Pipe => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::code::{Arith, Module, Op};
+
+    fn compiled(src: &str) -> Module {
+        let parsed = writ_lang::parse(src);
+        let typed = writ_lang::types::check(&parsed.program, &Default::default());
+        assert!(!typed.diagnostics.iter().any(|d| d.is_error()), "{src}");
+        crate::compile(&parsed.program, &typed).expect("compiles")
+    }
+
+    fn ops_of(module: &Module, name: &str) -> Vec<Op> {
+        let f = module.functions.iter().find(|f| f.name == name);
+        f.map(|f| f.ops.clone()).unwrap_or_default()
+    }
+
+    fn native(module: &Module, name: &str) -> u32 {
+        let at = module.natives.iter().position(|n| n.name == name);
+        at.and_then(|at| u32::try_from(at).ok()).unwrap_or(u32::MAX)
+    }
+
+    /// A native named in a call is called directly, its arguments alone
+    /// on the stack, and its result returned by the frame when the call
+    /// is the function's last act; a native passed as a value is pushed
+    /// as one.
+    #[test]
+    fn a_native_called_by_name_gets_no_callee_on_the_stack() {
+        let m = compiled(
+            "fn far(a: Int, b: Int) -> Int { math.abs(a - b) }\n\
+             fn big(a: Int) -> Int { math.max(a |> math.abs, 1) + 1 }\n\
+             fn all(xs: List[Int]) -> List[Int] { list.map(xs, math.abs) }\n\
+             far(1, 2) + big(3) + list.length(all([1]))\n",
+        );
+        let (abs, max) = (native(&m, "math.abs"), native(&m, "math.max"));
+        assert_eq!(
+            ops_of(&m, "far"),
+            vec![
+                Op::LocalLocalArith(0, 1, Arith::Sub),
+                Op::CallNative(abs, 1),
+                Op::Return,
+            ]
+        );
+        assert_eq!(
+            ops_of(&m, "big"),
+            vec![
+                Op::MoveLocal(0),
+                Op::CallNative(abs, 1),
+                Op::Int(1),
+                Op::CallNative(max, 2),
+                Op::ArithInt(Arith::Add, 1),
+                Op::Return,
+            ]
+        );
+        assert!(ops_of(&m, "all").contains(&Op::Native(abs)));
+    }
 }

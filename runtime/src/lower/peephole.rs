@@ -1,19 +1,22 @@
 //! Fusing common op sequences into one op, so the machine dispatches less.
 //!
-//! `Local a; Int k; Arith op` becomes `LocalIntArith(a, k, op)` and
-//! `Local a; Local b; Arith op` becomes `LocalLocalArith(a, b, op)`; then a
-//! comparison of those forms followed by `JumpIfFalse` becomes one
-//! conditional branch (`BranchLocalInt`, `BranchLocalLocal`), as does any
-//! other comparison followed by `JumpIfFalse` (`BranchArith`). `List(1);
-//! Arith(Concat)` (`acc ++ [x]`) becomes `Push`, which adds the element
-//! without making a list of one.
+//! `Local a; Int k; Arith op` becomes `LocalIntArith(a, k, op)`,
+//! `Local a; Local b; Arith op` becomes `LocalLocalArith(a, b, op)` and
+//! any other `Int k; Arith op` becomes `ArithInt(op, k)` (`f(x) % 3`);
+//! then a comparison of those forms followed by `JumpIfFalse` becomes one
+//! conditional branch (`BranchLocalInt`, `BranchLocalLocal`, `BranchInt`),
+//! as does any other comparison followed by `JumpIfFalse` (`BranchArith`).
+//! `List(1); Arith(Concat)` (`acc ++ [x]`) becomes `Push`, which adds the
+//! element without making a list of one.
 //! `LocalIntArith` followed by a call of a known function of one
 //! argument becomes `CallFuncLocalInt` (`f(n - 1)`). After the liveness
 //! pass, a part of a tuple, variant or record set into a local (`let (i,
 //! j) = st`) becomes `PartLocal` (or `TakePartLocal` on the value's last
 //! read), and a branch that only skips the return of a local or of a
 //! constant becomes `ReturnLocalIf` (`if n < 2 { n } else { ... }`) or
-//! `ReturnIntIf` (`if k == 0 { 0 } else { ... }`).
+//! `ReturnIntIf` (`if k == 0 { 0 } else { ... }`), and a constructor
+//! test of a local read again afterwards (a `match` on a variable)
+//! becomes `TestCtorLocal`, which reads it in its slot.
 //! A sequence is fused only when no jump lands inside it; every jump
 //! target is then remapped to the new positions, and the fused op keeps
 //! the span of the operator (where an overflow is reported).
@@ -31,6 +34,9 @@ pub(super) fn fuse(f: &mut Function) {
     });
     fuse_with(f, 2, 1, &|_, w| match w {
         [Op::List(1), Op::Arith(Arith::Concat)] => Some(Op::Push),
+        [Op::Int(k), Op::Arith(op)] if *op != Arith::Concat => {
+            i32::try_from(*k).ok().map(|k| Op::ArithInt(*op, k))
+        }
         _ => None,
     });
     fuse_with(f, 2, 0, &|_, w| match w {
@@ -46,6 +52,9 @@ pub(super) fn fuse(f: &mut Function) {
             }
         }
         [Op::Arith(op), Op::JumpIfFalse(t)] if is_comparison(*op) => Some(Op::BranchArith(*op, *t)),
+        [Op::ArithInt(op, k), Op::JumpIfFalse(t)] if is_comparison(*op) => {
+            Some(Op::BranchInt(*op, *k, *t))
+        }
         _ => None,
     });
     // `f(n - 1)`: the argument made and the call in one op, which keeps
@@ -71,6 +80,7 @@ pub(super) fn fuse_after_moves(f: &mut Function) {
     fuse_with(f, 2, 0, &|_, w| match w {
         [Op::Local(a) | Op::MoveLocal(a), Op::Return] => Some(Op::ReturnLocal(*a)),
         [Op::Arith(op), Op::Return] => Some(Op::ReturnArith(*op)),
+        [Op::Local(a), Op::TestCtor(c, t)] => Some(Op::TestCtorLocal(*a, *c, *t)),
         [Op::Local(a), Op::TestLen(n, t)] => Some(Op::TestLenLocal(*a, *n, *t)),
         [Op::Local(a), Op::TestMinLen(n, t)] => Some(Op::TestMinLenLocal(*a, *n, *t)),
         _ => None,
@@ -357,8 +367,17 @@ mod tests {
             ..Function::default()
         };
         fuse(&mut f);
-        assert_eq!(f.ops[0], Op::Jump(2));
-        assert_eq!(f.ops.len(), 5);
+        // `Local; Int; Arith` is not fused (a jump lands on the `Int`);
+        // `Int; Arith`, which starts where the jump lands, is.
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::Jump(2),
+                Op::Local(0),
+                Op::ArithInt(Arith::Add, 1),
+                Op::Return,
+            ]
+        );
     }
 
     #[test]
@@ -493,6 +512,104 @@ mod tests {
             vec![
                 Op::PartLocal(1, 0, 2),
                 Op::TakePartLocal(1, 1, 3),
+                Op::Unit,
+                Op::Return,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_constant_right_operand_fuses_with_its_operator_and_a_branch() {
+        // `f(x) % 3 == 0` as a condition: the remainder keeps its
+        // operator's span (where a division by zero is reported), the
+        // comparison and the branch become one op; a constant beyond an
+        // `i32`, or an operator that is not a comparison before the
+        // branch, is left.
+        let span = |at: usize| writ_lang::Span::new(at, at + 1);
+        let mut f = Function {
+            ops: vec![
+                Op::CallFunc(1, 0),
+                Op::Int(3),
+                Op::Arith(Arith::Rem),
+                Op::Int(0),
+                Op::Arith(Arith::Eq),
+                Op::JumpIfFalse(7),
+                Op::Return,
+                Op::CallFunc(1, 0),
+                Op::Int(1 << 40),
+                Op::Arith(Arith::Add),
+                Op::Return,
+            ],
+            spans: (0..11).map(span).collect(),
+            ..Function::default()
+        };
+        fuse(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::CallFunc(1, 0),
+                Op::ArithInt(Arith::Rem, 3),
+                Op::BranchInt(Arith::Eq, 0, 4),
+                Op::Return,
+                Op::CallFunc(1, 0),
+                Op::Int(1 << 40),
+                Op::Arith(Arith::Add),
+                Op::Return,
+            ]
+        );
+        assert_eq!(f.spans.get(1), Some(&span(2)));
+        assert_eq!(f.spans.get(2), Some(&span(4)));
+        let mut g = Function {
+            ops: vec![
+                Op::Local(0),
+                Op::Not,
+                Op::Int(1),
+                Op::Arith(Arith::Add),
+                Op::JumpIfFalse(0),
+            ],
+            spans: vec![Default::default(); 5],
+            ..Function::default()
+        };
+        fuse(&mut g);
+        assert_eq!(
+            g.ops,
+            vec![
+                Op::Local(0),
+                Op::Not,
+                Op::ArithInt(Arith::Add, 1),
+                Op::JumpIfFalse(0),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_constructor_test_reads_a_local_in_place_unless_it_is_the_last_read() {
+        // The scrutinee read again after the test stays in its slot: the
+        // fused test reads it there. A last read (`MoveLocal`) is left,
+        // as the fused test would keep the value alive in its slot.
+        let mut f = Function {
+            ops: vec![
+                Op::Local(1),
+                Op::TestCtor(10, 3),
+                Op::Jump(6),
+                Op::MoveLocal(1),
+                Op::TestCtor(11, 6),
+                Op::Return,
+                Op::Unit,
+                Op::Return,
+            ],
+            spans: vec![Default::default(); 8],
+            ..Function::default()
+        };
+        fuse_after_moves(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::TestCtorLocal(1, 10, 2),
+                Op::Jump(5),
+                Op::MoveLocal(1),
+                Op::TestCtor(11, 5),
+                Op::Return,
                 Op::Unit,
                 Op::Return,
             ]

@@ -227,7 +227,8 @@ impl<'a> Machine<'a> {
         })
     }
 
-    /// The data operations; `Some(target)` when the op jumps.
+    /// The data operations, and calls of natives; `Some(target)` when the
+    /// op jumps.
     pub(super) fn data_op(&mut self, op: Op) -> Result<Option<u32>, RunError> {
         let pop = |m: &mut Self| m.stack.pop().ok_or_else(bad_index);
         match op {
@@ -334,6 +335,17 @@ impl<'a> Machine<'a> {
                 if v.ctor() != Some(c) {
                     return Ok(Some(target));
                 }
+            }
+            Op::CallNative(n, argc) => {
+                let start = self
+                    .stack
+                    .len()
+                    .checked_sub(argc as usize)
+                    .ok_or_else(bad_index)?;
+                let v = crate::natives::call(self, n, start)?;
+                self.metered()?;
+                self.stack.truncate(start);
+                self.push(v);
             }
             Op::TestEq(target) => {
                 let y = pop(self)?;

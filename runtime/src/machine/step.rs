@@ -5,7 +5,8 @@
 //! (locals, `Int` arithmetic and branches, calls of known functions and
 //! of function and closure values, tail calls (a function's call of
 //! itself keeping its frame), returns (of a local or a constant when a
-//! comparison holds, too), list patterns on locals, the library's walks
+//! comparison holds, too), list patterns and constructor tests on
+//! locals, the library's walks
 //! over a list (`Each`, `AppendLocal`, `CallLocal`), simple and
 //! tail-resumptive handler clauses); everything
 //! else goes to [`super::calls`], [`super::handlers`] and [`super::ops`],
@@ -296,6 +297,54 @@ impl<'a> Machine<'a> {
                         }
                     };
                     self.push(v);
+                }
+                Op::ArithInt(a, k) => {
+                    let k = i64::from(k);
+                    let fast = match self.stack.last() {
+                        Some(Value(Repr::Int(x))) => int_fast(a, *x, k),
+                        _ => None,
+                    };
+                    match fast {
+                        Some(v) => {
+                            if let Some(top) = self.stack.last_mut() {
+                                forget_plain(std::mem::replace(top, v));
+                            }
+                        }
+                        None => {
+                            let x = pop!();
+                            let v = tri!(self.arith(a, x, Value(Repr::Int(k))));
+                            self.push(v);
+                        }
+                    }
+                }
+                Op::BranchInt(cmp, k, t) => {
+                    let k = i64::from(k);
+                    let fast = match self.stack.last() {
+                        Some(Value(Repr::Int(x))) => Some(int_cmp(cmp, *x, k)),
+                        _ => None,
+                    };
+                    let holds = match fast {
+                        Some(h) => {
+                            forget_plain(pop!());
+                            h
+                        }
+                        None => {
+                            let x = pop!();
+                            match tri!(self.arith(cmp, x, Value(Repr::Int(k)))) {
+                                Value(Repr::Bool(b)) => b.get(),
+                                _ => false,
+                            }
+                        }
+                    };
+                    if !holds {
+                        pc = t as usize;
+                    }
+                }
+                Op::TestCtorLocal(s, c, t) => {
+                    let v = tri!(self.stack.get(base + s as usize).ok_or_else(bad_index));
+                    if v.ctor() != Some(c) {
+                        pc = t as usize;
+                    }
                 }
                 Op::BranchLocalInt(slot, cmp, k, t) => {
                     let holds = local_holds!(slot, cmp, k);
@@ -667,8 +716,8 @@ impl<'a> Machine<'a> {
                         if let Some(done) = self.frames.pop() {
                             discard_above(&mut self.stack, done.base as usize);
                         }
-                        self.push(v);
                         reload!();
+                        self.push(v);
                         continue;
                     }
                     sync!();
