@@ -117,7 +117,7 @@ impl Module {
         (&self.symbols, &self.shapes).hash(&mut h);
         self.ctors.len().hash(&mut h);
         for c in &self.ctors {
-            (&c.name, c.arity).hash(&mut h);
+            (&c.name, c.arity, c.siblings).hash(&mut h);
         }
         self.effects.len().hash(&mut h);
         for e in &self.effects {
@@ -220,6 +220,9 @@ pub struct CtorInfo {
     pub name: String,
     /// How many fields it takes.
     pub arity: u32,
+    /// How many constructors its type has (a `match` testing them all
+    /// need not test the last).
+    pub siblings: u32,
 }
 
 /// An effect and its operations.

@@ -325,10 +325,23 @@ impl Lowerer {
                 )
             }
             Split::Ctors(ctors) => {
-                for k in ctors {
+                // A column naming every constructor of its type (a
+                // complete signature) needs no test of the last one: a
+                // value that is none of the others is that one, and no
+                // value is left for the default rows.
+                let complete = ctors
+                    .first()
+                    .and_then(|k| self.module.ctors.get(*k as usize))
+                    .is_some_and(|i| i.siblings as usize == ctors.len());
+                let last = ctors.len().saturating_sub(1);
+                for (i, k) in ctors.into_iter().enumerate() {
                     let arity = self.module.ctors.get(k as usize).map_or(0, |i| i.arity) as usize;
-                    self.emit(Op::Local(col), Span::default());
-                    let test = self.emit(Op::TestCtor(k, 0), Span::default());
+                    let test = if complete && i == last {
+                        None
+                    } else {
+                        self.emit(Op::Local(col), Span::default());
+                        Some(self.emit(Op::TestCtor(k, 0), Span::default()))
+                    };
                     let ctor_ids = &self.ctor_ids;
                     let rows = specialise(&rows, c, arity, |p| match &p.kind {
                         PatternKind::Ctor { name, args }
@@ -349,8 +362,13 @@ impl Lowerer {
                     ) {
                         return false;
                     }
-                    let next = self.here();
-                    self.patch(test, next);
+                    if let Some(test) = test {
+                        let next = self.here();
+                        self.patch(test, next);
+                    }
+                }
+                if complete {
+                    return true;
                 }
                 self.tree(
                     default(&rows, c),
@@ -365,18 +383,30 @@ impl Lowerer {
                 // Exact lengths first, then "at least" thresholds from the
                 // largest down, so a threshold branch sees only lengths no
                 // exact pattern has and no larger threshold took.
+                // The last threshold always holds when every length below
+                // it has an exact pattern (`[]` and `[x, ..rest]`), or it
+                // is 0 (`[..rest]`): it is not tested, and no list is left
+                // for the default rows.
+                let complete = mins
+                    .last()
+                    .is_some_and(|m| (0..*m).all(|n| exact.contains(&n)));
+                let last = (exact.len() + mins.len()).saturating_sub(1);
                 let tests = exact
                     .iter()
                     .map(|n| (*n, true))
                     .chain(mins.iter().map(|m| (*m, false)));
-                for (n, is_exact) in tests {
-                    self.emit(Op::Local(col), Span::default());
-                    let op = if is_exact {
-                        Op::TestLen(n as u32, 0)
+                for (i, (n, is_exact)) in tests.enumerate() {
+                    let test = if complete && i == last {
+                        None
                     } else {
-                        Op::TestMinLen(n as u32, 0)
+                        self.emit(Op::Local(col), Span::default());
+                        let op = if is_exact {
+                            Op::TestLen(n as u32, 0)
+                        } else {
+                            Op::TestMinLen(n as u32, 0)
+                        };
+                        Some(self.emit(op, Span::default()))
                     };
-                    let test = self.emit(op, Span::default());
                     let rests = self.rests(&rows, c, n);
                     let rows = specialise_list(&rows, c, n, is_exact.then_some(n), &rests);
                     let parts = self.load_needed(col, &rows, c, n, Op::Item);
@@ -399,8 +429,13 @@ impl Lowerer {
                     ) {
                         return false;
                     }
-                    let next = self.here();
-                    self.patch(test, next);
+                    if let Some(test) = test {
+                        let next = self.here();
+                        self.patch(test, next);
+                    }
+                }
+                if complete {
+                    return true;
                 }
                 self.tree(
                     default(&rows, c),
@@ -728,4 +763,93 @@ fn remove(cols: &[u32], c: usize) -> Vec<u32> {
         new.remove(c);
     }
     new
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::code::Op;
+    use crate::lower::testing::{compiled, ops_of};
+
+    const SHAPES: &str = "type T = A | B(Int) | C\n";
+
+    /// A match naming every constructor of its type tests all but the
+    /// last, in the variable's own slot (no copy of it); one that leaves
+    /// some to a wildcard tests those it names and has a default.
+    #[test]
+    fn a_complete_signature_leaves_its_last_constructor_untested() {
+        let m = compiled(&format!(
+            "{SHAPES}fn f(t: T) -> Int {{ match t {{ A => 1, B(n) => n, C => 3 }} }}\n\
+             fn g(t: T) -> Int {{ match t {{ A => 1, B(_) => 2, _ => 3 }} }}\n\
+             f(C) + g(A)\n"
+        ));
+        assert_eq!(
+            ops_of(&m, "f"),
+            vec![
+                Op::TestCtorLocal(0, 10, 2),
+                Op::Jump(6),
+                Op::TestCtorLocal(0, 11, 5),
+                Op::TakePartLocal(0, 0, 2),
+                Op::ReturnLocal(2),
+                Op::Jump(8),
+                Op::Int(1),
+                Op::Return,
+                Op::Int(3),
+                Op::Return,
+            ]
+        );
+        let g = ops_of(&m, "g");
+        let tests: Vec<_> = g
+            .iter()
+            .filter(|op| matches!(op, Op::TestCtor(..) | Op::TestCtorLocal(..)))
+            .collect();
+        assert_eq!(tests.len(), 2, "{g:?}");
+        assert!(g.contains(&Op::Int(3)), "{g:?}");
+    }
+
+    /// List patterns covering every length (`[]` and `[x, ..rest]`) test
+    /// all but the last; a gap (no pattern of length 1) keeps the test
+    /// and the default.
+    #[test]
+    fn list_patterns_covering_every_length_leave_the_last_untested() {
+        let m = compiled(
+            "fn h(xs: List[Int]) -> Int { match xs { [] => 0, [x, ..rest] => x + list.length(rest) } }\n\
+             fn k(xs: List[Int]) -> Int { match xs { [] => 0, [x, y, ..rest] => x + y, _ => 1 } }\n\
+             h([]) + k([])\n",
+        );
+        let h = ops_of(&m, "h");
+        assert!(
+            !h.iter()
+                .any(|op| matches!(op, Op::TestMinLen(..) | Op::TestMinLenLocal(..))),
+            "{h:?}"
+        );
+        let k = ops_of(&m, "k");
+        assert!(k.contains(&Op::TestMinLenLocal(0, 2, 6)), "{k:?}");
+        assert!(k.contains(&Op::Int(1)), "{k:?}");
+    }
+
+    /// A `let` taking a variable apart reads it in its slot; a value that
+    /// is not a variable is computed into a new one first.
+    #[test]
+    fn a_let_pattern_takes_a_variable_apart_in_its_slot() {
+        let m = compiled(
+            "fn p(q: (Int, Int)) -> Int {\n  let (a, b) = q\n  a + b\n}\n\
+             fn same(q: (Int, Int)) -> (Int, Int) { q }\n\
+             fn r(q: (Int, Int)) -> Int {\n  let (a, b) = same(q)\n  a + b\n}\n\
+             p((1, 2)) + r((3, 4))\n",
+        );
+        assert_eq!(
+            ops_of(&m, "p"),
+            vec![
+                Op::PartLocal(0, 0, 1),
+                Op::TakePartLocal(0, 1, 2),
+                Op::LocalLocalArith(1, 2, crate::code::Arith::Add),
+                Op::Return,
+            ]
+        );
+        assert!(
+            ops_of(&m, "r")
+                .iter()
+                .any(|op| matches!(op, Op::SetLocal(1)))
+        );
+    }
 }

@@ -456,18 +456,7 @@ pub(super) fn arith_of(op: BinOp) -> Option<Arith> {
 #[cfg(test)]
 mod tests {
     use crate::code::{Arith, Module, Op};
-
-    fn compiled(src: &str) -> Module {
-        let parsed = writ_lang::parse(src);
-        let typed = writ_lang::types::check(&parsed.program, &Default::default());
-        assert!(!typed.diagnostics.iter().any(|d| d.is_error()), "{src}");
-        crate::compile(&parsed.program, &typed).expect("compiles")
-    }
-
-    fn ops_of(module: &Module, name: &str) -> Vec<Op> {
-        let f = module.functions.iter().find(|f| f.name == name);
-        f.map(|f| f.ops.clone()).unwrap_or_default()
-    }
+    use crate::lower::testing::{compiled, ops_of};
 
     fn native(module: &Module, name: &str) -> u32 {
         let at = module.natives.iter().position(|n| n.name == name);

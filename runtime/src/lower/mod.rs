@@ -27,6 +27,8 @@ mod liveness;
 mod loops;
 mod pattern;
 mod peephole;
+#[cfg(test)]
+pub(crate) mod testing;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -233,7 +235,8 @@ pub(crate) fn lower_as_written(
 /// happened), moving values out on their last
 /// read (which needs the fused code), then fusing what needs the moves
 /// (returns of a local, and list patterns on locals, which fuse only a
-/// read that is not the last).
+/// read that is not the last), and last dropping the ops no path reaches
+/// and the jumps that skipped only those.
 pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
     for f in functions.iter_mut().skip(first) {
         peephole::fuse(f);
@@ -247,6 +250,7 @@ pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
     liveness::moves(functions, first);
     for f in functions.iter_mut().skip(first) {
         peephole::fuse_after_moves(f);
+        peephole::tidy(f);
     }
 }
 
@@ -351,6 +355,7 @@ impl Lowerer {
                             self.module.ctors.push(CtorInfo {
                                 name: v.name.name.clone(),
                                 arity: v.fields.len() as u32,
+                                siblings: vs.len() as u32,
                             });
                             let id = self.module.ctors.len() as u32 - 1;
                             Arc::make_mut(&mut self.ctor_ids).insert(v.name.name.clone(), id);
@@ -468,42 +473,6 @@ impl Lowerer {
             self.finish(ctx, main);
         }
         self.module.main = main;
-    }
-
-    /// Bind a top-level `let`'s pattern to its globals.
-    fn let_pattern(&mut self, pat: &Pattern) {
-        let span = pat.span;
-        let slot = self.ctx().slot();
-        self.emit(Op::SetLocal(slot), span);
-        let mut fails = Vec::new();
-        let before = self.ctx().scopes.len();
-        self.ctx().scopes.push(Vec::new());
-        self.pattern(pat, slot, &mut fails);
-        let bound = self.ctx().scopes.pop().unwrap_or_default();
-        self.ctx().scopes.truncate(before);
-        for (binder, local) in bound {
-            if let Some(&Slot::Global(g)) = self.top.get(&binder) {
-                self.emit(Op::Local(local), span);
-                self.emit(Op::SetGlobal(g), span);
-            }
-        }
-        self.fail_to_no_match(fails, span);
-    }
-
-    /// Make a failed irrefutable pattern stop the run (unreachable once
-    /// checked).
-    fn fail_to_no_match(&mut self, fails: Vec<usize>, span: Span) {
-        if fails.is_empty() {
-            return;
-        }
-        let skip = self.emit(Op::Jump(0), span);
-        let here = self.here();
-        for f in fails {
-            self.patch(f, here);
-        }
-        self.emit(Op::NoMatch, span);
-        let after = self.here();
-        self.patch(skip, after);
     }
 
     /// Lower a named function (top-level or library) into a reserved id.
@@ -729,8 +698,19 @@ impl Lowerer {
             let last = i + 1 == n;
             match stmt {
                 Stmt::Let(l) => {
-                    self.expr(&l.value, Position::Inner);
-                    self.local_pattern(&l.pattern);
+                    // `let (i, j) = st` takes a variable of the frame apart
+                    // in its own slot.
+                    let own = match &l.pattern.kind {
+                        PatternKind::Bind(_) => None,
+                        _ => self.own_local(&l.value),
+                    };
+                    match own {
+                        Some(slot) => self.pattern_in(&l.pattern, slot),
+                        None => {
+                            self.expr(&l.value, Position::Inner);
+                            self.local_pattern(&l.pattern);
+                        }
+                    }
                 }
                 Stmt::Fn(f) => self.local_fn(f),
                 Stmt::Expr(e) => {
@@ -751,21 +731,6 @@ impl Lowerer {
             }
         }
         self.pop_scope(saved);
-    }
-
-    /// Bind a local `let`'s pattern (the value is on the stack).
-    fn local_pattern(&mut self, pat: &Pattern) {
-        if let PatternKind::Bind(name) = &pat.kind {
-            let slot = self.ctx().slot();
-            self.emit(Op::SetLocal(slot), pat.span);
-            self.bind(name.span, slot);
-            return;
-        }
-        let slot = self.ctx().slot();
-        self.emit(Op::SetLocal(slot), pat.span);
-        let mut fails = Vec::new();
-        self.pattern(pat, slot, &mut fails);
-        self.fail_to_no_match(fails, pat.span);
     }
 
     /// A local named function: a closure bound to its name, which its own

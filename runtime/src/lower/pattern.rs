@@ -6,6 +6,11 @@
 //! failed test never leaves anything on the stack. A variable pattern
 //! binds the slot itself: no copy.
 //!
+//! A `match` on a variable of the running frame, and a `let` whose
+//! pattern takes one apart, work on the variable's own slot; anything
+//! else is computed into a new slot first. `let` patterns at the top
+//! level bind globals.
+//!
 //! A `match` is a decision tree ([`super::decision`]); one whose tree
 //! would be too large tries its arms in order instead, and the first whose
 //! pattern and guard hold runs. A match that falls through
@@ -13,9 +18,9 @@
 //! with an internal error.
 
 use writ_lang::Span;
-use writ_lang::ast::{Arm, Expr, Pattern, PatternKind};
+use writ_lang::ast::{Arm, Expr, ExprKind, Pattern, PatternKind};
 
-use super::{Lowerer, Position};
+use super::{Lowerer, Position, Slot};
 use crate::code::{Literal, Op};
 
 impl Lowerer {
@@ -119,9 +124,17 @@ impl Lowerer {
 
     /// `match scrutinee { arms }`.
     pub(super) fn match_(&mut self, span: Span, scrutinee: &Expr, arms: &[Arm], at: Position) {
-        self.expr(scrutinee, Position::Inner);
-        let slot = self.ctx().slot();
-        self.emit(Op::SetLocal(slot), scrutinee.span);
+        // A variable of the running frame is matched in its own slot;
+        // anything else is computed into a new one.
+        let slot = match self.own_local(scrutinee) {
+            Some(s) => s,
+            None => {
+                self.expr(scrutinee, Position::Inner);
+                let slot = self.ctx().slot();
+                self.emit(Op::SetLocal(slot), scrutinee.span);
+                slot
+            }
+        };
         if self.match_tree(slot, arms, at) {
             return;
         }
@@ -148,6 +161,77 @@ impl Lowerer {
         let end = self.here();
         for j in ends {
             self.patch(j, end);
+        }
+    }
+}
+
+impl Lowerer {
+    /// Bind a top-level `let`'s pattern to its globals.
+    pub(super) fn let_pattern(&mut self, pat: &Pattern) {
+        let span = pat.span;
+        let slot = self.ctx().slot();
+        self.emit(Op::SetLocal(slot), span);
+        let mut fails = Vec::new();
+        let before = self.ctx().scopes.len();
+        self.ctx().scopes.push(Vec::new());
+        self.pattern(pat, slot, &mut fails);
+        let bound = self.ctx().scopes.pop().unwrap_or_default();
+        self.ctx().scopes.truncate(before);
+        for (binder, local) in bound {
+            if let Some(&Slot::Global(g)) = self.top.get(&binder) {
+                self.emit(Op::Local(local), span);
+                self.emit(Op::SetGlobal(g), span);
+            }
+        }
+        self.fail_to_no_match(fails, span);
+    }
+
+    /// Make a failed irrefutable pattern stop the run (unreachable once
+    /// checked).
+    pub(super) fn fail_to_no_match(&mut self, fails: Vec<usize>, span: Span) {
+        if fails.is_empty() {
+            return;
+        }
+        let skip = self.emit(Op::Jump(0), span);
+        let here = self.here();
+        for f in fails {
+            self.patch(f, here);
+        }
+        self.emit(Op::NoMatch, span);
+        let after = self.here();
+        self.patch(skip, after);
+    }
+
+    /// Bind a local `let`'s pattern (the value is on the stack).
+    pub(super) fn local_pattern(&mut self, pat: &Pattern) {
+        if let PatternKind::Bind(name) = &pat.kind {
+            let slot = self.ctx().slot();
+            self.emit(Op::SetLocal(slot), pat.span);
+            self.bind(name.span, slot);
+            return;
+        }
+        let slot = self.ctx().slot();
+        self.emit(Op::SetLocal(slot), pat.span);
+        self.pattern_in(pat, slot);
+    }
+
+    /// Bind a local `let`'s pattern to the value in `slot`.
+    pub(super) fn pattern_in(&mut self, pat: &Pattern, slot: u32) {
+        let mut fails = Vec::new();
+        self.pattern(pat, slot, &mut fails);
+        self.fail_to_no_match(fails, pat.span);
+    }
+
+    /// The slot of `e` when it is a variable of the running frame (not a
+    /// capture, a global or a function): a `match` or a `let` pattern
+    /// takes it apart there rather than in a copy.
+    pub(super) fn own_local(&mut self, e: &Expr) -> Option<u32> {
+        match &e.kind {
+            ExprKind::Var(v) => match self.slot_of(v) {
+                Some(Slot::Local(s)) => Some(s),
+                _ => None,
+            },
+            _ => None,
         }
     }
 }
