@@ -453,13 +453,6 @@ pub enum Op {
     LocalIntArith(u32, i32, Arith),
     /// Push `local op local` (a fused `Local`, `Local`, `Arith`).
     LocalLocalArith(u32, u32, Arith),
-    /// Pop an operand, push `x op constant` (a fused `Int`, `Arith`:
-    /// `x % 1009` of any `x`): operator, constant.
-    ArithInt(Arith, i32),
-    /// Pop an operand; jump to the target unless `x cmp constant` holds
-    /// (a fused `ArithInt` and `JumpIfFalse`: `e % i == 0`): comparison,
-    /// constant, target.
-    BranchInt(Arith, i32, u32),
     /// Jump to the target unless `local cmp constant` holds (a fused
     /// `LocalIntArith` and `JumpIfFalse`): local, comparison, constant,
     /// target.
@@ -485,9 +478,6 @@ pub enum Op {
     TailCall(u32),
     /// Call a known function (no callee on the stack): function, arguments.
     CallFunc(u32, u32),
-    /// Call a known native (no callee on the stack) with the `n`
-    /// arguments on top of the stack, pushing its result: native, `n`.
-    CallNative(u32, u32),
     /// Call a known function with one argument, `local op constant` (a
     /// fused `LocalIntArith` and `CallFunc(f, 1)`: `f(n - 1)`): function,
     /// local, constant, operator.
@@ -541,10 +531,6 @@ pub enum Op {
     Interp(u32),
     /// Pop a value; jump unless it is the given constructor.
     TestCtor(u32, u32),
-    /// Jump unless the value in a local is the given constructor (a fused
-    /// `Local` and `TestCtor`, the value left in its slot): local,
-    /// constructor, target.
-    TestCtorLocal(u32, u32, u32),
     /// Pop two values; jump unless they are equal.
     TestEq(u32),
     /// Pop a list; jump unless its length is exactly `n`.
@@ -615,6 +601,20 @@ pub enum Op {
     /// As `ResumeTail` for a parameterised handler: pops the next
     /// parameter, then the result.
     ResumeTailWith,
+    /// Pop an operand, push `x op constant` (a fused `Int`, `Arith`:
+    /// `x % 1009` of any `x`): operator, constant.
+    ArithInt(Arith, i64),
+    /// Pop an operand; jump to the target unless `x cmp constant` holds
+    /// (a fused `ArithInt` and `JumpIfFalse`: `e % i == 0`): comparison,
+    /// constant, target.
+    BranchInt(Arith, i64, u32),
+    /// Jump unless the value in a local is the given constructor (a fused
+    /// `Local` and `TestCtor`, the value left in its slot): local,
+    /// constructor, target.
+    TestCtorLocal(u32, u32, u32),
+    /// Call a known native (no callee on the stack) with the `n`
+    /// arguments on top of the stack, pushing its result: native, `n`.
+    CallNative(u32, u32),
 }
 
 // The run loop fetches an op per step: it stays two words.

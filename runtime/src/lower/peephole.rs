@@ -34,9 +34,7 @@ pub(super) fn fuse(f: &mut Function) {
     });
     fuse_with(f, 2, 1, &|_, w| match w {
         [Op::List(1), Op::Arith(Arith::Concat)] => Some(Op::Push),
-        [Op::Int(k), Op::Arith(op)] if *op != Arith::Concat => {
-            i32::try_from(*k).ok().map(|k| Op::ArithInt(*op, k))
-        }
+        [Op::Int(k), Op::Arith(op)] if *op != Arith::Concat => Some(Op::ArithInt(*op, *k)),
         _ => None,
     });
     fuse_with(f, 2, 0, &|_, w| match w {
@@ -612,9 +610,9 @@ mod tests {
     fn a_constant_right_operand_fuses_with_its_operator_and_a_branch() {
         // `f(x) % 3 == 0` as a condition: the remainder keeps its
         // operator's span (where a division by zero is reported), the
-        // comparison and the branch become one op; a constant beyond an
-        // `i32`, or an operator that is not a comparison before the
-        // branch, is left.
+        // comparison and the branch become one op, with any `Int`
+        // constant; an operator that is not a comparison before the
+        // branch is left.
         let span = |at: usize| writ_lang::Span::new(at, at + 1);
         let mut f = Function {
             ops: vec![
@@ -642,8 +640,7 @@ mod tests {
                 Op::BranchInt(Arith::Eq, 0, 4),
                 Op::Return,
                 Op::CallFunc(1, 0),
-                Op::Int(1 << 40),
-                Op::Arith(Arith::Add),
+                Op::ArithInt(Arith::Add, 1 << 40),
                 Op::Return,
             ]
         );

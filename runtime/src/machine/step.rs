@@ -299,7 +299,6 @@ impl<'a> Machine<'a> {
                     self.push(v);
                 }
                 Op::ArithInt(a, k) => {
-                    let k = i64::from(k);
                     let fast = match self.stack.last() {
                         Some(Value(Repr::Int(x))) => int_fast(a, *x, k),
                         _ => None,
@@ -318,7 +317,6 @@ impl<'a> Machine<'a> {
                     }
                 }
                 Op::BranchInt(cmp, k, t) => {
-                    let k = i64::from(k);
                     let fast = match self.stack.last() {
                         Some(Value(Repr::Int(x))) => Some(int_cmp(cmp, *x, k)),
                         _ => None,
