@@ -785,14 +785,12 @@ mod tests {
         assert_eq!(
             ops_of(&m, "f"),
             vec![
-                Op::TestCtorLocal(0, 10, 2),
-                Op::Jump(6),
-                Op::TestCtorLocal(0, 11, 5),
-                Op::TakePartLocal(0, 0, 2),
-                Op::ReturnLocal(2),
-                Op::Jump(8),
+                Op::TestCtorLocal(0, 10, 3),
                 Op::Int(1),
                 Op::Return,
+                Op::TestCtorLocal(0, 11, 6),
+                Op::TakePartLocal(0, 0, 2),
+                Op::ReturnLocal(2),
                 Op::Int(3),
                 Op::Return,
             ]
@@ -823,7 +821,11 @@ mod tests {
             "{h:?}"
         );
         let k = ops_of(&m, "k");
-        assert!(k.contains(&Op::TestMinLenLocal(0, 2, 6)), "{k:?}");
+        assert!(
+            k.iter()
+                .any(|op| matches!(op, Op::TestMinLenLocal(0, 2, _))),
+            "{k:?}"
+        );
         assert!(k.contains(&Op::Int(1)), "{k:?}");
     }
 

@@ -29,6 +29,7 @@ mod pattern;
 mod peephole;
 #[cfg(test)]
 pub(crate) mod testing;
+mod tidy;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -250,7 +251,7 @@ pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
     liveness::moves(functions, first);
     for f in functions.iter_mut().skip(first) {
         peephole::fuse_after_moves(f);
-        peephole::tidy(f);
+        tidy::tidy(f);
     }
 }
 

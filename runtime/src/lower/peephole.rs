@@ -16,7 +16,9 @@
 //! constant becomes `ReturnLocalIf` (`if n < 2 { n } else { ... }`) or
 //! `ReturnIntIf` (`if k == 0 { 0 } else { ... }`), and a constructor
 //! test of a local read again afterwards (a `match` on a variable)
-//! becomes `TestCtorLocal`, which reads it in its slot.
+//! becomes `TestCtorLocal`, which reads it in its slot. (After these,
+//! `super::tidy` threads jumps, moves blocks and drops what no path
+//! reaches.)
 //! A sequence is fused only when no jump lands inside it; every jump
 //! target is then remapped to the new positions, and the fused op keeps
 //! the span of the operator (where an overflow is reported).
@@ -124,96 +126,6 @@ pub(super) fn fuse_after_moves(f: &mut Function) {
         }
         _ => None,
     });
-}
-
-/// Drop the ops no path from the function's start reaches (the copies
-/// a `match` leaf jumps over when its arm binds in place, the tests a
-/// complete signature left without a way in) and the jumps to the op
-/// that follows once those are gone. Run last: every jump target is
-/// remapped, and only ops that never go on to the next one end a path
-/// (a jump, a return of the frame, a match that matched nothing), so an
-/// op is dropped only when no jump and no fall-through leads to it.
-pub(super) fn tidy(f: &mut Function) {
-    let n = f.ops.len();
-    // A jump to a jump goes to where that one goes; a jump to an op that
-    // ends the frame or the run wherever it stands (a return, a failed
-    // match) becomes a copy of it, with its span.
-    for i in 0..n {
-        let Some(Op::Jump(mut t)) = f.ops.get(i).copied() else {
-            continue;
-        };
-        let mut hops = 0;
-        while let Some(Op::Jump(u)) = f.ops.get(t as usize).copied()
-            && hops < n
-        {
-            t = u;
-            hops += 1;
-        }
-        let end = f.ops.get(t as usize).copied().filter(|op| {
-            matches!(
-                op,
-                Op::Return | Op::ReturnLocal(_) | Op::ReturnArith(_) | Op::NoMatch
-            )
-        });
-        let span = f.spans.get(t as usize).copied();
-        if let (Some(op), Some(at)) = (f.ops.get_mut(i), f.spans.get_mut(i)) {
-            match (end, span) {
-                (Some(end), Some(span)) => {
-                    *op = end;
-                    *at = span;
-                }
-                _ => *op = Op::Jump(t),
-            }
-        }
-    }
-    let mut reached = vec![false; n];
-    let mut work = vec![0usize];
-    while let Some(i) = work.pop() {
-        let (Some(seen), Some(op)) = (reached.get_mut(i), f.ops.get(i)) else {
-            continue;
-        };
-        if *seen {
-            continue;
-        }
-        *seen = true;
-        if let Some(t) = op.target() {
-            work.push(t as usize);
-        }
-        if !matches!(
-            op,
-            Op::Jump(_) | Op::Return | Op::ReturnLocal(_) | Op::ReturnArith(_) | Op::NoMatch
-        ) {
-            work.push(i + 1);
-        }
-    }
-    // A jump over nothing but dropped ops is dropped too.
-    let mut keep = reached.clone();
-    for (i, op) in f.ops.iter().enumerate() {
-        if let Op::Jump(t) = *op
-            && (t as usize) > i
-            && reached
-                .get(i + 1..t as usize)
-                .is_some_and(|s| s.iter().all(|r| !r))
-            && let Some(k) = keep.get_mut(i)
-        {
-            *k = false;
-        }
-    }
-    if keep.iter().all(|k| *k) {
-        return;
-    }
-    let mut map = Vec::with_capacity(n + 1);
-    let mut ops = Vec::with_capacity(n);
-    let mut spans = Vec::with_capacity(n);
-    for (i, op) in f.ops.iter().enumerate() {
-        map.push(ops.len() as u32);
-        if keep.get(i).copied().unwrap_or(true) {
-            ops.push(*op);
-            spans.push(f.spans.get(i).copied().unwrap_or_default());
-        }
-    }
-    map.push(ops.len() as u32);
-    install(f, ops, spans, &map);
 }
 
 fn is_comparison(op: crate::code::Arith) -> bool {
@@ -701,50 +613,5 @@ mod tests {
                 Op::Return,
             ]
         );
-    }
-
-    #[test]
-    fn tidy_threads_jumps_and_drops_what_no_path_reaches() {
-        // 1 jumps to a jump to a return: it becomes that return, with its
-        // span, and the two are left unreached; 2-3 and 5 are reached by
-        // nothing; 4 jumps over nothing but 5, so it goes too, and the
-        // branch to it lands on 6.
-        let span = |at: usize| writ_lang::Span::new(at, at + 1);
-        let mut f = Function {
-            ops: vec![
-                Op::BranchLocalInt(0, Arith::Lt, 2, 4),
-                Op::Jump(8),
-                Op::Local(0),
-                Op::SetLocal(1),
-                Op::Jump(6),
-                Op::Unit,
-                Op::Int(1),
-                Op::Return,
-                Op::Jump(9),
-                Op::ReturnLocal(0),
-            ],
-            spans: (0..10).map(span).collect(),
-            ..Function::default()
-        };
-        tidy(&mut f);
-        assert_eq!(
-            f.ops,
-            vec![
-                Op::BranchLocalInt(0, Arith::Lt, 2, 2),
-                Op::ReturnLocal(0),
-                Op::Int(1),
-                Op::Return,
-            ]
-        );
-        // The copied return keeps the span of the one it copies.
-        assert_eq!(f.spans.get(1), Some(&span(9)));
-        // A loop of jumps ends (and is left a jump).
-        let mut g = Function {
-            ops: vec![Op::Jump(1), Op::Jump(0)],
-            spans: vec![Default::default(); 2],
-            ..Function::default()
-        };
-        tidy(&mut g);
-        assert!(matches!(g.ops.first(), Some(Op::Jump(_))), "{:?}", g.ops);
     }
 }
