@@ -13,10 +13,11 @@ use crate::code::{Function, Op};
 /// Drop the ops no path from the function's start reaches (the copies
 /// a `match` leaf jumps over when its arm binds in place, the tests a
 /// complete signature left without a way in) and the jumps to the op
-/// that follows once those are gone. Run last: every jump target is
-/// remapped, and only ops that never go on to the next one end a path
-/// (a jump, a return of the frame, a match that matched nothing), so an
-/// op is dropped only when no jump and no fall-through leads to it.
+/// that follows once those are gone, after threading jumps and putting
+/// blocks in their place ([`place_blocks`]). Run last: every jump target
+/// is remapped, and only ops that never go on to the next one end a path
+/// ([`ends_path`]), so an op is dropped only when no jump and no
+/// fall-through leads to it.
 pub(super) fn tidy(f: &mut Function) {
     let n = f.ops.len();
     // A jump to a jump goes to where that one goes; a jump to an op that
