@@ -22,8 +22,10 @@ pub(super) fn tidy(f: &mut Function) {
     let n = f.ops.len();
     // A jump to a jump goes to where that one goes; a jump to an op that
     // ends the frame or the run wherever it stands (a return, a failed
-    // match) becomes a copy of it, with its span.
-    for i in 0..n {
+    // match) becomes a copy of it, with its span. From the end back, so
+    // a chain of forward jumps is followed one hop at a time (each later
+    // one already goes where the chain ends).
+    for i in (0..n).rev() {
         let Some(Op::Jump(mut t)) = f.ops.get(i).copied() else {
             continue;
         };
@@ -135,7 +137,12 @@ fn place_blocks(f: &mut Function) {
             continue;
         };
         let t = t as usize;
-        if t == 0 || moved.get(i).copied().unwrap_or(true) {
+        // A block already moved (another jump to it) is not scanned again:
+        // the blocks scanned start after an op that ends its path and end
+        // at the next such op, so they do not overlap, and the pass is
+        // linear in the function's length.
+        if t == 0 || moved.get(i).copied().unwrap_or(true) || moved.get(t).copied().unwrap_or(true)
+        {
             continue;
         }
         if !f.ops.get(t - 1).is_some_and(ends_path) {
