@@ -789,8 +789,8 @@ mod tests {
                 Op::Int(1),
                 Op::Return,
                 Op::TestCtorLocal(0, 11, 6),
-                Op::TakePartLocal(0, 0, 2),
-                Op::ReturnLocal(2),
+                Op::TakePartLocal(0, 0, 1),
+                Op::ReturnLocal(1),
                 Op::Int(3),
                 Op::Return,
             ]

@@ -27,6 +27,7 @@ mod liveness;
 mod loops;
 mod pattern;
 mod peephole;
+mod slots;
 #[cfg(test)]
 pub(crate) mod testing;
 mod tidy;
@@ -253,6 +254,7 @@ pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
         peephole::fuse_after_moves(f);
         tidy::tidy(f);
     }
+    slots::compact(functions, first);
 }
 
 impl Lowerer {
