@@ -326,16 +326,29 @@ pub(crate) fn defer_drop(children: &mut Vec<Value>) {
 }
 
 /// As [`defer_drop`], for values taken from any container.
+///
+/// The outermost drop lets its own values go at once (their children
+/// join the work list, so the recursion is one level deep), then empties
+/// the list. Inside it, a value held elsewhere too is let go at once as
+/// well: that only lowers its count. Only a value this drop frees waits
+/// on the list.
 pub(crate) fn defer_values(values: impl Iterator<Item = Value>) {
-    let _ = PENDING.try_with(|p| {
-        if let Ok(mut p) = p.try_borrow_mut() {
-            p.extend(values.filter(Value::is_heap));
-        }
-    });
     if DRAINING.with(Cell::get) {
+        let _ = PENDING.try_with(|p| {
+            if let Ok(mut p) = p.try_borrow_mut() {
+                for v in values {
+                    if v.is_held_once() {
+                        p.push(v);
+                    }
+                }
+            }
+        });
         return;
     }
     DRAINING.with(|d| d.set(true));
+    for v in values {
+        drop(v);
+    }
     loop {
         let next = PENDING.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.pop()));
         match next {
@@ -482,6 +495,22 @@ impl Value {
     #[inline(always)]
     pub(crate) fn is_heap(&self) -> bool {
         !matches!(self.0, plain!())
+    }
+
+    /// Whether letting the value go frees an object: it lives behind a
+    /// pointer nothing else holds.
+    fn is_held_once(&self) -> bool {
+        match &self.0 {
+            plain!() => false,
+            Repr::Str(r) => Rc::strong_count(r) == 1,
+            Repr::Tuple(r) => Rc::strong_count(r) == 1,
+            Repr::Record(r) => Rc::strong_count(r) == 1,
+            Repr::Variant(r) => Rc::strong_count(r) == 1,
+            Repr::List(r) => Rc::strong_count(r) == 1,
+            Repr::Map(r) => Rc::strong_count(r) == 1,
+            Repr::Closure(r) => Rc::strong_count(r) == 1,
+            Repr::Resume(r) => Rc::strong_count(r) == 1,
+        }
     }
 
     /// `()`.
@@ -655,6 +684,32 @@ mod tests {
             Repr::Variant(x) => Some(!x.fields.spilled()),
             _ => None,
         }
+    }
+
+    /// A dropped object frees what it alone held, lowers the count of
+    /// what is held elsewhere too, and gives back every byte charged,
+    /// through any mix of the two and any depth.
+    #[test]
+    fn a_drop_frees_what_it_held_alone_and_keeps_what_is_shared() {
+        let before = live_bytes();
+        let shared = Value::list([Value::str("kept"), Value::int(1)]);
+        let Repr::List(held) = &shared.0 else {
+            panic!("a list")
+        };
+        let held = held.clone();
+        assert_eq!(Rc::strong_count(&held), 2);
+        let mut v = Value::tuple([shared.clone(), Value::str("alone")]);
+        for i in 0..10_000 {
+            v = Value::tuple([v, Value::constructed(3, [shared.clone(), Value::int(i)])]);
+        }
+        assert_eq!(Rc::strong_count(&held), 10_003);
+        drop(v);
+        assert_eq!(Rc::strong_count(&held), 2);
+        assert!(!Value::int(1).is_held_once());
+        drop(shared);
+        assert!(Value::str("x").is_held_once());
+        drop(held);
+        assert_eq!(live_bytes(), before);
     }
 
     #[test]
