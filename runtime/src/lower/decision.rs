@@ -513,9 +513,9 @@ impl Lowerer {
                 for (n, s) in &slots {
                     self.bind(*n, *s);
                 }
-                self.expr(g, Position::Inner);
+                let mut fails = Vec::new();
+                self.branch(g, false, &mut fails);
                 self.pop_scope(scope);
-                let fail = self.emit(Op::JumpIfFalse(0), g.span);
                 let j = self.emit(Op::Jump(0), g.span);
                 leaves.push(Leaf {
                     jump: j,
@@ -523,7 +523,9 @@ impl Lowerer {
                     copies: None,
                 });
                 let next = self.here();
-                self.patch(fail, next);
+                for fail in fails {
+                    self.patch(fail, next);
+                }
                 self.tree(rows, cols, arms, arm_slots, leaves, limit)
             }
         }

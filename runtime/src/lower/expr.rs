@@ -25,6 +25,9 @@ impl Lowerer {
                 otherwise,
             } => return self.if_(span, branches, otherwise.as_deref(), at),
             ExprKind::Match { scrutinee, arms } => return self.match_(span, scrutinee, arms, at),
+            ExprKind::Binary { op, lhs, rhs } if matches!(op, BinOp::And | BinOp::Or) => {
+                return self.logic(span, *op, lhs, rhs, at);
+            }
             ExprKind::Binary {
                 op: BinOp::Pipe,
                 lhs,
@@ -356,28 +359,7 @@ impl Lowerer {
 
     fn binary(&mut self, span: Span, op: BinOp, lhs: &Expr, rhs: &Expr) {
         let arith = match op {
-            BinOp::And | BinOp::Or => {
-                self.expr(lhs, Position::Inner);
-                let j = self.emit(Op::JumpIfFalse(0), span);
-                if op == BinOp::And {
-                    self.expr(rhs, Position::Inner);
-                    let end = self.emit(Op::Jump(0), span);
-                    let f = self.here();
-                    self.patch(j, f);
-                    self.emit(Op::Bool(false), span);
-                    let e = self.here();
-                    self.patch(end, e);
-                } else {
-                    self.emit(Op::Bool(true), span);
-                    let end = self.emit(Op::Jump(0), span);
-                    let f = self.here();
-                    self.patch(j, f);
-                    self.expr(rhs, Position::Inner);
-                    let e = self.here();
-                    self.patch(end, e);
-                }
-                return;
-            }
+            BinOp::And | BinOp::Or => return self.logic(span, op, lhs, rhs, Position::Inner),
             BinOp::Pipe => return self.pipe(span, lhs, rhs, Position::Inner),
             _ => match arith_of(op) {
                 Some(a) => a,
@@ -398,14 +380,16 @@ impl Lowerer {
     ) {
         let mut ends = Vec::new();
         for (cond, body) in branches {
-            self.expr(cond, Position::Inner);
-            let skip = self.emit(Op::JumpIfFalse(0), cond.span);
+            let mut skips = Vec::new();
+            self.branch(cond, false, &mut skips);
             self.block(body, at);
             if at == Position::Inner {
                 ends.push(self.emit(Op::Jump(0), span));
             }
             let next = self.here();
-            self.patch(skip, next);
+            for skip in skips {
+                self.patch(skip, next);
+            }
         }
         match otherwise {
             Some(b) => self.block(b, at),
@@ -419,6 +403,70 @@ impl Lowerer {
         let end = self.here();
         for j in ends {
             self.patch(j, end);
+        }
+    }
+
+    /// `lhs && rhs` or `lhs || rhs` as a value: the left operand as a
+    /// test that jumps to the deciding constant, the right one as the
+    /// value otherwise (in tail position, so a call there is a tail call:
+    /// `ok(x) && check(rest)` recurses in constant depth).
+    fn logic(&mut self, span: Span, op: BinOp, lhs: &Expr, rhs: &Expr, at: Position) {
+        let decides = op == BinOp::Or;
+        let mut decided = Vec::new();
+        self.branch(lhs, decides, &mut decided);
+        self.expr(rhs, at);
+        let end = (at == Position::Inner).then(|| self.emit(Op::Jump(0), span));
+        let here = self.here();
+        for j in decided {
+            self.patch(j, here);
+        }
+        self.emit(Op::Bool(decides), span);
+        if at == Position::Tail {
+            self.emit(Op::Return, span);
+        }
+        if let Some(end) = end {
+            let here = self.here();
+            self.patch(end, here);
+        }
+    }
+
+    /// Lower `cond` (a `Bool`) as control flow: jump when its value is
+    /// `jump_when` (the jumps are pushed on `jumps`, for the caller to
+    /// point), fall through when it is not. `&&`, `||` and `!` become
+    /// jumps instead of a `Bool` made and tested, so `if a && b` is two
+    /// tests, each fused with its comparison by the peephole pass. The
+    /// operands are evaluated in the same order, and the right one only
+    /// when the left does not decide, as when the value is made.
+    pub(super) fn branch(&mut self, cond: &Expr, jump_when: bool, jumps: &mut Vec<usize>) {
+        match &cond.kind {
+            ExprKind::Binary { op, lhs, rhs } if matches!(op, BinOp::And | BinOp::Or) => {
+                // The value of `lhs` that decides the whole: `false` for
+                // `&&`, `true` for `||`.
+                let decides = *op == BinOp::Or;
+                if decides == jump_when {
+                    self.branch(lhs, jump_when, jumps);
+                    self.branch(rhs, jump_when, jumps);
+                } else {
+                    let mut past = Vec::new();
+                    self.branch(lhs, decides, &mut past);
+                    self.branch(rhs, jump_when, jumps);
+                    let here = self.here();
+                    for j in past {
+                        self.patch(j, here);
+                    }
+                }
+            }
+            ExprKind::Unary {
+                op: UnOp::Not,
+                expr,
+            } => self.branch(expr, !jump_when, jumps),
+            _ => {
+                self.expr(cond, Position::Inner);
+                if jump_when {
+                    self.emit(Op::Not, cond.span);
+                }
+                jumps.push(self.emit(Op::JumpIfFalse(0), cond.span));
+            }
         }
     }
 
@@ -461,6 +509,75 @@ mod tests {
     fn native(module: &Module, name: &str) -> u32 {
         let at = module.natives.iter().position(|n| n.name == name);
         at.and_then(|at| u32::try_from(at).ok()).unwrap_or(u32::MAX)
+    }
+
+    /// `&&`, `||` and `!` in a condition, a guard or a value are jumps:
+    /// no `Bool` is made to be tested, each comparison is fused with its
+    /// branch, and the right operand of a value in tail position is in
+    /// tail position (a call there is a tail call).
+    #[test]
+    fn conditions_are_lowered_as_jumps() {
+        let m = compiled(
+            "fn both(a: Int, b: Int) -> Int { if a > 0 && b > 0 { 1 } else { 2 } }\n\
+             fn either(a: Int, b: Int) -> Int { if !(a > 0 || b > 0) { 1 } else { 2 } }\n\
+             fn all_pos(xs: List[Int]) -> Bool {\n\
+               match xs { [] => true, [x, ..rest] => x > 0 && all_pos(rest) }\n\
+             }\n\
+             fn guard(a: Int) -> Int { match a { n if n > 1 && n < 5 => 1, _ => 0 } }\n\
+             fn any(a: Bool, b: Bool) -> Bool { a || b }\n\
+             both(1, 2) + either(0, 0) + guard(3)\n",
+        );
+        assert_eq!(
+            ops_of(&m, "both"),
+            vec![
+                Op::BranchLocalInt(0, Arith::Gt, 0, 2),
+                Op::ReturnIntIf(1, Arith::Gt, 0, 1),
+                Op::Int(2),
+                Op::Return,
+            ]
+        );
+        assert_eq!(
+            ops_of(&m, "either"),
+            vec![
+                Op::LocalIntArith(0, 0, Arith::Gt),
+                Op::Not,
+                Op::JumpIfFalse(8),
+                Op::LocalIntArith(1, 0, Arith::Gt),
+                Op::Not,
+                Op::JumpIfFalse(8),
+                Op::Int(1),
+                Op::Return,
+                Op::Int(2),
+                Op::Return,
+            ]
+        );
+        let all_pos = ops_of(&m, "all_pos");
+        assert!(
+            all_pos.contains(&Op::BranchLocalInt(2, Arith::Gt, 0, 8)),
+            "{all_pos:?}"
+        );
+        let f = m.functions.iter().position(|f| f.name == "all_pos");
+        let f = f.and_then(|f| u32::try_from(f).ok()).unwrap_or(u32::MAX);
+        assert!(all_pos.contains(&Op::TailCallFunc(f, 1)), "{all_pos:?}");
+        let guard = ops_of(&m, "guard");
+        assert!(
+            !guard
+                .iter()
+                .any(|op| matches!(op, Op::Bool(_) | Op::JumpIfFalse(_))),
+            "{guard:?}"
+        );
+        // As a value: the left operand decides with its constant.
+        assert_eq!(
+            ops_of(&m, "any"),
+            vec![
+                Op::MoveLocal(0),
+                Op::Not,
+                Op::JumpIfFalse(4),
+                Op::ReturnLocal(1),
+                Op::Bool(true),
+                Op::Return,
+            ]
+        );
     }
 
     /// A native named in a call is called directly, its arguments alone

@@ -144,8 +144,7 @@ impl Lowerer {
             let mut fails = Vec::new();
             self.pattern(&arm.pattern, slot, &mut fails);
             if let Some(g) = &arm.guard {
-                self.expr(g, Position::Inner);
-                fails.push(self.emit(Op::JumpIfFalse(0), g.span));
+                self.branch(g, false, &mut fails);
             }
             self.expr(&arm.body, at);
             if at == Position::Inner {
