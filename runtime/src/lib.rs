@@ -59,6 +59,9 @@ pub use code::Module;
 pub use error::{RunError, TraceEntry};
 pub use host::{Host, HostError, LogHost};
 pub use limits::{Limit, Limits};
+/// Counting the ops runs execute (`--features op-stats`).
+#[cfg(feature = "op-stats")]
+pub use machine::op_stats;
 pub use machine::{
     Driven, Driver, Handling, Paused, Progress, Usage, drive, restore, run, run_measured,
     snapshot_bound, start,

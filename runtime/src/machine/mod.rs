@@ -41,13 +41,17 @@
 //! - [`calls`]: calls, frames, closures and returns;
 //! - [`handlers`]: handlers (perform, capture, resume);
 //! - [`ops`]: arithmetic and data operations;
-//! - [`accounting`]: fuel, time, cancellation, memory and output limits.
+//! - [`accounting`]: fuel, time, cancellation, memory and output limits;
+//! - `op_stats` (with the `op-stats` feature only): counts of the ops a
+//!   run executes and of the pairs that follow each other.
 
 mod accounting;
 mod calls;
 mod drive;
 mod entry;
 mod handlers;
+#[cfg(feature = "op-stats")]
+pub mod op_stats;
 mod ops;
 mod pause;
 mod snapshot;

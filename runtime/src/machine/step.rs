@@ -191,6 +191,8 @@ impl<'a> Machine<'a> {
                 return Err(RunError::internal("ran past the end of a function"));
             };
             pc += 1;
+            #[cfg(feature = "op-stats")]
+            super::op_stats::count(&op);
             self.countdown -= 1;
             if self.countdown == 0 {
                 sync!();
@@ -1060,7 +1062,7 @@ fn arith_operand(op: Arith, x: Atom, y: Atom, args: &[Value], param: &Value) -> 
 /// `*` that fit. `None` sends everything else (overflow included, so that it
 /// is reported) to [`Machine::arith`].
 #[inline(always)]
-fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
+pub(super) fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
     match op {
         Arith::Lt | Arith::Le | Arith::Gt | Arith::Ge | Arith::Eq | Arith::Ne => {
             Some(Value::bool(int_cmp(op, x, y)))
