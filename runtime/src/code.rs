@@ -615,6 +615,18 @@ pub enum Op {
     /// Call a known native (no callee on the stack) with the `n`
     /// arguments on top of the stack, pushing its result: native, `n`.
     CallNative(u32, u32),
+    /// Push `local op capture` (a fused `Local` or `MoveLocal`, `Capture`
+    /// or `MoveCapture`, and `Arith`: `x > limit` in a closure): `Int`
+    /// with `Int` inline, read where they are; anything else through the
+    /// machine's arithmetic, the local moved out first when the flag
+    /// says it was a last read (so `acc ++ suffix` can still append in
+    /// place). Local, capture, operator, moved.
+    LocalCaptureArith(u16, u16, Arith, bool),
+    /// Jump unless `local cmp capture` holds (a fused `Local` or
+    /// `MoveLocal`, `Capture` or `MoveCapture`, and `BranchArith`), the
+    /// local moved out as for `LocalCaptureArith`: local, capture,
+    /// comparison, moved, target.
+    BranchLocalCapture(u16, u16, Arith, bool, u32),
 }
 
 // The run loop fetches an op per step: it stays two words.
@@ -640,6 +652,7 @@ impl Op {
             | Op::Each(_, _, t)
             | Op::BranchLocalInt(_, _, _, t)
             | Op::BranchLocalLocal(_, _, _, t)
+            | Op::BranchLocalCapture(_, _, _, _, t)
             | Op::BranchArith(_, t) => Some(t),
             _ => None,
         }

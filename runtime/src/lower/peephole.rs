@@ -77,6 +77,25 @@ pub(super) fn fuse(f: &mut Function) {
 /// list in its slot as the fused op does) or a move (`MoveLocal`, which
 /// the fused op also moves).
 pub(super) fn fuse_after_moves(f: &mut Function) {
+    // `x op captured` (`x > limit` in a closure), read in place: at the
+    // operator's span, where an overflow is reported.
+    fuse_with(f, 3, 2, &|_, w| {
+        let (a, moved) = match w.first() {
+            Some(Op::Local(a)) => (*a, false),
+            Some(Op::MoveLocal(a)) => (*a, true),
+            _ => return None,
+        };
+        let c = match w.get(1) {
+            Some(Op::Capture(c) | Op::MoveCapture(c)) => *c,
+            _ => return None,
+        };
+        let (a, c) = (u16::try_from(a).ok()?, u16::try_from(c).ok()?);
+        match w.get(2) {
+            Some(Op::Arith(op)) => Some(Op::LocalCaptureArith(a, c, *op, moved)),
+            Some(Op::BranchArith(cmp, t)) => Some(Op::BranchLocalCapture(a, c, *cmp, moved, *t)),
+            _ => None,
+        }
+    });
     fuse_with(f, 2, 0, &|_, w| match w {
         [Op::Local(a) | Op::MoveLocal(a), Op::Return] => Some(Op::ReturnLocal(*a)),
         [Op::Arith(op), Op::Return] => Some(Op::ReturnArith(*op)),
@@ -610,6 +629,42 @@ mod tests {
                 Op::TestCtor(11, 5),
                 Op::Return,
                 Op::Unit,
+                Op::Return,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_local_with_a_capture_is_one_op_and_a_last_read_still_moves() {
+        // `x % limit` and `if i > lines` in a closure: read in place. A
+        // last read of the local keeps its move (for `acc ++ suffix`).
+        let mut f = Function {
+            ops: vec![
+                Op::Local(0),
+                Op::MoveCapture(1),
+                Op::Arith(Arith::Rem),
+                Op::MoveLocal(2),
+                Op::Capture(0),
+                Op::Arith(Arith::Concat),
+                Op::Local(3),
+                Op::Capture(0),
+                Op::BranchArith(Arith::Gt, 12),
+                Op::MoveLocal(3),
+                Op::MoveCapture(0),
+                Op::BranchArith(Arith::Lt, 12),
+                Op::Return,
+            ],
+            spans: vec![Default::default(); 13],
+            ..Function::default()
+        };
+        fuse_after_moves(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::LocalCaptureArith(0, 1, Arith::Rem, false),
+                Op::LocalCaptureArith(2, 0, Arith::Concat, true),
+                Op::BranchLocalCapture(3, 0, Arith::Gt, false, 4),
+                Op::BranchLocalCapture(3, 0, Arith::Lt, true, 4),
                 Op::Return,
             ]
         );

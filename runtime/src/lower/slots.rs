@@ -167,9 +167,11 @@ fn visit(op: &mut Op, f: &mut dyn FnMut(u32) -> u32) {
             *a = f(*a);
             *b = f(*b);
         }
-        Op::BranchLocalInt(s, ..) | Op::CallFuncLocalInt(_, s, ..) | Op::ReturnIntIf(s, ..) => {
-            short(s, f)
-        }
+        Op::BranchLocalInt(s, ..)
+        | Op::CallFuncLocalInt(_, s, ..)
+        | Op::ReturnIntIf(s, ..)
+        | Op::LocalCaptureArith(s, ..)
+        | Op::BranchLocalCapture(s, ..) => short(s, f),
         Op::BranchLocalLocal(a, b, ..) | Op::ReturnLocalIf(a, _, _, b) => {
             short(a, f);
             short(b, f);

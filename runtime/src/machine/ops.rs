@@ -227,6 +227,39 @@ impl<'a> Machine<'a> {
         })
     }
 
+    /// `local op capture` in the running frame (`LocalCaptureArith`,
+    /// `BranchLocalCapture`): `Int` with `Int` read in place, anything
+    /// else through [`Machine::arith`], the local moved out first when
+    /// `moved` (its last read).
+    fn local_capture_arith(
+        &mut self,
+        p: u16,
+        c: u16,
+        a: Arith,
+        moved: bool,
+    ) -> Result<Value, RunError> {
+        let frame = self.frames.last().ok_or_else(bad_index)?;
+        let at = frame.base as usize + usize::from(p);
+        let y = frame
+            .closure
+            .as_ref()
+            .and_then(|cl| cl.captures.get(usize::from(c)))
+            .ok_or_else(bad_index)?;
+        let x = self.stack.get_mut(at).ok_or_else(bad_index)?;
+        if let (Value(Repr::Int(p)), Value(Repr::Int(q))) = (&*x, y)
+            && let Some(v) = super::step::int_fast(a, *p, *q)
+        {
+            return Ok(v);
+        }
+        let y = y.clone();
+        let x = if moved {
+            std::mem::replace(x, Value(Repr::Unit))
+        } else {
+            x.clone()
+        };
+        self.arith(a, x, y)
+    }
+
     /// The data operations, and calls of natives; `Some(target)` when the
     /// op jumps.
     pub(super) fn data_op(&mut self, op: Op) -> Result<Option<u32>, RunError> {
@@ -335,6 +368,17 @@ impl<'a> Machine<'a> {
                 if v.ctor() != Some(c) {
                     return Ok(Some(target));
                 }
+            }
+            Op::LocalCaptureArith(p, c, a, moved) => {
+                let v = self.local_capture_arith(p, c, a, moved)?;
+                self.push(v);
+            }
+            Op::BranchLocalCapture(p, c, cmp, moved, t) => {
+                let holds = match self.local_capture_arith(p, c, cmp, moved)? {
+                    Value(Repr::Bool(b)) => b.get(),
+                    _ => return Err(RunError::internal("a comparison that is not a Bool")),
+                };
+                return Ok((!holds).then_some(t));
             }
             Op::CallNative(n, argc) => {
                 let start = self
