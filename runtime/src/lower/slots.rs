@@ -257,6 +257,8 @@ mod tests {
                 Op::ReturnLocal(3),
                 Op::ReturnLocalIf(5, Arith::Eq, 0, 3),
                 Op::LocalLocalArith(3, 5, Arith::Add),
+                Op::LocalCaptureArith(5, 0, Arith::Sub, true),
+                Op::BranchLocalCapture(3, 1, Arith::Gt, false, 0),
                 Op::Return,
             ],
             vec![],
@@ -272,6 +274,8 @@ mod tests {
                 Op::ReturnLocal(1),
                 Op::ReturnLocalIf(2, Arith::Eq, 0, 1),
                 Op::LocalLocalArith(1, 2, Arith::Add),
+                Op::LocalCaptureArith(2, 0, Arith::Sub, true),
+                Op::BranchLocalCapture(1, 1, Arith::Gt, false, 0),
                 Op::Return,
             ]
         );
