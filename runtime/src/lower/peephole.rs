@@ -145,6 +145,95 @@ pub(super) fn fuse_after_moves(f: &mut Function) {
         }
         _ => None,
     });
+    call_locals(f);
+}
+
+/// `f(x)` where `f` is a local read again later (a clause calling
+/// `resume` twice, a function value passed down a recursion): the
+/// local's `Local`, then arguments that are one push each, then `Call`,
+/// become the arguments and `CallLocal`, which calls the value in its
+/// slot without pushing it below them. A last read (`MoveLocal`) is
+/// left as it is: moving the value out keeps a closure held once, so
+/// the values it captures can be moved when it runs.
+fn call_locals(f: &mut Function) {
+    // The arguments' ops: one value pushed each, nothing else changed,
+    // and never slot `s` (which the call then reads).
+    let simple = |op: &Op, s: u32| match op {
+        Op::Unit
+        | Op::Bool(_)
+        | Op::Int(_)
+        | Op::Literal(_)
+        | Op::Capture(_)
+        | Op::MoveCapture(_)
+        | Op::Func(_)
+        | Op::Native(_)
+        | Op::Global(_) => true,
+        Op::Local(y) | Op::MoveLocal(y) => *y != s,
+        _ => false,
+    };
+    // Where each candidate starts, and its argument count.
+    let at = |i: usize| -> Option<(u32, usize)> {
+        let Some(Op::Local(s)) = f.ops.get(i) else {
+            return None;
+        };
+        let mut n = 0;
+        while let Some(op) = f.ops.get(i + 1 + n) {
+            match op {
+                Op::Call(argc) if *argc as usize == n => return Some((*s, n)),
+                op if n < 4 && simple(op, *s) => n += 1,
+                _ => return None,
+            }
+        }
+        None
+    };
+    if !(0..f.ops.len()).any(|i| at(i).is_some()) {
+        return;
+    }
+    let n = f.ops.len();
+    let mut landing = vec![false; n + 1];
+    for op in &f.ops {
+        if let Some(t) = op.target()
+            && let Some(l) = landing.get_mut(t as usize)
+        {
+            *l = true;
+        }
+    }
+    let mut ops = Vec::with_capacity(n);
+    let mut spans = Vec::with_capacity(n);
+    let mut map = vec![0u32; n + 1];
+    let mut i = 0;
+    while i < n {
+        if let Some(m) = map.get_mut(i) {
+            *m = ops.len() as u32;
+        }
+        let found = at(i).filter(|(_, argc)| {
+            (i + 1..=i + 1 + argc).all(|k| !landing.get(k).copied().unwrap_or(true))
+        });
+        if let Some((s, argc)) = found {
+            let args = f.ops.get(i + 1..=i + argc).unwrap_or(&[]);
+            for (k, op) in (i + 1..).zip(args) {
+                if let Some(m) = map.get_mut(k) {
+                    *m = ops.len() as u32;
+                }
+                ops.push(*op);
+                spans.push(f.spans.get(k).copied().unwrap_or_default());
+            }
+            if let Some(m) = map.get_mut(i + 1 + argc) {
+                *m = ops.len() as u32;
+            }
+            ops.push(Op::CallLocal(s, argc as u32));
+            spans.push(f.spans.get(i + 1 + argc).copied().unwrap_or_default());
+            i += argc + 2;
+            continue;
+        }
+        if let Some(op) = f.ops.get(i) {
+            ops.push(*op);
+            spans.push(f.spans.get(i).copied().unwrap_or_default());
+        }
+        i += 1;
+    }
+    map[n] = ops.len() as u32;
+    install(f, ops, spans, &map);
 }
 
 fn is_comparison(op: crate::code::Arith) -> bool {
@@ -665,6 +754,65 @@ mod tests {
                 Op::LocalCaptureArith(2, 0, Arith::Concat, true),
                 Op::BranchLocalCapture(3, 0, Arith::Gt, false, 4),
                 Op::BranchLocalCapture(3, 0, Arith::Lt, true, 4),
+                Op::Return,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_function_value_in_a_local_read_again_is_called_in_its_slot() {
+        // `resume(true) ++ resume(false)`: the first call reads `resume`
+        // in place, the last (a move) pushes it as before. Arguments that
+        // move the slot itself, or that a jump lands on, are left alone;
+        // a jump to the `Local` lands on the first argument.
+        let mut f = Function {
+            ops: vec![
+                Op::JumpIfFalse(1),
+                Op::Local(0),
+                Op::Bool(true),
+                Op::Call(1),
+                Op::MoveLocal(0),
+                Op::Bool(false),
+                Op::Call(1),
+                Op::Local(1),
+                Op::MoveLocal(1),
+                Op::Call(1),
+                Op::Local(2),
+                Op::Int(1),
+                Op::Call(1),
+                Op::Local(3),
+                Op::Call(0),
+                Op::Local(4),
+                Op::Capture(0),
+                Op::Local(5),
+                Op::Call(2),
+                Op::JumpIfFalse(11),
+                Op::Return,
+            ],
+            spans: vec![Default::default(); 21],
+            ..Function::default()
+        };
+        fuse_after_moves(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::JumpIfFalse(1),
+                Op::Bool(true),
+                Op::CallLocal(0, 1),
+                Op::MoveLocal(0),
+                Op::Bool(false),
+                Op::Call(1),
+                Op::Local(1),
+                Op::MoveLocal(1),
+                Op::Call(1),
+                Op::Local(2),
+                Op::Int(1),
+                Op::Call(1),
+                Op::CallLocal(3, 0),
+                Op::Capture(0),
+                Op::Local(5),
+                Op::CallLocal(4, 2),
+                Op::JumpIfFalse(10),
                 Op::Return,
             ]
         );
