@@ -190,14 +190,7 @@ fn call_locals(f: &mut Function) {
         return;
     }
     let n = f.ops.len();
-    let mut landing = vec![false; n + 1];
-    for op in &f.ops {
-        if let Some(t) = op.target()
-            && let Some(l) = landing.get_mut(t as usize)
-        {
-            *l = true;
-        }
-    }
+    let landing = landing(&f.ops);
     let mut ops = Vec::with_capacity(n);
     let mut spans = Vec::with_capacity(n);
     let mut map = vec![0u32; n + 1];
@@ -261,14 +254,7 @@ fn fuse_with(
         return;
     }
     let n = f.ops.len();
-    let mut landing = vec![false; n + 1];
-    for op in &mut f.ops {
-        if let Some(t) = op.target_mut()
-            && let Some(l) = landing.get_mut(*t as usize)
-        {
-            *l = true;
-        }
-    }
+    let landing = landing(&f.ops);
     let mut ops = Vec::with_capacity(n);
     let mut spans = Vec::with_capacity(n);
     let mut map = vec![0u32; n + 1];
@@ -294,6 +280,20 @@ fn fuse_with(
     }
     map[n] = ops.len() as u32;
     install(f, ops, spans, &map);
+}
+
+/// Whether a jump lands on each op (and on the end), for the rewrites,
+/// which fuse nothing a jump lands inside.
+fn landing(ops: &[Op]) -> Vec<bool> {
+    let mut landing = vec![false; ops.len() + 1];
+    for op in ops {
+        if let Some(t) = op.target()
+            && let Some(l) = landing.get_mut(t as usize)
+        {
+            *l = true;
+        }
+    }
+    landing
 }
 
 /// Give `f` its rewritten code, each jump target remapped by `map` (the
