@@ -222,10 +222,7 @@ impl Lowerer {
                 self.patch(c.at, target);
             }
         }
-        let end = self.here();
-        for j in ends {
-            self.patch(j, end);
-        }
+        self.patch_here(ends);
         self.pop_scope(saved);
         true
     }
@@ -363,8 +360,7 @@ impl Lowerer {
                         return false;
                     }
                     if let Some(test) = test {
-                        let next = self.here();
-                        self.patch(test, next);
+                        self.patch_here([test]);
                     }
                 }
                 if complete {
@@ -430,8 +426,7 @@ impl Lowerer {
                         return false;
                     }
                     if let Some(test) = test {
-                        let next = self.here();
-                        self.patch(test, next);
+                        self.patch_here([test]);
                     }
                 }
                 if complete {
@@ -457,8 +452,7 @@ impl Lowerer {
                     if !self.tree(rows, remove(&cols, c), arms, arm_slots, leaves, limit) {
                         return false;
                     }
-                    let next = self.here();
-                    self.patch(test, next);
+                    self.patch_here([test]);
                 }
                 self.tree(
                     default(&rows, c),
@@ -522,10 +516,7 @@ impl Lowerer {
                     arm: first.arm,
                     copies: None,
                 });
-                let next = self.here();
-                for fail in fails {
-                    self.patch(fail, next);
-                }
+                self.patch_here(fails);
                 self.tree(rows, cols, arms, arm_slots, leaves, limit)
             }
         }

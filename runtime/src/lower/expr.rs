@@ -386,10 +386,7 @@ impl Lowerer {
             if at == Position::Inner {
                 ends.push(self.emit(Op::Jump(0), span));
             }
-            let next = self.here();
-            for skip in skips {
-                self.patch(skip, next);
-            }
+            self.patch_here(skips);
         }
         match otherwise {
             Some(b) => self.block(b, at),
@@ -400,10 +397,7 @@ impl Lowerer {
                 }
             }
         }
-        let end = self.here();
-        for j in ends {
-            self.patch(j, end);
-        }
+        self.patch_here(ends);
     }
 
     /// `lhs && rhs` or `lhs || rhs` as a value: the left operand as a
@@ -416,18 +410,12 @@ impl Lowerer {
         self.branch(lhs, decides, &mut decided);
         self.expr(rhs, at);
         let end = (at == Position::Inner).then(|| self.emit(Op::Jump(0), span));
-        let here = self.here();
-        for j in decided {
-            self.patch(j, here);
-        }
+        self.patch_here(decided);
         self.emit(Op::Bool(decides), span);
         if at == Position::Tail {
             self.emit(Op::Return, span);
         }
-        if let Some(end) = end {
-            let here = self.here();
-            self.patch(end, here);
-        }
+        self.patch_here(end);
     }
 
     /// Lower `cond` (a `Bool`) as control flow: jump when its value is
@@ -450,10 +438,7 @@ impl Lowerer {
                     let mut past = Vec::new();
                     self.branch(lhs, decides, &mut past);
                     self.branch(rhs, jump_when, jumps);
-                    let here = self.here();
-                    for j in past {
-                        self.patch(j, here);
-                    }
+                    self.patch_here(past);
                 }
             }
             ExprKind::Unary {

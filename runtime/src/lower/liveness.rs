@@ -11,8 +11,10 @@
 //! The analysis is a backward liveness dataflow on the ops themselves, so
 //! it follows exactly what the code reads and writes (decision trees,
 //! guards and temporaries included) rather than the source's scopes.
-//! Reads are `Local` and the fused ops that name a slot, and a `Closure`
-//! whose captures come from slots; writes are `SetLocal`. A function run
+//! Reads are every slot an op names but `SetLocal`'s (the list of which
+//! ops' fields are slots is [`super::slots::visit`], also used to
+//! renumber them), and a `Closure` whose captures come from slots;
+//! writes are `SetLocal`. A function run
 //! again from the middle (a resumed continuation) runs the same code, so
 //! what is dead on every path stays dead; a continuation resumed twice
 //! runs on two copies of its frames, each with its own slots.
@@ -88,24 +90,16 @@ fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
     }
 }
 
-/// The slots op reads, given each function's captures.
+/// The slots op reads, given each function's captures: every slot it
+/// names ([`super::slots::visit`], the one list of which ops' fields are
+/// slots) except `SetLocal`'s, which it only writes, and the slots a
+/// `Closure` captures. An op that also writes a slot counts as reading
+/// it, which keeps the value longer, never shorter (those ops are fused
+/// after this pass anyway).
 fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
     out.clear();
     match op {
-        Op::Local(n) | Op::MoveLocal(n) | Op::ReturnLocal(n) | Op::LocalIntArith(n, ..) => {
-            out.push(*n)
-        }
-        Op::LocalLocalArith(a, b, _) | Op::Each(a, b, _) => out.extend([*a, *b]),
-        Op::ReturnLocalIf(a, _, _, b) => out.extend([u32::from(*a), u32::from(*b)]),
-        Op::CallLocal(n, _)
-        | Op::AppendLocal(n)
-        | Op::ListFor(n)
-        | Op::PartLocal(n, ..)
-        | Op::TakePartLocal(n, ..) => out.push(*n),
-        Op::BranchLocalInt(n, ..) | Op::CallFuncLocalInt(_, n, ..) | Op::ReturnIntIf(n, ..) => {
-            out.push(u32::from(*n))
-        }
-        Op::BranchLocalLocal(a, b, ..) => out.extend([u32::from(*a), u32::from(*b)]),
+        Op::SetLocal(_) => {}
         Op::Closure(f) => {
             for c in captures.get(*f as usize).into_iter().flatten() {
                 if let CaptureFrom::Local(n) = c {
@@ -113,7 +107,13 @@ fn reads(op: &Op, captures: &[Vec<CaptureFrom>], out: &mut Vec<u32>) {
                 }
             }
         }
-        _ => {}
+        op => {
+            let mut op = *op;
+            super::slots::visit(&mut op, &mut |s| {
+                out.push(s);
+                s
+            });
+        }
     }
 }
 

@@ -557,6 +557,14 @@ impl Lowerer {
         self.ctx().func.ops.len() as u32
     }
 
+    /// Point every jump in `jumps` at the next op to be emitted.
+    fn patch_here(&mut self, jumps: impl IntoIterator<Item = usize>) {
+        let here = self.here();
+        for j in jumps {
+            self.patch(j, here);
+        }
+    }
+
     /// Point the jump at `at` to `target`.
     fn patch(&mut self, at: usize, target: u32) {
         if let Some(t) = self.ctx().func.ops.get_mut(at).and_then(Op::target_mut) {

@@ -151,16 +151,10 @@ impl Lowerer {
                 ends.push(self.emit(Op::Jump(0), arm.span));
             }
             self.pop_scope(saved);
-            let next = self.here();
-            for f in fails {
-                self.patch(f, next);
-            }
+            self.patch_here(fails);
         }
         self.emit(Op::NoMatch, span);
-        let end = self.here();
-        for j in ends {
-            self.patch(j, end);
-        }
+        self.patch_here(ends);
     }
 }
 
@@ -192,13 +186,9 @@ impl Lowerer {
             return;
         }
         let skip = self.emit(Op::Jump(0), span);
-        let here = self.here();
-        for f in fails {
-            self.patch(f, here);
-        }
+        self.patch_here(fails);
         self.emit(Op::NoMatch, span);
-        let after = self.here();
-        self.patch(skip, after);
+        self.patch_here([skip]);
     }
 
     /// Bind a local `let`'s pattern (the value is on the stack).

@@ -171,62 +171,24 @@ fn call_locals(f: &mut Function) {
         Op::Local(y) | Op::MoveLocal(y) => *y != s,
         _ => false,
     };
-    // Where each candidate starts, and its argument count.
-    let at = |i: usize| -> Option<(u32, usize)> {
-        let Some(Op::Local(s)) = f.ops.get(i) else {
+    rewrite(f, &|ops, i| {
+        let Some(Op::Local(s)) = ops.get(i) else {
             return None;
         };
-        let mut n = 0;
-        while let Some(op) = f.ops.get(i + 1 + n) {
-            match op {
-                Op::Call(argc) if *argc as usize == n => return Some((*s, n)),
-                op if n < 4 && simple(op, *s) => n += 1,
+        let mut argc = 0;
+        loop {
+            match ops.get(i + 1 + argc)? {
+                Op::Call(n) if *n as usize == argc => break,
+                op if argc < 4 && simple(op, *s) => argc += 1,
                 _ => return None,
             }
         }
-        None
-    };
-    if !(0..f.ops.len()).any(|i| at(i).is_some()) {
-        return;
-    }
-    let n = f.ops.len();
-    let landing = landing(&f.ops);
-    let mut ops = Vec::with_capacity(n);
-    let mut spans = Vec::with_capacity(n);
-    let mut map = vec![0u32; n + 1];
-    let mut i = 0;
-    while i < n {
-        if let Some(m) = map.get_mut(i) {
-            *m = ops.len() as u32;
-        }
-        let found = at(i).filter(|(_, argc)| {
-            (i + 1..=i + 1 + argc).all(|k| !landing.get(k).copied().unwrap_or(true))
-        });
-        if let Some((s, argc)) = found {
-            let args = f.ops.get(i + 1..=i + argc).unwrap_or(&[]);
-            for (k, op) in (i + 1..).zip(args) {
-                if let Some(m) = map.get_mut(k) {
-                    *m = ops.len() as u32;
-                }
-                ops.push(*op);
-                spans.push(f.spans.get(k).copied().unwrap_or_default());
-            }
-            if let Some(m) = map.get_mut(i + 1 + argc) {
-                *m = ops.len() as u32;
-            }
-            ops.push(Op::CallLocal(s, argc as u32));
-            spans.push(f.spans.get(i + 1 + argc).copied().unwrap_or_default());
-            i += argc + 2;
-            continue;
-        }
-        if let Some(op) = f.ops.get(i) {
-            ops.push(*op);
-            spans.push(f.spans.get(i).copied().unwrap_or_default());
-        }
-        i += 1;
-    }
-    map[n] = ops.len() as u32;
-    install(f, ops, spans, &map);
+        let mut new: Replacement = (i + 1..=i + argc)
+            .filter_map(|k| Some((*ops.get(k)?, k)))
+            .collect();
+        new.push((Op::CallLocal(*s, argc as u32), i + 1 + argc));
+        Some((argc + 2, new))
+    });
 }
 
 fn is_comparison(op: crate::code::Arith) -> bool {
@@ -244,13 +206,30 @@ fn fuse_with(
     span_of: usize,
     fused: &dyn Fn(usize, &[Op]) -> Option<Op>,
 ) {
-    // Most functions have nothing to fuse: look before building the maps.
-    if !f
-        .ops
-        .windows(width)
-        .enumerate()
-        .any(|(i, w)| fused(i, w).is_some())
-    {
+    rewrite(f, &|ops, i| {
+        let op = fused(i, ops.get(i..i + width)?)?;
+        let mut new = Replacement::new();
+        new.push((op, i + span_of));
+        Some((width, new))
+    });
+}
+
+/// The ops that replace a window, each with the index of the old op
+/// whose span it keeps.
+type Replacement = smallvec::SmallVec<[(Op, usize); 5]>;
+
+/// What a rewrite found at an op: the width of the window it replaces,
+/// and the replacement; `None` where it found nothing.
+type Found = Option<(usize, Replacement)>;
+
+/// Replace the ops from each `i` where `found(ops, i)` gives a width and
+/// a replacement, unless a jump lands inside the window (its first op
+/// may be a target: it lands on the replacement's first op); every jump
+/// target is remapped.
+fn rewrite(f: &mut Function, found: &dyn Fn(&[Op], usize) -> Found) {
+    // Most functions have nothing to rewrite: look before building the
+    // maps.
+    if !(0..f.ops.len()).any(|i| found(&f.ops, i).is_some()) {
         return;
     }
     let n = f.ops.len();
@@ -260,25 +239,32 @@ fn fuse_with(
     let mut map = vec![0u32; n + 1];
     let mut i = 0;
     while i < n {
-        map[i] = ops.len() as u32;
-        let free = (1..width).all(|k| !landing.get(i + k).copied().unwrap_or(true));
-        let window = f.ops.get(i..i + width);
-        if let Some(op) = window.filter(|_| free).and_then(|w| fused(i, w)) {
-            for k in 1..width {
-                map[i + k] = ops.len() as u32;
+        let start = ops.len() as u32;
+        let free = |w: usize| (i + 1..i + w).all(|k| !landing.get(k).copied().unwrap_or(true));
+        match found(&f.ops, i).filter(|(w, _)| *w > 0 && free(*w)) {
+            Some((width, new)) => {
+                for m in map.iter_mut().skip(i).take(width) {
+                    *m = start;
+                }
+                for (op, from) in new {
+                    ops.push(op);
+                    spans.push(f.spans.get(from).copied().unwrap_or_default());
+                }
+                i += width;
             }
-            ops.push(op);
-            spans.push(f.spans.get(i + span_of).copied().unwrap_or_default());
-            i += width;
-            continue;
+            None => {
+                if let (Some(m), Some(op)) = (map.get_mut(i), f.ops.get(i)) {
+                    *m = start;
+                    ops.push(*op);
+                    spans.push(f.spans.get(i).copied().unwrap_or_default());
+                }
+                i += 1;
+            }
         }
-        if let Some(op) = f.ops.get(i) {
-            ops.push(*op);
-            spans.push(f.spans.get(i).copied().unwrap_or_default());
-        }
-        i += 1;
     }
-    map[n] = ops.len() as u32;
+    if let Some(m) = map.get_mut(n) {
+        *m = ops.len() as u32;
+    }
     install(f, ops, spans, &map);
 }
 

@@ -15,7 +15,8 @@
 //!   the arguments there.
 //! - **Every op that names a slot is renumbered**: [`visit`] matches
 //!   every op without a catch-all arm, so a new op has to say which of
-//!   its fields are slots before the crate compiles.
+//!   its fields are slots before the crate compiles. The liveness pass
+//!   takes an op's reads from it too, so neither can miss one.
 //! - **A closure's captures name its creator's slots**
 //!   (`CaptureFrom::Local`), so they are renumbered with the creator. A
 //!   function made by `Closure` ops in more than one function (which
@@ -27,26 +28,22 @@ use crate::code::{CaptureFrom, Function, Op};
 
 /// Renumber the slots of every function from `first` on.
 pub(super) fn compact(functions: &mut [Function], first: usize) {
-    // Which function makes each closure (`None` when several do).
-    let mut maker: Vec<Option<Option<usize>>> = vec![None; functions.len()];
+    // The function that makes each closure; `MANY` when several do.
+    const MANY: usize = usize::MAX;
+    let mut maker: Vec<Option<usize>> = vec![None; functions.len()];
     for (i, f) in functions.iter().enumerate() {
         for op in &f.ops {
             if let Op::Closure(g) = op
                 && let Some(m) = maker.get_mut(*g as usize)
             {
-                *m = match *m {
-                    None => Some(Some(i)),
-                    Some(Some(j)) if j == i => Some(Some(i)),
-                    Some(_) => Some(None),
-                };
+                *m = Some(match *m {
+                    Some(j) if j != i => MANY,
+                    _ => i,
+                });
             }
         }
     }
-    let made_by = |g: u32, i: usize| {
-        maker
-            .get(g as usize)
-            .is_some_and(|m| matches!(m, Some(Some(j)) if *j == i))
-    };
+    let made_by = |g: u32, i: usize| maker.get(g as usize) == Some(&Some(i));
     for i in first..functions.len() {
         let Some(f) = functions.get(i) else {
             continue;
@@ -138,8 +135,9 @@ fn new_number(map: &[Option<u32>], s: u32) -> u32 {
     map.get(s as usize).copied().flatten().unwrap_or(s)
 }
 
-/// Call `f` on every slot `op` names, replacing it with what `f` returns.
-fn visit(op: &mut Op, f: &mut dyn FnMut(u32) -> u32) {
+/// Call `f` on every slot `op` names, replacing it with what `f` returns
+/// (the liveness pass reads them through it too).
+pub(super) fn visit(op: &mut Op, f: &mut dyn FnMut(u32) -> u32) {
     // A slot in a 16-bit field: renumbering never makes it larger.
     let short = |s: &mut u16, f: &mut dyn FnMut(u32) -> u32| {
         *s = u16::try_from(f(u32::from(*s))).unwrap_or(*s);
