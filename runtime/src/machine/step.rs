@@ -186,19 +186,19 @@ impl<'a> Machine<'a> {
             };
         }
         loop {
-            let Some(&op) = code.get(pc) else {
+            let Some(op) = code.get(pc) else {
                 sync!();
                 return Err(RunError::internal("ran past the end of a function"));
             };
             pc += 1;
             #[cfg(feature = "op-stats")]
-            super::op_stats::count(&op);
+            super::op_stats::count(op);
             self.countdown -= 1;
             if self.countdown == 0 {
                 sync!();
                 tri!(self.check());
             }
-            match op {
+            match *op {
                 Op::Unit => self.push(Value(Repr::Unit)),
                 Op::Bool(b) => self.push(Value::bool(b)),
                 Op::Int(n) => self.push(Value(Repr::Int(n))),
@@ -660,7 +660,7 @@ impl<'a> Machine<'a> {
                 Op::ReturnLocalIf(slot, cmp, k, _) | Op::ReturnIntIf(slot, cmp, k, _) => {
                     let holds = local_holds!(slot, cmp, k);
                     if holds {
-                        let v = match op {
+                        let v = match *op {
                             Op::ReturnLocalIf(_, _, _, r) => take_local!(r),
                             Op::ReturnIntIf(_, _, _, v) => Value(Repr::Int(i64::from(v))),
                             _ => Value(Repr::Unit),
@@ -687,7 +687,7 @@ impl<'a> Machine<'a> {
                 Op::ResumeTail | Op::ResumeTailWith => {
                     // The common case inline: return to the performer,
                     // updating the handler's parameter.
-                    let param = if op == Op::ResumeTailWith {
+                    let param = if *op == Op::ResumeTailWith {
                         Some(pop!())
                     } else {
                         None
@@ -743,7 +743,7 @@ impl<'a> Machine<'a> {
                     };
                     // A clause that only resumes with its arguments or
                     // parameter needs no frame at all.
-                    if let Some(simple) = clause.simple
+                    if let Some(simple) = &clause.simple
                         && let Some(v) = self.simple_clause(i, simple, n)
                     {
                         self.push(v);
@@ -907,7 +907,7 @@ impl<'a> Machine<'a> {
     pub(super) fn simple_clause(
         &mut self,
         at: usize,
-        simple: SimpleClause,
+        simple: &SimpleClause,
         argc: usize,
     ) -> Option<Value> {
         let start = self.stack.len().checked_sub(argc)?;
@@ -918,8 +918,8 @@ impl<'a> Machine<'a> {
         // Either operand may send the clause to its frame instead: the
         // parameter changes only once both are computed (each from the
         // parameter as it was).
-        let result = operand(simple.result, args, param)?;
-        if let Some(next) = simple.next {
+        let result = operand(&simple.result, args, param)?;
+        if let Some(next) = &simple.next {
             let next = operand(next, args, param)?;
             forget_plain(std::mem::replace(param, next));
         }
@@ -1029,8 +1029,8 @@ fn discard_above(stack: &mut Vec<Value>, len: usize) {
 /// run in its frame instead (an argument out of range, or arithmetic on
 /// a value that is not an `Int`, or that overflows).
 #[inline(always)]
-fn operand(o: Operand, args: &[Value], param: &Value) -> Option<Value> {
-    Some(match o {
+fn operand(o: &Operand, args: &[Value], param: &Value) -> Option<Value> {
+    Some(match *o {
         Operand::Arg(k) => args.get(k as usize)?.clone(),
         Operand::Param => param.clone(),
         Operand::Unit => Value(Repr::Unit),
