@@ -214,25 +214,26 @@ impl Shift {
         Shift::rebase(x, self.from.1, self.to.1)
     }
 
-    /// A handler entry, rebased.
-    #[inline]
-    fn entry(&self, e: Entry) -> Result<Entry, RunError> {
-        Ok(match e {
-            Entry::Skip(t) => Entry::Skip(Shift::rebase(t, self.from.2, self.to.2)?),
-            Entry::Handler {
-                info,
-                closures,
-                param,
-                frame,
-                stack,
-            } => Entry::Handler {
-                info,
-                closures,
-                param,
-                frame: Shift::rebase(frame, self.from.0, self.to.0)?,
-                stack: self.stack(stack)?,
-            },
-        })
+    /// Rebase, in place, the frames and handler entries just put back
+    /// (appended in bulk, so each is written once where it lies).
+    fn rebase_in_place(
+        &self,
+        frames: &mut [Frame],
+        handlers: &mut [Entry],
+    ) -> Result<(), RunError> {
+        for f in frames {
+            f.base = self.stack(f.base)?;
+        }
+        for e in handlers {
+            match e {
+                Entry::Skip(t) => *t = Shift::rebase(*t, self.from.2, self.to.2)?,
+                Entry::Handler { frame, stack, .. } => {
+                    *frame = Shift::rebase(*frame, self.from.0, self.to.0)?;
+                    *stack = self.stack(*stack)?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -598,51 +599,44 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Move a resumption nothing else holds back onto the stacks: in bulk
-    /// when it is resumed where it was captured (nothing to rebase, as
-    /// when a generator's consumer resumes it at the same depth each
-    /// time), frame by frame otherwise.
+    /// Move a resumption nothing else holds back onto the stacks, each
+    /// part in bulk; then, unless it is resumed where it was captured
+    /// (as when a generator's consumer resumes it at the same depth each
+    /// time), its frames and handler entries are rebased where they lie.
     fn move_back(&mut self, k: &mut Resumption) -> Result<(), RunError> {
-        let (nf, ns, nh) = (self.frames.len(), self.stack.len(), self.handlers.len());
+        let at = (self.frames.len(), self.stack.len(), self.handlers.len());
         let same = |base: u32, at: usize| base as usize == at;
-        if same(k.frame_base, nf) && same(k.stack_base, ns) && same(k.handler_base, nh) {
-            self.stack.append(&mut k.stack);
-            self.frames.append(&mut k.frames);
-            self.handlers.append(&mut k.handlers);
-            return Ok(());
-        }
-        let shift = Shift::new(k, (nf, ns, nh))?;
+        let shift =
+            if same(k.frame_base, at.0) && same(k.stack_base, at.1) && same(k.handler_base, at.2) {
+                None
+            } else {
+                Some(Shift::new(k, at)?)
+            };
         self.stack.append(&mut k.stack);
-        self.frames.reserve(k.frames.len());
-        for mut f in k.frames.drain(..) {
-            f.base = shift.stack(f.base)?;
-            self.frames.push(f);
+        self.frames.append(&mut k.frames);
+        self.handlers.append(&mut k.handlers);
+        match shift {
+            Some(shift) => self.rebase_from(&shift, at),
+            None => Ok(()),
         }
-        self.handlers.reserve(k.handlers.len());
-        for e in k.handlers.drain(..) {
-            self.handlers.push(shift.entry(e)?);
-        }
-        Ok(())
     }
 
     /// Copy a shared resumption onto the stacks, rebased.
     fn copy_back(&mut self, k: &Resumption) -> Result<(), RunError> {
-        let shift = Shift::new(
-            k,
-            (self.frames.len(), self.stack.len(), self.handlers.len()),
-        )?;
+        let at = (self.frames.len(), self.stack.len(), self.handlers.len());
+        let shift = Shift::new(k, at)?;
         self.stack.extend_from_slice(&k.stack);
-        self.frames.reserve(k.frames.len());
-        for f in &k.frames {
-            let mut f = f.clone();
-            f.base = shift.stack(f.base)?;
-            self.frames.push(f);
-        }
-        self.handlers.reserve(k.handlers.len());
-        for e in &k.handlers {
-            self.handlers.push(shift.entry(e.clone())?);
-        }
-        Ok(())
+        self.frames.extend_from_slice(&k.frames);
+        self.handlers.extend_from_slice(&k.handlers);
+        self.rebase_from(&shift, at)
+    }
+
+    /// Rebase the frames and handler entries from `at` (where a
+    /// resumption's were just put back) up.
+    fn rebase_from(&mut self, shift: &Shift, at: (usize, usize, usize)) -> Result<(), RunError> {
+        let frames = self.frames.get_mut(at.0..).ok_or_else(bad_index)?;
+        let handlers = self.handlers.get_mut(at.2..).ok_or_else(bad_index)?;
+        shift.rebase_in_place(frames, handlers)
     }
 
     /// The end of a resume: the handler resumed (the first entry put
