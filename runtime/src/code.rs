@@ -52,6 +52,12 @@ pub struct Module {
     /// The inputs the host declared, in the order declared, each with its
     /// global slot.
     pub(crate) inputs: Vec<ModuleInput>,
+    /// How many of `functions`, from the first, have had their code
+    /// checked ([`Module::verify`]). Lowering only appends functions, so
+    /// the ones counted here never change again. Not part of an image: a
+    /// module read from bytes is checked again.
+    #[serde(skip)]
+    pub(crate) verified: usize,
 }
 
 /// One input a module was compiled with.
@@ -87,6 +93,25 @@ impl Module {
             .iter()
             .position(|c| c.name == name)
             .map(|i| i as u32)
+    }
+
+    /// Check the code of the functions added since the last check
+    /// ([`Function::verify`]). The run loop runs only a module whose
+    /// functions are all checked ([`Module::is_verified`]), and then
+    /// fetches ops without a bounds test. An error names the first
+    /// function that failed (a bug in lowering, never in a program).
+    pub(crate) fn verify(&mut self) -> Result<(), String> {
+        for (i, f) in self.functions.iter().enumerate().skip(self.verified) {
+            f.verify()
+                .map_err(|e| format!("the code of function #{i} `{}` {e}", f.name))?;
+            self.verified = i + 1;
+        }
+        Ok(())
+    }
+
+    /// Whether every function's code has been checked.
+    pub(crate) fn is_verified(&self) -> bool {
+        self.verified == self.functions.len()
     }
 }
 
@@ -364,6 +389,34 @@ pub struct Function {
     /// Whether it is standard-library code (its spans are not in the
     /// program's text).
     pub library: bool,
+}
+
+impl Function {
+    /// Check that running the code can never take the program counter
+    /// past its end: there is code, its last op never goes on to the next
+    /// ([`Op::ends`]), and every jump lands on one of its ops. With that,
+    /// every program counter the machine makes is in range: a new frame
+    /// starts at 0, a jump goes to a checked target, and an op that goes
+    /// on is not the last, so the one after it exists (a frame left by a
+    /// call goes on there when the call returns).
+    pub(crate) fn verify(&self) -> Result<(), String> {
+        let n = self.ops.len();
+        match self.ops.last() {
+            None => return Err("is empty".to_string()),
+            Some(op) if !op.ends() => {
+                return Err(format!("ends with {op:?}, which goes on past the end"));
+            }
+            Some(_) => {}
+        }
+        for (at, op) in self.ops.iter().enumerate() {
+            if let Some(t) = op.target()
+                && t as usize >= n
+            {
+                return Err(format!("jumps from {at} to {t}, past its {n} ops"));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Where a closure's captured value is taken from when it is made.
@@ -654,13 +707,96 @@ impl Op {
             | Op::BranchLocalLocal(_, _, _, t)
             | Op::BranchLocalCapture(_, _, _, _, t)
             | Op::BranchArith(_, t) => Some(t),
-            _ => None,
+            // Every other op, named: a new op must say whether it jumps
+            // (the code's check, [`Function::verify`], relies on this
+            // list being whole).
+            Op::Unit
+            | Op::Bool(..)
+            | Op::Int(..)
+            | Op::Literal(..)
+            | Op::Local(..)
+            | Op::MoveLocal(..)
+            | Op::SetLocal(..)
+            | Op::Capture(..)
+            | Op::MoveCapture(..)
+            | Op::SelfFn
+            | Op::Global(..)
+            | Op::SetGlobal(..)
+            | Op::Func(..)
+            | Op::Native(..)
+            | Op::Closure(..)
+            | Op::Pop
+            | Op::Arith(..)
+            | Op::LocalIntArith(..)
+            | Op::LocalLocalArith(..)
+            | Op::Neg
+            | Op::Not
+            | Op::Call(..)
+            | Op::TailCall(..)
+            | Op::CallFunc(..)
+            | Op::CallFuncLocalInt(..)
+            | Op::TailCallFunc(..)
+            | Op::TailCallSelf(..)
+            | Op::Return
+            | Op::ReturnLocal(..)
+            | Op::ReturnLocalIf(..)
+            | Op::ReturnIntIf(..)
+            | Op::ReturnArith(..)
+            | Op::Tuple(..)
+            | Op::List(..)
+            | Op::Push
+            | Op::Record(..)
+            | Op::Update(..)
+            | Op::Variant(..)
+            | Op::Field(..)
+            | Op::Part(..)
+            | Op::Interp(..)
+            | Op::Item(..)
+            | Op::DropItems(..)
+            | Op::ItemLocal(..)
+            | Op::DropItemsLocal(..)
+            | Op::PartLocal(..)
+            | Op::TakePartLocal(..)
+            | Op::MoveToLocal(..)
+            | Op::CallLocal(..)
+            | Op::ListFor(..)
+            | Op::AppendLocal(..)
+            | Op::NoMatch
+            | Op::Perform(..)
+            | Op::Handle(..)
+            | Op::ResumeTail
+            | Op::ResumeTailWith
+            | Op::ArithInt(..)
+            | Op::CallNative(..)
+            | Op::LocalCaptureArith(..) => None,
         }
     }
 
     /// The jump target this op holds, if any (see [`Op::target_mut`]).
     pub(crate) fn target(mut self) -> Option<u32> {
         self.target_mut().map(|t| *t)
+    }
+
+    /// Whether the op never goes on to the next one: a jump, a return of
+    /// the frame (a clause's `resume` in place included), a call that
+    /// takes the frame over (a known function or the running one; a call
+    /// of a value may be a native's or a resumption's, which go on in
+    /// the frame), a match that matched nothing. Every function ends with
+    /// one ([`Function::verify`]), which is what lets the run loop fetch
+    /// ops without a bounds test.
+    pub(crate) fn ends(&self) -> bool {
+        matches!(
+            self,
+            Op::Jump(_)
+                | Op::Return
+                | Op::ReturnLocal(_)
+                | Op::ReturnArith(_)
+                | Op::TailCallFunc(..)
+                | Op::TailCallSelf(_)
+                | Op::ResumeTail
+                | Op::ResumeTailWith
+                | Op::NoMatch
+        )
     }
 }
 
@@ -676,5 +812,110 @@ mod tests {
         assert!(own.contains("<top level>"), "{own}");
         assert!(!own.contains("list.map"), "{own}");
         assert!(module.listing(true).contains("list.map"));
+    }
+
+    use super::{Arith, Function, Module, Op};
+
+    fn function(ops: Vec<Op>) -> Function {
+        Function {
+            name: "f".to_string(),
+            spans: vec![writ_lang::Span::new(0, 0); ops.len()],
+            ops,
+            ..Function::default()
+        }
+    }
+
+    #[test]
+    fn code_that_cannot_run_past_its_end_passes_its_check() {
+        // Each op that never goes on, last.
+        for end in [
+            Op::Jump(0),
+            Op::Return,
+            Op::ReturnLocal(0),
+            Op::ReturnArith(Arith::Add),
+            Op::TailCallFunc(0, 0),
+            Op::TailCallSelf(0),
+            Op::ResumeTail,
+            Op::ResumeTailWith,
+            Op::NoMatch,
+        ] {
+            assert_eq!(function(vec![Op::Unit, end]).verify(), Ok(()), "{end:?}");
+        }
+        // Jumps to the first op and to the last.
+        let f = function(vec![
+            Op::JumpIfFalse(0),
+            Op::BranchArith(Arith::Lt, 2),
+            Op::Return,
+        ]);
+        assert_eq!(f.verify(), Ok(()));
+    }
+
+    #[test]
+    fn code_that_could_run_past_its_end_fails_its_check() {
+        assert_eq!(function(vec![]).verify(), Err("is empty".to_string()));
+        // Ops that go on, last: a call of a value (a native's or a
+        // resumption's goes on in the frame), a conditional return, an
+        // operation, a jump that may not be taken.
+        for last in [
+            Op::TailCall(1),
+            Op::Call(0),
+            Op::ReturnLocalIf(0, Arith::Eq, 0, 0),
+            Op::Perform(0, 0, 0),
+            Op::JumpIfFalse(0),
+        ] {
+            assert_eq!(
+                function(vec![Op::Unit, last]).verify(),
+                Err(format!("ends with {last:?}, which goes on past the end")),
+            );
+        }
+        // A jump to the end, or past it.
+        for t in [2, 3, u32::MAX] {
+            let f = function(vec![Op::TestEq(t), Op::Return]);
+            assert_eq!(
+                f.verify(),
+                Err(format!("jumps from 0 to {t}, past its 2 ops"))
+            );
+        }
+    }
+
+    #[test]
+    fn a_module_counts_the_functions_it_checked() {
+        let mut m = Module::default();
+        assert!(m.is_verified());
+        m.functions.push(function(vec![Op::Return]));
+        assert!(!m.is_verified());
+        assert_eq!(m.verify(), Ok(()));
+        assert!(m.is_verified());
+        // A function that fails stops the count at it, and is named.
+        m.functions.push(function(vec![Op::Pop]));
+        m.functions.push(function(vec![Op::Return]));
+        assert_eq!(
+            m.verify(),
+            Err(
+                "the code of function #1 `f` ends with Pop, which goes on past the end".to_string()
+            )
+        );
+        assert_eq!(m.verified, 1);
+        assert!(!m.is_verified());
+    }
+
+    #[test]
+    fn a_module_whose_code_was_not_checked_does_not_run() {
+        let parsed = writ_lang::parse("1 + 1\n");
+        let typed = writ_lang::types::check(&parsed.program, &Default::default());
+        let mut module = crate::compile(&parsed.program, &typed).expect("compiles");
+        assert!(module.is_verified());
+        let limits = crate::Limits::default();
+        let run = |m: &Module| crate::run(m, &limits, &mut crate::LogHost::new(|_: &str| {}), None);
+        assert_eq!(run(&module).ok().and_then(|v| v.as_int()), Some(2));
+        module.verified = 0;
+        let e = run(&module).err().map(|e| (e.code, e.message));
+        assert_eq!(
+            e,
+            Some((
+                writ_lang::Code::InternalError,
+                "internal error: a module whose code was not checked".to_string()
+            ))
+        );
     }
 }

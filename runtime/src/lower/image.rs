@@ -44,7 +44,11 @@ fn library() -> Result<&'static Lowerer, String> {
     LIBRARY
         .get_or_init(|| {
             #[cfg(writ_library_image)]
-            if let Some(lowerer) = writ_lang::image::read::<Lowerer>(IMAGE) {
+            // Its code is checked again (a module read from bytes starts
+            // unchecked), as lowering checks it.
+            if let Some(mut lowerer) = writ_lang::image::read::<Lowerer>(IMAGE)
+                && lowerer.module.verify().is_ok()
+            {
                 return Ok(lowerer);
             }
             Lowerer::library_fresh()
@@ -125,7 +129,7 @@ impl Lowerer {
         stacker::maybe_grow(crate::STACK_RED_ZONE, crate::STACK_CHUNK, || {
             l.library(walks)
         })?;
-        super::finish(&mut l.module.functions, 0);
+        super::finish(&mut l.module, 0)?;
         l.in_library = false;
         l.resolution = Cow::Owned(Resolution::default());
         Ok(l)
@@ -156,6 +160,21 @@ mod tests {
         );
         let used = library().map(|l| postcard::to_stdvec(l).unwrap_or_default());
         assert_eq!(used.as_deref(), Ok(IMAGE));
+    }
+
+    /// The image holds no record of its code's check: read back, the
+    /// library starts unchecked, and the one the process uses was
+    /// checked after it was read.
+    #[cfg(writ_library_image)]
+    #[test]
+    fn the_library_read_from_its_image_is_checked_again() {
+        let read = writ_lang::image::read::<Lowerer>(IMAGE);
+        assert!(
+            read.as_ref()
+                .is_some_and(|l| !l.module.functions.is_empty())
+        );
+        assert!(read.is_some_and(|l| l.module.verified == 0));
+        assert!(library().is_ok_and(|l| l.module.is_verified()));
     }
 
     // A build always embeds an image (the build script sets the cfg when

@@ -216,7 +216,7 @@ fn lower_onto(
     l.inputs(inputs);
     l.resolution = Cow::Owned(resolution.clone());
     l.program(program);
-    finish(&mut l.module.functions, first);
+    finish(&mut l.module, first)?;
     Ok(l.module)
 }
 
@@ -239,7 +239,11 @@ pub(crate) fn lower_as_written(
 /// (returns of a local, and list patterns on locals, which fuse only a
 /// read that is not the last), and last dropping the ops no path reaches
 /// and the jumps that skipped only those.
-pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
+///
+/// Then the module's new code is checked ([`Module::verify`]): the error
+/// names a function whose code could run past its end (a bug here).
+pub(super) fn finish(module: &mut Module, first: usize) -> Result<(), String> {
+    let functions = &mut module.functions;
     for f in functions.iter_mut().skip(first) {
         peephole::fuse(f);
     }
@@ -255,6 +259,7 @@ pub(super) fn finish(functions: &mut [crate::code::Function], first: usize) {
         tidy::tidy(f);
     }
     slots::compact(functions, first);
+    module.verify()
 }
 
 impl Lowerer {
@@ -337,7 +342,9 @@ impl Lowerer {
         }
         self.top.clear();
         self.resolution = Cow::Owned(Resolution::default());
-        finish(&mut self.module.functions, first);
+        // Code that fails its check (a bug in lowering) leaves the module
+        // unchecked, and the machine refuses to run it.
+        let _ = finish(&mut self.module, first);
         self.module.main
     }
 

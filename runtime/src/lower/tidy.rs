@@ -16,7 +16,7 @@ use crate::code::{Function, Op};
 /// that follows once those are gone, after threading jumps and putting
 /// blocks in their place ([`place_blocks`]). Run last: every jump target
 /// is remapped, and only ops that never go on to the next one end a path
-/// ([`ends_path`]), so an op is dropped only when no jump and no
+/// ([`Op::ends`]), so an op is dropped only when no jump and no
 /// fall-through leads to it.
 pub(super) fn tidy(f: &mut Function) {
     let n = f.ops.len();
@@ -68,7 +68,7 @@ pub(super) fn tidy(f: &mut Function) {
         if let Some(t) = op.target() {
             work.push(t as usize);
         }
-        if !ends_path(op) {
+        if !op.ends() {
             work.push(i + 1);
         }
     }
@@ -102,23 +102,6 @@ pub(super) fn tidy(f: &mut Function) {
     install(f, ops, spans, &map);
 }
 
-/// Whether the op never goes on to the next one: a jump, a return of the
-/// frame, a call that takes the frame over (a known function or the
-/// running one; a call of a value may be a native's, which goes on), a
-/// match that matched nothing.
-fn ends_path(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Jump(_)
-            | Op::Return
-            | Op::ReturnLocal(_)
-            | Op::ReturnArith(_)
-            | Op::TailCallFunc(..)
-            | Op::TailCallSelf(_)
-            | Op::NoMatch
-    )
-}
-
 /// Put a block that only a jump leads into (no op falls into it) where
 /// the jump is, in its place: `Jump(t)` at `i`, and the ops from `t`
 /// through the first that ends its path, when the op before `t` ends its
@@ -145,10 +128,10 @@ fn place_blocks(f: &mut Function) {
         {
             continue;
         }
-        if !f.ops.get(t - 1).is_some_and(ends_path) {
+        if !f.ops.get(t - 1).is_some_and(Op::ends) {
             continue;
         }
-        let Some(end) = (t..n).find(|&k| f.ops.get(k).is_some_and(ends_path)) else {
+        let Some(end) = (t..n).find(|&k| f.ops.get(k).is_some_and(Op::ends)) else {
             continue;
         };
         let clear = (t..=end).all(|k| {

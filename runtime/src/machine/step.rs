@@ -62,6 +62,18 @@ impl<'a> Machine<'a> {
     /// performs an operation of a host capability ([`Exit::Paused`], with
     /// the operation in [`Machine::pending`]).
     pub(super) fn execute(&mut self) -> Result<Exit, RunError> {
+        // The loop fetches ops without a bounds test: only code whose
+        // program counter cannot leave it runs (see `run_loop`).
+        if !self.module.is_verified() {
+            return Err(RunError::internal("a module whose code was not checked"));
+        }
+        self.run_loop()
+    }
+
+    /// The loop of [`Machine::execute`], on a module whose code was
+    /// checked ([`Module::is_verified`]).
+    #[inline(never)]
+    fn run_loop(&mut self) -> Result<Exit, RunError> {
         let functions: &'a [Function] = &self.module.functions;
         let (mut code, mut pc, mut base) = self.load()?;
         macro_rules! sync {
@@ -186,10 +198,16 @@ impl<'a> Machine<'a> {
             };
         }
         loop {
-            let Some(op) = code.get(pc) else {
-                sync!();
-                return Err(RunError::internal("ran past the end of a function"));
-            };
+            // SAFETY: `pc` is within `code`. Every function of the module
+            // was checked (`Function::verify`, tested above): it has code,
+            // its last op never goes on to the next, and its jumps land
+            // inside it. `pc` is only ever 0 in a new frame, a checked
+            // jump's target, one past an op that goes on (hence not the
+            // last), or a frame's saved `pc`, which is one of those (a
+            // frame is saved at the op being run: one that goes on, when
+            // the frame is run again; the snapshot decoder refuses a
+            // saved `pc` past the last op).
+            let op = unsafe { code.get_unchecked(pc) };
             pc += 1;
             #[cfg(feature = "op-stats")]
             super::op_stats::count(op);

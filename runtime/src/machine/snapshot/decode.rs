@@ -497,7 +497,12 @@ impl<'a> Dec<'a, '_> {
                 .r
                 .index(self.module.functions.len(), "a frame's function")?;
             let ops = self.module.functions.get(func).map_or(0, |f| f.ops.len());
-            let pc = self.r.at_most(ops as u64, "a frame's place in its code")? as u32;
+            // On one of its ops: the run loop fetches the op at `pc`
+            // without a bounds test.
+            let last = (ops as u64)
+                .checked_sub(1)
+                .ok_or_else(|| refused("a function with code", at, "one without"))?;
+            let pc = self.r.at_most(last, "a frame's place in its code")? as u32;
             let base_at = self.r.at;
             let base = self.r.u32("a frame's base")?;
             let lowest = frames.last().map_or(bases.1, |f| f.base);
