@@ -362,7 +362,13 @@ impl<'a> Machine<'a> {
         }
         let resume = if clause.abortive {
             self.frames.truncate(frame);
-            self.stack.drain(stack_base..start);
+            // The arguments are taken off, what lies between the handler's
+            // base and them is let go (plain values, most of a deep
+            // stack's, cut off without the drop glue), and the arguments
+            // go back on.
+            let args = self.take_small(argc)?;
+            super::step::discard_deep(&mut self.stack, stack_base);
+            self.stack.extend(args);
             self.handlers.truncate(i);
             Value(Repr::Unit)
         } else {
@@ -753,6 +759,37 @@ mod tests {
         assert!(crate::value::live_bytes() - before >= 100_000 * crate::value::SLOT);
         drop(k);
         assert_eq!(crate::value::live_bytes(), before);
+    }
+
+    #[test]
+    fn a_deep_cut_drops_what_owns_something_and_leaves_what_is_below() {
+        use crate::value::Value;
+        let before = crate::value::live_bytes();
+        let kept = Value::str("kept");
+        let shared = Value::str("shared");
+        let mut stack = vec![kept.clone(), Value::int(1)];
+        for i in 0..1000 {
+            stack.push(Value::int(i));
+            stack.push(Value::str(format!("s{i}")));
+            stack.push(shared.clone());
+            stack.push(Value::unit());
+        }
+        super::super::step::discard_deep(&mut stack, 2);
+        assert_eq!(stack.len(), 2);
+        assert_eq!(stack.first().and_then(Value::as_str), Some("kept"));
+        assert_eq!(stack.get(1).and_then(Value::as_int), Some(1));
+        // The strings made above are freed; the shared one only lost the
+        // copies the stack held.
+        drop(stack);
+        drop(kept);
+        assert_eq!(shared.as_str(), Some("shared"));
+        drop(shared);
+        assert_eq!(crate::value::live_bytes(), before);
+        // A cut at or past the top does nothing.
+        let mut stack = vec![Value::str("a")];
+        super::super::step::discard_deep(&mut stack, 1);
+        super::super::step::discard_deep(&mut stack, 5);
+        assert_eq!(stack.len(), 1);
     }
 
     #[test]

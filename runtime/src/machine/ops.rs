@@ -451,7 +451,7 @@ impl<'a> Machine<'a> {
     /// One or two values are popped straight into the inline room (a
     /// pair, `Some(x)`: the common cases), more drained.
     #[inline]
-    fn take_small(&mut self, n: usize) -> Result<Small, RunError> {
+    pub(super) fn take_small(&mut self, n: usize) -> Result<Small, RunError> {
         let start = self.stack.len().checked_sub(n).ok_or_else(bad_index)?;
         match n {
             1 => {

@@ -19,16 +19,22 @@
 //! - **The frame's program counter is written back** (`sync!`) before
 //!   anything that may fail, call, or look at the frames, so errors are
 //!   placed at the instruction that caused them.
-//! - **No index is trusted**: every local, literal, global and jump target
-//!   is checked, and a bad one stops the run with `E4004`.
+//! - **No index is trusted but the program counter**: every local,
+//!   literal, global, function and handler index is checked, and a bad one
+//!   stops the run with `E4004`. The op at the program counter is fetched
+//!   without a test: the loop runs only a module whose code was checked
+//!   when it was made ([`crate::code::Function::verify`]: every function
+//!   ends with an op that never goes on, and its jumps land inside it), so
+//!   the counter cannot leave its function's code.
 //! - **Plain values are let go without the drop glue.** A value that owns
 //!   nothing (`()`, `Bool`, `Int`, `Float`, a constructor without fields,
 //!   a function or native) is forgotten rather than dropped on the hot
 //!   paths (`Int` arithmetic, `Pop`, `SetLocal`, a returning frame's
 //!   slots, a tail call's old locals, a simple clause's arguments), which keeps the
 //!   out-of-line drop of [`Value`] off them; anything else is dropped as
-//!   usual. The loop's two `unsafe` blocks: a frame written into capacity
-//!   made just before it, and the stack cut down over plain values.
+//!   usual. The loop's three `unsafe` blocks: the fetch of the op at the
+//!   program counter, a frame written into capacity made just before it,
+//!   and the stack cut down over plain values.
 
 use std::rc::Rc;
 
@@ -1041,6 +1047,23 @@ fn discard_above(stack: &mut Vec<Value>, len: usize) {
     if keep > len {
         stack.truncate(len);
     }
+}
+
+/// Drop the operand stack down to `len` when what goes may be deep (an
+/// abortive clause's cut of the frames it drops): every value that owns
+/// something is dropped, one by one, and the plain ones, however many,
+/// cost a test each, not the drop glue.
+pub(super) fn discard_deep(stack: &mut Vec<Value>, len: usize) {
+    let Some(tail) = stack.get_mut(len..) else {
+        return;
+    };
+    for v in tail.iter_mut().filter(|v| v.is_heap()) {
+        drop(std::mem::replace(v, Value(Repr::Unit)));
+    }
+    // SAFETY: `len` is at most the length (`tail` is `stack[len..]`), and
+    // every value from `len` up now owns nothing, so leaving them
+    // undropped leaks nothing.
+    unsafe { stack.set_len(len) }
 }
 
 /// The value of a simple clause's operand; `None` when the clause must
