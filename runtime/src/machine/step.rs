@@ -1099,9 +1099,10 @@ fn arith_operand(op: Arith, x: Atom, y: Atom, args: &[Value], param: &Value) -> 
     int_fast(op, int(x)?, int(y)?)
 }
 
-/// The step loop's fast path for `Int op Int`: comparisons, `+`, `-` and
-/// `*` that fit. `None` sends everything else (overflow included, so that it
-/// is reported) to [`Machine::arith`].
+/// The step loop's fast path for `Int op Int`: comparisons, `+`, `-`,
+/// `*`, `/` and `%` that fit. `None` sends everything else (overflow and
+/// a zero divisor included, so that they are reported) to
+/// [`Machine::arith`].
 #[inline(always)]
 pub(super) fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
     match op {
@@ -1111,6 +1112,10 @@ pub(super) fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
         Arith::Add => x.checked_add(y).map(Value::int),
         Arith::Sub => x.checked_sub(y).map(Value::int),
         Arith::Mul => x.checked_mul(y).map(Value::int),
+        // A zero divisor (and `MIN / -1`) goes to `Machine::arith`, which
+        // reports it; the remainder otherwise always fits.
+        Arith::Div => x.checked_div(y).map(Value::int),
+        Arith::Rem if y != 0 => Some(Value::int(x.wrapping_rem(y))),
         _ => None,
     }
 }
