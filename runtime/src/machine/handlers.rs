@@ -20,10 +20,10 @@
 //!   held, so every resume is independent (multi-shot).
 //! - **Moving in bulk.** Capture and a moved resume move each of the three
 //!   parts as one block. A resumption resumed at the depth it was captured
-//!   at (a generator's consumer in a loop) needs no rebasing. The emptied
-//!   vectors of a moved resumption are kept ([`Spare`], a few and small)
-//!   and the next capture moves the part captured into one, so a capture
-//!   allocates only the resumption itself.
+//!   at (a generator's consumer in a loop) needs no rebasing. A moved
+//!   resumption, emptied, is kept whole ([`Spare`], a few and small, not
+//!   charged while kept) and the next capture moves the part captured
+//!   into it, so a capture allocates nothing.
 //! - **Abortive clause** (never mentions `resume`): the same, but the
 //!   continuation is dropped instead of captured.
 //! - **Tail-resumptive clause**: no capture. A `Skip` entry hides the
@@ -65,23 +65,28 @@ impl Resumption {
         handlers: Vec<Entry>,
         bases: (u32, u32, u32),
     ) -> Resumption {
-        // Charged for the room its vectors hold, not only what is in
-        // them: a capture may hand it the machine's own vector (`split`),
-        // with room left from the deepest the stack has been.
-        let charged = value::HEADER
-            + frames.capacity() * std::mem::size_of::<Frame>()
-            + stack.capacity() * value::SLOT
-            + handlers.capacity() * std::mem::size_of::<Entry>();
-        value::charge(charged);
-        Resumption {
+        let mut k = Resumption {
             frames,
             stack,
             handlers,
             frame_base: bases.0,
             stack_base: bases.1,
             handler_base: bases.2,
-            charged,
-        }
+            charged: 0,
+        };
+        k.charge();
+        k
+    }
+
+    /// Charge what it holds: the room its vectors have, not only what is
+    /// in them (a kept resumption's vectors may have room left from an
+    /// earlier, deeper capture). It must not be charged already.
+    fn charge(&mut self) {
+        self.charged = value::HEADER
+            + self.frames.capacity() * std::mem::size_of::<Frame>()
+            + self.stack.capacity() * value::SLOT
+            + self.handlers.capacity() * std::mem::size_of::<Entry>();
+        value::charge(self.charged);
     }
 }
 
@@ -128,62 +133,78 @@ impl Drop for Resumption {
     }
 }
 
-/// Emptied vectors of resumptions that were moved back onto the stacks,
-/// kept by the machine for its next captures: a generator's capture and
-/// resume, repeated, then allocate no vectors. At most [`SPARE_SETS`] of
-/// each kind are kept, none with room for more than [`SPARE_ROOM`]
-/// elements, so what is kept is small and bounded (like the spare room of
-/// the machine's own stacks, it is not counted as the program's memory).
+/// Resumptions that were moved back onto the stacks, emptied and kept
+/// by the machine for its next captures: a generator's capture and
+/// resume, repeated, then allocate nothing (neither the resumption nor
+/// its vectors). At most [`SPARE_SETS`] are kept, none whose vectors
+/// have room for more than [`SPARE_ROOM`] elements, so what is kept is
+/// small and bounded; a kept resumption is charged nothing (like the
+/// spare room of the machine's own stacks, it is not the program's
+/// memory) and is charged again when a capture fills it.
 #[derive(Debug, Default)]
 pub(super) struct Spare {
-    frames: Vec<Vec<Frame>>,
-    stack: Vec<Vec<Value>>,
-    handlers: Vec<Vec<Entry>>,
+    kept: Vec<Rc<Resumption>>,
 }
 
-/// How many emptied vectors of each kind [`Spare`] keeps.
+/// How many emptied resumptions [`Spare`] keeps.
 const SPARE_SETS: usize = 4;
-/// The most elements an emptied vector kept by [`Spare`] has room for.
+/// The most elements a vector of a resumption kept by [`Spare`] has room
+/// for.
 const SPARE_ROOM: usize = 4096;
 
 impl Spare {
-    /// Keep the (emptied) vectors of a resumption moved back.
-    fn keep(&mut self, k: &mut Resumption) {
-        fn one<T>(pool: &mut Vec<Vec<T>>, v: &mut Vec<T>) {
-            if v.is_empty() && v.capacity() <= SPARE_ROOM && pool.len() < SPARE_SETS {
-                pool.push(std::mem::take(v));
-            }
+    /// Keep a resumption moved back (its vectors emptied, nothing else
+    /// holding it), no longer charged; one too large, or past the count,
+    /// is let go.
+    fn keep(&mut self, mut k: Rc<Resumption>) {
+        let Some(r) = Rc::get_mut(&mut k) else {
+            return;
+        };
+        value::credit(r.charged);
+        r.charged = 0;
+        let small = |n: usize| n <= SPARE_ROOM;
+        if r.frames.is_empty()
+            && r.stack.is_empty()
+            && r.handlers.is_empty()
+            && small(r.frames.capacity())
+            && small(r.stack.capacity())
+            && small(r.handlers.capacity())
+            && self.kept.len() < SPARE_SETS
+        {
+            self.kept.push(k);
         }
-        one(&mut self.frames, &mut k.frames);
-        one(&mut self.stack, &mut k.stack);
-        one(&mut self.handlers, &mut k.handlers);
+    }
+
+    /// A kept resumption to fill, or a new one; nothing else holds it.
+    fn take(&mut self) -> Rc<Resumption> {
+        self.kept.pop().unwrap_or_default()
     }
 }
 
-/// Move `v[at..]` out of `v` into a vector of its own: a spare vector
-/// when one is at hand (nothing allocated), else a new one (as
-/// `split_off` makes). Either way the part moved is copied once, in
-/// bulk, and the vector returned may have more room than it holds, which
-/// [`Resumption::new`] charges.
-fn split<T>(v: &mut Vec<T>, at: usize, spare: &mut Vec<Vec<T>>) -> Vec<T> {
-    let Some(mut kept) = spare.pop() else {
-        return v.split_off(at.min(v.len()));
-    };
-    let at = at.min(v.len());
-    let n = v.len() - at;
-    kept.reserve(n);
-    // SAFETY: `v[at..]` is `n` initialised elements, and `kept` has room
-    // for `n` more after its length (reserved above); the two vectors do
-    // not overlap. The elements are moved, not copied: `v` is cut to `at`
-    // before either vector is used again, so each element has one owner.
-    unsafe {
-        let src = v.as_ptr().add(at);
-        let dst = kept.as_mut_ptr().add(kept.len());
-        std::ptr::copy_nonoverlapping(src, dst, n);
-        v.set_len(at);
-        kept.set_len(kept.len() + n);
+/// Move `from[at..]` onto the end of `to`, in bulk: the elements are
+/// copied once, and `to` keeps (or grows) its room.
+fn move_tail<T>(from: &mut Vec<T>, at: usize, to: &mut Vec<T>) {
+    let at = at.min(from.len());
+    let n = from.len() - at;
+    // A vector with room grows as vectors do; an empty one gets exactly
+    // what it holds (what is charged is the room).
+    if to.capacity() == 0 {
+        to.reserve_exact(n);
+    } else {
+        to.reserve(n);
     }
-    kept
+    // SAFETY: `from[at..]` is `n` initialised elements, and `to` has room
+    // for `n` more after its length (reserved above); the two vectors do
+    // not overlap. The elements are moved, not copied: `from` is cut to
+    // `at` before either vector is used again, so each element has one
+    // owner.
+    unsafe {
+        let src = from.as_ptr().add(at);
+        let dst = to.as_mut_ptr().add(to.len());
+        std::ptr::copy_nonoverlapping(src, dst, n);
+        from.set_len(at);
+        to.set_len(to.len() + n);
+    }
 }
 
 /// Where a resumption's frames, operand stack and handler entries were
@@ -376,18 +397,22 @@ impl<'a> Machine<'a> {
             let moved =
                 (self.frames.len() - frame) + (start - stack_base) + (self.handlers.len() - i);
             self.tick(moved as u64)?;
-            let frames = split(&mut self.frames, frame, &mut self.spare.frames);
-            let mut stack = split(&mut self.stack, stack_base, &mut self.spare.stack);
-            // The arguments go back on top.
-            let args = stack.len().checked_sub(argc).ok_or_else(bad_index)?;
-            self.stack.extend(stack.drain(args..));
-            let handlers = split(&mut self.handlers, i, &mut self.spare.handlers);
-            Value(Repr::Resume(Rc::new(Resumption::new(
-                frames,
-                stack,
-                handlers,
-                (frame as u32, stack_base as u32, i as u32),
-            ))))
+            // Into a kept resumption when there is one (its vectors'
+            // room too), else a new one.
+            let mut kept = self.spare.take();
+            let Some(k) = Rc::get_mut(&mut kept) else {
+                return Err(bad_index());
+            };
+            move_tail(&mut self.frames, frame, &mut k.frames);
+            // The part of the operand stack below the arguments.
+            move_tail(&mut self.stack, stack_base, &mut k.stack);
+            let args = k.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
+            move_tail(&mut k.stack, args, &mut self.stack);
+            move_tail(&mut self.handlers, i, &mut k.handlers);
+            (k.frame_base, k.stack_base, k.handler_base) =
+                (frame as u32, stack_base as u32, i as u32);
+            k.charge();
+            Value(Repr::Resume(kept))
         };
         if has_param {
             self.push(param);
@@ -583,16 +608,18 @@ impl<'a> Machine<'a> {
         // Copying (or moving) it back costs a unit per slot.
         self.tick((k.frames.len() + k.stack.len() + k.handlers.len()) as u64)?;
         let nh = self.handlers.len();
-        match Rc::try_unwrap(k) {
-            Ok(mut k) => {
-                let moved = self.move_back(&mut k);
+        let mut k = k;
+        match Rc::get_mut(&mut k) {
+            Some(moving) => {
+                let moved = self.move_back(moving);
                 // The resumption is still charged while memory is checked
                 // (as a copy of a shared one is).
                 let done = moved.and_then(|()| self.resumed(v, param, nh));
-                self.spare.keep(&mut k);
+                self.spare.keep(k);
                 done
             }
-            Err(shared) => {
+            None => {
+                let shared = k;
                 // Counted as a copy of the resumption would be, until the
                 // memory check.
                 value::charge(shared.charged);
@@ -694,53 +721,88 @@ pub(crate) const FAIL_SHOWN: usize = 1024;
 
 #[cfg(test)]
 mod tests {
-    use super::{SPARE_ROOM, SPARE_SETS, Spare, split};
+    use std::rc::Rc;
+
+    use super::{Resumption, SPARE_ROOM, SPARE_SETS, Spare, move_tail};
 
     #[test]
-    fn split_moves_the_tail_out_either_way() {
-        // Without a spare vector: `split_off`.
-        let mut v: Vec<u32> = (0..10).collect();
-        let mut spare: Vec<Vec<u32>> = Vec::new();
-        assert_eq!(split(&mut v, 3, &mut spare), vec![3, 4, 5, 6, 7, 8, 9]);
-        assert_eq!(v, vec![0, 1, 2]);
-        // With one: the part moved goes into the spare vector, `v` keeps
-        // its own, whichever part is the larger.
-        for at in [3u32, 8] {
+    fn move_tail_moves_the_tail_onto_another_vector() {
+        for at in [0u32, 3, 8, 10, 12] {
             let mut v: Vec<u32> = (0..10).collect();
-            let mut spare = vec![Vec::with_capacity(16)];
-            let moved = split(&mut v, at as usize, &mut spare);
-            assert_eq!(moved, (at..10).collect::<Vec<_>>());
-            assert_eq!(moved.capacity(), 16);
-            assert_eq!(v, (0..at).collect::<Vec<_>>());
-            assert!(spare.is_empty());
+            let mut to = vec![100, 101];
+            move_tail(&mut v, at as usize, &mut to);
+            let cut = at.min(10);
+            assert_eq!(v, (0..cut).collect::<Vec<_>>());
+            let mut want = vec![100, 101];
+            want.extend(cut..10);
+            assert_eq!(to, want);
         }
-        // A spare vector too small grows.
-        let mut v: Vec<u32> = (0..10).collect();
-        let mut spare = vec![Vec::with_capacity(2)];
-        assert_eq!(split(&mut v, 1, &mut spare), (1..10).collect::<Vec<_>>());
-        assert_eq!(v, vec![0]);
-        // Everything, and nothing.
+        // Into room already there: nothing allocated.
         let mut v: Vec<u32> = (0..4).collect();
-        let mut spare = vec![Vec::new()];
-        assert_eq!(split(&mut v, 0, &mut spare), vec![0, 1, 2, 3]);
-        assert!(v.is_empty());
-        let mut v: Vec<u32> = (0..4).collect();
-        assert!(split(&mut v, 4, &mut Vec::new()).is_empty());
-        assert_eq!(v.len(), 4);
+        let mut to = Vec::with_capacity(16);
+        let room = to.as_ptr();
+        move_tail(&mut v, 1, &mut to);
+        assert_eq!((to.as_ptr(), to.capacity()), (room, 16));
+        assert_eq!(to, vec![1, 2, 3]);
     }
 
     #[test]
-    fn split_moves_owned_values_once() {
+    fn move_tail_moves_owned_values_once() {
         // Every value moved keeps one owner: none is dropped or counted
-        // twice, on either side of the split.
-        let values: Vec<std::rc::Rc<u32>> = (0..6).map(std::rc::Rc::new).collect();
+        // twice, on either side.
+        let values: Vec<Rc<u32>> = (0..6).map(Rc::new).collect();
         let mut v = values.clone();
-        let mut spare = vec![Vec::new()];
-        let moved = split(&mut v, 2, &mut spare);
-        assert!(values.iter().all(|x| std::rc::Rc::strong_count(x) == 2));
+        let mut to = Vec::new();
+        move_tail(&mut v, 2, &mut to);
+        assert!(values.iter().all(|x| Rc::strong_count(x) == 2));
         drop(v);
-        drop(moved);
-        assert!(values.iter().all(|x| std::rc::Rc::strong_count(x) == 1));
+        drop(to);
+        assert!(values.iter().all(|x| Rc::strong_count(x) == 1));
+    }
+
+    #[test]
+    fn kept_resumptions_are_few_small_and_not_charged() {
+        let before = crate::value::live_bytes();
+        let mut spare = Spare::default();
+        for _ in 0..2 * SPARE_SETS {
+            let k = Resumption::new(
+                Vec::with_capacity(8),
+                Vec::with_capacity(SPARE_ROOM),
+                Vec::with_capacity(1),
+                (0, 0, 0),
+            );
+            assert!(crate::value::live_bytes() > before);
+            spare.keep(Rc::new(k));
+            assert_eq!(crate::value::live_bytes(), before);
+        }
+        assert_eq!(spare.kept.len(), SPARE_SETS);
+        // Too large to keep, or still holding something: let go, its
+        // charge given back.
+        let mut big = Spare::default();
+        big.keep(Rc::new(Resumption::new(
+            Vec::new(),
+            Vec::with_capacity(SPARE_ROOM + 1),
+            Vec::new(),
+            (0, 0, 0),
+        )));
+        big.keep(Rc::new(Resumption::new(
+            Vec::new(),
+            vec![crate::value::Value::str("held")],
+            Vec::new(),
+            (0, 0, 0),
+        )));
+        assert!(big.kept.is_empty());
+        assert_eq!(crate::value::live_bytes(), before);
+        // One held elsewhere too is not kept.
+        let shared = Rc::new(Resumption::default());
+        big.keep(shared.clone());
+        assert!(big.kept.is_empty());
+        // Taken back, a kept one has its room and nothing else holds it.
+        let mut k = spare.take();
+        let r = Rc::get_mut(&mut k).map(|r| r.stack.capacity());
+        assert_eq!(r, Some(SPARE_ROOM));
+        assert_eq!(spare.kept.len(), SPARE_SETS - 1);
+        assert!(Rc::get_mut(&mut Spare::default().take()).is_some());
     }
 
     #[test]
@@ -790,21 +852,5 @@ mod tests {
         super::super::step::discard_deep(&mut stack, 1);
         super::super::step::discard_deep(&mut stack, 5);
         assert_eq!(stack.len(), 1);
-    }
-
-    #[test]
-    fn spare_vectors_are_few_and_small() {
-        let mut spare = Spare::default();
-        for _ in 0..2 * SPARE_SETS {
-            let mut k = super::Resumption::default();
-            k.frames = Vec::with_capacity(8);
-            k.stack = Vec::with_capacity(SPARE_ROOM + 1);
-            k.handlers = Vec::with_capacity(1);
-            spare.keep(&mut k);
-        }
-        assert_eq!(spare.frames.len(), SPARE_SETS);
-        assert_eq!(spare.handlers.len(), SPARE_SETS);
-        // Too large to keep.
-        assert!(spare.stack.is_empty());
     }
 }
