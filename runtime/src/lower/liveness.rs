@@ -71,23 +71,12 @@ impl Slots {
     }
 }
 
-/// Where control can go after op `i`: the next op, a jump target, both,
-/// or nowhere (the frame ends).
+/// Where control can go after op `i`: the next op unless it never goes
+/// on ([`Op::ends`], the list the code's check and `tidy` use too), and
+/// its jump target if it has one.
 fn successors(op: &Op, i: usize) -> (Option<usize>, Option<usize>) {
-    let next = Some(i + 1);
-    match op {
-        Op::Jump(t) => (None, Some(*t as usize)),
-        Op::Return
-        | Op::ReturnLocal(_)
-        | Op::ReturnArith(_)
-        | Op::TailCall(_)
-        | Op::TailCallFunc(..)
-        | Op::TailCallSelf(_)
-        | Op::NoMatch
-        | Op::ResumeTail
-        | Op::ResumeTailWith => (None, None),
-        _ => (next, op.target().map(|t| t as usize)),
-    }
+    let next = (!op.ends()).then_some(i + 1);
+    (next, op.target().map(|t| t as usize))
 }
 
 /// The slots op reads, given each function's captures: every slot it
@@ -318,6 +307,30 @@ mod tests {
             Op::Return,
         ];
         assert_eq!(after(ops, vec![]), want);
+    }
+
+    #[test]
+    fn a_tail_call_of_a_value_goes_on_and_a_known_one_does_not() {
+        // A `TailCall` may call a native or a resumption, which go on in
+        // the frame: a read after it keeps the earlier one a copy. A
+        // `TailCallFunc` takes the frame over: nothing after it is read.
+        let ops = vec![
+            Op::Local(1),
+            Op::Local(0),
+            Op::TailCall(1),
+            Op::Local(0),
+            Op::Return,
+        ];
+        let got = after(ops, vec![]);
+        assert_eq!(got.get(1), Some(&Op::Local(0)));
+        assert_eq!(got.get(3), Some(&Op::MoveLocal(0)));
+        let ops = vec![
+            Op::Local(0),
+            Op::TailCallFunc(7, 1),
+            Op::Local(0),
+            Op::Return,
+        ];
+        assert_eq!(after(ops, vec![]).first(), Some(&Op::MoveLocal(0)));
     }
 
     #[test]
