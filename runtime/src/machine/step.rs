@@ -1027,33 +1027,12 @@ fn forget_plain(v: Value) {
 }
 
 /// Drop the operand stack down to `len`: a returning frame's locals and
-/// temporaries, most of them plain values in the calls that matter (cut
-/// off without the drop glue then; otherwise dropped as usual).
+/// temporaries, or (an abortive clause's cut) every frame between an
+/// operation and its handler. Each value that owns something is dropped,
+/// one by one; the plain ones, most of them in the calls that matter and
+/// however many there are, cost a test each, not the drop glue.
 #[inline(always)]
-fn discard_above(stack: &mut Vec<Value>, len: usize) {
-    // The plain values on top are cut off; from the topmost value that
-    // owns something down, the rest is dropped as usual.
-    let Some(tail) = stack.get(len..) else {
-        return;
-    };
-    let keep = match tail.iter().rposition(Value::is_heap) {
-        Some(k) => len + k + 1,
-        None => len,
-    };
-    // SAFETY: `keep` is at most the length (`tail` is `stack[len..]` and
-    // `k` an index into it), and the values from `keep` up own nothing,
-    // so leaving them undropped leaks nothing.
-    unsafe { stack.set_len(keep) }
-    if keep > len {
-        stack.truncate(len);
-    }
-}
-
-/// Drop the operand stack down to `len` when what goes may be deep (an
-/// abortive clause's cut of the frames it drops): every value that owns
-/// something is dropped, one by one, and the plain ones, however many,
-/// cost a test each, not the drop glue.
-pub(super) fn discard_deep(stack: &mut Vec<Value>, len: usize) {
+pub(super) fn discard_above(stack: &mut Vec<Value>, len: usize) {
     let Some(tail) = stack.get_mut(len..) else {
         return;
     };
