@@ -588,7 +588,7 @@ impl<'a> Machine<'a> {
     /// kept for the next capture, [`Spare`]); a shared one is copied
     /// straight from where it is held, so it can be resumed again
     /// (multi-shot).
-    pub(super) fn resume(&mut self, k: Rc<Resumption>, argc: usize) -> Result<(), RunError> {
+    pub(super) fn resume(&mut self, mut k: Rc<Resumption>, argc: usize) -> Result<(), RunError> {
         let param = if argc == 2 {
             Some(self.stack.pop().ok_or_else(bad_index)?)
         } else {
@@ -608,7 +608,6 @@ impl<'a> Machine<'a> {
         // Copying (or moving) it back costs a unit per slot.
         self.tick((k.frames.len() + k.stack.len() + k.handlers.len()) as u64)?;
         let nh = self.handlers.len();
-        let mut k = k;
         match Rc::get_mut(&mut k) {
             Some(moving) => {
                 let moved = self.move_back(moving);
