@@ -49,6 +49,7 @@ mod accounting;
 mod calls;
 mod drive;
 mod entry;
+mod guards;
 mod handlers;
 #[cfg(feature = "op-stats")]
 pub mod op_stats;

@@ -8,7 +8,9 @@
 //! comparison holds, too), list patterns and constructor tests on
 //! locals, the library's walks
 //! over a list (`Each`, `AppendLocal`, `CallLocal`), simple and
-//! tail-resumptive handler clauses); everything
+//! tail-resumptive handler clauses); a call `f(n - 1)` of a known
+//! function tests the callee's leading guards first
+//! ([`super::guards`]); everything
 //! else goes to [`super::calls`], [`super::handlers`] and [`super::ops`],
 //! after which the loop reloads the running frame.
 //!
@@ -45,6 +47,7 @@ use crate::error::RunError;
 use crate::value::{ClosureObj, Repr, Value};
 
 use super::calls::CallFrame;
+use super::guards::{Guarded, guards};
 use super::ops::{list_item, list_len};
 use super::{Entry, Exit, Frame, Kind, Machine, bad_index};
 
@@ -209,7 +212,9 @@ impl<'a> Machine<'a> {
             // its last op never goes on to the next, and its jumps land
             // inside it. `pc` is only ever 0 in a new frame, a checked
             // jump's target, one past an op that goes on (hence not the
-            // last), or a frame's saved `pc`, which is one of those (a
+            // last; a new frame started past the callee's leading guards,
+            // `guards.rs`, is one of these), or a frame's saved `pc`,
+            // which is one of those (a
             // frame is saved at the op being run: one that goes on, when
             // the frame is run again; the snapshot decoder refuses a
             // saved `pc` past the last op).
@@ -613,16 +618,28 @@ impl<'a> Machine<'a> {
                 Op::CallFuncLocalInt(f, slot, k, a) => {
                     sync!();
                     let v = local_int!(slot, k, a);
-                    self.push(v);
-                    // Then as `CallFunc(f, 1)`.
+                    // Then as `CallFunc(f, 1)`, the callee's leading guards
+                    // tested on the argument first (`guards.rs`).
                     match functions.get(f as usize) {
                         Some(func) if func.arity == 1 && self.frames.len() < self.limits.depth => {
-                            base = self.stack.len() - 1;
-                            self.push_frame(f, func, base, Kind::Normal, None);
-                            code = &func.ops;
-                            pc = 0;
+                            match guards(&func.ops, std::slice::from_ref(&v)) {
+                                Guarded::Enter(skip) => {
+                                    self.push(v);
+                                    base = self.stack.len() - 1;
+                                    self.push_frame(f, func, base, Kind::Normal, None);
+                                    code = &func.ops;
+                                    pc = skip;
+                                }
+                                Guarded::Int(r) => {
+                                    forget_plain(v);
+                                    self.push(Value(Repr::Int(i64::from(r))));
+                                }
+                                // The argument itself (the only one).
+                                Guarded::Arg(_) => self.push(v),
+                            }
                         }
                         _ => {
+                            self.push(v);
                             tri!(self.enter(f, None, 1, CallFrame::New));
                             reload!();
                         }
@@ -1101,7 +1118,7 @@ pub(super) fn int_fast(op: Arith, x: i64, y: i64) -> Option<Value> {
 
 /// An integer comparison.
 #[inline(always)]
-fn int_cmp(cmp: Arith, x: i64, y: i64) -> bool {
+pub(super) fn int_cmp(cmp: Arith, x: i64, y: i64) -> bool {
     match cmp {
         Arith::Lt => x < y,
         Arith::Le => x <= y,
