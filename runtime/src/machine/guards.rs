@@ -31,72 +31,63 @@
 //!   starts one past a guard, an op that goes on to the next
 //!   ([`crate::code::Op::ends`]), so never past its last op.
 
-use crate::code::Op;
-use crate::value::{Repr, Value};
-
 use super::step::int_cmp;
+use crate::code::Op;
 
 /// The most leading guards a call tests before pushing the frame.
 pub(super) const MOST_GUARDS: usize = 4;
 
-/// What a call's guards decided ([`guards`]).
+/// What a call's guards decided ([`guards`]): eight bytes, returned in
+/// a register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Guarded {
     /// No guard held: push the frame and start it at this op.
-    Enter(usize),
+    Enter(u32),
     /// A guard held: the call's result is this integer.
     Int(i32),
     /// A guard held: the call's result is this argument.
     Arg(u16),
 }
 
-/// Test the leading guards of a callee whose code is `ops` on its
-/// arguments `args` (its first locals). Whether there is one is tested
-/// inline; the testing is out of line: inline, it cost the run loop's
-/// other ops 1 to 2% (the loop's registers), out of line nothing.
+const _: () = assert!(std::mem::size_of::<Guarded>() == 8);
+
+/// Test the leading guards of a callee of one argument, whose code is
+/// `ops`, on that argument, the integer `x`. Whether there is a guard is
+/// tested inline; the testing is out of line: inline, it cost the run
+/// loop's other ops 1 to 2% (the loop's registers).
 #[inline(always)]
-pub(super) fn guards(ops: &[Op], args: &[Value]) -> Guarded {
+pub(super) fn guards(ops: &[Op], x: i64) -> Guarded {
     match ops.first() {
-        Some(Op::ReturnIntIf(..) | Op::ReturnLocalIf(..)) => test_guards(ops, args),
+        Some(Op::ReturnIntIf(..) | Op::ReturnLocalIf(..)) => test_guards(ops, x),
         _ => Guarded::Enter(0),
     }
 }
 
 /// [`guards`]' testing.
 #[inline(never)]
-fn test_guards(ops: &[Op], args: &[Value]) -> Guarded {
+fn test_guards(ops: &[Op], x: i64) -> Guarded {
     let mut pc = 0;
     while pc < MOST_GUARDS {
-        let (slot, cmp, k, answer) = match ops.get(pc) {
-            Some(&Op::ReturnIntIf(slot, cmp, k, v)) => (slot, cmp, k, Guarded::Int(v)),
-            Some(&Op::ReturnLocalIf(slot, cmp, k, r)) if (r as usize) < args.len() => {
-                (slot, cmp, k, Guarded::Arg(r))
-            }
+        // A test of the argument (local 0) answering a constant or the
+        // argument itself; anything else (another local, which is not
+        // an argument) is left to the callee.
+        let (cmp, k, answer) = match ops.get(pc) {
+            Some(&Op::ReturnIntIf(0, cmp, k, v)) => (cmp, k, Guarded::Int(v)),
+            Some(&Op::ReturnLocalIf(0, cmp, k, 0)) => (cmp, k, Guarded::Arg(0)),
             _ => break,
         };
-        match args.get(slot as usize) {
-            Some(Value(Repr::Int(x))) => {
-                if int_cmp(cmp, *x, i64::from(k)) {
-                    return answer;
-                }
-            }
-            // A local that is not an argument, or not an `Int`: the
-            // callee tests it (and reports what it must).
-            _ => break,
+        if int_cmp(cmp, x, i64::from(k)) {
+            return answer;
         }
         pc += 1;
     }
-    Guarded::Enter(pc)
+    Guarded::Enter(pc as u32)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::code::Arith;
-
-    fn int(n: i64) -> Value {
-        Value(Repr::Int(n))
-    }
 
     /// `fn fib(n) { if n == 0 { 0 } else if n == 1 { 1 } else { ... } }`
     fn fib_like() -> Vec<Op> {
@@ -110,46 +101,36 @@ mod tests {
 
     #[test]
     fn a_guard_that_holds_answers_the_call() {
-        assert_eq!(guards(&fib_like(), &[int(0)]), Guarded::Int(0));
-        assert_eq!(guards(&fib_like(), &[int(1)]), Guarded::Int(1));
+        assert_eq!(guards(&fib_like(), 0), Guarded::Int(0));
+        assert_eq!(guards(&fib_like(), 1), Guarded::Int(1));
     }
 
     #[test]
     fn none_holding_enters_past_the_guards() {
-        assert_eq!(guards(&fib_like(), &[int(7)]), Guarded::Enter(2));
-        assert_eq!(
-            guards(&[Op::Local(0), Op::Return], &[int(0)]),
-            Guarded::Enter(0)
-        );
+        assert_eq!(guards(&fib_like(), 7), Guarded::Enter(2));
+        assert_eq!(guards(&[Op::Local(0), Op::Return], 0), Guarded::Enter(0));
     }
 
     #[test]
-    fn a_guard_returning_an_argument() {
-        // `fn go(n, acc) { if n <= 0 { acc } else { ... } }`
-        let ops = [Op::ReturnLocalIf(0, Arith::Le, 0, 1), Op::Return];
-        assert_eq!(guards(&ops, &[int(-3), int(9)]), Guarded::Arg(1));
-        assert_eq!(guards(&ops, &[int(3), int(9)]), Guarded::Enter(1));
+    fn a_guard_returning_the_argument() {
+        // `fn f(n) { if n < 2 { n } else { ... } }`
+        let ops = [Op::ReturnLocalIf(0, Arith::Lt, 2, 0), Op::Return];
+        assert_eq!(guards(&ops, 1), Guarded::Arg(0));
+        assert_eq!(guards(&ops, 2), Guarded::Enter(1));
     }
 
     #[test]
-    fn locals_that_are_not_arguments_are_left_to_the_callee() {
-        // A test of local 1 (not an argument) stops the testing.
+    fn tests_of_other_locals_are_left_to_the_callee() {
+        // A test of local 1 (not the argument) stops the testing.
         let ops = [
             Op::ReturnIntIf(1, Arith::Eq, 0, 5),
             Op::ReturnIntIf(0, Arith::Eq, 0, 6),
             Op::Return,
         ];
-        assert_eq!(guards(&ops, &[int(0)]), Guarded::Enter(0));
-        // A return of local 1 (not an argument) is not answered here.
+        assert_eq!(guards(&ops, 0), Guarded::Enter(0));
+        // So does a return of local 1.
         let ops = [Op::ReturnLocalIf(0, Arith::Eq, 0, 1), Op::Return];
-        assert_eq!(guards(&ops, &[int(0)]), Guarded::Enter(0));
-    }
-
-    #[test]
-    fn an_argument_that_is_not_an_int_is_left_to_the_callee() {
-        let ops = fib_like();
-        assert_eq!(guards(&ops, &[Value(Repr::Unit)]), Guarded::Enter(0));
-        assert_eq!(guards(&ops, &[]), Guarded::Enter(0));
+        assert_eq!(guards(&ops, 0), Guarded::Enter(0));
     }
 
     #[test]
@@ -158,8 +139,8 @@ mod tests {
             .map(|k| Op::ReturnIntIf(0, Arith::Eq, k, k))
             .chain([Op::Return])
             .collect();
-        assert_eq!(guards(&ops, &[int(3)]), Guarded::Int(3));
-        assert_eq!(guards(&ops, &[int(8)]), Guarded::Enter(MOST_GUARDS));
+        assert_eq!(guards(&ops, 3), Guarded::Int(3));
+        assert_eq!(guards(&ops, 8), Guarded::Enter(MOST_GUARDS as u32));
     }
 
     #[test]
@@ -173,7 +154,8 @@ mod tests {
             (Arith::Ne, [true, false, true]),
         ];
         for (cmp, want) in cases {
-            let got = [int_cmp(cmp, 1, 2), int_cmp(cmp, 2, 2), int_cmp(cmp, 3, 2)];
+            let ops = [Op::ReturnIntIf(0, cmp, 2, 9), Op::Return];
+            let got = [1, 2, 3].map(|x| guards(&ops, x) == Guarded::Int(9));
             assert_eq!(got, want, "{cmp:?}");
         }
     }

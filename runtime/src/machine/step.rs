@@ -622,13 +622,19 @@ impl<'a> Machine<'a> {
                     // tested on the argument first (`guards.rs`).
                     match functions.get(f as usize) {
                         Some(func) if func.arity == 1 && self.frames.len() < self.limits.depth => {
-                            match guards(&func.ops, std::slice::from_ref(&v)) {
+                            // (An argument that is not an `Int`, as from
+                            // `f(n == 1)`, is the callee's to test.)
+                            let guarded = match v {
+                                Value(Repr::Int(x)) => guards(&func.ops, x),
+                                _ => Guarded::Enter(0),
+                            };
+                            match guarded {
                                 Guarded::Enter(skip) => {
                                     self.push(v);
                                     base = self.stack.len() - 1;
                                     self.push_frame(f, func, base, Kind::Normal, None);
                                     code = &func.ops;
-                                    pc = skip;
+                                    pc = skip as usize;
                                 }
                                 Guarded::Int(r) => {
                                     forget_plain(v);
