@@ -42,6 +42,13 @@ Rows (targets from the issue in brackets):
   without one, over the seconds recorded when the issue was filed.
   [geometric mean at least 3x, none slower; generator and
   parsing_dollars at least 5x]
+  The machine's speed varies from day to day by more than the targets'
+  margins, so the comparison that holds is against the code of the day
+  the issue was filed, built and run beside this one:
+      git worktree add /tmp/filing 0636ecc
+      (cd /tmp/filing && CARGO_TARGET_DIR=/tmp/filing-target cargo build --release -p writ)
+      python3 examples/bench/targets.py --effects --baseline /tmp/filing-target/release/writ
+  (0636ecc is the last commit before the issue's work began.)
 
 A peer that is not installed is left out with a note. Standard library
 only (lupa and the writ package optional).
