@@ -640,8 +640,7 @@ impl<'a> Machine<'a> {
                                     forget_plain(v);
                                     self.push(Value(Repr::Int(i64::from(r))));
                                 }
-                                // The argument itself (the only one).
-                                Guarded::Arg(_) => self.push(v),
+                                Guarded::Arg => self.push(v),
                             }
                         }
                         _ => {
