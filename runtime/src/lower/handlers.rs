@@ -274,9 +274,11 @@ fn simple_clause(
             result: operand(r)?,
             next: None,
         }),
+        // `resume(x, s)` with the parameter as it was (a state's `get`)
+        // leaves it alone, as `resume(x)` does.
         ([r, n], Some(_)) => Some(SimpleClause {
             result: operand(r)?,
-            next: Some(operand(n)?),
+            next: Some(operand(n)?).filter(|n| *n != Operand::Param),
         }),
         _ => None,
     }
@@ -439,6 +441,13 @@ mod tests {
                 Operand::Arith(Arith::Mul, Atom::Param, Atom::Int(3)),
                 Some(Operand::Arith(Arith::Sub, Atom::Param, Atom::Int(1)))
             ))
+        );
+        // The parameter resumed with as it was is left alone (no next).
+        assert_eq!(simple("resume(s, s)"), Some((Operand::Param, None)));
+        assert_eq!(simple("resume(x, s)"), Some((Operand::Arg(0), None)));
+        assert_eq!(
+            simple("resume(s, x)"),
+            Some((Operand::Param, Some(Operand::Arg(0))))
         );
         assert!(simple("resume(if x > s { 1 } else { 0 }, s)").is_none());
         assert!(simple("resume(x, s * 2 - x)").is_none());
