@@ -504,6 +504,9 @@ pub enum Op {
     Arith(Arith),
     /// Push `local op constant` (a fused `Local`, `Int`, `Arith`).
     LocalIntArith(u32, i32, Arith),
+    /// Push `constant op local` (a fused `Int`, `Local`, `Arith`: `2 * n`,
+    /// `10 - i`): constant, local, operator.
+    IntLocalArith(i32, u32, Arith),
     /// Push `local op local` (a fused `Local`, `Local`, `Arith`).
     LocalLocalArith(u32, u32, Arith),
     /// Jump to the target unless `local cmp constant` holds (a fused
@@ -728,6 +731,7 @@ impl Op {
             | Op::Pop
             | Op::Arith(..)
             | Op::LocalIntArith(..)
+            | Op::IntLocalArith(..)
             | Op::LocalLocalArith(..)
             | Op::Neg
             | Op::Not

@@ -1,6 +1,8 @@
 //! Fusing common op sequences into one op, so the machine dispatches less.
 //!
 //! `Local a; Int k; Arith op` becomes `LocalIntArith(a, k, op)`,
+//! `Int k; Local a; Arith op` becomes `IntLocalArith(k, a, op)` (`2 * n`;
+//! a comparison, `k < n`, becomes `LocalIntArith(a, k, >)`),
 //! `Local a; Local b; Arith op` becomes `LocalLocalArith(a, b, op)` and
 //! any other `Int k; Arith op` becomes `ArithInt(op, k)` (`f(x) % 3`);
 //! then a comparison of those forms followed by `JumpIfFalse` becomes one
@@ -32,6 +34,16 @@ pub(super) fn fuse(f: &mut Function) {
             .ok()
             .map(|k| Op::LocalIntArith(*a, k, *op)),
         [Op::Local(a), Op::Local(b), Op::Arith(op)] => Some(Op::LocalLocalArith(*a, *b, *op)),
+        // `k < n` is `n > k` (a comparison of two `Int`s cannot fail), so
+        // it fuses as `LocalIntArith` does, into a branch too; `2 * n`
+        // keeps its order, which an overflow's message shows.
+        [Op::Int(k), Op::Local(a), Op::Arith(op)] if *op != Arith::Concat => {
+            let k = i32::try_from(*k).ok()?;
+            Some(match flipped(*op) {
+                Some(cmp) => Op::LocalIntArith(*a, k, cmp),
+                None => Op::IntLocalArith(k, *a, *op),
+            })
+        }
         _ => None,
     });
     fuse_with(f, 2, 1, &|_, w| match w {
@@ -66,6 +78,20 @@ pub(super) fn fuse(f: &mut Function) {
             .map(|a| Op::CallFuncLocalInt(*g, a, *k, *op)),
         _ => None,
     });
+}
+
+/// The comparison that holds of `y` and `x` when `cmp` holds of `x` and
+/// `y` (`None` for an operator that is not a comparison).
+fn flipped(cmp: Arith) -> Option<Arith> {
+    Some(match cmp {
+        Arith::Lt => Arith::Gt,
+        Arith::Le => Arith::Ge,
+        Arith::Gt => Arith::Lt,
+        Arith::Ge => Arith::Le,
+        Arith::Eq => Arith::Eq,
+        Arith::Ne => Arith::Ne,
+        _ => return None,
+    })
 }
 
 /// Fuse a local read followed by `Return` into `ReturnLocal`, an
@@ -330,6 +356,50 @@ mod tests {
                 Op::Local(0),
                 Op::Return,
                 Op::LocalLocalArith(0, 1, Arith::Add),
+                Op::Return,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_constant_before_a_local_is_one_op_in_its_order_and_a_comparison_turned_round() {
+        // `10 - n` and `2 * n` keep their order (`IntLocalArith`); `3 < n`
+        // is `n > 3`, a branch when a conditional jump follows; a constant
+        // beyond an `i32` is left.
+        let mut f = Function {
+            ops: vec![
+                Op::Int(10),
+                Op::Local(0),
+                Op::Arith(Arith::Sub),
+                Op::Int(2),
+                Op::Local(1),
+                Op::Arith(Arith::Mul),
+                Op::Int(3),
+                Op::Local(0),
+                Op::Arith(Arith::Lt),
+                Op::JumpIfFalse(13),
+                Op::Int(4),
+                Op::Local(0),
+                Op::Arith(Arith::Le),
+                Op::Int(1 << 40),
+                Op::Local(0),
+                Op::Arith(Arith::Add),
+                Op::Return,
+            ],
+            spans: vec![Default::default(); 17],
+            ..Function::default()
+        };
+        fuse(&mut f);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::IntLocalArith(10, 0, Arith::Sub),
+                Op::IntLocalArith(2, 1, Arith::Mul),
+                Op::BranchLocalInt(0, Arith::Gt, 3, 4),
+                Op::LocalIntArith(0, 4, Arith::Ge),
+                Op::Int(1 << 40),
+                Op::Local(0),
+                Op::Arith(Arith::Add),
                 Op::Return,
             ]
         );

@@ -148,6 +148,7 @@ pub(super) fn visit(op: &mut Op, f: &mut dyn FnMut(u32) -> u32) {
         | Op::SetLocal(s)
         | Op::ReturnLocal(s)
         | Op::LocalIntArith(s, ..)
+        | Op::IntLocalArith(_, s, _)
         | Op::TestLenLocal(s, ..)
         | Op::TestMinLenLocal(s, ..)
         | Op::JumpLenLocal(s, ..)

@@ -310,6 +310,23 @@ impl<'a> Machine<'a> {
                     let v = local_int!(slot, k, a);
                     self.push(v);
                 }
+                Op::IntLocalArith(k, slot, a) => {
+                    // As `LocalIntArith`, the operands the other way round.
+                    let x = self.stack.get(base + slot as usize);
+                    let k = i64::from(k);
+                    let fast = match x {
+                        Some(Value(Repr::Int(p))) => int_fast(a, k, *p),
+                        _ => None,
+                    };
+                    let v = match fast {
+                        Some(v) => v,
+                        None => {
+                            let x = tri!(x.cloned().ok_or_else(bad_index));
+                            tri!(self.arith(a, Value(Repr::Int(k)), x))
+                        }
+                    };
+                    self.push(v);
+                }
                 Op::LocalLocalArith(p, q, a) => {
                     let x = self.stack.get(base + p as usize);
                     let y = self.stack.get(base + q as usize);
