@@ -238,7 +238,9 @@ pub(crate) fn lower_as_written(
 /// read (which needs the fused code), then fusing what needs the moves
 /// (returns of a local, and list patterns on locals, which fuse only a
 /// read that is not the last), and last dropping the ops no path reaches
-/// and the jumps that skipped only those.
+/// and the jumps that skipped only those. Last of all, a function's tail
+/// call of itself by its index becomes `TailCallSelf`, which keeps the
+/// frame as it is.
 ///
 /// Then the module's new code is checked ([`Module::verify`]): the error
 /// names a function whose code could run past its end (a bug here).
@@ -259,6 +261,9 @@ pub(super) fn finish(module: &mut Module, first: usize) -> Result<(), String> {
         tidy::tidy(f);
     }
     slots::compact(functions, first);
+    for (i, f) in functions.iter_mut().enumerate().skip(first) {
+        peephole::tail_calls_of_itself(f, i);
+    }
     module.verify()
 }
 

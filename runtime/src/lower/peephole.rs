@@ -80,6 +80,27 @@ pub(super) fn fuse(f: &mut Function) {
     });
 }
 
+/// A tail call of the function itself by its index (`index`), in a
+/// function that captures nothing (so its frame has no closure), becomes
+/// `TailCallSelf`: the frame already runs that function, so only its
+/// locals are replaced (`TailCallFunc` also writes the frame's function
+/// and closure). Run last, after every pass that looks for
+/// `TailCallFunc`; the liveness pass's reading of `TailCallSelf` (a
+/// closure naming itself keeps its captures) does not apply to a
+/// function without captures.
+pub(super) fn tail_calls_of_itself(f: &mut Function, index: usize) {
+    if !f.captures.is_empty() {
+        return;
+    }
+    for op in &mut f.ops {
+        if let Op::TailCallFunc(g, n) = *op
+            && g as usize == index
+        {
+            *op = Op::TailCallSelf(n);
+        }
+    }
+}
+
 /// The comparison that holds of `y` and `x` when `cmp` holds of `x` and
 /// `y` (`None` for an operator that is not a comparison).
 fn flipped(cmp: Arith) -> Option<Arith> {
@@ -403,6 +424,36 @@ mod tests {
                 Op::Return,
             ]
         );
+    }
+
+    #[test]
+    fn a_tail_call_of_the_function_itself_keeps_its_frame_unless_it_has_captures() {
+        let ops = vec![
+            Op::TailCallFunc(3, 1),
+            Op::TailCallFunc(4, 1),
+            Op::CallFunc(3, 1),
+        ];
+        let mut f = Function {
+            ops: ops.clone(),
+            ..Function::default()
+        };
+        tail_calls_of_itself(&mut f, 3);
+        assert_eq!(
+            f.ops,
+            vec![
+                Op::TailCallSelf(1),
+                Op::TailCallFunc(4, 1),
+                Op::CallFunc(3, 1)
+            ]
+        );
+        // A function with captures runs in a frame with its closure: left.
+        let mut f = Function {
+            ops: ops.clone(),
+            captures: vec![crate::code::CaptureFrom::Local(0)],
+            ..Function::default()
+        };
+        tail_calls_of_itself(&mut f, 3);
+        assert_eq!(f.ops, ops);
     }
 
     #[test]
