@@ -15,6 +15,21 @@ import writ
 from conftest import CONFIRM, LOG, PAY, WEATHER, make_policy
 
 SPIN = "fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n"
+
+
+@pytest.fixture(autouse=True)
+def sigint_to_python():
+    """Ctrl-C reaches Python as it does in a terminal, however the tests
+    were started: a process started in the background by a shell
+    inherits SIGINT ignored, and the package leaves an ignored SIGINT
+    alone (as it should), so these tests put Python's own handler back
+    for their duration."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 LONG = {"fuel": 10**15, "time": "4s"}
 
 
