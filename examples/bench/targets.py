@@ -336,7 +336,10 @@ def main():
         if lt is not None:
             print("  %-14s %10s %8.1f ns/call   writ / this %s  (inside the process)" % (
                 "lua via lupa", ms(lt), lt * 1e9 / calls, ratio(w, lt)))
-        verdict = "met" if lua and w < lua else "not met"
+        if not lua:
+            verdict = "no lua5.4 on this machine: not measured"
+        else:
+            verdict = "met" if w < lua else "not met"
         print("  target: writ faster than lua5.4: %s (%s)\n" % (ratio(w, lua), verdict))
 
         print("Standard library work, compute only:")
