@@ -138,13 +138,22 @@ impl<'a> Machine<'a> {
                 }
             };
         }
-        // `local op constant`: `Int` with `Int` inline, anything else
-        // (and an overflow, to report it) through [`Machine::arith`].
+        // `local op constant` (or, after `const`, `constant op local`):
+        // `Int` with `Int` inline, anything else (and an overflow, to
+        // report it with the operands in their order) through
+        // [`Machine::arith`].
         macro_rules! local_int {
-            ($slot:expr, $k:expr, $a:expr) => {{
+            (const $k:expr, $slot:expr, $a:expr) => {
+                local_int!(@ $slot, $k, $a, true)
+            };
+            ($slot:expr, $k:expr, $a:expr) => {
+                local_int!(@ $slot, $k, $a, false)
+            };
+            (@ $slot:expr, $k:expr, $a:expr, $k_first:literal) => {{
                 let x = self.stack.get(base + $slot as usize);
                 let k = i64::from($k);
                 let fast = match x {
+                    Some(Value(Repr::Int(p))) if $k_first => int_fast($a, k, *p),
                     Some(Value(Repr::Int(p))) => int_fast($a, *p, k),
                     _ => None,
                 };
@@ -152,7 +161,9 @@ impl<'a> Machine<'a> {
                     Some(v) => v,
                     None => {
                         let x = tri!(x.cloned().ok_or_else(bad_index));
-                        tri!(self.arith($a, x, Value(Repr::Int(k))))
+                        let k = Value(Repr::Int(k));
+                        let (l, r) = if $k_first { (k, x) } else { (x, k) };
+                        tri!(self.arith($a, l, r))
                     }
                 }
             }};
@@ -311,20 +322,7 @@ impl<'a> Machine<'a> {
                     self.push(v);
                 }
                 Op::IntLocalArith(k, slot, a) => {
-                    // As `LocalIntArith`, the operands the other way round.
-                    let x = self.stack.get(base + slot as usize);
-                    let k = i64::from(k);
-                    let fast = match x {
-                        Some(Value(Repr::Int(p))) => int_fast(a, k, *p),
-                        _ => None,
-                    };
-                    let v = match fast {
-                        Some(v) => v,
-                        None => {
-                            let x = tri!(x.cloned().ok_or_else(bad_index));
-                            tri!(self.arith(a, Value(Repr::Int(k)), x))
-                        }
-                    };
+                    let v = local_int!(const k, slot, a);
                     self.push(v);
                 }
                 Op::LocalLocalArith(p, q, a) => {
