@@ -11,12 +11,14 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 /// The system allocator, counting live bytes.
 struct Counting;
 
 static LIVE: AtomicIsize = AtomicIsize::new(0);
+/// Allocations made (`alloc`, `alloc_zeroed`), ever.
+static MADE: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: every call is forwarded unchanged to the system allocator; the
 // counter is only bookkeeping.
@@ -26,6 +28,7 @@ unsafe impl GlobalAlloc for Counting {
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
             LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+            MADE.fetch_add(1, Ordering::Relaxed);
         }
         p
     }
@@ -35,6 +38,7 @@ unsafe impl GlobalAlloc for Counting {
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
             LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+            MADE.fetch_add(1, Ordering::Relaxed);
         }
         p
     }
@@ -218,6 +222,51 @@ fn repl_sessions_keep_memory_flat() {
     });
 }
 
+/// A handler's state taken apart and made again on every operation (a
+/// pair, a constructor) allocates nothing per operation: the object let
+/// go of is filled again (decision 031). Counted as the allocations of a
+/// run of `n` operations; the runs differ only in `n`, so what the extra
+/// 20,000 operations allocate is the difference (one or more each without
+/// the reuse).
+fn a_state_made_again_reuses_its_object() {
+    let limits = writ::Limits::default();
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let states = [
+        ("(0, 0)", "let (i, j) = st\n resume(i, (i + 1, j + i))"),
+        (
+            "Two(0, 0)",
+            "match st { Two(i, j) => resume(i, Two(i + 1, j + i)) }",
+        ),
+    ];
+    for (init, clause) in states {
+        let made = |n: u32| {
+            let source = format!(
+                "effect Tick {{ fn tick() -> Int }}\n\
+                 type Two = Two(Int, Int)\n\
+                 fn ticks(n: Int, acc: Int) -> Int / {{Tick}} {{\n\
+                   if n == 0 {{ acc }} else {{ ticks(n - 1, acc + Tick.tick()) }}\n\
+                 }}\n\
+                 handle ticks({n}, 0) with (st = {init}) {{\n\
+                   Tick.tick() => {{ {clause} }},\n\
+                 }}\n"
+            );
+            let before = MADE.load(Ordering::SeqCst);
+            let ran = writ::run_source(&source, &limits, &mut |_: &str| {}, None);
+            let made = MADE.load(Ordering::SeqCst) - before;
+            let want = (u64::from(n) * u64::from(n - 1) / 2).to_string();
+            let result = ran.result.as_ref().and_then(|r| r.as_ref().ok());
+            assert_eq!(result, Some(&want), "{init}: {:?}", ran.result);
+            made
+        };
+        let (few, many) = (made(1_000), made(21_000));
+        assert!(
+            many.saturating_sub(few) < 1_000,
+            "{init}: 20,000 more operations made {} more allocations",
+            many.saturating_sub(few)
+        );
+    }
+}
+
 /// Every check of this file, in turn: as one test, so that nothing else
 /// in this process allocates while one of them measures (separate tests
 /// would run beside each other, each allocating before it measures, and
@@ -229,4 +278,5 @@ fn memory_stays_flat() {
     running_many_programs_keeps_memory_flat();
     running_under_a_policy_keeps_memory_flat();
     repl_sessions_keep_memory_flat();
+    a_state_made_again_reuses_its_object();
 }

@@ -35,6 +35,7 @@ mod convert;
 pub mod json;
 mod list;
 mod map;
+mod recycle;
 mod view;
 
 use std::cell::{Cell, RefCell};
@@ -47,6 +48,7 @@ use crate::machine::Resumption;
 pub use convert::{FromValue, FromValueError, IntoValue};
 pub(crate) use list::ListObj;
 pub(crate) use map::Entries;
+pub(crate) use recycle::Recycled;
 pub use view::{ListRef, MapRef, RecordRef, VariantRef, View};
 
 /// A value of a Writ program: what a run returns, what a [`Host`]

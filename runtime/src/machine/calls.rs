@@ -63,7 +63,7 @@ impl<'a> Machine<'a> {
             };
             captures.push(v.ok_or_else(bad_index)?);
         }
-        Ok(Value(Repr::Closure(ClosureObj::new(f, captures))))
+        Ok(self.recycled.closure(f, captures))
     }
 
     /// Call a function value with the `argc` arguments on top of the stack.

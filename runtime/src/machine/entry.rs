@@ -160,6 +160,7 @@ impl<'a> Machine<'a> {
             frames: Vec::new(),
             handlers: Vec::new(),
             spare: Default::default(),
+            recycled: Default::default(),
             steps: 0,
             window: 0,
             countdown: 0,

@@ -676,10 +676,11 @@ impl<'a> Machine<'a> {
     /// pushed, and memory is checked.
     fn resumed(&mut self, v: Value, param: Option<Value>, nh: usize) -> Result<(), RunError> {
         if let Some(s) = param {
-            match self.handlers.get_mut(nh) {
-                Some(Entry::Handler { param, .. }) => *param = s,
+            let old = match self.handlers.get_mut(nh) {
+                Some(Entry::Handler { param, .. }) => std::mem::replace(param, s),
                 _ => return Err(bad_index()),
-            }
+            };
+            self.recycled.keep(old);
         }
         self.push(v);
         self.check_memory(0)
@@ -696,12 +697,23 @@ impl<'a> Machine<'a> {
             let Some(&Entry::Skip(t)) = self.handlers.last() else {
                 return Err(RunError::internal("resumed in place outside a clause"));
             };
-            match self.handlers.get_mut(t as usize) {
-                Some(Entry::Handler { param, .. }) => *param = s,
-                _ => return Err(bad_index()),
-            }
+            self.set_param(t, s)?;
         }
         self.ret(v)
+    }
+
+    /// Give the handler at `at` its next parameter. The one it had is let
+    /// go through [`crate::value::Recycled`]: a state's tuple held by
+    /// nothing else is kept for the next one the program makes. Out of
+    /// line, so that the run loop's inline resume stays as small as it was.
+    #[inline(never)]
+    pub(super) fn set_param(&mut self, at: u32, s: Value) -> Result<(), RunError> {
+        let old = match self.handlers.get_mut(at as usize) {
+            Some(Entry::Handler { param, .. }) => std::mem::replace(param, s),
+            _ => return Err(bad_index()),
+        };
+        self.recycled.keep(old);
+        Ok(())
     }
 }
 

@@ -131,6 +131,9 @@ pub struct Machine<'a> {
     handlers: Vec<Entry>,
     /// Emptied vectors of moved resumptions, for the next captures.
     spare: handlers::Spare,
+    /// A tuple's, a constructor's and a closure's object let go of, for
+    /// the next one made ([`crate::value::Recycled`]).
+    recycled: crate::value::Recycled,
     /// Steps taken before the current window.
     steps: u64,
     /// Steps of the current window.

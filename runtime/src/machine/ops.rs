@@ -17,7 +17,7 @@ use crate::code::{Arith, Op};
 use crate::display;
 use crate::error::RunError;
 use crate::meter;
-use crate::value::{self, ListObj, Parts, RecordObj, Repr, Small, Value, VariantObj};
+use crate::value::{self, ListObj, RecordObj, Repr, Small, Value};
 
 fn overflow(x: i64, op: &str, y: i64) -> RunError {
     RunError::overflow(&format!("{x} {op} {y}"))
@@ -267,7 +267,8 @@ impl<'a> Machine<'a> {
         match op {
             Op::Tuple(n) => {
                 let items = self.take_small(n as usize)?;
-                self.push(Value(Repr::Tuple(Parts::new(items))));
+                let t = self.recycled.tuple(items);
+                self.push(t);
             }
             Op::List(n) => {
                 let items = self.take(n as usize)?;
@@ -283,11 +284,12 @@ impl<'a> Machine<'a> {
             }
             Op::Variant(c, n) => {
                 let fields = self.take_small(n as usize)?;
-                self.push(if fields.is_empty() {
+                let v = if fields.is_empty() {
                     Value(Repr::Tag(c.into()))
                 } else {
-                    Value(Repr::Variant(VariantObj::new(c, fields)))
-                });
+                    self.recycled.variant(c, fields)
+                };
+                self.push(v);
             }
             Op::Record(shape) => {
                 let shape = self

@@ -760,15 +760,7 @@ impl<'a> Machine<'a> {
                         && self.frames.len() > 1
                     {
                         if let Some(s) = param {
-                            match self.handlers.get_mut(t as usize) {
-                                Some(Entry::Handler { param, .. }) => {
-                                    forget_plain(std::mem::replace(param, s))
-                                }
-                                _ => {
-                                    sync!();
-                                    return Err(bad_index());
-                                }
-                            }
+                            tri!(self.set_param(t, s));
                         }
                         // The `Skip` entry, checked above: nothing to drop.
                         if let Some(other @ Entry::Handler { .. }) = self.handlers.pop() {

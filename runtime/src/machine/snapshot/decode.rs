@@ -172,6 +172,7 @@ pub(super) fn decode<'a>(
         frames,
         handlers,
         spare: Default::default(),
+        recycled: Default::default(),
         steps,
         window,
         countdown,
