@@ -2,18 +2,20 @@
 //! of, kept for the next one it makes.
 //!
 //! A program that takes a pair apart and makes the next one (a handler's
-//! state `(i, j)` read and replaced on every operation, a generator's
-//! `Thunk(v, k)` taken apart and made again for every element) would
-//! otherwise free one small object and allocate one of the same size
-//! each time round. At the few places where the machine lets go of a
-//! value on such paths (a handler's parameter replaced, a value taken
-//! apart on its last read), it hands the value to [`Recycled::keep`]
-//! instead of dropping it. An object held by nothing else, its parts
-//! inline, has its parts let go and is kept, one of each kind; the next
-//! tuple, constructor or closure of one or two parts the machine makes
-//! fills it instead of allocating (the idea of reuse in "Perceus:
-//! Garbage Free Reference Counting with Reuse", Reinking, Xie, de Moura
-//! and Leijen, 2021, done at run time rather than by the compiler).
+//! state `(i, j)` read and replaced on every operation) would otherwise
+//! free one small object and allocate one of the same size each time
+//! round. Where the machine replaces a handler's parameter
+//! (`Machine::set_param` and a resumed continuation's next parameter), it
+//! hands the old one to [`Recycled::keep`] instead of dropping it. An
+//! object held by nothing else, its parts inline, has its parts let go
+//! and is kept, one of each kind; the next tuple, constructor or closure
+//! of one or two parts the machine makes fills it instead of allocating
+//! (the idea of reuse in "Perceus: Garbage Free Reference Counting with
+//! Reuse", Reinking, Xie, de Moura and Leijen, 2021, done at run time
+//! rather than by the compiler). A value taken apart on its last read
+//! (`TakePartLocal`) is not handed over: that op is in the run loop, and
+//! every way of doing it there cost the other programs more than it
+//! saved (decision 031).
 //!
 //! Invariants:
 //! - A kept object is held by nothing else (`Rc::get_mut` succeeded when
