@@ -31,7 +31,7 @@
 //!   starts one past a guard, an op that goes on to the next
 //!   ([`crate::code::Op::ends`]), so never past its last op.
 
-use super::step::int_cmp;
+use super::inline::int_cmp;
 use crate::code::Op;
 
 /// The most leading guards a call tests before pushing the frame.

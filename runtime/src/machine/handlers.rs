@@ -388,7 +388,7 @@ impl<'a> Machine<'a> {
             // stack's, cut off without the drop glue), and the arguments
             // go back on.
             let args = self.take_small(argc)?;
-            super::step::discard_above(&mut self.stack, stack_base);
+            super::inline::discard_above(&mut self.stack, stack_base);
             self.stack.extend(args);
             self.handlers.truncate(i);
             Value(Repr::Unit)

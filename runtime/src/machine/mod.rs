@@ -51,6 +51,7 @@ mod drive;
 mod entry;
 mod guards;
 mod handlers;
+mod inline;
 #[cfg(feature = "op-stats")]
 pub mod op_stats;
 mod ops;

@@ -247,7 +247,7 @@ impl<'a> Machine<'a> {
             .ok_or_else(bad_index)?;
         let x = self.stack.get_mut(at).ok_or_else(bad_index)?;
         if let (Value(Repr::Int(p)), Value(Repr::Int(q))) = (&*x, y)
-            && let Some(v) = super::step::int_fast(a, *p, *q)
+            && let Some(v) = super::inline::int_fast(a, *p, *q)
         {
             return Ok(v);
         }

@@ -117,7 +117,7 @@ fn a_deep_cut_drops_what_owns_something_and_leaves_what_is_below() {
         stack.push(shared.clone());
         stack.push(Value::unit());
     }
-    super::super::step::discard_above(&mut stack, 2);
+    super::super::inline::discard_above(&mut stack, 2);
     assert_eq!(stack.len(), 2);
     assert_eq!(stack.first().and_then(Value::as_str), Some("kept"));
     assert_eq!(stack.get(1).and_then(Value::as_int), Some(1));
@@ -130,7 +130,7 @@ fn a_deep_cut_drops_what_owns_something_and_leaves_what_is_below() {
     assert_eq!(crate::value::live_bytes(), before);
     // A cut at or past the top does nothing.
     let mut stack = vec![Value::str("a")];
-    super::super::step::discard_above(&mut stack, 1);
-    super::super::step::discard_above(&mut stack, 5);
+    super::super::inline::discard_above(&mut stack, 1);
+    super::super::inline::discard_above(&mut stack, 5);
     assert_eq!(stack.len(), 1);
 }
