@@ -304,12 +304,17 @@ pub(crate) trait Children {
 }
 
 impl Children for Vec<Value> {
+    #[inline]
     fn defer(&mut self) {
         defer_drop(self);
     }
 }
 
 impl Children for Small {
+    /// The test for values that own nothing is inline in each object's
+    /// drop (a tuple, constructor or closure whose parts were moved out
+    /// or are plain, the commonest); the work list is out of line.
+    #[inline]
     fn defer(&mut self) {
         if self.iter().all(|v| !v.is_heap()) {
             // SAFETY: every value owns nothing (tested just above), so
@@ -318,20 +323,46 @@ impl Children for Small {
             unsafe { self.set_len(0) };
             return;
         }
-        defer_values(self.drain(..));
+        defer_small(self);
+    }
+}
+
+/// The parts of a `Small` that own something: through the work list
+/// when one of them would be freed, let go at once when each is held
+/// elsewhere too (a count lowered frees nothing, so nothing recurses;
+/// a tuple's part read out of it before the tuple goes, say).
+#[inline(never)]
+fn defer_small(children: &mut Small) {
+    if children.iter().any(Value::is_held_once) {
+        defer_values(children.drain(..));
+    } else {
+        children.clear();
     }
 }
 
 /// Drop the children of a dropped object without recursing: they join a
 /// per-thread work list that the outermost drop empties. Children that
-/// own nothing (all plain) are let go without the drop glue.
+/// own nothing (all plain) are let go without the drop glue, tested
+/// inline; the rest out of line.
+#[inline]
 pub(crate) fn defer_drop(children: &mut Vec<Value>) {
     if children.iter().all(|v| !v.is_heap()) {
         // SAFETY: as for `Small` above: nothing is owned, nothing leaks.
         unsafe { children.set_len(0) };
         return;
     }
-    defer_values(children.drain(..));
+    defer_vec(children);
+}
+
+/// The values of a vector that own something: as for a `Small`
+/// ([`defer_small`]).
+#[inline(never)]
+fn defer_vec(children: &mut Vec<Value>) {
+    if children.iter().any(Value::is_held_once) {
+        defer_values(children.drain(..));
+    } else {
+        children.clear();
+    }
 }
 
 /// As [`defer_drop`], for values taken from any container.
@@ -746,6 +777,46 @@ mod tests {
         drop(s);
         assert_eq!(Rc::strong_count(&held), 2);
         drop(mixed);
+        assert_eq!(Rc::strong_count(&held), 1);
+        drop(held);
+        assert_eq!(live_bytes(), before);
+    }
+
+    /// An object whose owning parts are all held elsewhere too (a part
+    /// copied out before the object goes) lowers their counts at once,
+    /// without the work list, inline parts or in a vector, at the top or
+    /// inside another drop; nothing it did not hold alone is freed.
+    #[test]
+    fn parts_held_elsewhere_are_only_counted_down() {
+        let before = live_bytes();
+        let s = Value::str("s");
+        let Repr::Str(held) = &s.0 else {
+            panic!("a string")
+        };
+        let held = held.clone();
+        let f = Value(Repr::Closure(ClosureObj::new(
+            1,
+            Small::from_iter([s.clone()]),
+        )));
+        let pair = Value::constructed(4, [Value::int(1), f.clone()]);
+        let spilled = Value::tuple([s.clone(), f.clone(), Value::int(2)]);
+        assert_eq!(inline(&spilled), Some(false));
+        assert_eq!(Rc::strong_count(&held), 4);
+        drop(pair);
+        drop(spilled);
+        assert!(f.is_held_once());
+        assert_eq!(Rc::strong_count(&held), 3);
+        // Inside another drop: the outer tuple is freed, its parts held
+        // elsewhere are counted down.
+        let outer = Value::tuple([
+            Value::tuple([f.clone(), s.clone()]),
+            Value::constructed(4, [s.clone()]),
+        ]);
+        assert_eq!(Rc::strong_count(&held), 5);
+        drop(outer);
+        assert_eq!(Rc::strong_count(&held), 3);
+        assert!(f.is_held_once());
+        drop((f, s));
         assert_eq!(Rc::strong_count(&held), 1);
         drop(held);
         assert_eq!(live_bytes(), before);

@@ -140,13 +140,9 @@ fn keep<T: Inline>(slot: &mut Option<Rc<T>>, mut rc: Rc<T>) {
     if values.spilled() {
         return;
     }
-    if values.iter().any(Value::is_heap) {
-        values.defer();
-    } else {
-        // SAFETY: every value owns nothing (tested just above), so leaving
-        // them undropped leaks nothing (as `Children::defer` does).
-        unsafe { values.set_len(0) };
-    }
+    // Plain values are let go without the drop glue, tested inline
+    // (`Children::defer`).
+    values.defer();
     credit(*charged);
     *charged = 0;
     *slot = Some(rc);
