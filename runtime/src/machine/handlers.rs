@@ -112,24 +112,28 @@ impl Drop for Resumption {
         if self.stack.is_empty() && self.handlers.is_empty() && self.frames.is_empty() {
             return;
         }
-        let mut held: Vec<Value> = std::mem::take(&mut self.stack);
+        // The handlers' and frames' values beside the stack's, not pushed
+        // onto it: its vector may have no room left (a capture reserves
+        // exactly what it moves), and growing it would copy it whole.
+        let mut more: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
         for e in std::mem::take(&mut self.handlers) {
             if let Entry::Handler {
                 closures, param, ..
             } = e
             {
-                held.push(param);
+                more.push(param);
                 if let Ok(cl) = Rc::try_unwrap(closures) {
-                    held.extend(cl);
+                    more.extend(cl);
                 }
             }
         }
         for f in std::mem::take(&mut self.frames) {
             if let Some(c) = f.closure {
-                held.push(Value(Repr::Closure(c)));
+                more.push(Value(Repr::Closure(c)));
             }
         }
-        value::defer_drop(&mut held);
+        let mut stack = std::mem::take(&mut self.stack);
+        value::defer_values(stack.drain(..).chain(more));
     }
 }
 
@@ -204,6 +208,34 @@ fn move_tail<T>(from: &mut Vec<T>, at: usize, to: &mut Vec<T>) {
         std::ptr::copy_nonoverlapping(src, dst, n);
         from.set_len(at);
         to.set_len(to.len() + n);
+    }
+}
+
+/// Move `from[at..end]` onto the end of `to`, in bulk, and what was above
+/// it (`from[end..]`, an operation's arguments) down to `at`: each element
+/// is copied once, `to` keeps (or grows) its room as in [`move_tail`].
+fn move_below<T>(from: &mut Vec<T>, at: usize, end: usize, to: &mut Vec<T>) {
+    let len = from.len();
+    let end = end.min(len);
+    let at = at.min(end);
+    let (n, above) = (end - at, len - end);
+    if to.capacity() == 0 {
+        to.reserve_exact(n);
+    } else {
+        to.reserve(n);
+    }
+    // SAFETY: `from[at..end]` is `n` initialised elements and `to` has
+    // room for `n` more after its length (reserved above); the two
+    // vectors do not overlap. Then `from[end..len]`, `above` initialised
+    // elements, is copied down to `at` (the ranges may overlap: `copy`),
+    // and `from` is cut to `at + above`. Every element is moved, not
+    // copied: each has one owner when either vector is used again.
+    unsafe {
+        let base = from.as_mut_ptr();
+        std::ptr::copy_nonoverlapping(base.add(at), to.as_mut_ptr().add(to.len()), n);
+        to.set_len(to.len() + n);
+        std::ptr::copy(base.add(end), base.add(at), above);
+        from.set_len(at + above);
     }
 }
 
@@ -404,10 +436,9 @@ impl<'a> Machine<'a> {
                 return Err(bad_index());
             };
             move_tail(&mut self.frames, frame, &mut k.frames);
-            // The part of the operand stack below the arguments.
-            move_tail(&mut self.stack, stack_base, &mut k.stack);
-            let args = k.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
-            move_tail(&mut k.stack, args, &mut self.stack);
+            // The part of the operand stack below the arguments; they
+            // move down in its place.
+            move_below(&mut self.stack, stack_base, start, &mut k.stack);
             move_tail(&mut self.handlers, i, &mut k.handlers);
             (k.frame_base, k.stack_base, k.handler_base) =
                 (frame as u32, stack_base as u32, i as u32);

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use super::{Resumption, SPARE_ROOM, SPARE_SETS, Spare, move_tail};
+use super::{Resumption, SPARE_ROOM, SPARE_SETS, Spare, move_below, move_tail};
 
 #[test]
 fn move_tail_moves_the_tail_onto_another_vector() {
@@ -39,6 +39,101 @@ fn move_tail_moves_owned_values_once() {
     drop(v);
     drop(to);
     assert!(values.iter().all(|x| Rc::strong_count(x) == 1));
+}
+
+#[test]
+fn move_below_moves_a_middle_part_and_closes_the_gap() {
+    // `at..end` goes onto `to`; what lay above it (an operation's
+    // arguments) comes down to `at`. Ends past the length are cut to it.
+    for (at, end) in [
+        (0, 0),
+        (0, 10),
+        (2, 7),
+        (3, 3),
+        (7, 10),
+        (4, 12),
+        (12, 14),
+        (8, 5),
+    ] {
+        let mut v: Vec<u32> = (0..10).collect();
+        let mut to = vec![100];
+        move_below(&mut v, at, end, &mut to);
+        let end_cut = end.min(10);
+        let at_cut = at.min(end_cut);
+        let mut want_v: Vec<u32> = (0..at_cut as u32).collect();
+        want_v.extend(end_cut as u32..10);
+        assert_eq!(v, want_v, "at {at}, end {end}");
+        let mut want_to = vec![100];
+        want_to.extend(at_cut as u32..end_cut as u32);
+        assert_eq!(to, want_to, "at {at}, end {end}");
+    }
+    // Into room already there: nothing allocated.
+    let mut v: Vec<u32> = (0..6).collect();
+    let mut to = Vec::with_capacity(16);
+    let room = to.as_ptr();
+    move_below(&mut v, 1, 4, &mut to);
+    assert_eq!((to.as_ptr(), to.capacity()), (room, 16));
+    assert_eq!((v, to), (vec![0, 4, 5], vec![1, 2, 3]));
+}
+
+#[test]
+fn move_below_moves_owned_values_once() {
+    let values: Vec<Rc<u32>> = (0..8).map(Rc::new).collect();
+    let mut v = values.clone();
+    let mut to = Vec::new();
+    move_below(&mut v, 2, 5, &mut to);
+    assert!(values.iter().all(|x| Rc::strong_count(x) == 2));
+    assert_eq!(v.iter().map(|x| **x).collect::<Vec<_>>(), [0, 1, 5, 6, 7]);
+    drop(v);
+    assert!(values[2..5].iter().all(|x| Rc::strong_count(x) == 2));
+    drop(to);
+    assert!(values.iter().all(|x| Rc::strong_count(x) == 1));
+}
+
+#[test]
+fn a_dropped_resumption_lets_go_of_everything_it_holds() {
+    // Its stack's values, its handlers' parameters and clause closures,
+    // its frames' closures: every count back, every byte credited, with
+    // the stack's vector full to its capacity (as a capture leaves it).
+    use crate::value::{ClosureObj, Repr, Small, Value};
+    let before = crate::value::live_bytes();
+    let s = Value::str("held");
+    let Repr::Str(held) = &s.0 else {
+        panic!("a string")
+    };
+    let held = held.clone();
+    let closure = ClosureObj::new(3, Small::from_iter([s.clone()]));
+    let mut stack = Vec::with_capacity(3);
+    stack.extend([
+        Value::int(1),
+        s.clone(),
+        Value::tuple([s.clone(), Value::int(2)]),
+    ]);
+    assert_eq!(stack.len(), stack.capacity());
+    let handlers = vec![
+        super::Entry::Handler {
+            info: 0,
+            closures: Rc::new(vec![Value(Repr::Closure(closure.clone())), s.clone()]),
+            param: Value::tuple([s.clone(), s.clone()]),
+            frame: 0,
+            stack: 0,
+        },
+        super::Entry::Skip(0),
+    ];
+    let frames = vec![super::Frame {
+        func: 3,
+        pc: 0,
+        base: 0,
+        kind: super::Kind::Normal,
+        closure: Some(closure),
+    }];
+    let k = Resumption::new(frames, stack, handlers, (0, 0, 0));
+    drop(s);
+    assert_eq!(Rc::strong_count(&held), 7);
+    drop(k);
+    assert_eq!(Rc::strong_count(&held), 1);
+    drop(held);
+    assert_eq!(crate::value::live_bytes(), before);
 }
 
 #[test]
