@@ -7,7 +7,9 @@
 //!   on the machine's frame vector; its depth is bounded by the depth limit
 //!   (`E5003`), checked before the frame is pushed.
 //! - **Tail calls reuse the running frame**: the arguments replace its
-//!   locals, so tail recursion runs in constant space.
+//!   locals, so tail recursion runs in constant space. A tail call of a
+//!   resumption from an ordinary call's frame lets that frame go before
+//!   the continuation goes back on the stacks.
 //! - **A native's metered work is reported at the call**: after a native
 //!   returns, a tripped meter becomes the limit's error
 //!   ([`Machine::metered`]), not the native's cut-short result.
@@ -19,7 +21,7 @@ use crate::error::RunError;
 use crate::limits::Limit;
 use crate::value::{ClosureObj, Repr, Small, Value};
 
-use super::{Entry, Kind, Machine, bad_index};
+use super::{Entry, Frame, Kind, Machine, bad_index};
 
 /// Whether a call gets a frame of its own or takes over its caller's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,9 +89,47 @@ impl<'a> Machine<'a> {
                 self.push(v);
                 Ok(())
             }
-            Value(Repr::Resume(k)) => self.resume(k, argc),
+            Value(Repr::Resume(k)) => {
+                if frame == CallFrame::Reuse {
+                    self.leave_for_resume(argc)?;
+                }
+                self.resume(k, argc)
+            }
             _ => Err(RunError::internal("called a value that is not a function")),
         }
+    }
+
+    /// A tail call of a resumption (`fn() { resume(()) }`, a clause
+    /// ending in `resume(v)`): the running frame goes before the
+    /// continuation is put back, its `argc` arguments moved down to where
+    /// its locals started, so the continuation returns straight to the
+    /// caller (as any tail call does, in constant depth) and the frame's
+    /// closure, its capture moved out, is kept for the next closure made
+    /// ([`crate::value::Recycled`]). Only an ordinary call's frame: a
+    /// handler's body, a clause running in place and the top level stay
+    /// (what they do on returning is not a plain return). Out of line, to
+    /// leave `call`'s other paths as they were.
+    #[inline(never)]
+    fn leave_for_resume(&mut self, argc: usize) -> Result<(), RunError> {
+        let Some(top) = self.frames.last() else {
+            return Err(bad_index());
+        };
+        if top.kind != Kind::Normal {
+            return Ok(());
+        }
+        let base = top.base as usize;
+        let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
+        if start < base {
+            return Err(bad_index());
+        }
+        self.stack.drain(base..start);
+        if let Some(Frame {
+            closure: Some(c), ..
+        }) = self.frames.pop()
+        {
+            self.recycled.keep(Value(Repr::Closure(c)));
+        }
+        Ok(())
     }
 
     /// Push a frame for function `f` (or reuse the running one for a tail
