@@ -327,17 +327,10 @@ impl Children for Small {
     }
 }
 
-/// The parts of a `Small` that own something: through the work list
-/// when one of them would be freed, let go at once when each is held
-/// elsewhere too (a count lowered frees nothing, so nothing recurses;
-/// a tuple's part read out of it before the tuple goes, say).
+/// The parts of a `Small` that own something: see [`count_down`].
 #[inline(never)]
 fn defer_small(children: &mut Small) {
-    if children.iter().any(Value::is_held_once) {
-        defer_values(children.drain(..));
-    } else {
-        children.clear();
-    }
+    count_down(children.drain(..));
 }
 
 /// Drop the children of a dropped object without recursing: they join a
@@ -354,14 +347,28 @@ pub(crate) fn defer_drop(children: &mut Vec<Value>) {
     defer_vec(children);
 }
 
-/// The values of a vector that own something: as for a `Small`
-/// ([`defer_small`]).
+/// The values of a vector that own something: see [`count_down`].
 #[inline(never)]
 fn defer_vec(children: &mut Vec<Value>) {
-    if children.iter().any(Value::is_held_once) {
-        defer_values(children.drain(..));
-    } else {
-        children.clear();
+    count_down(children.drain(..));
+}
+
+/// Let go of a dropped object's values: each held elsewhere too is let go
+/// at once (its count lowered frees nothing, so nothing recurses: a
+/// tuple's part copied out of it before the tuple goes, say); from the
+/// first that this drop would free, the rest go through the work list
+/// ([`defer_values`]). Whether a value is held once is asked as it comes,
+/// not beforehand: an object holding one value twice (`Node(t, k, t)`)
+/// lowers its count with the first and frees it with the second.
+#[inline(always)]
+fn count_down(mut values: impl Iterator<Item = Value>) {
+    while let Some(v) = values.next() {
+        if v.is_held_once() {
+            defer_values(std::iter::once(v));
+            defer_values(values);
+            return;
+        }
+        drop(v);
     }
 }
 
@@ -819,6 +826,28 @@ mod tests {
         drop((f, s));
         assert_eq!(Rc::strong_count(&held), 1);
         drop(held);
+        assert_eq!(live_bytes(), before);
+    }
+
+    /// A deep value that holds the same part twice at every level (a
+    /// tree whose two children are one value, as `Node(t, k, t)` makes)
+    /// is let go without recursing: a part's count lowered by its first
+    /// holder leaves the second holding it alone, and that one goes
+    /// through the work list.
+    #[test]
+    fn a_deep_value_sharing_its_parts_is_let_go_without_recursing() {
+        let before = live_bytes();
+        let mut t = Value::constructed(0, []);
+        for k in 0..200_000 {
+            t = Value::constructed(1, [t.clone(), Value::int(k), t]);
+        }
+        let mut r = Value::tuple([Value::int(0), Value::unit()]);
+        for _ in 0..200_000 {
+            r = Value::tuple([r.clone(), r]);
+        }
+        assert!(live_bytes() > before);
+        drop(t);
+        drop(r);
         assert_eq!(live_bytes(), before);
     }
 

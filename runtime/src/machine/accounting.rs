@@ -104,7 +104,7 @@ impl<'a> Machine<'a> {
 
     /// Charge `units` of work done by the machine itself (outside a step);
     /// `Err` with the exhausted limit once one is.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tick(&self, units: u64) -> Result<(), RunError> {
         if self.meter().charge(units) {
             Ok(())
