@@ -90,39 +90,32 @@ impl<'a> Machine<'a> {
                 Ok(())
             }
             Value(Repr::Resume(k)) => {
-                if frame == CallFrame::Reuse {
-                    self.leave_for_resume(argc)?;
-                }
-                self.resume(k, argc)
+                let leave = frame == CallFrame::Reuse
+                    && self.frames.last().is_some_and(|f| f.kind == Kind::Normal);
+                self.resume(k, argc, leave)
             }
             _ => Err(RunError::internal("called a value that is not a function")),
         }
     }
 
-    /// A tail call of a resumption (`fn() { resume(()) }`, a clause
-    /// ending in `resume(v)`): the running frame goes before the
-    /// continuation is put back, its `argc` arguments moved down to where
-    /// its locals started, so the continuation returns straight to the
-    /// caller (as any tail call does, in constant depth) and the frame's
-    /// closure, its capture moved out, is kept for the next closure made
-    /// ([`crate::value::Recycled`]). Only an ordinary call's frame: a
-    /// handler's body, a clause running in place and the top level stay
-    /// (what they do on returning is not a plain return). Out of line, to
-    /// leave `call`'s other paths as they were.
+    /// Let the running frame go for a tail call of a resumption
+    /// (`fn() { resume(()) }`, a clause ending in `resume(v)`), once the
+    /// resume's checks have passed and its arguments are off the stack
+    /// ([`Machine::resume`]): its locals are dropped and the frame popped,
+    /// so the continuation returns straight to the caller (as any tail
+    /// call does, in constant depth), and the frame's closure, its capture
+    /// moved out, is kept for the next closure made
+    /// ([`crate::value::Recycled`]). Only an ordinary call's frame is let
+    /// go (the caller checks): a handler's body, a clause running in place
+    /// and the top level stay (their return is not a plain return). Out
+    /// of line, to leave the resume's other paths as they were.
     #[inline(never)]
-    fn leave_for_resume(&mut self, argc: usize) -> Result<(), RunError> {
-        let Some(top) = self.frames.last() else {
-            return Err(bad_index());
-        };
-        if top.kind != Kind::Normal {
-            return Ok(());
-        }
-        let base = top.base as usize;
-        let start = self.stack.len().checked_sub(argc).ok_or_else(bad_index)?;
-        if start < base {
+    pub(super) fn leave_for_resume(&mut self) -> Result<(), RunError> {
+        let base = self.frames.last().ok_or_else(bad_index)?.base as usize;
+        if base > self.stack.len() {
             return Err(bad_index());
         }
-        self.stack.drain(base..start);
+        self.stack.truncate(base);
         if let Some(Frame {
             closure: Some(c), ..
         }) = self.frames.pop()

@@ -618,15 +618,24 @@ impl<'a> Machine<'a> {
     /// resumption nothing else holds is moved (its emptied vectors are
     /// kept for the next capture, [`Spare`]); a shared one is copied
     /// straight from where it is held, so it can be resumed again
-    /// (multi-shot).
-    pub(super) fn resume(&mut self, mut k: Rc<Resumption>, argc: usize) -> Result<(), RunError> {
+    /// (multi-shot). With `leave` (a tail call of the resumption from an
+    /// ordinary call's frame), the running frame goes once the checks
+    /// have passed ([`Machine::leave_for_resume`]), so that an error they
+    /// report is placed at the call.
+    pub(super) fn resume(
+        &mut self,
+        mut k: Rc<Resumption>,
+        argc: usize,
+        leave: bool,
+    ) -> Result<(), RunError> {
         let param = if argc == 2 {
             Some(self.stack.pop().ok_or_else(bad_index)?)
         } else {
             None
         };
         let v = self.stack.pop().ok_or_else(bad_index)?;
-        if self.frames.len() + k.frames.len() > self.limits.depth {
+        if self.frames.len().saturating_sub(usize::from(leave)) + k.frames.len() > self.limits.depth
+        {
             return Err(RunError::limit(
                 Limit::Depth,
                 Limit::Depth.value_in(&self.limits),
@@ -638,6 +647,9 @@ impl<'a> Machine<'a> {
         }
         // Copying (or moving) it back costs a unit per slot.
         self.tick((k.frames.len() + k.stack.len() + k.handlers.len()) as u64)?;
+        if leave {
+            self.leave_for_resume()?;
+        }
         let nh = self.handlers.len();
         match Rc::get_mut(&mut k) {
             Some(moving) => {
