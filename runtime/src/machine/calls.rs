@@ -115,7 +115,7 @@ impl<'a> Machine<'a> {
         if base > self.stack.len() {
             return Err(bad_index());
         }
-        self.stack.truncate(base);
+        super::inline::discard_above(&mut self.stack, base);
         if let Some(Frame {
             closure: Some(c), ..
         }) = self.frames.pop()
