@@ -45,14 +45,31 @@ pub fn read_policy(path: &Path, color: bool) -> Result<Policy, String> {
     }
 }
 
+/// A command line's name (without its `:`) and its argument.
+fn split(line: &str) -> (&str, &str) {
+    let body = line.trim_start().trim_start_matches(':');
+    match body.split_once(char::is_whitespace) {
+        Some((n, a)) => (n, a.trim()),
+        None => (body, ""),
+    }
+}
+
+/// The argument of a command line (what follows its name).
+pub(super) fn argument(line: &str) -> &str {
+    split(line).1
+}
+
+/// Whether the command of `line` takes Writ text (`:type`, `:effects`,
+/// `:plan`), which may go on over several lines.
+pub(super) fn takes_text(line: &str) -> bool {
+    matches!(split(line).0, "type" | "t" | "effects" | "e" | "plan")
+}
+
 impl Repl {
-    /// Run one `:command` line.
+    /// Run one `:command` line (a command taking Writ text may hold
+    /// several lines).
     pub(super) fn command(&mut self, line: &str) {
-        let body = line.trim_start_matches(':');
-        let (name, arg) = match body.split_once(char::is_whitespace) {
-            Some((n, a)) => (n, a.trim()),
-            None => (body, ""),
-        };
+        let (name, arg) = split(line);
         match name {
             "help" | "h" | "?" => out(&help()),
             "quit" | "q" | "exit" => self.quit = true,

@@ -238,6 +238,29 @@ pub fn main(options: Options) -> ExitCode {
     }
 }
 
+/// Read the lines that go on from `text` while `unfinished` says it asks
+/// for more: an empty line or the end of the input ends it early;
+/// `None` when Ctrl-C drops it.
+fn read_rest(
+    reader: &mut Reader,
+    mut text: String,
+    more: &str,
+    unfinished: impl Fn(&str) -> bool,
+) -> Option<String> {
+    while unfinished(&text) {
+        match reader.read(more) {
+            Read::Line(l) if l.trim().is_empty() => break,
+            Read::Line(l) => {
+                text.push('\n');
+                text.push_str(&l);
+            }
+            Read::Interrupted => return None,
+            Read::End => break,
+        }
+    }
+    Some(text)
+}
+
 impl Repl {
     fn run(&mut self, reader: &mut Reader) {
         let (prompt, more) = if self.interactive {
@@ -252,28 +275,23 @@ impl Repl {
                 Read::End => break,
             };
             if first.trim_start().starts_with(':') {
-                reader.remember(first.trim());
-                self.command(first.trim());
+                // A command whose argument is Writ text (`:plan {`) reads
+                // on while that text asks for more, as an input does: its
+                // lines must never reach the REPL as inputs of their own.
+                let Some(line) = read_rest(reader, first.trim().to_string(), more, |t| {
+                    commands::takes_text(t) && writ_lang::needs_more(commands::argument(t))
+                }) else {
+                    continue;
+                };
+                reader.remember(&line);
+                self.command(&line);
                 reader.refresh(self.words());
                 continue;
             }
-            let mut text = first;
-            let mut dropped = false;
-            while writ_lang::needs_more(&text) {
-                match reader.read(more) {
-                    Read::Line(l) if l.trim().is_empty() => break,
-                    Read::Line(l) => {
-                        text.push('\n');
-                        text.push_str(&l);
-                    }
-                    Read::Interrupted => {
-                        dropped = true;
-                        break;
-                    }
-                    Read::End => break,
-                }
-            }
-            if dropped || text.trim().is_empty() {
+            let Some(text) = read_rest(reader, first, more, writ_lang::needs_more) else {
+                continue;
+            };
+            if text.trim().is_empty() {
                 continue;
             }
             reader.remember(&text);
