@@ -1787,6 +1787,42 @@ fix=r"""
 """,
 ),
 
+dict(code="E2015",
+meaning=r"""
+`list.sum` is used where the type of the numbers it adds is a type
+parameter: in a generic function, written (`[n: Num]`) or inferred (`fn
+total(xs) { list.sum(xs) }`), or a generic `let` (`let f = list.sum`).
+The sum of no numbers is `0` for `Int`s and `0.0` for `Float`s, and
+which one is chosen where `list.sum` is written, from the type the
+checker finds there; a type parameter may be `Int` at one call and
+`Float` at another, so the empty sum could not be right for both, and
+the use is refused rather than give `0` where `0.0` is due. (Where
+nothing makes the numbers generic, as in `list.sum([])` alone, they are
+`Int`s.)
+""",
+source='''\
+fn total(xs) {
+  list.sum(xs)
+}
+
+let prices: List[Float] = []
+total(prices)
+''',
+fix=r'''
+**Fix**: write the numbers' type where they come from (or add them with
+`list.fold(xs, 0.0, fn(a, x) { a + x })`, whose start value says which
+zero):
+''',
+fix_code='''\
+fn total(xs: List[Float]) -> Float {
+  list.sum(xs)
+}
+
+let prices: List[Float] = []
+total(prices)
+''',
+),
+
 dict(code="E2101",
 meaning=r'''
 A `match` has no arm for some values of the type matched. Writ requires

@@ -148,6 +148,9 @@ codes! {
     /// The type a host declared for an input does not parse, or is not
     /// data an input can hold.
     InputType = "E2014", "malformed input type";
+    /// `list.sum` of numbers whose type is a type parameter, whose empty
+    /// sum (`0` or `0.0`) cannot be told.
+    UnknownNumberType = "E2015", "number type not known";
     /// A `match` that does not cover every value.
     NonExhaustive = "E2101", "non-exhaustive match";
     /// A `let`, parameter or clause pattern that may not match.

@@ -110,6 +110,7 @@ impl Checker {
         self.check_top_level(program);
         self.settle_row_waits(0);
         self.default_numbers();
+        self.check_sum_uses();
         let manifest = self.manifest(grants);
         // Spent in declarations or in closing the program: the whole
         // program is where.
@@ -544,6 +545,58 @@ impl Checker {
                     self.poisoned.clear();
                 }
             }
+        }
+    }
+
+    /// Report each use of `list.sum` whose numbers' type is still a type
+    /// variable once inference and defaulting are done: a type parameter
+    /// of a generic function (written or inferred), which may be `Int` at
+    /// one call and `Float` at another (one that nothing generalised is an
+    /// `Int`). The machine has one value for the
+    /// sum of no numbers, chosen where `list.sum` is written (`0`, or
+    /// `0.0` when the checker found `Float`s there), so such a use is
+    /// refused rather than give `0` where `0.0` is due (fail closed).
+    pub(crate) fn check_sum_uses(&mut self) {
+        // After another error the type may be unknown because of it.
+        if self.diagnostics.iter().any(Diagnostic::is_error) {
+            return;
+        }
+        let uses = self.sum_uses.clone();
+        for (at, t) in uses {
+            let Node::Fn(_, ret, _) = self.arena.node(t) else {
+                continue;
+            };
+            let ret = *ret;
+            let name = match self.arena.node(ret) {
+                // Not generalised: nothing else can make it `Float`, so
+                // it is an `Int`, as `default_numbers` makes numbers.
+                Node::Var { level: 0, .. } => {
+                    let int = self.con(TypeCon::INT, Vec::new());
+                    if self.unify(ret, int).is_err() {
+                        self.poisoned.clear();
+                    }
+                    continue;
+                }
+                Node::Var { .. } => None,
+                Node::Rigid { name, .. } => Some(self.syms.name(*name).to_string()),
+                _ => continue,
+            };
+            let found = match &name {
+                Some(n) => format!("the type parameter `{n}`"),
+                None => "a generic number type, which each use may choose".to_string(),
+            };
+            let d = Diagnostic::new(
+                Code::UnknownNumberType,
+                format!(
+                    "expected the numbers `list.sum` adds here to be known as `Int`s or `Float`s, found {found}"
+                ),
+            )
+            .with_primary(at, "its empty sum would be `0` even where `0.0` is due")
+            .with_help(
+                "write the numbers' type where they come from (`xs: List[Float]`), or add them with \
+                 `list.fold(xs, 0.0, fn(a, x) { a + x })`, whose start value says which",
+            );
+            self.report(d);
         }
     }
 
