@@ -98,8 +98,23 @@ pub fn plan(a: &PlanArgs<'_>) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    // The command that runs it as approved: the same store (a plan is
+    // approved only on the store it was made on), limits and inputs.
+    let mut command = format!("writ run {path} --policy {policy_shown}");
+    if let Some(db) = a.db {
+        command.push_str(&format!(" --db {}", db.display()));
+    }
+    for l in a.limit {
+        command.push_str(&format!(" --limit {l}"));
+    }
+    for t in a.inputs.0 {
+        command.push_str(&format!(" --input-type {t}"));
+    }
+    if let Some(inputs) = a.inputs.1 {
+        command.push_str(&format!(" --inputs {}", inputs.display()));
+    }
     out(&format!(
-        "Written to {}: run it as approved with `writ run {path} --policy {policy_shown} --approve {}`\n",
+        "Written to {}: run it as approved with `{command} --approve {}`\n",
         a.output.display(),
         a.output.display()
     ));

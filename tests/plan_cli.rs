@@ -65,7 +65,7 @@ fn the_story_is_planned_shown_approved_and_executed_once() {
     assert_eq!(
         out,
         format!(
-            "{PLANNED}Written to {plan}: run it as approved with `writ run book.writ --policy policy.toml --approve {plan}`\n"
+            "{PLANNED}Written to {plan}: run it as approved with `writ run book.writ --policy policy.toml --db {db} --approve {plan}`\n"
         )
     );
     let guide =

@@ -157,6 +157,75 @@ fn a_plan_performs_reads_and_no_act_and_its_approval_executes_exactly_its_acts()
     );
 }
 
+/// Record `plan` in the store at `db` as made there, as `Engine::plan`
+/// records the plans it makes.
+fn record_as_made(db: &str, plan: &Plan) {
+    let conn = rusqlite::Connection::open(db).unwrap_or_else(|e| panic!("{e}"));
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, 'made')",
+        [format!("planned:{}", plan.digest())],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A plan is approved only on the store it was made on: on another (a
+/// file, or a store in memory, which is new in each process) it is
+/// refused before anything runs, and it is still approved, once, where it
+/// was made. A plan changed after it was made (here, an act's amount and
+/// its digests made again) was not made anywhere, and is refused too.
+#[test]
+fn a_plan_is_approved_only_on_the_store_it_was_made_on() {
+    let e = engine();
+    let p = policy(&e, "stores", "ada", 50000);
+    let made_on = common::db("plans", "made-on");
+    let other = common::db("plans", "other");
+    let program = check(&e, "Pay.pay(\"air-one.example\", 100, \"a\").id\n", &p);
+    let plan = e
+        .plan(&program, &p, &options(&made_on))
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    let short = plan.digest()[..12].to_string();
+    for store in [other.as_str(), "memory:elsewhere"] {
+        let refused = e
+            .run(&program, &p, &approved(store, &plan), &mut |_| {})
+            .unwrap_err();
+        assert_eq!(refused.code.as_str(), "E4014");
+        assert_eq!(
+            refused.message,
+            format!(
+                "expected a plan made on this store, found plan {short}, made on another (a plan is approved on the store it was made on, and executes once there)"
+            )
+        );
+    }
+    assert!(
+        audit_lines(&other).is_empty(),
+        "nothing was approved or paid on the other store"
+    );
+    let o = e
+        .run(&program, &p, &approved(&made_on, &plan), &mut |_| {})
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    assert_eq!(o.result.as_deref().ok(), Some("\"pay-1\""));
+    // Changed after it was made: the same plan under a new identifier (its
+    // digest made again to match) would be a second approval of the same
+    // acts; no store made it, so it is refused, and nothing is paid again.
+    let mut changed = plan.clone();
+    changed.id = "0".repeat(32);
+    let changed = Plan::from_json(&changed.to_json()).unwrap_or_else(|why| panic!("{why}"));
+    let refused = e
+        .run(&program, &p, &approved(&made_on, &changed), &mut |_| {})
+        .unwrap_err();
+    assert_eq!(refused.code.as_str(), "E4014");
+    assert!(
+        refused.message.contains("made on another"),
+        "{}",
+        refused.message
+    );
+    let paid = audit_lines(&made_on)
+        .iter()
+        .filter(|l| l.starts_with("Pay.pay"))
+        .count();
+    assert_eq!(paid, 1, "paid once");
+}
+
 /// Plan `planned` under `p`, then run `executed` as that plan approved:
 /// the outcome's error code and message, and the store's last record.
 fn deviate(planned: &str, executed: &str) -> (String, String, String) {
@@ -168,9 +237,12 @@ fn deviate(planned: &str, executed: &str) -> (String, String, String) {
         .unwrap_or_else(|err| panic!("{err:?}"));
     // The same program's hash is required: the executed text stands in
     // for a program that takes another path than it took at planning.
+    // The edited plan is recorded as made on this store, as the plan it
+    // stands in for was (an edited plan is refused before it runs: below).
     let mut plan = plan;
     let program = check(&e, executed, &p);
     plan.program = program.hash.clone();
+    record_as_made(&db, &plan);
     let o = e
         .run(&program, &p, &approved(&db, &plan), &mut |_| {})
         .unwrap_or_else(|err| panic!("{err:?}"));

@@ -11,6 +11,7 @@ use crate::plan::{Plan, PlannedAct, Planning, policy_digest};
 use crate::policy::{Decision, Policy};
 use crate::policy_host::clean;
 use crate::reads::{Cursor, ReadMode, Recording};
+use crate::store::Approval;
 
 /// Set `run` up to run as `plan` approved it: `E4014` (nothing run) if the
 /// plan is of another program, policy, person or inputs, or was executed
@@ -69,20 +70,24 @@ pub(super) fn approve(
         decision: Decision::Allowed,
         rule: &rule,
     };
-    let seq = run
-        .state
-        .store
-        .approve_plan(&digest, &entry)
-        .map_err(|e| {
-            unavailable(format!(
-                "the approval could not be recorded ({e}); nothing was run"
-            ))
-        })?
-        .ok_or_else(|| {
-            crate::plan::does_not_apply(format!(
+    let approval = run.state.store.approve_plan(&digest, &entry).map_err(|e| {
+        unavailable(format!(
+            "the approval could not be recorded ({e}); nothing was run"
+        ))
+    })?;
+    let seq = match approval {
+        Approval::Recorded(seq) => seq,
+        Approval::Executed => {
+            return Err(crate::plan::does_not_apply(format!(
                 "expected a plan not executed before, found plan {short}, executed already (a plan executes once)"
-            ))
-        })?;
+            )));
+        }
+        Approval::NotMadeHere => {
+            return Err(crate::plan::does_not_apply(format!(
+                "expected a plan made on this store, found plan {short}, made on another (a plan is approved on the store it was made on, and executes once there)"
+            )));
+        }
+    };
     run.state.audit_ids.push(seq);
     run.purpose = Some(format!("as approved in plan {short} (audit #{seq})"));
     run.plan = Some(Planning::Approved {
@@ -184,7 +189,7 @@ impl Engine {
             Some(Planning::Making { acts }) => acts.acts,
             _ => Vec::new(),
         };
-        Ok(Plan {
+        let plan = Plan {
             id: crate::plan::fresh_id(),
             program: program.hash.clone(),
             policy: policy_digest(policy),
@@ -196,6 +201,19 @@ impl Engine {
             result: outcome
                 .result
                 .map_err(|e| format!("{}: {}", e.code.as_str(), e.message)),
-        })
+        };
+        // The store the plan was made on records it: only there is it
+        // approved (once).
+        let (mut store, _, kept_as) = self.open_store(policy, options)?;
+        let recorded = store.record_plan(&plan.digest());
+        if let Some((path, id)) = kept_as {
+            self.idle.put(path, id, store);
+        }
+        recorded.map_err(|e| {
+            unavailable(format!(
+                "the plan could not be recorded in the store ({e}); it cannot be approved"
+            ))
+        })?;
+        Ok(plan)
     }
 }

@@ -699,22 +699,36 @@ impl Store {
         self.write(|tx| tx.put_meta(&key, "resumed"))
     }
 
+    /// Record that the plan with `digest` was made on this store (by
+    /// [`crate::engine::Engine::plan`]): only a plan made here is approved
+    /// here ([`Store::approve_plan`]), so one approval cannot be carried
+    /// out again on another store.
+    pub(crate) fn record_plan(&mut self, digest: &str) -> Result<(), StoreError> {
+        let key = format!("planned:{digest}");
+        self.write(|tx| tx.put_meta(&key, "made")).map(|_| ())
+    }
+
     /// Record that the plan with `digest` is executed, and its approval
     /// (an audit record, `entry`) in the same transaction: the approval's
-    /// sequence number, or `None` if the plan was executed already.
+    /// sequence number, or why it is refused (executed already, or not
+    /// made on this store).
     pub(crate) fn approve_plan(
         &mut self,
         digest: &str,
         entry: &Entry<'_>,
-    ) -> Result<Option<i64>, StoreError> {
+    ) -> Result<Approval, StoreError> {
         let key = format!("plan:{digest}");
+        let made = format!("planned:{digest}");
         self.write(|tx| {
             if tx.meta(&key)?.is_some() {
-                return Ok(None);
+                return Ok(Approval::Executed);
+            }
+            if tx.meta(&made)?.is_none() {
+                return Ok(Approval::NotMadeHere);
             }
             let seq = append(tx, entry)?;
             tx.put_meta(&key, &seq.to_string())?;
-            Ok(Some(seq))
+            Ok(Approval::Recorded(seq))
         })
     }
 
@@ -881,6 +895,17 @@ fn write_record(
     r.hash = record_hash(&r);
     tx.insert_record(&r)?;
     Ok(seq)
+}
+
+/// What [`Store::approve_plan`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Approval {
+    /// Approved: the sequence number of the approval's audit record.
+    Recorded(i64),
+    /// The plan was executed already (a plan executes once).
+    Executed,
+    /// The plan was not made on this store.
+    NotMadeHere,
 }
 
 #[cfg(test)]
