@@ -597,9 +597,21 @@ impl Reader {
             );
             return String::new();
         }
-        self.str(t, key, section)
-            .map(|(s, _)| s)
-            .unwrap_or_default()
+        match self.str(t, key, section) {
+            // Who the program acts for (and as what) names them in the
+            // audit log and keys their daily totals: never nobody.
+            Some((s, at)) if s.trim().is_empty() => {
+                let example = if key == "role" { "employee" } else { "e1001" };
+                self.invalid(
+                    at,
+                    format!("expected `{key}` in {section} to be a non-empty string, found an empty one"),
+                    &format!("write the {key} of the person the programs act for, such as `{key} = \"{example}\"`"),
+                );
+                String::new()
+            }
+            Some((s, _)) => s,
+            None => String::new(),
+        }
     }
 
     fn bool(&mut self, t: &DeTable<'_>, key: &str, section: &str) -> Option<bool> {

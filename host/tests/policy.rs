@@ -119,6 +119,10 @@ fn every_malformed_policy_is_refused_where_it_is_wrong() {
         ("", &[("E6005", 1)]),
         ("[principal]\nid = \"e1\"\n", &[("E6005", 1)]),
         ("[principal]\nid = 7\nrole = \"x\"\n", &[("E6003", 2)]),
+        // Nobody: an empty id or role would act, and be audited, for no
+        // one (and share one day's totals with every other nobody).
+        ("[principal]\nid = \"\"\nrole = \"x\"\n", &[("E6003", 2)]),
+        ("[principal]\nid = \"e1\"\nrole = \" \"\n", &[("E6003", 3)]),
         ("principal = \"me\"\n", &[("E6005", 1), ("E6003", 1)]),
         (
             "[principal]\nid = \"e1\"\nrole = \"r\"\nteam = \"a\"\n",
