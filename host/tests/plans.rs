@@ -123,7 +123,7 @@ fn a_plan_performs_reads_and_no_act_and_its_approval_executes_exactly_its_acts()
         [
             "Http.get(\"https://fares.example/cheap\") allowed: a recorded URL (recorded response); for a plan",
             "Tickets.price(\"OSL-BER\") allowed: granted; for a plan",
-            "Pay.pay(\"air-one.example\", 90000, \"upgrade\") denied: 900.00 EUR is over the cap of 500.00 EUR per payment",
+            "Pay.pay(\"air-one.example\", 90000, \"upgrade\") denied: 900.00 EUR is over the cap of 500.00 EUR per payment; for a plan",
         ]
     );
     // Through its JSON, as a page would send it back.
@@ -137,11 +137,22 @@ fn a_plan_performs_reads_and_no_act_and_its_approval_executes_exactly_its_acts()
     assert_eq!(
         log[3..],
         [
-            format!("Plan.approve({}) allowed: approved by ada: 1 act", plan.digest()),
-            format!("Http.get(\"https://fares.example/cheap\") allowed: a recorded URL (recorded response); replayed from the recording; as approved in plan {short} (audit #4)"),
-            format!("Tickets.price(\"OSL-BER\") allowed: granted; replayed from the recording; as approved in plan {short} (audit #4)"),
-            format!("Pay.pay(\"air-one.example\", 35000, \"flight OSL-BER\") allowed: air-one.example is an allowed payee and 350.00 EUR is within the caps; as approved in plan {short} (audit #4)"),
-            "Pay.pay(\"air-one.example\", 90000, \"upgrade\") denied: 900.00 EUR is over the cap of 500.00 EUR per payment".to_string(),
+            format!(
+                "Plan.approve({}) allowed: approved by ada: 1 act",
+                plan.digest()
+            ),
+            format!(
+                "Http.get(\"https://fares.example/cheap\") allowed: a recorded URL (recorded response); replayed from the recording; as approved in plan {short} (audit #4)"
+            ),
+            format!(
+                "Tickets.price(\"OSL-BER\") allowed: granted; replayed from the recording; as approved in plan {short} (audit #4)"
+            ),
+            format!(
+                "Pay.pay(\"air-one.example\", 35000, \"flight OSL-BER\") allowed: air-one.example is an allowed payee and 350.00 EUR is within the caps; as approved in plan {short} (audit #4)"
+            ),
+            format!(
+                "Pay.pay(\"air-one.example\", 90000, \"upgrade\") denied: 900.00 EUR is over the cap of 500.00 EUR per payment; as approved in plan {short} (audit #4)"
+            ),
         ]
     );
     // Once.

@@ -68,7 +68,9 @@ pub(crate) struct PolicyHost<'a> {
     pub(crate) recorded: Option<&'a HashMap<String, String>>,
     pub(crate) used_recorded: bool,
     /// Why the run runs, when not for itself: appended to the rule of
-    /// every operation it allows (`for a plan`, `as approved in plan …`).
+    /// every record it writes to the audit log, allowed or denied, and of
+    /// every operation it allows in the outcome (`for a plan`, `as
+    /// approved in plan …`).
     pub(crate) purpose: Option<&'a str>,
 }
 
@@ -93,7 +95,8 @@ impl PolicyHost<'_> {
         decision: Decision,
         rule: &str,
     ) -> Result<i64, HostError> {
-        let (arguments, rule) = (clean(arguments), clean(rule));
+        let rule = self.purposed(rule);
+        let (arguments, rule) = (clean(arguments), clean(&rule));
         let entry = Entry {
             principal: &self.policy.principal.id,
             program: self.program,
@@ -109,6 +112,14 @@ impl PolicyHost<'_> {
         })?;
         self.audit_ids.push(seq);
         Ok(seq)
+    }
+
+    /// `rule`, with the run's purpose after it when it has one.
+    fn purposed<'r>(&self, rule: &'r str) -> Cow<'r, str> {
+        match self.purpose {
+            Some(p) => Cow::Owned(format!("{rule}; {p}")),
+            None => Cow::Borrowed(rule),
+        }
     }
 
     /// Note an operation once it is decided (and audited, if it was), and
@@ -142,14 +153,6 @@ impl PolicyHost<'_> {
         arguments: &str,
         rule: &str,
     ) -> Result<(), HostError> {
-        let purposed;
-        let rule = match self.purpose {
-            Some(p) => {
-                purposed = format!("{rule}; {p}");
-                purposed.as_str()
-            }
-            None => rule,
-        };
         let audit_id = if grant.audit {
             Some(self.audit(
                 operation,
@@ -160,7 +163,8 @@ impl PolicyHost<'_> {
         } else {
             None
         };
-        self.note(operation, arguments, Decision::Allowed, rule, audit_id);
+        let rule = self.purposed(rule);
+        self.note(operation, arguments, Decision::Allowed, &rule, audit_id);
         Ok(())
     }
 

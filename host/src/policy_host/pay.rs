@@ -177,24 +177,23 @@ impl PolicyHost<'_> {
                 return Err(self.deny(grant, op, shown, "the person did not confirm the payment"));
             }
         }
-        let mut rule = format!(
+        let rule = format!(
             "{payee} is an allowed payee and {} {} is within the caps",
             money(cents),
             scope.currency
         );
-        if let Some(p) = self.purpose {
-            rule = format!("{rule}; {p}");
-        }
-        // Escaped as every record is (see `audit`): this one is written by
-        // the ledger's transaction instead.
-        let (arguments, rule) = (clean(recorded(grant, shown)), clean(&rule));
+        // With the run's purpose and escaped, as every record is (see
+        // `audit`): this one is written by the ledger's transaction
+        // instead.
+        let (arguments, recorded_rule) =
+            (clean(recorded(grant, shown)), clean(&self.purposed(&rule)));
         let entry = Entry {
             principal: &self.policy.principal.id,
             program: self.program,
             operation: op,
             arguments: &arguments,
             decision: Decision::Allowed,
-            rule: &rule,
+            rule: &recorded_rule,
         };
         let new = NewPayment {
             payee: &payee,
@@ -206,7 +205,11 @@ impl PolicyHost<'_> {
             max_day_cents: scope.max_day_cents,
         };
         let over = |today: i64| over_day(scope, cents, today);
-        let paid = self.store.pay(&entry, &new, &over).map_err(|e| {
+        // The denial the ledger's transaction records, with the run's
+        // purpose as every record has it.
+        let purpose = self.purpose.map(|p| format!("; {p}")).unwrap_or_default();
+        let over_recorded = |today: i64| format!("{}{purpose}", over(today));
+        let paid = self.store.pay(&entry, &new, &over_recorded).map_err(|e| {
             HostError::Stop(unavailable(match e {
                 StoreError::Uncertain { .. } => format!(
                     "the payment's outcome is unknown ({e}); the ledger and the audit log say whether it was made"
@@ -222,6 +225,7 @@ impl PolicyHost<'_> {
             }
         };
         self.audit_ids.push(seq);
+        let rule = self.purposed(&rule);
         self.note(op, shown, Decision::Allowed, &rule, Some(seq));
         self.paid_this_run += cents;
         Value::record(
