@@ -272,7 +272,17 @@ impl Lowerer {
                 self.expr(a, Position::Inner);
             }
             let argc = argc as u32;
+            // The program's call of a library function written in Writ
+            // keeps the program's frame, tail or not: an error the library
+            // reports (`assert.fails`'s) is placed at the call, in the
+            // program, not at the call of the function that made it.
+            let into_library = !self.in_library
+                && matches!(slot, Slot::Func(f) if self.module.functions.get(f as usize).is_some_and(|g| g.library));
             match (slot, at) {
+                (Slot::Func(f), Position::Tail) if into_library => {
+                    self.emit(Op::CallFunc(f, argc), span);
+                    self.emit(Op::Return, span)
+                }
                 (Slot::Func(f), Position::Tail) => self.emit(Op::TailCallFunc(f, argc), span),
                 (Slot::Func(f), _) => self.emit(Op::CallFunc(f, argc), span),
                 (Slot::Native(n), Position::Tail) => {
