@@ -270,10 +270,14 @@ impl Checker {
                 Some("ordering is defined on numbers, `Str`, `Bool`, `Unit`, and lists and tuples of those; compare a field instead (`list.sort_by(xs, fn(x) { x.field })`)".to_string()),
             )
         } else if c.0 & 1 != 0 {
-            (
-                format!("expected a type that supports {op}, found `{ts}`"),
-                None,
-            )
+            // `op` is an operator (`==`) or a use (an argument of
+            // `list.contains`), whose bound is equality.
+            let what = if op.starts_with('`') {
+                format!("a type that supports {op}")
+            } else {
+                format!("a type whose values can be compared with `==` for {op}")
+            };
+            (format!("expected {what}, found `{ts}`"), None)
         } else {
             (
                 format!("expected a value with a display form for {op}, found `{ts}`"),
