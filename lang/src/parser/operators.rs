@@ -146,7 +146,12 @@ pub(crate) fn prefix(op: UnOp, operand: Expr, e: &mut Extras<'_, '_>) -> Expr {
             let at = operand.span;
             let diags = &mut e.state().diagnostics;
             let before = diags.len();
-            diags.retain(|d| !(d.code == Code::IntegerOutOfRange && d.primary_span() == Some(at)));
+            // (The literal may be in brackets, `-(9223372036854775808)`:
+            // its report lies inside the operand.)
+            diags.retain(|d| {
+                !(d.code == Code::IntegerOutOfRange
+                    && d.primary_span().is_some_and(|p| at.start <= p.start && p.end <= at.end))
+            });
             if diags.len() == before {
                 diags.push(
                     Diagnostic::new(
