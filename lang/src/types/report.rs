@@ -297,9 +297,16 @@ impl Checker {
         }
         if let Some((r, wanted)) = rigid {
             let bound = wanted.names().join(" + ");
-            d = d.with_help(format!(
-                "`{r}` is a type parameter without that bound; declare it: `[{r}: {bound}]`"
-            ));
+            d = d.with_help(match crate::types::suggest::type_alias(&r) {
+                // `x: int`, `s: string`: another language's type name, in
+                // lower case, which Writ reads as a type parameter.
+                Some(t) if r.starts_with(|c: char| c.is_ascii_lowercase()) => format!(
+                    "`{r}` is a type variable (lower-case); did you mean the type `{t}`?"
+                ),
+                _ => format!(
+                    "`{r}` is a type parameter without that bound; declare it: `[{r}: {bound}]`"
+                ),
+            });
         } else if let Some(h) = maybe {
             d = d.with_help(h);
         } else if let Some(h) = help {
