@@ -87,6 +87,28 @@ fn found(rest: &str) -> String {
     let Some(c) = rest.chars().next() else {
         return "the end of the text".to_string();
     };
+    // A number, or an escape, is shown whole (`-1e400`, `\u0041`): its
+    // first character alone would name the wrong thing.
+    if c == '-' || c.is_ascii_digit() {
+        let number: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'))
+            .take(24)
+            .collect();
+        return format!("`{number}`");
+    }
+    if c == '\\' {
+        let mut chars = rest.chars();
+        let escape: String = match (chars.next(), chars.next()) {
+            (Some(_), Some('u')) => rest
+                .chars()
+                .take(2)
+                .chain(rest.chars().skip(2).take_while(char::is_ascii_hexdigit).take(4))
+                .collect(),
+            _ => rest.chars().take(2).collect(),
+        };
+        return format!("`{escape}`");
+    }
     if c.is_alphabetic() {
         let word: String = rest
             .chars()
