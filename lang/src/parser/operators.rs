@@ -150,7 +150,8 @@ pub(crate) fn prefix(op: UnOp, operand: Expr, e: &mut Extras<'_, '_>) -> Expr {
             // its report lies inside the operand.)
             diags.retain(|d| {
                 !(d.code == Code::IntegerOutOfRange
-                    && d.primary_span().is_some_and(|p| at.start <= p.start && p.end <= at.end))
+                    && d.primary_span()
+                        .is_some_and(|p| at.start <= p.start && p.end <= at.end))
             });
             if diags.len() == before {
                 diags.push(

@@ -108,6 +108,13 @@ impl Checker {
             _ => None,
         };
         let errors_before = self.error_count();
+        let diagnostics_before = self.diagnostics.len();
+        // Which parameters take a function, as declared (before the
+        // arguments fix what the callee's type variables are).
+        let takes_fn: Vec<bool> = params
+            .iter()
+            .map(|p| matches!(self.arena.node(*p), Node::Fn(..)))
+            .collect();
         for (a, p) in all.iter().zip(params.iter()) {
             let saved = std::mem::replace(&mut self.call_context, context.clone());
             let before = self.diagnostics.len();
@@ -131,6 +138,14 @@ impl Checker {
                 ));
             }
         }
+        if self.error_count() > errors_before {
+            self.hint_function_argument_order(
+                &all,
+                &takes_fn,
+                diagnostics_before,
+                context.as_deref(),
+            );
+        }
         // After the arguments: a function argument's effects have reached
         // the callee's row by now, so they are reported at this call. (They
         // are added even when an argument was wrong: nothing may drop an
@@ -142,6 +157,39 @@ impl Checker {
             return self.error_ty();
         }
         self.result_of(ret)
+    }
+
+    /// After a wrong argument: when a function written in place
+    /// (`fn(acc, x) { ... }`) is given where the callee does not declare
+    /// a function, and something else where it does, the two are likely
+    /// swapped (`list.fold(xs, fn(a, x) { a + x }, 0)`): the first
+    /// diagnostic of the call says so, if it has no help yet.
+    fn hint_function_argument_order(
+        &mut self,
+        args: &[&Expr],
+        takes_fn: &[bool],
+        from: usize,
+        callee: Option<&str>,
+    ) {
+        let lambda = |e: &Expr| matches!(e.kind, ExprKind::Lambda(_));
+        let misplaced = args.iter().zip(takes_fn).position(|(a, f)| lambda(a) && !f);
+        let wanted = args
+            .iter()
+            .zip(takes_fn)
+            .position(|(a, f)| !lambda(a) && *f);
+        let (Some(given), Some(wanted)) = (misplaced, wanted) else {
+            return;
+        };
+        if let Some(d) = self.diagnostics.get_mut(from)
+            && d.help.is_none()
+        {
+            d.help = Some(format!(
+                "the arguments may be in the wrong order: {} takes a function as argument {}, and one is given as argument {}",
+                callee.unwrap_or("this call"),
+                wanted + 1,
+                given + 1
+            ));
+        }
     }
 
     /// A call's result: `Never` becomes a fresh type.

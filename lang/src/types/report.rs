@@ -300,9 +300,9 @@ impl Checker {
             d = d.with_help(match crate::types::suggest::type_alias(&r) {
                 // `x: int`, `s: string`: another language's type name, in
                 // lower case, which Writ reads as a type parameter.
-                Some(t) if r.starts_with(|c: char| c.is_ascii_lowercase()) => format!(
-                    "`{r}` is a type variable (lower-case); did you mean the type `{t}`?"
-                ),
+                Some(t) if r.starts_with(|c: char| c.is_ascii_lowercase()) => {
+                    format!("`{r}` is a type variable (lower-case); did you mean the type `{t}`?")
+                }
                 _ => format!(
                     "`{r}` is a type parameter without that bound; declare it: `[{r}: {bound}]`"
                 ),

@@ -103,7 +103,12 @@ fn found(rest: &str) -> String {
             (Some(_), Some('u')) => rest
                 .chars()
                 .take(2)
-                .chain(rest.chars().skip(2).take_while(char::is_ascii_hexdigit).take(4))
+                .chain(
+                    rest.chars()
+                        .skip(2)
+                        .take_while(char::is_ascii_hexdigit)
+                        .take(4),
+                )
                 .collect(),
             _ => rest.chars().take(2).collect(),
         };
