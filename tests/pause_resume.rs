@@ -181,7 +181,7 @@ fn the_booking_pauses_at_the_question_and_a_second_process_pays() {
 #[test]
 fn refusing_at_the_pause_is_audited_and_the_program_goes_on() {
     let (db, snap) = paused("refuses");
-    let (code, out, _) = writ(
+    let (code, out, err) = writ(
         &story(),
         &[
             "resume",
@@ -197,6 +197,11 @@ fn refusing_at_the_pause_is_audited_and_the_program_goes_on() {
     assert!(audit(&db).contains(
         "#3 Confirm.ask(\"Pay 389.00 EUR to air-one.example for A1-318?\") denied: refused by the host: Ada wants to think"
     ));
+    // The host refused, not the policy: the help says who.
+    assert!(
+        err.contains("Help: the host refused this operation (the policy allowed it)"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -195,6 +195,18 @@ impl PolicyHost<'_> {
         rule: &str,
         audit_id: Option<i64>,
     ) -> HostError {
+        self.denied_because(grant, (operation, arguments, rule), audit_id, BY_POLICY)
+    }
+
+    /// [`PolicyHost::denied`], with the help the run's error gives (who
+    /// denied it).
+    fn denied_because(
+        &mut self,
+        grant: &Grant,
+        (operation, arguments, rule): (&str, &str, &str),
+        audit_id: Option<i64>,
+        help: &str,
+    ) -> HostError {
         self.note(operation, arguments, Decision::Denied, rule, audit_id);
         let message = format!(
             "{operation}({}) was denied: {}",
@@ -203,10 +215,7 @@ impl PolicyHost<'_> {
         );
         match grant.on_deny {
             OnDeny::Fail => HostError::Fail(message),
-            OnDeny::Stop => HostError::Stop(RunError::denied(
-                message,
-                "the policy does not allow this; nothing was carried out, and the denial is in the audit log",
-            )),
+            OnDeny::Stop => HostError::Stop(RunError::denied(message, help)),
         }
     }
 
@@ -594,9 +603,40 @@ impl<'p> PolicyHost<'p> {
             Err(e) => return e,
         };
         let rule = format!("refused by the host: {reason}");
-        self.deny(grant, &ready.operation, &ready.shown, &rule)
+        let audited = self.audit(
+            &ready.operation,
+            recorded(grant, &ready.shown),
+            Decision::Denied,
+            &rule,
+        );
+        match audited {
+            Ok(seq) => self.denied_because(
+                grant,
+                (&ready.operation, &ready.shown, &rule),
+                Some(seq),
+                BY_HOST,
+            ),
+            Err(e) => {
+                self.note(
+                    &ready.operation,
+                    &ready.shown,
+                    Decision::Denied,
+                    &rule,
+                    None,
+                );
+                e
+            }
+        }
     }
 }
+
+/// The help of a run stopped by the policy's denial.
+const BY_POLICY: &str =
+    "the policy does not allow this; nothing was carried out, and the denial is in the audit log";
+
+/// The help of a run stopped by the host's refusal (`--refuse`, an
+/// embedder's answer).
+const BY_HOST: &str = "the host refused this operation (the policy allowed it); nothing was carried out, and the refusal is in the audit log";
 
 /// The plain default of a data type, as JSON: what a plan answers an
 /// embedder's act with.
