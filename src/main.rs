@@ -892,6 +892,10 @@ fn main() -> ExitCode {
             head,
             format,
         } => match (action, head) {
+            (AuditAction::Verify | AuditAction::Head, _) if matches!(format, Format::Json) => {
+                err_println!("error: `--format json` goes with `writ audit show`");
+                ExitCode::from(2)
+            }
             (AuditAction::Verify, head) => host_cli::audit_verify(db.as_deref(), head.as_deref()),
             (_, Some(_)) => {
                 err_println!("error: `--head` goes with `writ audit verify`");

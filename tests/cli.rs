@@ -601,6 +601,15 @@ fn audit_head_anchors_the_log_and_verify_finds_ledger_and_tail_changes() {
         stderr_of(&o),
         "error: `--head` goes with `writ audit verify`\n"
     );
+    // JSON is what `show` writes; the others say so rather than ignore it.
+    for action in ["head", "verify"] {
+        let o = writ(&["audit", action, "--db", "s.db", "--format", "json"], &dir);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            stderr_of(&o),
+            "error: `--format json` goes with `writ audit show`\n"
+        );
+    }
 
     // A store written before the ledger was chained is refused, saying so.
     std::fs::copy(dir.join("s.db"), dir.join("v1.db")).expect("copy");
