@@ -104,9 +104,17 @@ impl fmt::Display for StoreError {
                     "expected a store of schema version {SCHEMA_VERSION}, found version {found}: a migration brings it up to date, in place"
                 )
             }
+            StoreError::Schema { found }
+                if found.parse::<i64>().is_ok_and(|v| v > SCHEMA_VERSION) =>
+            {
+                write!(
+                    f,
+                    "expected a store of schema version {SCHEMA_VERSION}, found version {found}: it was written by a newer Writ, which this one cannot read or migrate; use that Writ (or a newer one)"
+                )
+            }
             StoreError::Schema { found } => write!(
                 f,
-                "expected a store of schema version {SCHEMA_VERSION}, found version {found}"
+                "expected a store of schema version {SCHEMA_VERSION}, found version {found}, which no Writ writes"
             ),
         }
     }

@@ -593,7 +593,7 @@ fn stores_of_other_schemas_are_refused_or_migrated(db: Db) {
     sql(&mut s, "UPDATE meta SET value = '99' WHERE key = 'schema'");
     assert_eq!(
         Store::open(&at, None).err().map(|e| e.to_string()),
-        Some("expected a store of schema version 3, found version 99".into())
+        Some("expected a store of schema version 3, found version 99: it was written by a newer Writ, which this one cannot read or migrate; use that Writ (or a newer one)".into())
     );
     assert_eq!(
         Store::migrate(&location, &options),
