@@ -864,7 +864,11 @@ as the tail: the message is "expected `|` before the row variable `e`,
 found `,`" (label "row variable after a comma"), as in this example, where
 `{Log, e}` must be written `{Log | e}`. Anywhere else in the list, the
 message is "expected an effect name, found the row variable `e`" (label
-"row variable in the middle of the row").
+"row variable in the middle of the row"). An effect after the `|` is this
+error too: "expected one row variable after `|`, found the effect `Log`",
+whose help says the effects come first (`{e | Log}` is `{Log | e}`), or,
+in a row with no variable at all, that effects are separated by `,`
+(`{Log | Http}` is `{Log, Http}`).
 ''',
 source='fn twice(f: fn() -> Unit / {Log, e}) -> Unit / {Log | e} {\n  f()\n  f()\n}\n',
 extra=[

@@ -40,14 +40,76 @@ pub(crate) fn row<'t>(ty: impl P<'t, TypeExpr>) -> impl P<'t, EffectRow> {
         })
     });
     let item = effect.or(lower().map(RowItem::Var));
+    // After `|`, the row variable; effects there (`{e | Log}`) are read
+    // too, to say where they go.
+    let after_bar = item
+        .clone()
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .at_least(1)
+        .collect::<Vec<_>>();
     item.separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>()
-        .then(just(Token::Bar).ignore_then(lower()).or_not())
+        .then(just(Token::Bar).ignore_then(after_bar).or_not())
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
-        .validate(|(items, bar_tail), e, _| {
+        .validate(|(mut items, after), e, _| {
             let row_span = span(e.span());
             let mut effects = Vec::new();
+            let mut bar_tail = None;
+            match after.as_deref() {
+                Some([RowItem::Var(v)]) => bar_tail = Some(v.clone()),
+                Some(rest) => {
+                    let first_effect = rest.iter().find_map(|i| match i {
+                        RowItem::Effect(r) => Some(r.clone()),
+                        RowItem::Var(_) => None,
+                    });
+                    let var = items.iter().chain(rest.iter()).find_map(|i| match i {
+                        RowItem::Var(v) => Some(v.name.clone()),
+                        RowItem::Effect(_) => None,
+                    });
+                    let help = match &var {
+                        Some(var) => format!(
+                            "the effects come first and the row variable last, after `|`: `{{E1, E2 | {var}}}`"
+                        ),
+                        None => "effects are separated by `,` (`{Log, Http}`); `|` comes before a row variable only (`{Log, Http | e}`)".to_string(),
+                    };
+                    let at = match &first_effect {
+                        Some(r) => r.span,
+                        None => row_span,
+                    };
+                    report(e, |_| {
+                        Diagnostic::new(
+                            Code::RowVariablePosition,
+                            match &first_effect {
+                                Some(r) => format!(
+                                    "expected one row variable after `|`, found the effect `{}`",
+                                    r.name.name
+                                ),
+                                None => "expected one row variable after `|`, found several".to_string(),
+                            },
+                        )
+                        .with_primary(at, "after `|`")
+                        .with_help(help)
+                    });
+                    // Read on as if written in order: the effects, then
+                    // the variable (no second report for it).
+                    for i in rest.iter() {
+                        match i {
+                            RowItem::Effect(r) => effects.push(r.clone()),
+                            RowItem::Var(v) => bar_tail = Some(v.clone()),
+                        }
+                    }
+                    items.retain(|i| match i {
+                        RowItem::Var(v) if bar_tail.is_none() => {
+                            bar_tail = Some(v.clone());
+                            false
+                        }
+                        _ => true,
+                    });
+                }
+                None => {}
+            }
             let mut tail = bar_tail;
             let only_item = items.len() == 1 && tail.is_none();
             let last = items.len().saturating_sub(1);
