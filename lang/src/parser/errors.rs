@@ -137,8 +137,16 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
             "to compare, write `==`; to name a new value, write `let name = ...` (values never change, so there is no assignment)"
         }
         Token::Bar if wanted("`=>`") => "Writ has no or-patterns: write one arm for each pattern",
+        Token::FatArrow if wanted("`->`") && wanted("a block") => {
+            "the return type follows `->` and the body is a block: `fn f(x: Int) -> Int { x + 1 }`, `fn(x) { x + 1 }`; `=>` only follows a pattern, in `match` arms and handler clauses"
+        }
         Token::FatArrow if wanted("`->`") => {
             "write the return type after `->`: `fn f(x: Int) -> Int { ... }`"
+        }
+        // An arm without a `,` before one that starts with `-`, `(` or
+        // `[`: that line went on with the arm before (`"zero" - 2`).
+        Token::FatArrow if wanted("an operator") && wanted("`,`") && wanted("a pattern") => {
+            "the arm before this one has no `,` at its end, so this line went on with it (a line that starts with `-`, `(` or `[` continues the one before): end that arm with `,`"
         }
         Token::FatArrow if wanted("an expression") || wanted("a block") => {
             "a function value is written `fn(x) { x + 1 }`; `=>` only follows a pattern, in `match` arms and handler clauses"

@@ -161,5 +161,5 @@ pub(crate) fn int_out_of_range(at: crate::span::Span) -> Diagnostic {
         "integer literal `9223372036854775808` is out of range: the largest `Int` is 9223372036854775807",
     )
     .with_primary(at, "too large for `Int`")
-    .with_help("only the negative number `-9223372036854775808` can be written with these digits")
+    .with_help("only the negative number `-9223372036854775808` can be written with these digits; a `-` that subtracts (after a value, or at the start of a line, which goes on with the line before) leaves them alone: bracket the number, `(-9223372036854775808)`")
 }
