@@ -60,8 +60,9 @@
 //!   or a pattern of another family than its column's (or a literal in a
 //!   constructor column, and the reverse) matches nothing, so its arm is
 //!   reported unreachable and it never makes a match look exhaustive.
-//! - Float literals are distinct when their bits are (`0.0` and `-0.0` are
-//!   two literals: neither is reported unreachable because of the other).
+//! - Float literals are distinct when their bits are, but for `0.0` and
+//!   `-0.0`, which are one: a pattern matches as `==` compares, and
+//!   `-0.0 == 0.0`, so the second of the two arms is unreachable.
 //! - Recursion (one level per pattern node, at most) runs under
 //!   `stacker::maybe_grow`, so deeply nested patterns cannot overflow the
 //!   stack; witnesses are flat token lists, so dropping them is not
@@ -636,6 +637,8 @@ fn compare_cost(a: &Family, b: &Family) -> usize {
 fn lit_key(lit: &Lit) -> Key<'_> {
     match lit {
         Lit::Int(n) => Key::Int(*n),
+        // `-0.0` matches where `0.0` does (`==`): one key.
+        Lit::Float(x) if *x == 0.0 => Key::Float(0.0f64.to_bits()),
         Lit::Float(x) => Key::Float(x.to_bits()),
         Lit::Str(s) => Key::Str(s),
     }
