@@ -320,7 +320,7 @@ fn a_store_of_another_schema_or_a_malformed_recorded_file_stops_before_the_run()
         err.map(|e| (e.code.to_string(), e.message)),
         Some((
             "E4006".to_string(),
-            "expected a store of schema version 3, found version 99".to_string()
+            "expected a store of schema version 3, found version 99: it was written by a newer Writ, which this one cannot read or migrate; use that Writ (or a newer one)".to_string()
         ))
     );
     let _ = std::fs::remove_file(&schema_db);

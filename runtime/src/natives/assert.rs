@@ -167,7 +167,49 @@ pub(super) fn eq(cx: &Cx, a: &[Value]) -> R {
             )),
         }
     }
+    message.push_str(&explained(cx, d.actual, d.expected)?);
     Err(failed(message))
+}
+
+/// What a message of two unequal parts adds when showing them does not
+/// tell them apart: where two long texts first differ (shown from just
+/// before there), and that `NaN` equals nothing.
+fn explained(cx: &Cx, actual: &Value, expected: &Value) -> Result<String, RunError> {
+    match (actual.view(), expected.view()) {
+        // Texts short enough to be shown whole speak for themselves.
+        (View::Str(x), View::Str(y)) if x.len().max(y.len()) > PART / 2 => {
+            // Charged as `==` on them is: a pass over the shorter.
+            cx.tick(crate::meter::bytes(x.len().min(y.len())))?;
+            let at = x
+                .char_indices()
+                .zip(y.chars())
+                .find(|((_, a), b)| a != b)
+                .map(|((i, _), _)| i)
+                .unwrap_or(x.len().min(y.len()));
+            let index = x.get(..at).map_or(0, |p| p.chars().count());
+            // A few characters before the difference, for its place.
+            let from = x
+                .get(..at)
+                .and_then(|p| p.char_indices().rev().nth(9).map(|(i, _)| i))
+                .unwrap_or(0);
+            let window = |s: &str| -> String {
+                let part: String = s.get(from..).unwrap_or("").chars().take(40).collect();
+                let lead = if from > 0 { "…" } else { "" };
+                format!("`{lead}{}`", shown(cx, &Value::str(&part), PART))
+            };
+            Ok(format!(
+                "; the texts first differ at character {}: expected {}, found {}",
+                index + 1,
+                window(y),
+                window(x)
+            ))
+        }
+        (View::Float(a), View::Float(b)) if a.is_nan() || b.is_nan() => Ok(
+            "; `NaN` is equal to nothing, itself included (`==` on `Float`s follows IEEE 754): `x != x` holds only for `NaN`"
+                .to_string(),
+        ),
+        _ => Ok(String::new()),
+    }
 }
 
 /// `assert.ne(actual, unexpected)`.
