@@ -182,7 +182,7 @@ a program that embeds Writ, which sets its limits in its own way.
 | Limit | Bounds | Default | Code |
 |-------|--------|---------|------|
 | `fuel` | steps of the machine, plus units of work inside library functions and operators | 1000000000 | [E5001](#e5001-fuel-exhausted) |
-| `memory` | bytes of live values and the machine's stacks (`64K`, `64M`, `1G`) | 512M | [E5002](#e5002-memory-limit-reached) |
+| `memory` | bytes of live values and the room of the machine's stacks (`64K`, `64M`, `1G`) | 512M | [E5002](#e5002-memory-limit-reached) |
 | `depth` | nested calls | 10000000 | [E5003](#e5003-call-depth-limit-reached) |
 | `output` | bytes written through `Log` (`K`, `M` and `G` as for `memory`) | 1M | [E5004](#e5004-output-limit-reached) |
 | `time` | wall-clock time (`500ms`, `2s`, `1m`) | 10s | [E5005](#e5005-time-limit-reached) |

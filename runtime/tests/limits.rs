@@ -410,3 +410,29 @@ fn fuel_is_exact_a_run_needs_one_unit_more_than_it_reports() {
         assert!(short.fuel >= usage.fuel, "{src}: {short:?}");
     }
 }
+
+/// The machine's stacks are charged for the room they hold, as a list is
+/// for its spare slots: after a deep recursion returns, that room is
+/// still the host's memory, so what the program allocates next counts on
+/// top of it. A list about half the recursion's peak fits under a limit
+/// a little above that peak on its own, and not after the recursion.
+#[test]
+fn the_stacks_are_charged_for_the_room_a_deep_recursion_left() {
+    let deep = "fn d(n) { if n == 0 { 0 } else { 1 + d(n - 1) } }\n";
+    let (ok, recursion) = measured(&format!("{deep}d(200000)\n"), &Limits::default());
+    assert!(ok);
+    let peak = recursion.memory_peak;
+    // A list of about half that peak, on its own and after the recursion.
+    let n = peak / 2 / 16;
+    let limits = Limits {
+        memory: peak + peak / 8,
+        ..Limits::default()
+    };
+    let (alone, _) = measured(&format!("list.length(list.range(0, {n}))\n"), &limits);
+    assert!(alone, "the list alone fits");
+    let (after, usage) = measured(
+        &format!("{deep}let k = d(200000)\nlist.length(list.range(0, {n})) + k\n"),
+        &limits,
+    );
+    assert!(!after, "the stacks' room counts: {usage:?}");
+}

@@ -123,12 +123,23 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Bytes in use: live values made during this run, plus the stacks.
+    /// Bytes in use: live values made during this run, plus the stacks,
+    /// each for the room it holds (as a list is for its spare slots): a
+    /// deep recursion's stacks hold their room after it returns, and that
+    /// is the host's memory as much as the slots in use.
     pub(super) fn memory_used(&self) -> usize {
-        value::live_bytes().saturating_sub(self.memory_base)
-            + self.stack.len() * value::SLOT
-            + self.frames.len() * std::mem::size_of::<Frame>()
-            + self.handlers.len() * std::mem::size_of::<Entry>()
+        value::live_bytes()
+            .saturating_sub(self.memory_base)
+            .saturating_add(self.stacks_bytes())
+    }
+
+    /// The bytes of the room the machine's stacks hold (what
+    /// [`Machine::memory_used`] charges them, also while paused and once
+    /// restored).
+    pub(super) fn stacks_bytes(&self) -> usize {
+        (self.stack.capacity() * value::SLOT)
+            .saturating_add(self.frames.capacity() * std::mem::size_of::<Frame>())
+            .saturating_add(self.handlers.capacity() * std::mem::size_of::<Entry>())
     }
 
     /// Fail if `more` bytes on top of what is in use would pass the limit.

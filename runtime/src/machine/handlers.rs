@@ -142,9 +142,9 @@ impl Drop for Resumption {
 /// resume, repeated, then allocate nothing (neither the resumption nor
 /// its vectors). At most [`SPARE_SETS`] are kept, none whose vectors
 /// have room for more than [`SPARE_ROOM`] elements, so what is kept is
-/// small and bounded; a kept resumption is charged nothing (like the
-/// spare room of the machine's own stacks, it is not the program's
-/// memory) and is charged again when a capture fills it.
+/// small and bounded; a kept resumption is charged nothing (small and
+/// bounded, it is the machine's, not the program's memory) and is
+/// charged again when a capture fills it.
 #[derive(Debug, Default)]
 pub(super) struct Spare {
     kept: Vec<Rc<Resumption>>,

@@ -170,12 +170,7 @@ impl<'a> Paused<'a> {
         let steps = m.steps.saturating_add(m.window.saturating_sub(m.countdown));
         Usage {
             fuel: steps.saturating_add(self.meter.units().0),
-            memory_peak: m.peak.get().max(
-                self.live
-                    .saturating_add(m.stack.len() * value::SLOT)
-                    .saturating_add(m.frames.len() * std::mem::size_of::<super::Frame>())
-                    .saturating_add(m.handlers.len() * std::mem::size_of::<super::Entry>()),
-            ),
+            memory_peak: m.peak.get().max(self.live.saturating_add(m.stacks_bytes())),
             time: m.earlier,
         }
     }

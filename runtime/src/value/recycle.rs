@@ -21,9 +21,9 @@
 //! - A kept object is held by nothing else (`Rc::get_mut` succeeded when
 //!   it was kept; only [`Recycled`] holds it after) and holds no values:
 //!   its parts were let go, in the usual way, when it was kept.
-//! - A kept object is charged nothing: like the spare room of the
-//!   machine's stacks and its kept resumptions, it is not the program's
-//!   memory. Filling it charges what a new object of that size is
+//! - A kept object is charged nothing: like the machine's kept
+//!   resumptions, it is small and bounded, the machine's rather than the
+//!   program's memory. Filling it charges what a new object of that size is
 //!   charged, so what a program is charged does not depend on reuse.
 //! - At most one object of each kind is kept, of at most two parts
 //!   inline ([`super::HEADER`] plus two slots): what is kept is small and

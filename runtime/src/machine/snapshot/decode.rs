@@ -188,10 +188,7 @@ pub(super) fn decode<'a>(
     // the run counted when it paused, if that was more (values of the run
     // that its host held then are not in the snapshot).
     let live = value::live_bytes().saturating_sub(base).max(live);
-    let in_use = live
-        .saturating_add(m.stack.len() * SLOT)
-        .saturating_add(m.frames.len() * std::mem::size_of::<Frame>())
-        .saturating_add(m.handlers.len() * std::mem::size_of::<Entry>());
+    let in_use = live.saturating_add(m.stacks_bytes());
     if in_use > limits.memory {
         return Err(too_big(limits, "restoring its snapshot"));
     }
