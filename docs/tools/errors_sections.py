@@ -2065,10 +2065,11 @@ the program, so each of its operations must run inside a `handle` with a
 clause for it. Functions may perform the effect freely (their row says so,
 such as `/ {Config}`); it is an error only when the top-level statements
 perform it, directly or through the functions they call. The primary label
-is the first place where an operation of the effect is performed, which is
-often inside a function, with up to three more as secondary labels ("also
-performed here"); the handler belongs around the top-level code that calls
-that function.
+is the top-level statement through which the effect reaches the top ("…
+reaches the top level here, unhandled"): the handler belongs around it. Up
+to three secondary labels show where an operation of the effect is
+performed ("is performed here"): inside that statement, when it performs
+one itself, else in the functions it reaches them through.
 ''',
 before=r'''
 Here `port` asks a `Config` effect for a setting, and the top level calls

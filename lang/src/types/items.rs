@@ -646,10 +646,16 @@ impl Checker {
             let primary = source
                 .or_else(|| sites.first().map(|(_, s)| *s))
                 .unwrap_or_default();
+            // The operations beside it: those inside that statement, when
+            // it performs some itself (the others may be in functions it
+            // does not call, or calls inside a handler); else those of the
+            // functions, through which it performs them.
+            let within = |s: &Span| primary.start <= s.start && s.end <= primary.end;
+            let direct = source.is_some() && sites.iter().any(|(_, s)| within(s));
             let site_labels = |d: Diagnostic, verb: &str| {
                 sites
                     .iter()
-                    .filter(|(_, s)| *s != primary)
+                    .filter(|(_, s)| *s != primary && (!direct || within(s)))
                     .take(3)
                     .fold(d, |d, (op, s)| {
                         d.with_secondary(*s, format!("`{name}.{op}` {verb}"))
