@@ -165,6 +165,11 @@ pub(super) struct Checker {
     /// Every top-level `let` name with the item positions binding it.
     #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) let_sites: HashMap<String, Vec<(usize, Span)>>,
+    /// Local `fn`s of the blocks being checked not declared yet (by
+    /// name, at their name): an unknown name that is one of them is
+    /// reported with where it is declared.
+    #[serde(skip)]
+    pub(crate) later_fns: Vec<(String, Span)>,
     /// Top-level `let` bindings inferred so far, by item position.
     #[serde(serialize_with = "crate::image::sorted")]
     pub(crate) top_lets: HashMap<String, Vec<(usize, Binding)>>,
@@ -309,6 +314,7 @@ impl Checker {
             namespaces: Arc::default(),
             tyvars: TyVars::default(),
             let_sites: HashMap::new(),
+            later_fns: Vec::new(),
             top_lets: HashMap::new(),
             top_fns: HashMap::new(),
             top_position: 0,
@@ -579,7 +585,9 @@ impl Checker {
     pub(super) fn check_block(&mut self, b: &Block, expected: TyId, origin: Option<Origin>) {
         let mark = self.mark();
         let n = b.stmts.len();
+        let later = self.expect_local_fns(b);
         for (i, s) in b.stmts.iter().enumerate() {
+            self.declaring(s, later);
             match s {
                 crate::ast::Stmt::Expr(e) if i + 1 == n => self.check(e, expected, origin.clone()),
                 _ => {
@@ -591,7 +599,34 @@ impl Checker {
             let unit = self.con(TypeCon::UNIT, Vec::new());
             self.expect(b.span, expected, unit, origin);
         }
+        self.later_fns.truncate(later);
         self.pop_to(mark);
+    }
+
+    /// Note the local `fn`s of `b`, not declared yet; the length to cut
+    /// [`Checker::later_fns`] back to when the block ends.
+    fn expect_local_fns(&mut self, b: &Block) -> usize {
+        let base = self.later_fns.len();
+        for s in &b.stmts {
+            if let crate::ast::Stmt::Fn(f) = s {
+                self.later_fns.push((f.name.name.clone(), f.name.span));
+            }
+        }
+        base
+    }
+
+    /// A statement of a block is being checked: a local `fn` is declared
+    /// from now on.
+    fn declaring(&mut self, s: &crate::ast::Stmt, base: usize) {
+        if let crate::ast::Stmt::Fn(f) = s
+            && let Some(i) = self
+                .later_fns
+                .iter()
+                .skip(base)
+                .position(|(_, at)| *at == f.name.span)
+        {
+            self.later_fns.remove(base + i);
+        }
     }
 
     /// Require `found` (the type of what is at `span`) to be `expected`;
@@ -767,12 +802,15 @@ impl Checker {
     pub(super) fn infer_block(&mut self, b: &Block) -> TyId {
         let mark = self.mark();
         let mut last = None;
+        let later = self.expect_local_fns(b);
         for (i, s) in b.stmts.iter().enumerate() {
+            self.declaring(s, later);
             let t = self.infer_stmt(s);
             if i + 1 == b.stmts.len() {
                 last = t;
             }
         }
+        self.later_fns.truncate(later);
         self.pop_to(mark);
         match last {
             Some(t) => t,

@@ -83,6 +83,13 @@ impl Checker {
                     "a top-level `let` can be used only after it; move `{}` above this use",
                     name.name
                 ));
+        } else if let Some((_, at)) = self.later_fns.iter().rev().find(|(n, _)| *n == name.name) {
+            d = d
+                .with_secondary(*at, "defined here, later in the block")
+                .with_help(format!(
+                    "a local `fn` can be used only after it: move `{}` above this use; functions that call each other go at the top level, where order does not matter",
+                    name.name
+                ));
         } else if name.name == "resume" {
             d = d.with_help(
                 "`resume` exists only inside a handler clause (`Eff.op(x) => resume(...)`)",
