@@ -420,9 +420,9 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
                 ),
                 Err(e) => r.invalid(
                     span,
-                    format!(
-                        "expected `url` in [store] to be a postgres:// URL without a password: {e}"
-                    ),
+                    // What is wrong (a password, another scheme, a URL
+                    // the client does not read) is in `e`.
+                    format!("in `url` of [store]: {e}"),
                     "write `url = \"postgres://USER@HOST:PORT/DATABASE\"`",
                 ),
             }

@@ -330,7 +330,7 @@ fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
     for (keys, said) in [
         (
             "url = \"postgres://writ:hunter2@db.example/team\"\n",
-            "E6003 expected `url` in [store] to be a postgres:// URL without a password: a store's URL must not hold a password (it would show in policies, command lines and messages); put the password in PGPASSWORD, or name a file or variable in the policy's [store] password_file or password_env",
+            "E6003 in `url` of [store]: a store's URL must not hold a password (it would show in policies, command lines and messages); put the password in PGPASSWORD, or name a file or variable in the policy's [store] password_file or password_env",
         ),
         (
             "url = \"team.db\"\n",
@@ -346,7 +346,7 @@ fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
         ),
         (
             "url = \"mysql://db.example/team\"\n",
-            "E6003 expected `url` in [store] to be a postgres:// URL without a password: expected a store's location to be a SQLite file's path or a postgres:// URL, found a URL of scheme `mysql`",
+            "E6003 in `url` of [store]: expected a store's location to be a SQLite file's path or a postgres:// URL, found a URL of scheme `mysql`",
         ),
         (
             "path = \"team.db\"\nurl = \"postgres://writ@db.example/team\"\n",
