@@ -267,6 +267,7 @@ impl Checker {
             Node::Rigid { name, .. } => Some(self.syms.name(*name).to_string()),
             _ => None,
         };
+        let open = variable.is_some() || matches!(self.arena.node(tail), Node::Var { .. });
         let allowed_text = match (allowed.is_empty(), variable) {
             (true, None) => "no effects".to_string(),
             (false, None) => format!("only {{{}}}", allowed.join(", ")),
@@ -293,6 +294,14 @@ impl Checker {
                 } else {
                     format!("declare {effect} in this function's row too (for example `/ {{e}}`), or do not call it here")
                 });
+        } else if owner.is_some() && !open {
+            // No row is written: something earlier in the function fixed
+            // its effects, such as its continuation (`resume`) or a
+            // closure given where a function type without a row is
+            // expected.
+            d = d.with_help(format!(
+                "{whose} has no written effects, so they were fixed by an earlier use inside it: a `resume` or a function value given where a function type without `/ {{...}}` is expected (a `type`'s field, a parameter's type), which performs nothing; give that type a row (`type K[e] = Wait(fn(Int) -> K[e] / {{e}})`), or handle {effect} around this"
+            ));
         } else {
             d = d.with_help(format!(
                 "handle {effect} around this, or allow it where the function's type is fixed"
