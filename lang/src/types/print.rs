@@ -97,6 +97,33 @@ impl Checker {
             .collect()
     }
 
+    /// Print the type of a value (the REPL's `:type`, an input's value):
+    /// as [`Checker::show`] does, a function's bounded variables with
+    /// their bounds after `fn` (`fn[a: Num](a) -> a`).
+    pub(super) fn show_value(&mut self, ty: TyId) -> String {
+        let mut namer = Namer::default();
+        self.rigid_names(ty, &mut namer.taken);
+        let mut budget = 10_000usize;
+        self.count_rows(ty, &mut namer.row_uses, &mut budget);
+        let mut out = String::new();
+        self.write_ty(ty, &mut namer, &mut out);
+        self.with_bounds(ty, &namer, out)
+    }
+
+    /// `out`, the printed `ty`, with its bounds after `fn` when it is a
+    /// function whose variables have some.
+    fn with_bounds(&mut self, ty: TyId, namer: &Namer, out: String) -> String {
+        if matches!(self.arena.node(ty), Node::Fn(..))
+            && let Some(rest) = out.strip_prefix("fn")
+        {
+            let bounds = self.bounds_text(ty, namer);
+            if !bounds.is_empty() {
+                return cut(format!("fn{bounds}{rest}"));
+            }
+        }
+        cut(out)
+    }
+
     /// Print the type of a binding whose quantified variables are `vars`:
     /// any other type variable in it is not generic (the value restriction
     /// kept it so, and its first use will fix it) and prints as `_a`,
@@ -127,7 +154,9 @@ impl Checker {
         }
         let mut out = String::new();
         self.write_ty(ty, &mut namer, &mut out);
-        cut(out)
+        // A function's bounded variables show their bounds after `fn`, as
+        // a declaration writes them (`fn[a: Num](a, a) -> a`).
+        self.with_bounds(ty, &namer, out)
     }
 
     /// Print a function signature: `fn name[a: Eq](x: a) -> Bool`.
@@ -161,7 +190,13 @@ impl Checker {
             r = format!("({r})");
         }
         r.push_str(&row_text);
-        // Bounds of the variables, in the order they were named.
+        let generics = self.bounds_text(ty, &namer);
+        format!("fn {name}{generics}({}) -> {}", parts.join(", "), cut(r))
+    }
+
+    /// The bounds of the type variables of `ty` as `namer` named them,
+    /// in brackets (`[a: Num, b: Eq]`), or nothing when none has one.
+    fn bounds_text(&mut self, ty: TyId, namer: &Namer) -> String {
         let mut bounded: Vec<(String, String)> = Vec::new();
         let mut seen = HashSet::new();
         for v in self.vars_in(ty) {
@@ -183,7 +218,7 @@ impl Checker {
         }
         bounded.sort();
         bounded.dedup();
-        let generics = if bounded.is_empty() {
+        if bounded.is_empty() {
             String::new()
         } else {
             format!(
@@ -194,8 +229,7 @@ impl Checker {
                     .collect::<Vec<_>>()
                     .join(", ")
             )
-        };
-        format!("fn {name}{generics}({}) -> {}", parts.join(", "), cut(r))
+        }
     }
 
     /// The type variables and signature variables of `t`.

@@ -218,7 +218,7 @@ impl CheckSession {
                 .find(|(p, _)| *p == pos)
                 .map(|(_, t)| *t)
         });
-        let value_type = value.and_then(|t| c.show(&[t]).pop());
+        let value_type = value.map(|t| c.show_value(t));
         let (calling_performs, calling_open) =
             value.map_or((Vec::new(), false), |t| calling_effects(&mut c, t));
         let defined = defined(&mut c, program, &typed.signatures);
