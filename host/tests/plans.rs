@@ -235,6 +235,16 @@ fn a_plan_is_approved_only_on_the_store_it_was_made_on() {
         .filter(|l| l.starts_with("Pay.pay"))
         .count();
     assert_eq!(paid, 1, "paid once");
+    // A store in memory is one store by its name within the process: a
+    // plan made on it is approved on it.
+    let memory = format!("memory:plans-{}", std::process::id());
+    let plan = e
+        .plan(&program, &p, &options(&memory))
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    let o = e
+        .run(&program, &p, &approved(&memory, &plan), &mut |_| {})
+        .unwrap_or_else(|err| panic!("{err:?}"));
+    assert_eq!(o.result.as_deref().ok(), Some("\"pay-1\""));
 }
 
 /// Plan `planned` under `p`, then run `executed` as that plan approved:
