@@ -45,18 +45,26 @@ pub fn read_policy(path: &Path, color: bool) -> Result<Policy, String> {
     }
 }
 
-/// A command line's name (without its `:`) and its argument.
+/// A command line's name (without its `:`) and its argument: the name
+/// is its letters (or one `?`), so `:plan{` is `:plan` with `{`.
 fn split(line: &str) -> (&str, &str) {
     let body = line.trim_start().trim_start_matches(':');
-    match body.split_once(char::is_whitespace) {
-        Some((n, a)) => (n, a.trim()),
-        None => (body, ""),
-    }
+    let end = if body.starts_with('?') {
+        1
+    } else {
+        body.find(|c: char| !c.is_alphanumeric() && c != '_')
+            .unwrap_or(body.len())
+    };
+    let (name, arg) = body.split_at(end);
+    (name, arg.trim())
 }
 
-/// The argument of a command line (what follows its name).
-pub(super) fn argument(line: &str) -> &str {
-    split(line).1
+/// Whether a command line being read goes on to the next line: a command
+/// taking Writ text whose text asks for more, or a bare `:plan`, whose
+/// text then follows.
+pub(super) fn reads_on(line: &str) -> bool {
+    let (name, arg) = split(line);
+    (name == "plan" && arg.is_empty()) || (takes_text(line) && writ_lang::needs_more(arg))
 }
 
 /// Whether the command of `line` takes Writ text (`:type`, `:effects`,
@@ -67,16 +75,18 @@ pub(super) fn takes_text(line: &str) -> bool {
 
 impl Repl {
     /// Run one `:command` line (a command taking Writ text may hold
-    /// several lines).
-    pub(super) fn command(&mut self, line: &str) {
+    /// several lines); whether its text, if a plan's, was read whole.
+    pub(super) fn command(&mut self, line: &str) -> bool {
         let (name, arg) = split(line);
+        if name == "plan" {
+            return self.plan(arg);
+        }
         match name {
             "help" | "h" | "?" => out(&help()),
             "quit" | "q" | "exit" => self.quit = true,
             "type" | "t" => self.type_of(arg, false),
             "effects" | "e" => self.type_of(arg, true),
             "grants" => self.grants(),
-            "plan" => self.plan(arg),
             "policy" => self.policy(arg),
             "load" | "l" => self.load(arg),
             "reset" => self.reset(),
@@ -96,6 +106,7 @@ impl Repl {
                 );
             }
         }
+        true
     }
 
     fn usage(&mut self, text: &str) {

@@ -239,17 +239,19 @@ pub fn main(options: Options) -> ExitCode {
 }
 
 /// Read the lines that go on from `text` while `unfinished` says it asks
-/// for more: an empty line or the end of the input ends it early;
-/// `None` when Ctrl-C drops it.
+/// for more: the end of the input ends it early, and an empty line too
+/// when `blank_ends` (else it is skipped); `None` when Ctrl-C drops it.
 fn read_rest(
     reader: &mut Reader,
     mut text: String,
     more: &str,
     unfinished: impl Fn(&str) -> bool,
+    blank_ends: bool,
 ) -> Option<String> {
     while unfinished(&text) {
         match reader.read(more) {
-            Read::Line(l) if l.trim().is_empty() => break,
+            Read::Line(l) if l.trim().is_empty() && blank_ends => break,
+            Read::Line(l) if l.trim().is_empty() => {}
             Read::Line(l) => {
                 text.push('\n');
                 text.push_str(&l);
@@ -276,19 +278,34 @@ impl Repl {
             };
             if first.trim_start().starts_with(':') {
                 // A command whose argument is Writ text (`:plan {`) reads
-                // on while that text asks for more, as an input does: its
+                // on while that text asks for more, across empty lines
+                // (a bare `:plan` reads its text from the next line): its
                 // lines must never reach the REPL as inputs of their own.
-                let Some(line) = read_rest(reader, first.trim().to_string(), more, |t| {
-                    commands::takes_text(t) && writ_lang::needs_more(commands::argument(t))
-                }) else {
+                let Some(line) = read_rest(
+                    reader,
+                    first.trim().to_string(),
+                    more,
+                    |t| commands::reads_on(t),
+                    false,
+                ) else {
                     continue;
                 };
                 reader.remember(&line);
-                self.command(&line);
+                let whole = self.command(&line);
                 reader.refresh(self.words());
+                if !whole && !self.interactive {
+                    // A plan whose text could not be read whole (a bracket
+                    // closed too early) leaves lines that may be its own:
+                    // a script is not read on, so none of them acts.
+                    self.failed = true;
+                    err_println!(
+                        "error: the rest of the input is not read: the `:plan` above could not be read whole, and the lines after it may be part of it"
+                    );
+                    break;
+                }
                 continue;
             }
-            let Some(text) = read_rest(reader, first, more, writ_lang::needs_more) else {
+            let Some(text) = read_rest(reader, first, more, writ_lang::needs_more, true) else {
                 continue;
             };
             if text.trim().is_empty() {
@@ -397,20 +414,22 @@ impl Repl {
 
     /// `:plan EXPR`: run the input as a plan (its acts decided, not
     /// carried out; nothing it defines kept) and show what it would do.
-    pub(super) fn plan(&mut self, arg: &str) {
+    /// Whether its text was read whole (no syntax error: one may mean
+    /// that lines after it were part of it).
+    pub(super) fn plan(&mut self, arg: &str) -> bool {
         if arg.is_empty() {
             self.failed = true;
             err_println!(
                 "error: expected an input after `:plan`, found nothing (like `:plan Pay.pay(\"air-one.example\", 100, \"fare\")`)"
             );
-            return;
+            return true;
         }
         let Some(policy) = self.session.policy().cloned() else {
             self.failed = true;
             err_println!(
                 "error: no policy: only Log is granted, so there is nothing to plan; start with --policy FILE or use :policy FILE"
             );
-            return;
+            return true;
         };
         let mut events = |event: Event<'_>| {
             if let Event::Log(line) = event {
@@ -426,10 +445,15 @@ impl Repl {
             .plan("<:plan>", arg, &mut events, Some(&cancel));
         self.running.store(false, Ordering::SeqCst);
         let Some((e, plan)) = planned else {
-            return;
+            return true;
         };
+        // Syntax errors are the E0 codes.
+        let whole = !e
+            .diagnostics
+            .iter()
+            .any(|d| d.is_error() && d.code.as_str().starts_with("E0"));
         if !self.problems(&e) {
-            return;
+            return whole;
         }
         for v in &e.values {
             out(&format!("{} : {} = {}\n", v.name, v.ty, v.text));
@@ -438,6 +462,7 @@ impl Repl {
             out(&format!("{}\n", writ::render::terminal_safe(&line)));
         }
         out("(a plan: no act was carried out, and nothing it defines is kept)\n");
+        true
     }
 
     /// Show an evaluated input's diagnostics and the error that ended its
