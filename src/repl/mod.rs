@@ -285,7 +285,7 @@ impl Repl {
                     reader,
                     first.trim().to_string(),
                     more,
-                    |t| commands::reads_on(t),
+                    commands::reads_on,
                     false,
                 ) else {
                     continue;
