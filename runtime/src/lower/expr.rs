@@ -272,14 +272,16 @@ impl Lowerer {
                 self.expr(a, Position::Inner);
             }
             let argc = argc as u32;
-            // The program's call of a library function written in Writ
-            // keeps the program's frame, tail or not: an error the library
-            // reports (`assert.fails`'s) is placed at the call, in the
-            // program, not at the call of the function that made it.
-            let into_library = !self.in_library
-                && matches!(slot, Slot::Func(f) if self.module.functions.get(f as usize).is_some_and(|g| g.library));
+            // The program's call of an assertion written in Writ
+            // (`assert.fails`) keeps the program's frame, tail or not: its
+            // failure is placed at the call, in the program, not at the
+            // call of the function that made it. (Other library calls
+            // stay tail calls: a loop through `option.and_then`, which
+            // calls back in tail position, runs in constant depth.)
+            let assertion = !self.in_library
+                && matches!(slot, Slot::Func(f) if self.module.functions.get(f as usize).is_some_and(|g| g.library && g.name.starts_with("assert.")));
             match (slot, at) {
-                (Slot::Func(f), Position::Tail) if into_library => {
+                (Slot::Func(f), Position::Tail) if assertion => {
                     self.emit(Op::CallFunc(f, argc), span);
                     self.emit(Op::Return, span)
                 }
