@@ -190,6 +190,11 @@ pub(super) struct Checker {
     /// with its instantiated type (its result is `Int` or `Float`, known
     /// only once inference ends).
     pub(crate) sum_uses: Vec<(Span, TyId)>,
+    /// The type variables generalised (quantified in a scheme) since a
+    /// use of `list.sum` was seen: a sum over one of them is a sum over
+    /// a type each use may choose.
+    #[serde(skip)]
+    pub(crate) generalized: std::collections::HashSet<TyId>,
     /// What each name inferred so far refers to (handed to lowering).
     pub(crate) resolution: crate::types::resolution::Resolution,
     /// The resolution of each standard-library file's functions, recorded
@@ -322,6 +327,7 @@ impl Checker {
             user_code: false,
             extra_hosts: Vec::new(),
             sum_uses: Vec::new(),
+            generalized: Default::default(),
             resolution: Default::default(),
             library_resolution: HashMap::new(),
             pending: HashMap::new(),

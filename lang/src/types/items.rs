@@ -567,17 +567,18 @@ impl Checker {
                 continue;
             };
             let ret = *ret;
+            let ret = self.arena.resolve(ret);
             let name = match self.arena.node(ret) {
+                Node::Var { .. } if self.generalized.contains(&ret) => None,
                 // Not generalised: nothing else can make it `Float`, so
                 // it is an `Int`, as `default_numbers` makes numbers.
-                Node::Var { level: 0, .. } => {
+                Node::Var { .. } => {
                     let int = self.con(TypeCon::INT, Vec::new());
                     if self.unify(ret, int).is_err() {
                         self.poisoned.clear();
                     }
                     continue;
                 }
-                Node::Var { .. } => None,
                 Node::Rigid { name, .. } => Some(self.syms.name(*name).to_string()),
                 _ => continue,
             };

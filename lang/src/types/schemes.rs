@@ -121,6 +121,10 @@ impl Checker {
     /// which keeps a long chain of `let`s linear.
     pub(super) fn generalize(&mut self, ty: TyId, since: TyId) -> Scheme {
         let vars = self.deep_vars(ty, since);
+        if !self.sum_uses.is_empty() {
+            // Only `list.sum`'s check asks which variables are generic.
+            self.generalized.extend(vars.iter().copied());
+        }
         Scheme { vars, ty }
     }
 

@@ -192,6 +192,7 @@ impl CheckSession {
         c.performs.clear();
         c.top_sources.clear();
         c.sum_uses.clear();
+        c.generalized.clear();
         c.resolution = Default::default();
         c.num_vars.clear();
         c.row_waits.clear();
