@@ -444,6 +444,7 @@ impl<'p> PolicyHost<'p> {
                 // A note is the audit log's content: always written (a
                 // long one as its start, length and hash).
                 let seq = self.audit(&operation, recorded(grant, &m), Decision::Allowed, &rule)?;
+                let rule = self.purposed(&rule);
                 self.note(&operation, &m, Decision::Allowed, &rule, Some(seq));
                 Ok(Value::unit())
             }
