@@ -617,7 +617,7 @@ pub fn db_init(db: Option<&Path>, seed: Option<&Path>) -> ExitCode {
         Err(code) => return code,
     };
     let seed_text = match seed {
-        Some(s) => match std::fs::read_to_string(s) {
+        Some(s) => match writ_host::engine::read_named_file(&s.display().to_string()) {
             Ok(t) => Some(t),
             Err(e) => {
                 err_println!("error: cannot read the seed {}: {e}", s.display());

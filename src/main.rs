@@ -361,21 +361,53 @@ struct FileReport {
 }
 
 fn read_file(p: &Path) -> Result<String, Diagnostic> {
+    read_file_as(p, FileKind::Source)
+}
+
+/// What a file read by [`read_file_as`] is to be: its messages name it.
+#[derive(Clone, Copy)]
+enum FileKind {
+    /// A Writ program.
+    Source,
+    /// A policy (TOML).
+    Policy,
+}
+
+/// Read a file of `kind`: a file (not a directory) of at most
+/// `MAX_SOURCE_BYTES`, in UTF-8; or the diagnostic saying why not.
+fn read_file_as(p: &Path, kind: FileKind) -> Result<String, Diagnostic> {
     let path = p.display();
     let fail = |e: std::io::Error| {
         Diagnostic::new(Code::CannotReadFile, format!("cannot read `{path}`: {e}"))
             .with_help("check the path and its permissions")
     };
+    let (what, directory_help) = match kind {
+        FileKind::Source => ("a Writ source file", "name the `.writ` files inside it"),
+        FileKind::Policy => ("a policy file", "name the policy's `.toml` file"),
+    };
     let meta = std::fs::metadata(p).map_err(fail)?;
     if meta.is_dir() {
         return Err(Diagnostic::new(
             Code::IsADirectory,
-            format!("expected a Writ source file, found the directory `{path}`"),
+            format!("expected {what}, found the directory `{path}`"),
         )
-        .with_help("name the `.writ` files inside it"));
+        .with_help(directory_help));
     }
+    let too_large = |found: Option<u64>| {
+        match kind {
+        FileKind::Source => found.map_or_else(writ::too_large_unknown, writ::too_large),
+        FileKind::Policy => Diagnostic::new(
+            Code::FileTooLarge,
+            format!(
+                "expected a policy file of at most {MAX_SOURCE_BYTES} bytes, found {}",
+                found.map_or("more".to_string(), |n| format!("{n} bytes"))
+            ),
+        )
+        .with_help("a policy grants capabilities and sets limits in a few lines; data (records, responses) belongs in the files it names, such as `[store] seed`"),
+    }
+    };
     if meta.len() > MAX_SOURCE_BYTES {
-        return Err(writ::too_large(meta.len()));
+        return Err(too_large(Some(meta.len())));
     }
     let mut bytes = Vec::new();
     File::open(p)
@@ -383,9 +415,14 @@ fn read_file(p: &Path) -> Result<String, Diagnostic> {
         .map_err(fail)?;
     // A file that grows while read, or a device, can still be too large.
     if bytes.len() as u64 > MAX_SOURCE_BYTES {
-        return Err(writ::too_large_unknown());
+        return Err(too_large(None));
     }
     writ::source_text(&bytes).map(str::to_string)
+}
+
+/// A policy file's text ([`read_file_as`] with the policy's wording).
+fn read_policy_file(p: &Path) -> Result<String, Diagnostic> {
+    read_file_as(p, FileKind::Policy)
 }
 
 /// Read and parse a policy file; on failure, print why (its diagnostics
@@ -414,7 +451,7 @@ fn load_policy(path: &Path) -> Result<writ_host::policy::Policy, ExitCode> {
 /// Read and parse a policy file, or what went wrong: the file's text
 /// (empty when it could not be read) and the diagnostics about it.
 fn read_policy(path: &Path) -> Result<writ_host::policy::Policy, (String, Vec<Diagnostic>)> {
-    let text = read_file(path).map_err(|d| (String::new(), vec![d]))?;
+    let text = read_policy_file(path).map_err(|d| (String::new(), vec![d]))?;
     writ_host::policy::parse(&text).map_err(|diags| (text, diags))
 }
 

@@ -250,6 +250,16 @@ pub fn resume(r: &Resume<'_>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The program in the header is bounded as a source file is (the seal
+    // is checked later, when the program is compiled).
+    if saved.source.len() as u64 > writ::MAX_SOURCE_BYTES {
+        err_println!(
+            "error: expected a saved run whose program is at most {} bytes, found {} bytes",
+            writ::MAX_SOURCE_BYTES,
+            saved.source.len()
+        );
+        return ExitCode::from(2);
+    }
     let decls = match crate::inputs_cli::declared(&saved.input_types) {
         Ok(d) => d,
         Err(code) => return code,

@@ -430,6 +430,76 @@ fn audit_commands_need_a_store_and_a_failed_db_init_leaves_nothing() {
 }
 
 #[test]
+fn a_store_sqlite_would_keep_in_no_file_is_refused_and_named_files_are_bounded() {
+    let dir = scratch("nofile-store");
+    std::fs::write(
+        dir.join("p.toml"),
+        "[principal]\nid = \"a\"\nrole = \"r\"\n\n[grants.Pay]\npayees = [\"shop.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 1000\nmax_day_cents = 1000\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("pay.writ"),
+        "Pay.pay(\"shop.example\", 1000, \"x\")\n",
+    )
+    .expect("write");
+    // Each of these would start every run with an empty ledger: the day's
+    // cap would not hold. None is opened.
+    for db in [":memory:", "file:cap.db?mode=memory"] {
+        for args in [
+            vec!["db", "init", "--db", db],
+            vec!["audit", "show", "--db", db],
+        ] {
+            let o = writ(&args, &dir);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            let err = stderr_of(&o);
+            assert!(
+                err.starts_with("error: expected a SQLite file's path, found "),
+                "{args:?}: {err}"
+            );
+        }
+        // A run's store that cannot be opened: nothing runs (E4006).
+        let o = writ(&["run", "pay.writ", "--policy", "p.toml", "--db", db], &dir);
+        assert_eq!(o.status.code(), Some(3));
+        let err = stderr_of(&o);
+        assert!(
+            err.starts_with("[E4006] Error: expected a SQLite file's path, found ")
+                && err.contains("Help: nothing was run"),
+            "{err}"
+        );
+    }
+    assert!(!dir.join("cap.db").exists());
+    // A seed is read no further than its bound, whatever it is.
+    let big = "-- padding\n".repeat(6_200_000);
+    std::fs::write(dir.join("big.sql"), big).expect("write");
+    let o = writ(&["db", "init", "--db", "s.db", "--seed", "big.sql"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&o),
+        "error: cannot read the seed big.sql: expected a file of at most 67108864 bytes (64 MiB), found more\n"
+    );
+    assert!(!dir.join("s.db").exists());
+    // A policy over the bound is said to be a policy, not a program.
+    std::fs::write(
+        dir.join("big.toml"),
+        format!(
+            "[principal]\nid = \"a\"\nrole = \"r\"\n{}\n",
+            "#".repeat(2_100_000)
+        ),
+    )
+    .expect("write");
+    let o = writ(&["run", "pay.writ", "--policy", "big.toml"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        out.contains("expected a policy file of at most 2097152 bytes, found 2100033 bytes")
+            && out.contains("a policy grants capabilities and sets limits in a few lines")
+            && out.contains("big.toml: policy not read"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn repl_refuses_to_start_with_a_policy_it_cannot_use() {
     let dir = scratch("repl-start");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -451,3 +451,92 @@ fn a_run_saved_with_a_relative_store_resumes_from_another_directory() {
         "no store made where resume ran"
     );
 }
+
+#[test]
+fn a_saved_runs_input_types_are_sealed_with_it_and_its_program_is_bounded() {
+    let dir = temp("inputs-dir");
+    let _ = std::fs::create_dir_all(&dir);
+    std::fs::write(
+        dir.join("p.toml"),
+        "[principal]\nid = \"ada\"\nrole = \"r\"\n\n[store]\npath = \"s.db\"\n\n[grants.Log]\n\n[grants.Confirm]\n",
+    )
+    .expect("written");
+    std::fs::write(dir.join("r.writ"), "let ok = Confirm.ask(\"go?\")\n[x.c]\n").expect("written");
+    std::fs::write(dir.join("in.json"), "{\"x\": {\"c\": 7}}").expect("written");
+    let (code, out, err) = writ(
+        &dir,
+        &[
+            "run",
+            "r.writ",
+            "--policy",
+            "p.toml",
+            "--input-type",
+            "x={ c: Int }",
+            "--inputs",
+            "in.json",
+            "--pause-at",
+            "Confirm",
+            "--save",
+            "r.snap",
+        ],
+    );
+    assert_eq!(code, 5, "{out}{err}");
+    let bytes = std::fs::read(dir.join("r.snap")).expect("saved");
+    // The header (line 2) is JSON; its input types are changed.
+    let mut parts = bytes.splitn(3, |b| *b == b'\n');
+    let (first, header, rest) = (
+        parts.next().expect("line 1"),
+        parts.next().expect("line 2"),
+        parts.next().expect("the rest"),
+    );
+    let mut h: serde_json::Value = serde_json::from_slice(header).expect("JSON");
+    h["input_types"] = serde_json::json!(["x={ c: Bool }"]);
+    let write = |name: &str, header: &serde_json::Value| {
+        let mut changed = first.to_vec();
+        changed.push(b'\n');
+        changed.extend(serde_json::to_vec(header).expect("JSON"));
+        changed.push(b'\n');
+        changed.extend_from_slice(rest);
+        std::fs::write(dir.join(name), changed).expect("written");
+    };
+    write("typed.snap", &h);
+    let (code, out, err) = writ(
+        &dir,
+        &[
+            "resume",
+            "typed.snap",
+            "--policy",
+            "p.toml",
+            "--answer",
+            "true",
+        ],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains("[E4009] Error: snapshot refused: expected a snapshot of this program (hash ")
+            && err.contains(") checked with these inputs' types, but found one of another program, or of this one checked with other inputs' types"),
+        "{err}"
+    );
+    // A program in the header over the bound of a source file.
+    h["input_types"] = serde_json::json!(["x={ c: Int }"]);
+    h["source"] = serde_json::json!(format!("{}1\n", "\n".repeat(2_100_000)));
+    write("big.snap", &h);
+    let (code, _, err) = writ(
+        &dir,
+        &[
+            "resume", "big.snap", "--policy", "p.toml", "--answer", "true",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "error: expected a saved run whose program is at most 2097152 bytes, found 2100002 bytes\n"
+    );
+    // Untouched, it resumes.
+    let (code, out, err) = writ(
+        &dir,
+        &["resume", "r.snap", "--policy", "p.toml", "--answer", "true"],
+    );
+    assert_eq!((code, out.as_str()), (0, "[7]\n"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -51,6 +51,21 @@ pub struct Compiled {
 }
 
 impl Compiled {
+    /// What a snapshot of a run of this program is bound to: the program's
+    /// hash, and, when it was checked with inputs, each input's name and
+    /// type too (the run's values were made by those types, and a saved
+    /// run is resumed only by the program checked as it was).
+    pub(crate) fn identity(&self) -> String {
+        if self.inputs.is_empty() {
+            return self.hash.clone();
+        }
+        let mut text = self.hash.clone();
+        for input in &self.inputs {
+            text.push_str(&format!("\n{}={}", input.name, input.ty));
+        }
+        store::sha256_hex(text.as_bytes())
+    }
+
     /// The compiled module.
     pub(crate) fn module(&self) -> &Module {
         &self.module
@@ -157,9 +172,41 @@ pub type Confirmer = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// Reads a file a policy names (its seed, its recorded `Http` responses)
 /// by its path, resolved against the policy's directory: its text, or why
-/// not. The default reads the file system; a host without one (a web
-/// page) gives the files it holds ([`Engine::with_files`]).
+/// not. The default reads the file system ([`read_named_file`]); a host
+/// without one (a web page) gives the files it holds
+/// ([`Engine::with_files`]).
 pub type Files = Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>;
+
+/// The most bytes of a file a policy names (a seed, recorded responses)
+/// that the host reads: 64 MiB.
+pub const MAX_NAMED_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Read the file at `path` as UTF-8 text of at most
+/// [`MAX_NAMED_FILE_BYTES`], or say why not. Reads no more than one byte
+/// past the bound, whatever the file is (a device, a pipe, a file that
+/// grows), so a policy cannot make the host read without end.
+pub fn read_named_file(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err("expected a file, found a directory".to_string());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_NAMED_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_NAMED_FILE_BYTES {
+        return Err(format!(
+            "expected a file of at most {MAX_NAMED_FILE_BYTES} bytes (64 MiB), found more"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "expected UTF-8 text, found an invalid byte at offset {}",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
 
 /// Holds the host's capability implementations and checks and runs
 /// programs. `Send + Sync`: check once, run many times on many threads.
@@ -193,7 +240,7 @@ impl Engine {
         Engine {
             confirm: Arc::new(|_| false),
             clock: Arc::new(store::now_ms),
-            files: Arc::new(|path| std::fs::read_to_string(path).map_err(|e| e.to_string())),
+            files: Arc::new(read_named_file),
             capabilities: Vec::new(),
             idle: Arc::new(IdleStores::default()),
             connections: Arc::default(),

@@ -344,6 +344,20 @@ fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
             "path = \"memory:team\"\n",
             "E6003 expected `path` in [store] to be a SQLite file's path, found a memory store's name",
         ),
+        // Names SQLite opens as no file: each run would start with an
+        // empty ledger (no day's cap) and lose its audit log.
+        (
+            "path = \"\"\n",
+            "E6003 in `path` of [store]: expected a SQLite file's path, found an empty one (SQLite would open a temporary store that each run starts empty)",
+        ),
+        (
+            "path = \":memory:\"\n",
+            "E6003 in `path` of [store]: expected a SQLite file's path, found `:memory:` (SQLite would keep the store in memory, empty at each run: a day's cap would not hold and the audit log would be lost); to name a file called so, write `./:memory:`",
+        ),
+        (
+            "path = \"file:cap.db?mode=memory\"\n",
+            "E6003 in `path` of [store]: expected a SQLite file's path, found the SQLite URI `file:cap.db?mode=memory` (a store is named by its plain path; a URI's query could keep it in memory); to name a file called so, write `./file:cap.db?mode=memory`",
+        ),
         (
             "url = \"mysql://db.example/team\"\n",
             "E6003 in `url` of [store]: expected a store's location to be a SQLite file's path or a postgres:// URL, found a URL of scheme `mysql`",

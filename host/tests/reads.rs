@@ -237,3 +237,63 @@ fn what_a_recording_keeps_is_bounded_by_the_memory_limit() {
     );
     assert_eq!(o.result.as_deref().ok(), Some("100000"));
 }
+
+#[test]
+fn a_replayed_answer_is_held_to_the_policys_rules_on_answers() {
+    // A recording made under a broader policy (or edited by hand): the
+    // policy in force narrows a list to its scope, redacts a record's
+    // fields, denies another's record and a response over its bound.
+    let e = engine(1_000, true);
+    let dir = std::env::temp_dir().join(format!("writ-reads-rules-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(
+        dir.join("seed.sql"),
+        "INSERT INTO employees (id, name, manager, fields) VALUES ('ada', 'Ada', NULL, '{}');",
+    );
+    let text = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[store]\nseed = \"seed.sql\"\n\n\
+        [grants.Http]\nallow = [\"https://fares.example/\"]\nmax_response_bytes = 10\non_deny = \"fail\"\n\n\
+        [grants.Records]\nscope = \"self\"\nredact = [\"salary\"]\naudit = true\non_deny = \"fail\"\n";
+    let mut p = e.parse_policy(text).unwrap_or_else(|d| panic!("{d:#?}"));
+    p.dir = Some(dir);
+    let record = |id: &str| {
+        serde_json::json!({ "id": id, "name": "Ada", "manager": null,
+            "fields": { "salary": "1000000", "plan": "Gold" } })
+    };
+    let recording = Recording::from_json(&serde_json::json!({
+        "format": 1,
+        "reads": [
+            { "operation": "Records.list", "arguments": [], "answer": ["bob", "ada", "cy"] },
+            { "operation": "Records.read", "arguments": ["ada"], "answer": record("ada") },
+            { "operation": "Records.read", "arguments": ["ada"], "answer": record("bob") },
+            { "operation": "Http.get", "arguments": ["https://fares.example/a"], "answer": "120" },
+            { "operation": "Http.get", "arguments": ["https://fares.example/b"], "answer": "x".repeat(11) },
+        ],
+    }))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let source = "\
+let ids = Records.list()
+let mine = Records.read(\"ada\")
+let forged = handle { Records.read(\"ada\").name } with { Fail.fail(why) => why }
+let a = Http.get(\"https://fares.example/a\")
+let b = handle { Http.get(\"https://fares.example/b\") } with { Fail.fail(why) => why }
+\"${ids} ${map.keys(mine.fields)} ${a}\\n${forged}\\n${b}\"
+";
+    let db = common::db("reads", "rules");
+    let o = run(&e, &p, source, &db, ReadMode::Replay(Arc::new(recording)));
+    assert_eq!(
+        o.result.as_deref().ok(),
+        Some(
+            "\"[\\\"ada\\\"] [\\\"plan\\\"] 120\\nRecords.read(\\\"ada\\\") was denied: the recorded record is bob's, not ada's\\nHttp.get(\\\"https://fares.example/b\\\") was denied: the recorded response of https://fares.example/b is larger than 10 bytes\""
+        ),
+        "{:?}",
+        o.result
+    );
+    let audit = audit_lines(&db);
+    assert!(
+        audit
+            .iter()
+            .any(|l| l.contains("the recorded record is bob's, not ada's"))
+            && audit.iter().any(|l| l.contains("is larger than 10 bytes")),
+        "{audit:#?}"
+    );
+}

@@ -84,7 +84,30 @@ impl PyPolicy {
     #[staticmethod]
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<PyPolicy> {
         let shown = path.display().to_string();
-        let text = match std::fs::read(&path) {
+        // At most 2 MiB, as the command line reads a policy: a device or a
+        // pipe named as the policy is read no further than one byte past.
+        const MAX_POLICY_BYTES: u64 = 2 * 1024 * 1024;
+        let read = std::fs::File::open(&path).and_then(|f| {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(f, MAX_POLICY_BYTES + 1),
+                &mut bytes,
+            )
+            .map(|_| bytes)
+        });
+        if let Ok(bytes) = &read
+            && bytes.len() as u64 > MAX_POLICY_BYTES
+        {
+            return Err(crate::errors::plain(
+                py,
+                crate::errors::PolicyError::new_err,
+                writ_lang::Code::FileTooLarge.as_str(),
+                &format!(
+                    "expected a policy file of at most {MAX_POLICY_BYTES} bytes, found more in {shown}"
+                ),
+            ));
+        }
+        let text = match read {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(t) => t,
                 Err(_) => {

@@ -31,7 +31,7 @@ use rmcp::ServiceExt;
 /// served.
 pub fn main(policy_path: &Path, db: Option<&Path>) -> ExitCode {
     let shown = policy_path.display().to_string();
-    let text = match crate::read_file(policy_path) {
+    let text = match crate::read_policy_file(policy_path) {
         Ok(t) => t,
         Err(d) => {
             err_print!(

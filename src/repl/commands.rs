@@ -20,7 +20,7 @@ use crate::host_cli::out;
 /// errors if it cannot be used.
 pub fn read_policy(path: &Path, color: bool) -> Result<Policy, String> {
     let shown = path.display().to_string();
-    let text = match crate::read_file(path) {
+    let text = match crate::read_policy_file(path) {
         Ok(t) => t,
         Err(d) => {
             return Err(format!(

@@ -429,10 +429,13 @@ impl Driver for Drive<'_, '_> {
                                 format!("the answer of {name} is not data a recording can hold"),
                             )
                         })?;
+                        // The policy's rules on answers hold for a
+                        // recorded one (`policy_host::replay`).
+                        let answer = host.replay_answer(&ready, &read.answer)?;
                         let v = writ_runtime::inputs::value_from_json(
                             host.module,
                             &name,
-                            &read.answer,
+                            &answer,
                             &ty,
                             limits,
                         )

@@ -74,7 +74,7 @@ impl Pending<'_> {
             consume(&mut state.store, &earlier)?;
         }
         let envelope = snapshot::Envelope {
-            program: self.run.program.hash.clone(),
+            program: self.run.program.identity(),
             principal: self.run.policy.principal.id.clone(),
             nonce,
             paid_this_run: state.paid_this_run,
@@ -150,11 +150,21 @@ impl Engine {
             .snapshot_key()
             .map_err(|e| unavailable(format!("the store's snapshot key could not be read: {e}")))?;
         let (envelope, runtime) = snapshot::open(bytes, &key)?;
-        if envelope.program != program.hash {
-            return Err(snapshot::refused(
-                &format!("a snapshot of this program (hash {})", program.hash),
-                &format!("one of another program (hash {})", clean(&envelope.program)),
-            ));
+        if envelope.program != program.identity() {
+            return Err(if program.inputs.is_empty() {
+                snapshot::refused(
+                    &format!("a snapshot of this program (hash {})", program.hash),
+                    &format!("one of another program (hash {})", clean(&envelope.program)),
+                )
+            } else {
+                snapshot::refused(
+                    &format!(
+                        "a snapshot of this program (hash {}) checked with these inputs' types",
+                        program.hash
+                    ),
+                    "one of another program, or of this one checked with other inputs' types",
+                )
+            });
         }
         if envelope.principal != policy.principal.id {
             return Err(snapshot::refused(

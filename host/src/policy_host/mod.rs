@@ -32,6 +32,7 @@
 
 mod pay;
 mod records;
+mod replay;
 mod web;
 
 use std::borrow::Cow;

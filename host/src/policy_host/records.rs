@@ -13,7 +13,7 @@ use crate::arguments;
 use crate::builtin::BuiltinOp;
 use crate::policy::{Grant, RecordsScope, Scope, Subjects};
 
-fn scope(grant: &Grant) -> Result<&RecordsScope, HostError> {
+pub(super) fn scope(grant: &Grant) -> Result<&RecordsScope, HostError> {
     match &grant.scope {
         Scope::Records(s) => Ok(s),
         _ => Err(HostError::Stop(RunError::internal(

@@ -23,7 +23,14 @@ pub(crate) struct Request {
     recorded: Option<String>,
 }
 
-fn scope(grant: &Grant) -> Result<&HttpScope, HostError> {
+impl Request {
+    /// The URL requested.
+    pub(super) fn target(&self) -> &Url {
+        &self.target
+    }
+}
+
+pub(super) fn scope(grant: &Grant) -> Result<&HttpScope, HostError> {
     match &grant.scope {
         Scope::Http(s) => Ok(s),
         _ => Err(HostError::Stop(RunError::internal(
@@ -131,6 +138,16 @@ impl PolicyHost<'_> {
         self.allow(grant, operation, shown, rule)?;
         if let Some(b) = request.recorded {
             self.used_recorded = true;
+            // A recorded response is held to the grant's bound as a live
+            // one is.
+            let limit = scope.max_response_bytes;
+            if b.len() as u64 > limit {
+                let why = format!(
+                    "the recorded response of {} is larger than {limit} bytes",
+                    request.target
+                );
+                return Err(self.deny(grant, operation, shown, &why));
+            }
             return Ok(Value::str(b));
         }
         // Each redirect hop's record precedes the hop (a hop off the list

@@ -60,7 +60,9 @@ impl Location {
     /// name of 1 to 64 letters, digits, `_`, `-` or `.`, else refused), a
     /// `postgres://` URL is a PostgreSQL database (refused if it holds a
     /// password, or if it is not a URL the client reads), any other URL is
-    /// refused, and anything else is a SQLite file's path.
+    /// refused, a name SQLite gives a meaning of its own is refused
+    /// ([`sqlite_path_refusal`]), and anything else is a SQLite file's
+    /// path.
     pub fn parse(text: &str) -> Result<Location, StoreError> {
         if let Some(name) = text.strip_prefix("memory:") {
             if name.is_empty()
@@ -101,6 +103,9 @@ impl Location {
                 ),
             });
         }
+        if let Some(reason) = sqlite_path_refusal(text) {
+            return Err(StoreError::Location { reason });
+        }
         Ok(Location::Sqlite(text.to_string()))
     }
 
@@ -109,6 +114,40 @@ impl Location {
     pub fn is_file(&self) -> bool {
         matches!(self, Location::Sqlite(_))
     }
+}
+
+/// Why `text` cannot name a SQLite store's file, if it cannot: SQLite
+/// gives some names a meaning of their own, and a store opened by one of
+/// them would hold nothing past its connection (an empty name opens a
+/// temporary database, `:memory:` one in memory, and a `file:` URI
+/// whatever its query says, `mode=memory` included): each run would start
+/// with an empty ledger, so a day's cap would not hold, and its audit log
+/// would be lost. Such a name is refused, never opened.
+pub fn sqlite_path_refusal(text: &str) -> Option<String> {
+    let shown =
+        || writ_runtime::display::safe_text(text, writ_runtime::display::LineBreaks::Escape);
+    if text.trim().is_empty() {
+        return Some(
+            "expected a SQLite file's path, found an empty one (SQLite would open a temporary store that each run starts empty)"
+                .to_string(),
+        );
+    }
+    if text.eq_ignore_ascii_case(":memory:") {
+        return Some(format!(
+            "expected a SQLite file's path, found `{text}` (SQLite would keep the store in memory, empty at each run: a day's cap would not hold and the audit log would be lost); to name a file called so, write `./{text}`"
+        ));
+    }
+    if text
+        .get(..5)
+        .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
+    {
+        return Some(format!(
+            "expected a SQLite file's path, found the SQLite URI `{}` (a store is named by its plain path; a URI's query could keep it in memory); to name a file called so, write `./{}`",
+            shown(),
+            shown()
+        ));
+    }
+    None
 }
 
 #[cfg(feature = "postgres")]

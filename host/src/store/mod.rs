@@ -67,6 +67,7 @@ use crate::policy::Decision;
 pub use error::StoreError;
 pub use location::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_STATEMENT_TIMEOUT, Location, PostgresOptions, PostgresUrl,
+    sqlite_path_refusal,
 };
 pub use verify::{Break, Head, HeadError, VerifyError};
 

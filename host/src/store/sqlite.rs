@@ -31,9 +31,12 @@ fn failed(e: rusqlite::Error) -> WriteError {
 }
 
 impl Sqlite {
-    /// Open (or create, empty) the file at `path`.
+    /// Open (or create, empty) the file at `path`, read as a plain path,
+    /// never as a `file:` URI (the location refused those already:
+    /// [`super::location::sqlite_path_refusal`]).
     pub(super) fn open(path: &str) -> Result<Sqlite, StoreError> {
-        let conn = Connection::open(path).map_err(|e| StoreError::Open {
+        let flags = rusqlite::OpenFlags::default().difference(rusqlite::OpenFlags::SQLITE_OPEN_URI);
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::Open {
             path: path.to_string(),
             reason: e.to_string(),
         })?;

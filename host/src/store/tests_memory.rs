@@ -48,6 +48,32 @@ fn a_memory_location_is_a_name_after_memory_colon() {
 }
 
 #[test]
+fn names_sqlite_opens_as_no_file_are_refused() {
+    let said = |text: &str| Location::parse(text).err().map(|e| e.to_string());
+    for (bad, why) in [
+        ("", "found an empty one"),
+        ("  ", "found an empty one"),
+        (":memory:", "found `:memory:`"),
+        (":MEMORY:", "found `:MEMORY:`"),
+        (
+            "file:cap.db?mode=memory",
+            "found the SQLite URI `file:cap.db?mode=memory`",
+        ),
+        ("FILE:cap.db", "found the SQLite URI `FILE:cap.db`"),
+    ] {
+        assert!(
+            said(bad).is_some_and(|e| e.contains(why)),
+            "{bad:?}: {:?}",
+            said(bad)
+        );
+    }
+    // With a directory before them, they are plain files' names.
+    for good in ["./:memory:", "./file:cap.db", "dir/:memory:", "cap.db"] {
+        assert_eq!(Location::parse(good), Ok(Location::Sqlite(good.into())));
+    }
+}
+
+#[test]
 fn stores_opened_by_one_name_are_one_store_and_forget_drops_it() {
     let name = fresh_memory_name();
     let mut a = open(&name, None);
