@@ -559,9 +559,10 @@ fn check(
                 }
                 let index = writ::LineIndex::new(&r.text);
                 for m in &r.manifest {
-                    let sites: Vec<String> = m
+                    let mut sites: Vec<String> = m
                         .sites
                         .iter()
+                        .take(SITES_SHOWN)
                         .map(|(op, span)| {
                             let at = index.position(span.start);
                             let kind = writ_lang::types::builtin_op_kind(&m.effect, op)
@@ -573,6 +574,11 @@ fn check(
                             )
                         })
                         .collect();
+                    if let Some(more) = m.sites.len().checked_sub(SITES_SHOWN).filter(|n| *n > 0) {
+                        sites.push(format!(
+                            "and {more} more (`--format json` lists every place)"
+                        ));
+                    }
                     let kind = if m.capability { "capability" } else { "effect" };
                     out.push_str(&format!("  {kind} {}: {}\n", m.effect, sites.join(", ")));
                 }
@@ -596,6 +602,10 @@ fn check(
         ExitCode::from(1)
     }
 }
+
+/// The places of one effect `writ check` shows in its text report; the
+/// rest are counted (the JSON report lists them all).
+const SITES_SHOWN: usize = 20;
 
 /// One file's report as `writ check --format json` shows it (and the MCP
 /// server's `check` tool): its status, diagnostics, manifest with each

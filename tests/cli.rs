@@ -500,6 +500,33 @@ fn a_store_sqlite_would_keep_in_no_file_is_refused_and_named_files_are_bounded()
 }
 
 #[test]
+fn the_text_report_shows_an_effects_first_20_places_and_counts_the_rest() {
+    let dir = scratch("many-places");
+    std::fs::write(dir.join("m.writ"), "Log.info(\"a\")\n".repeat(25)).expect("write");
+    let o = writ(&["check", "m.writ"], &dir);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let shown: String = (1..=20)
+        .map(|l| format!("Log.info (read) at m.writ:{l}:1, "))
+        .collect();
+    assert_eq!(
+        out,
+        format!(
+            "m.writ: accepted\n  capability Log: {shown}and 5 more (`--format json` lists every place)\n"
+        )
+    );
+    let o = writ(&["check", "m.writ", "--format", "json"], &dir);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(
+        doc["files"][0]["manifest"][0]["sites"]
+            .as_array()
+            .map(Vec::len),
+        Some(25)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn repl_refuses_to_start_with_a_policy_it_cannot_use() {
     let dir = scratch("repl-start");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

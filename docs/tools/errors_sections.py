@@ -129,7 +129,8 @@ functions, one per line, indented by two spaces, such as
 the effects its top level performs, one per line, each with the places
 where one of its operations is performed, such as
 `  capability Log: Log.info (read) at main.writ:4:3` for a host capability (each operation marked a `read` or an `act`, see [reads and acts](policy.md#reads-and-acts)), or
-`  effect Fail: Fail.fail at main.writ:9:25` for `Fail`. (`writ check
+`  effect Fail: Fail.fail at main.writ:9:25` for `Fail` (an effect's
+first 20 places, the rest counted). (`writ check
 --syntax-only` checks only the lexical and syntax rules, the `E00xx` and
 `E01xx` codes, and not names, types and effects. `writ check --grant
 Http,Log` also rejects a program that needs a host capability that is not

@@ -75,6 +75,10 @@ INPUTS = {
     "many unclosed parentheses": lambda: fill("", lambda i: "f((1, 2\n"),
     # Well-formed top-level lets.
     "many lets": lambda: fill("", lambda i: f"let x{i} = {i} + 1\n"),
+    # One name bound again and again, one effect performed again and again:
+    # the top level's bindings of a name and its effect row grow with them.
+    "one name bound again": lambda: fill("", lambda i: "let x = 1\n"),
+    "one effect performed again": lambda: fill("", lambda i: "Log.info(\"a\")\n"),
     # One function calling another on each line (each call binds a
     # variable to the next one's: a chain of links).
     "many calls in one function": lambda: fill(

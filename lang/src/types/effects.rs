@@ -123,9 +123,9 @@ impl Checker {
         sup: TyId,
         exclude: &[u32],
     ) -> Result<(), Mismatch> {
-        let (sup_labels, sup_tail) = self.arena.row_fields(sup);
+        let (sup_labels, sup_tail) = self.arena.row_fields_compress(sup);
         let sup_tail = self.arena.resolve(sup_tail);
-        let (labels, tail) = self.arena.row_fields(sub);
+        let (labels, tail) = self.arena.row_fields_compress(sub);
         let tail = self.arena.resolve(tail);
         let sub_open = matches!(self.arena.node(tail), Node::Var { .. });
         if sup_labels.is_empty()
@@ -146,12 +146,12 @@ impl Checker {
         }
         // Adding the labels may have bound `sub`'s tail (when it is
         // `sup`'s own tail): look again.
-        let (_, tail) = self.arena.row_fields(sub);
+        let (_, tail) = self.arena.row_fields_compress(sub);
         let tail = self.arena.resolve(tail);
         match self.arena.node(tail).clone() {
             Node::RowEmpty | Node::Error => Ok(()),
             Node::Var { .. } => {
-                let (sup_labels, sup_tail) = self.arena.row_fields(sup);
+                let (sup_labels, sup_tail) = self.arena.row_fields_compress(sup);
                 if self.arena.resolve(sup_tail) == tail {
                     return Ok(());
                 }
@@ -167,7 +167,7 @@ impl Checker {
                 // `sup` is still open, wait: more labels may come first
                 // (`{Log | e}` is fine for a body that calls an `e`
                 // function and logs).
-                let (_, sup_tail) = self.arena.row_fields(sup);
+                let (_, sup_tail) = self.arena.row_fields_compress(sup);
                 let sup_tail = self.arena.resolve(sup_tail);
                 if sup_tail == tail {
                     return Ok(());
@@ -188,7 +188,7 @@ impl Checker {
     pub(super) fn settle_row_waits(&mut self, from: usize) {
         let waits: Vec<(TyId, TyId, Span)> = self.row_waits.drain(from..).collect();
         for (sup, rigid, span) in waits {
-            let (_, sup_tail) = self.arena.row_fields(sup);
+            let (_, sup_tail) = self.arena.row_fields_compress(sup);
             let sup_tail = self.arena.resolve(sup_tail);
             if sup_tail == self.arena.resolve(rigid) {
                 continue;
@@ -208,7 +208,7 @@ impl Checker {
         let Node::Fn(ps, r, row) = self.arena.node(ty).clone() else {
             return ty;
         };
-        let (labels, tail) = self.arena.row_fields(row);
+        let (labels, tail) = self.arena.row_fields_compress(row);
         if !matches!(self.arena.node(tail), Node::RowEmpty) {
             return ty;
         }
@@ -262,7 +262,7 @@ impl Checker {
         };
         let owner = self.row_owner.clone();
         let allowed = self.row_labels(self.cur_row);
-        let (_, tail) = self.arena.row_fields(self.cur_row);
+        let (_, tail) = self.arena.row_fields_compress(self.cur_row);
         let variable = match self.arena.node(tail) {
             Node::Rigid { name, .. } => Some(self.syms.name(*name).to_string()),
             _ => None,

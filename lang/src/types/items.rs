@@ -423,9 +423,12 @@ impl Checker {
                 }
                 self.pop_to(mark);
                 for (n, b) in bound {
+                    // Kept in order of position: statements come in
+                    // order, so this is a push (a sort per `let` made a
+                    // long program's check quadratic).
                     let list = self.top_lets.entry(n).or_default();
-                    list.push((pos, b));
-                    list.sort_by_key(|(p, _)| *p);
+                    let at = list.partition_point(|(p, _)| *p <= pos);
+                    list.insert(at, (pos, b));
                 }
             }
             Stmt::Fn(f) => self.infer_local_fn(f),

@@ -423,6 +423,21 @@ impl Arena {
         (fields, cur)
     }
 
+    /// As [`Arena::row_fields`], compressing the links on the way
+    /// ([`Arena::resolve_compress`]): a row whose tail is bound one
+    /// statement at a time (the top level's, a long block's) is walked
+    /// once, not once per use.
+    pub(super) fn row_fields_compress(&mut self, row: TyId) -> (Vec<(Label, TyId)>, TyId) {
+        let mut fields = Vec::new();
+        let mut cur = self.resolve_compress(row);
+        while let Some(Node::RowExt(l, t, rest)) = self.get(cur) {
+            let (l, t, rest) = (*l, *t, *rest);
+            fields.push((l, t));
+            cur = self.resolve_compress(rest);
+        }
+        (fields, cur)
+    }
+
     /// The children of a node, for traversals.
     pub(super) fn children(&self, id: TyId) -> Vec<TyId> {
         match self.node(id) {

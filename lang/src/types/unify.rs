@@ -153,8 +153,8 @@ impl Checker {
     }
 
     fn unify_rows(&mut self, r1: TyId, r2: TyId) -> Result<(), Mismatch> {
-        let (f1, t1) = self.arena.row_fields(r1);
-        let (f2, t2) = self.arena.row_fields(r2);
+        let (f1, t1) = self.arena.row_fields_compress(r1);
+        let (f2, t2) = self.arena.row_fields_compress(r2);
         if !self.charge((f1.len() + f2.len()) as u64) {
             return Ok(());
         }
