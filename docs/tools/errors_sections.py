@@ -735,6 +735,20 @@ opening `"""`:
 fix_code='let rows = """\n    id,amount\n    1,300\n    """\n',
 ),
 
+dict(code="E0016",
+meaning=r'''
+A number is written in another base: hexadecimal (`0xFF`), octal (`0o17`)
+or binary (`0b101`). Writ's numbers are written in decimal only (see
+[numbers](language.md#numbers)). The primary label marks the literal;
+the help gives its value in decimal when it has one that fits an `Int`.
+''',
+source='let mask = 0xFF\nmask\n',
+fix=r'''
+**Fix**: write the number in decimal:
+''',
+fix_code='let mask = 255\nmask\n',
+),
+
 dict(code="E0100",
 meaning=r'''
 The parser found a token where the grammar does not allow it. (The type

@@ -82,6 +82,9 @@ codes! {
     /// A multi-line string (`"""`) laid out wrongly: text after its
     /// opening `"""`, or a line indented less than its closing `"""`.
     MultiLineStringLayout = "E0015", "malformed multi-line string";
+    /// A number written in another base (`0xFF`, `0b101`, `0o17`): Writ
+    /// has decimal literals only.
+    NumberInAnotherBase = "E0016", "number in another base";
     /// A token where the grammar does not allow it.
     UnexpectedToken = "E0100", "unexpected token";
     /// Comparisons written one after another, like `a < b < c`.

@@ -66,6 +66,10 @@ enum Raw {
     Quote,
     #[regex(r"[0-9][0-9_]*")]
     Int,
+    /// `0x`, `0o` or `0b` and what follows: a number in another base,
+    /// which Writ does not have (`E0016`, with its decimal value).
+    #[regex(r"0[xXoObB][0-9A-Za-z_]*")]
+    RadixInt,
     #[regex(r"[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9]+)?")]
     #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9]+")]
     Float,
@@ -271,6 +275,7 @@ impl<'s> Driver<'s> {
                     self.push(Token::DocComment(text), span);
                 }
                 Raw::Int => self.int(slice, span),
+                Raw::RadixInt => self.radix_int(slice, span),
                 Raw::Float => self.float(slice, span),
                 Raw::Upper | Raw::Lower => self.word(raw, slice, span),
                 Raw::LBrace => {
@@ -476,6 +481,32 @@ impl<'s> Driver<'s> {
         }
     }
 
+    /// A number in another base: refused, with its decimal value when it
+    /// is one (`0xFF` is 255).
+    fn radix_int(&mut self, slice: &str, span: Span) {
+        let (radix, name) = match slice.as_bytes().get(1) {
+            Some(b'x' | b'X') => (16, "hexadecimal"),
+            Some(b'o' | b'O') => (8, "octal"),
+            _ => (2, "binary"),
+        };
+        let digits: String = slice.chars().skip(2).filter(|c| *c != '_').collect();
+        let help = match i64::from_str_radix(&digits, radix) {
+            Ok(v) if !digits.is_empty() => format!("write the number in decimal: `{v}`"),
+            _ => "write the number in decimal".to_string(),
+        };
+        self.error(
+            Diagnostic::new(
+                Code::NumberInAnotherBase,
+                format!(
+                    "expected a decimal number, found the {name} literal `{slice}`: Writ's numbers are written in decimal"
+                ),
+            )
+            .with_primary(span, format!("{} {name} literal", if radix == 8 { "an" } else { "a" }))
+            .with_help(help),
+        );
+        self.push(Token::Error, span);
+    }
+
     fn float(&mut self, slice: &str, span: Span) {
         let digits: String = slice.chars().filter(|c| *c != '_').collect();
         match digits.parse::<f64>() {
@@ -600,6 +631,7 @@ fn punct(raw: Raw) -> Token {
         | Raw::BlockCommentStart
         | Raw::Quote
         | Raw::Int
+        | Raw::RadixInt
         | Raw::Float
         | Raw::Upper
         | Raw::Lower => Token::Error,
