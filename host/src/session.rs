@@ -351,7 +351,15 @@ impl Session {
         // Checked with no grants in force: `:type` shows what an expression
         // needs, whether or not the policy grants it.
         let checked = self.check.check(&parsed.program, None);
-        if !checked.accepted() {
+        // An effect of the program's own left unhandled is a rule of
+        // running (`E3003`), not of typing: `:type Ask.ask("x")` shows
+        // `Int / {Ask}`, as `:type Http.get(url)` shows `Str / {Http}`.
+        let refused = checked
+            .typed
+            .diagnostics
+            .iter()
+            .any(|d| d.is_error() && d.code != writ_lang::Code::UnhandledEffect);
+        if refused || (checked.value_type.is_none() && !checked.accepted()) {
             return Err((source, checked.typed.diagnostics));
         }
         Ok(Typing {

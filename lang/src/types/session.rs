@@ -203,7 +203,15 @@ impl CheckSession {
         c.current_fn = None;
         forget_redeclared(&mut c, program, &user_types, &user_effects);
         let typed = c.check_items(program, grants);
-        if typed.diagnostics.iter().any(Diagnostic::is_error) {
+        // The input's type is known when nothing but an effect of the
+        // program's own left unhandled (`E3003`, a rule of running) was
+        // found: the REPL's `:type` shows it; an input so refused defines
+        // nothing all the same.
+        let typed_anyway = !typed
+            .diagnostics
+            .iter()
+            .any(|d| d.is_error() && d.code != crate::Code::UnhandledEffect);
+        if !typed_anyway {
             return CheckedInput {
                 typed,
                 defined: Vec::new(),
@@ -222,6 +230,21 @@ impl CheckSession {
         let value_type = value.map(|t| c.show_value(t));
         let (calling_performs, calling_open) =
             value.map_or((Vec::new(), false), |t| calling_effects(&mut c, t));
+        if typed.diagnostics.iter().any(Diagnostic::is_error) {
+            // A rejected program has no manifest; this one's effects are
+            // what `:effects` shows (the checker is dropped with what the
+            // second look reports).
+            let mut typed = typed;
+            typed.manifest = c.manifest(grants);
+            return CheckedInput {
+                typed,
+                defined: Vec::new(),
+                value_type,
+                calling_performs,
+                calling_open,
+                next: None,
+            };
+        }
         let defined = defined(&mut c, program, &typed.signatures);
         // The input's top level joins the session's.
         for (name, (binding, _, _)) in std::mem::take(&mut c.top_fns) {
