@@ -314,15 +314,7 @@ pub fn run_source_with_inputs(
         usage = used;
         let v = ran?;
         value = Some(v.to_json(&module, limits.output));
-        Ok(match v {
-            v if v.is_unit() => String::new(),
-            v => writ_runtime::display::to_string(
-                &v,
-                &module,
-                writ_runtime::display::StrForm::Quoted,
-                limits.output,
-            ),
-        })
+        writ_runtime::display::result_text(&v, &module, limits.output)
     });
     Ran {
         checked,

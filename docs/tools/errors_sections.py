@@ -3123,7 +3123,10 @@ program writes through `Log` (each `Log.info` line, counting its line
 break), and the limit keeps a run from flooding the terminal or the log
 of whoever runs it. The default is 1 MiB; `--limit output=N` sets another
 (with `K`, `M` or `G`, or a number of bytes). The line that would pass the
-limit is not written; the lines before it are.
+limit is not written; the lines before it are. The same bound holds, each
+on its own, for the final value's display and for its JSON (`--format
+json`, an embedder's `value_json`): a value whose display or JSON would
+pass it is refused whole, never cut, and the run ends with this code.
 ''',
 before=r'''
 A program that logs a line for each item it processes soon reaches the

@@ -522,14 +522,22 @@ fn an_outcome_holds_the_value_as_json_and_what_the_run_used() {
     );
     assert!(o.result.is_err() && o.value.is_none() && o.value_json().is_none());
     assert!(o.usage.fuel > 0);
-    // A value whose JSON passes the output limit is refused with E5004;
-    // its display is cut as always.
+    // A value whose JSON passes the output limit is refused with E5004,
+    // and so is its display: neither is cut.
     let mut small = policy("");
     small.limits.output = 16;
     let o = run_with(&engine, "list.range(0, 100)\n", &small, &db("json-large"));
-    assert!(o.result.is_ok());
     let err = o.value.and_then(Result::err).expect("refused");
     assert_eq!(err.code.as_str(), "E5004");
+    let err = o.result.expect_err("refused");
+    assert_eq!(err.code.as_str(), "E5004");
+    assert_eq!(
+        err.message,
+        "expected the result's display to take at most 16 bytes, but it needed more"
+    );
+    // One that fits is shown whole.
+    let o = run_with(&engine, "list.range(0, 5)\n", &small, &db("json-fits"));
+    assert_eq!(o.result.as_deref().ok(), Some("[0, 1, 2, 3, 4]"));
 }
 
 #[test]

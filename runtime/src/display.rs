@@ -162,6 +162,26 @@ pub fn to_string(v: &Value, module: &Module, form: StrForm, max: usize) -> Strin
     s
 }
 
+/// A run's final value as it is shown (quoted, `()` as nothing), whole:
+/// at most `max` bytes (the run's output limit), else `E5004`, as its
+/// JSON is refused whole past the same bound (never cut, so a host or a
+/// person never takes the start of a value for the value).
+pub fn result_text(v: &Value, module: &Module, max: usize) -> Result<String, crate::RunError> {
+    if v.is_unit() {
+        return Ok(String::new());
+    }
+    let text = to_string(v, module, StrForm::Quoted, max);
+    if text.len() > max {
+        return Err(crate::RunError::limit(
+            crate::Limit::Output,
+            max as u64,
+            format!("expected the result's display to take at most {max} bytes, but it needed more"),
+        )
+        .with_help("the result is refused whole, never cut: return less (or write it with `Log.info` in parts)"));
+    }
+    Ok(text)
+}
+
 /// The longest start of `text` of at most `max` bytes.
 fn prefix(text: &str, max: usize) -> &str {
     let mut end = max.min(text.len());

@@ -270,19 +270,10 @@ impl<'a> Run<'a> {
         let module = self.program.module();
         let limits = &self.policy.limits;
         let (result, value) = match result {
-            Ok(v) => {
-                let display = if v.is_unit() {
-                    String::new()
-                } else {
-                    writ_runtime::display::to_string(
-                        &v,
-                        module,
-                        writ_runtime::display::StrForm::Quoted,
-                        limits.output,
-                    )
-                };
-                (Ok(display), Some(v.to_json(module, limits.output)))
-            }
+            Ok(v) => (
+                writ_runtime::display::result_text(&v, module, limits.output),
+                Some(v.to_json(module, limits.output)),
+            ),
             Err(e) => (Err(e), None),
         };
         if let Some((path, id)) = self.state.kept_as {
