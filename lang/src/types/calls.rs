@@ -469,13 +469,24 @@ impl Checker {
         // Use what the context expects for unannotated parameters, so that
         // a mistake is reported inside the lambda.
         if let Some(exp) = expected
-            && let Node::Fn(eps, _, _) = self.arena.node(exp).clone()
+            && let Node::Fn(eps, _, erow) = self.arena.node(exp).clone()
             && eps.len() == sig.params.len()
         {
             for ((p, t), e) in l.params.iter().zip(sig.params.iter()).zip(eps.iter()) {
                 if p.ty.is_none() && self.unify(*e, *t).is_err() {
                     self.poisoned.clear();
                 }
+            }
+            // And the row it expects, when none is written: the body's
+            // effects are then included in it (a body calling an `e`
+            // function fits `{Fail | e}`, as a body that also fails
+            // does), instead of fixing the lambda's row to exactly what
+            // the body performs before it meets the expected type.
+            if l.effects.is_none()
+                && matches!(self.arena.node(self.arena.resolve(erow)), Node::RowExt(..))
+                && self.unify(sig.row, erow).is_err()
+            {
+                self.poisoned.clear();
             }
         }
         let outer_fn = self.current_fn.take();
