@@ -1388,8 +1388,9 @@ arguments, and no partial application: a call passes exactly the
 parameters declared. With a pipe, the value before `|>` is the first
 argument (`xs |> list.map(f)` is `list.map(xs, f)`), and a note says so.
 When the function is a named one of the program, a secondary label marks
-its definition. The arguments are still checked on their own, so a
-mistake inside one is reported too.
+its definition; for a function (the library's too) the help gives its
+type, so the parameters it takes can be read off. The arguments are still
+checked on their own, so a mistake inside one is reported too.
 ''',
 source='''\
 let prices = [120, 80, 95]

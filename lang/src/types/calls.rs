@@ -89,6 +89,15 @@ impl Checker {
         };
         if params.len() != all.len() {
             self.report_arity(span, callee, params.len(), all.len(), piped.is_some());
+            // What it takes, by type (a library function's parameters are
+            // not seen where it is called).
+            let shown = self.show_value(ft);
+            if let Some(d) = self.diagnostics.last_mut()
+                && d.code == Code::ArgumentCount
+                && d.help.is_none()
+            {
+                d.help = Some(format!("its type is `{shown}`"));
+            }
             for a in &all {
                 self.infer(a);
             }
@@ -469,7 +478,7 @@ impl Checker {
         // Use what the context expects for unannotated parameters, so that
         // a mistake is reported inside the lambda.
         if let Some(exp) = expected
-            && let Node::Fn(eps, _, erow) = self.arena.node(exp).clone()
+            && let Node::Fn(eps, _, _) = self.arena.node(exp).clone()
             && eps.len() == sig.params.len()
         {
             for ((p, t), e) in l.params.iter().zip(sig.params.iter()).zip(eps.iter()) {
@@ -477,19 +486,17 @@ impl Checker {
                     self.poisoned.clear();
                 }
             }
-            // And the row it expects, when none is written: the body's
-            // effects are then included in it (a body calling an `e`
-            // function fits `{Fail | e}`, as a body that also fails
-            // does), instead of fixing the lambda's row to exactly what
-            // the body performs before it meets the expected type.
-            if l.effects.is_none()
-                && matches!(self.arena.node(self.arena.resolve(erow)), Node::RowExt(..))
-                && self.unify(sig.row, erow).is_err()
-            {
-                self.poisoned.clear();
-            }
         }
+        // With a function type expected and no row written, the rows that
+        // must end in a signature's row variable (a body calling an `e`
+        // function) are settled by the enclosing body, after the lambda
+        // has met the expected type: `fn() { f() }` then fits
+        // `{Fail | e}`, as a body that also fails does, instead of its
+        // row being fixed to `{e}` first.
+        let settle_here = l.effects.is_some()
+            || !expected.is_some_and(|e| matches!(self.arena.node(e), Node::Fn(..)));
         let outer_fn = self.current_fn.take();
+        self.settle_waits_later = !settle_here;
         self.infer_fn_body(
             "this function".to_string(),
             &l.params,
@@ -498,6 +505,7 @@ impl Checker {
             l.ret.as_ref(),
             l.effects.as_ref(),
         );
+        self.settle_waits_later = false;
         self.current_fn = outer_fn;
         self.arena.add(Node::Fn(sig.params, sig.ret, sig.row))
     }

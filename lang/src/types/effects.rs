@@ -331,8 +331,13 @@ impl Checker {
         let saved_owner = std::mem::replace(&mut self.row_owner, owner);
         let saved_handling = std::mem::take(&mut self.handling);
         let waits = self.row_waits.len();
+        // Asked for this body only (a lambda given where a function type
+        // is expected): its waits are left to the enclosing body.
+        let later = std::mem::take(&mut self.settle_waits_later);
         let out = f(self);
-        self.settle_row_waits(waits);
+        if !later {
+            self.settle_row_waits(waits);
+        }
         self.cur_row = saved_row;
         self.row_owner = saved_owner;
         self.handling = saved_handling;

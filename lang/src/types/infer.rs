@@ -215,6 +215,11 @@ pub(super) struct Checker {
     /// Open rows that must end in a signature's row variable once their
     /// body is inferred (see `effects::include`).
     pub(crate) row_waits: Vec<(TyId, TyId, Span)>,
+    /// Set for the next body's row only (a lambda given where a function
+    /// type is expected): its `row_waits` are settled by the enclosing
+    /// body rather than its own.
+    #[serde(skip)]
+    pub(crate) settle_waits_later: bool,
     /// Where the current row inclusion happens (for a waiting one).
     pub(crate) row_span: Span,
     /// The top-level statement that first brought each effect to the
@@ -305,6 +310,7 @@ impl Checker {
             performs: Vec::new(),
             top_sources: HashMap::new(),
             row_waits: Vec::new(),
+            settle_waits_later: false,
             row_span: Span::new(0, 0),
             handling: Vec::new(),
             arena,
