@@ -340,10 +340,25 @@ fn malformed_messages_get_json_rpc_errors_and_the_server_keeps_serving() {
 fn an_oversized_source_is_e9004_and_an_oversized_message_is_refused() {
     let mut s = Server::start("oversized", false);
     let big = format!("// {}\n1\n", "x".repeat(2 * 1024 * 1024));
+    // `check` answers in its own shape (a rejection is not an error);
+    // `run` in its, with the policy's limits.
     let (is_error, doc) = s.call(1, "check", json!({ "source": big }));
+    assert!(!is_error);
+    assert_eq!(doc["status"], "rejected");
+    assert_eq!(doc["diagnostics"][0]["code"], "E9004");
+    assert!(
+        doc.get("usage").is_none() && doc["manifest"] == json!([]),
+        "{doc}"
+    );
+    let (is_error, doc) = s.call(7, "run", json!({ "source": big }));
     assert!(is_error);
     assert_eq!(doc["status"], "rejected");
     assert_eq!(doc["diagnostics"][0]["code"], "E9004");
+    let (_, shown) = s.call(8, "run", json!({ "source": "1" }));
+    assert_eq!(
+        doc["limits"], shown["limits"],
+        "the policy's limits, not the defaults"
+    );
     let huge = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "check", "arguments": { "source": "x".repeat(5 * 1024 * 1024) } } });
     s.send_line(&huge.to_string());
     let m = s.next();

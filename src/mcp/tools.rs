@@ -40,9 +40,20 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// `doc` as JSON text, within [`limits::MAX_RESULT_BYTES`] whenever
+    /// its long parts allow: a `log` too long keeps its first lines and
+    /// says how many are left out, and a value's `display` too long is
+    /// replaced by its length, so the answer stays JSON and keeps its
+    /// `status`, `error`, `usage` and `limits` (the last resort, a cut of
+    /// the text, is [`limits::bounded`]'s).
     fn json(doc: &Value, is_error: bool) -> Reply {
+        let text = |d: &Value| serde_json::to_string_pretty(d).unwrap_or_default() + "\n";
+        let mut out = text(doc);
+        if out.len() > limits::MAX_RESULT_BYTES {
+            out = text(&fitted(doc, out.len()));
+        }
         Reply {
-            text: serde_json::to_string_pretty(doc).unwrap_or_default() + "\n",
+            text: out,
             is_error,
         }
     }
@@ -51,6 +62,52 @@ impl Reply {
     fn usage(message: impl Into<String>) -> Reply {
         Reply::json(&json!({ "status": "usage", "error": message.into() }), true)
     }
+}
+
+/// `doc` made to fit [`limits::MAX_RESULT_BYTES`] (see [`Reply::json`]):
+/// `total` is the length of its text as it is.
+fn fitted(doc: &Value, total: usize) -> Value {
+    let mut doc = doc.clone();
+    let room = limits::MAX_RESULT_BYTES;
+    let note = |what: &str| {
+        format!(
+            "[{what} not shown: writ mcp shows at most {room} bytes of a result, and this one took {total}]"
+        )
+    };
+    // A value's display first: it is the value's data again, as text.
+    if let Some(display) = doc.pointer_mut("/value/display")
+        && display.as_str().is_some_and(|d| d.len() > room / 4)
+    {
+        let n = display.as_str().map_or(0, str::len);
+        *display = Value::String(note(&format!("the display ({n} bytes)")));
+    }
+    // Then the log's lines from the last: as many of the first as fit.
+    if let Some(Value::Array(lines)) = doc.get("log") {
+        let size = |l: &Value| serde_json::to_string(l).map_or(0, |t| t.len() + 8);
+        let rest: usize = serde_json::to_string_pretty(&doc)
+            .map_or(0, |t| t.len())
+            .saturating_sub(lines.iter().map(size).sum::<usize>());
+        let budget = room.saturating_sub(rest).saturating_sub(512);
+        let mut used = 0;
+        let kept = lines
+            .iter()
+            .take_while(|l| {
+                used += size(l);
+                used <= budget
+            })
+            .count();
+        if kept < lines.len() {
+            let left = lines.len() - kept;
+            let mut shown: Vec<Value> = lines.iter().take(kept).cloned().collect();
+            shown.push(Value::String(note(&format!(
+                "the last {left} of the log's lines"
+            ))));
+            if let Some(log) = doc.get_mut("log") {
+                *log = Value::Array(shown);
+            }
+        }
+    }
+    doc
 }
 
 /// What the policy lets a program reach, for the tools' annotations.
@@ -250,17 +307,15 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// The program's source, or the reply: `E9004` (as a rejected program's
-/// diagnostics) past the size bound.
-fn source(args: &JsonObject) -> Result<String, Reply> {
+/// The program's source; or the diagnostic that refuses it unread
+/// (`E9004` past the size bound), which each tool answers in its own
+/// shape; or the reply to a malformed call.
+fn source(args: &JsonObject) -> Result<Result<String, Diagnostic>, Reply> {
     let text = string(args, "source")?;
     if text.len() as u64 > limits::MAX_SOURCE_BYTES {
-        return Err(rejected(&[writ::too_large(text.len() as u64)], ""));
+        return Ok(Err(writ::too_large(text.len() as u64)));
     }
-    match writ::source_text(text.as_bytes()) {
-        Ok(t) => Ok(t.to_string()),
-        Err(d) => Err(rejected(&[d], "")),
-    }
+    Ok(writ::source_text(text.as_bytes()).map(str::to_string))
 }
 
 /// The declared inputs (`input_types`).
@@ -298,7 +353,7 @@ fn input_values(args: &JsonObject) -> Result<serde_json::Map<String, Value>, Rep
 
 /// A program not run, with its diagnostics, as `writ run --format json`
 /// shows one.
-fn rejected(diagnostics: &[Diagnostic], text: &str) -> Reply {
+fn rejected(diagnostics: &[Diagnostic], text: &str, limits: &writ::Limits) -> Reply {
     let (out, _) = outcome_json::text(outcome_json::Report {
         path: PROGRAM,
         text,
@@ -309,7 +364,7 @@ fn rejected(diagnostics: &[Diagnostic], text: &str) -> Reply {
         log: &[],
         operations: &[],
         usage: writ::Usage::default(),
-        limits: &writ::Limits::default(),
+        limits,
         recorded: false,
     });
     Reply {
@@ -319,7 +374,22 @@ fn rejected(diagnostics: &[Diagnostic], text: &str) -> Reply {
 }
 
 fn check(shared: &Shared, args: &JsonObject) -> Result<Reply, Reply> {
-    let text = source(args)?;
+    let text = match source(args)? {
+        Ok(t) => t,
+        // Refused unread: a rejected check, in `check`'s shape.
+        Err(d) => {
+            let report = crate::FileReport {
+                path: PROGRAM.to_string(),
+                text: String::new(),
+                diagnostics: vec![d],
+                signatures: Vec::new(),
+                manifest: Vec::new(),
+                inputs: Vec::new(),
+                unreadable: false,
+            };
+            return Ok(Reply::json(&crate::file_json(&report), false));
+        }
+    };
     let decls = input_types(args)?;
     let granted = shared.policy.granted();
     let mut checked = writ::check_source(
@@ -362,7 +432,7 @@ fn prepare(
     ),
     Reply,
 > {
-    let text = source(args)?;
+    let text = source(args)?.map_err(|d| rejected(&[d], "", &shared.policy.limits))?;
     let decls = input_types(args)?;
     let values = input_values(args)?;
     let engine = engine(asker);
@@ -387,7 +457,7 @@ fn compile(
         .check_with_inputs(text, &shared.policy, decls)
         .map_err(|mut diags| {
             writ::render::words::reword(&mut diags, shared.edge());
-            rejected(&diags, text)
+            rejected(&diags, text, &shared.policy.limits)
         })
 }
 
@@ -522,5 +592,53 @@ fn explain(args: &JsonObject) -> Result<Reply, Reply> {
         None => Err(Reply::usage(format!(
             "expected a Writ diagnostic code (like `E0100`; see docs/errors.md), found `{code}`"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_too_long_keeps_its_status_error_and_usage_as_json() {
+        let line = "x".repeat(1000);
+        let doc = json!({
+            "status": "failed",
+            "value": { "data": null, "display": "y".repeat(900_000) },
+            "log": vec![line; 2000],
+            "usage": { "fuel": 1 },
+            "error": { "code": "E5004" },
+        });
+        let reply = Reply::json(&doc, true);
+        assert!(
+            reply.text.len() <= limits::MAX_RESULT_BYTES,
+            "{}",
+            reply.text.len()
+        );
+        let back: Value = serde_json::from_str(&reply.text).expect("JSON");
+        assert_eq!(back["status"], "failed");
+        assert_eq!(back["error"]["code"], "E5004");
+        assert_eq!(back["usage"]["fuel"], 1);
+        assert!(
+            back["value"]["display"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("[the display (900000 bytes) not shown: writ mcp shows at most 1048576 bytes of a result")),
+            "{}",
+            back["value"]["display"]
+        );
+        let log = back["log"].as_array().expect("a log");
+        let last = log.last().and_then(Value::as_str).unwrap_or_default();
+        assert!(
+            last.starts_with(&format!(
+                "[the last {} of the log's lines not shown",
+                2001 - log.len()
+            )),
+            "{last}"
+        );
+        assert!(log.len() > 900, "{}", log.len());
+        // An answer that fits is as it was.
+        let small = json!({ "status": "ok", "log": ["a"] });
+        let reply = Reply::json(&small, false);
+        assert_eq!(serde_json::from_str::<Value>(&reply.text).ok(), Some(small));
     }
 }
