@@ -436,3 +436,34 @@ fn the_stacks_are_charged_for_the_room_a_deep_recursion_left() {
     );
     assert!(!after, "the stacks' room counts: {usage:?}");
 }
+
+#[test]
+fn a_deep_recursion_stops_at_the_memory_limit_not_at_a_doubling_past_it() {
+    // The stacks grow by doubling; a doubling that would pass the limit
+    // takes the room left instead, and then the run stops (E5002) within
+    // a few elements of the limit (it once reached 1.4 times it).
+    let src = "fn f(n: Int) -> Int { 1 + f(n + 1) }\nf(0)\n";
+    for mib in [8usize, 64] {
+        let limits = Limits {
+            memory: mib << 20,
+            ..Limits::default()
+        };
+        let (ok, usage) = measured(src, &limits);
+        assert!(!ok);
+        let module = common::compile(src);
+        let mut host = writ_runtime::LogHost::new(|_: &str| {});
+        let (result, _) = writ_runtime::run_measured(&module, &limits, &mut host, None);
+        assert_eq!(result.err().map(|e| e.code.as_str()), Some("E5002"));
+        assert!(
+            usage.memory_peak <= limits.memory + 64 * 1024,
+            "{mib} MiB: a peak of {} bytes",
+            usage.memory_peak
+        );
+        // The room below the limit is used, not given up early.
+        assert!(
+            usage.memory_peak >= limits.memory - limits.memory / 16,
+            "{mib} MiB: a peak of {} bytes",
+            usage.memory_peak
+        );
+    }
+}

@@ -55,7 +55,8 @@ impl<'a> Machine<'a> {
         if let Some(l) = limit {
             return Err(self.exhausted(l));
         }
-        self.check_memory(0)?;
+        let wanted = std::mem::take(&mut self.stack_wanted);
+        self.check_memory(wanted)?;
         self.open_window();
         Ok(())
     }
@@ -131,6 +132,44 @@ impl<'a> Machine<'a> {
         value::live_bytes()
             .saturating_sub(self.memory_base)
             .saturating_add(self.stacks_bytes())
+    }
+
+    /// How many more elements of `size` bytes a full stack of `len`
+    /// takes: as many again (at least 64); when that room would pass the
+    /// memory limit, the room left below it; when that is less than 64
+    /// elements, 64, with the periodic check brought forward to the next
+    /// step, which ends the run with `E5002` for the room wanted. So a
+    /// deep recursion uses the memory up to its limit and stops within a
+    /// few elements past it, not at a doubling past it (once up to twice
+    /// the limit).
+    pub(super) fn stack_growth(&mut self, len: usize, size: usize) -> usize {
+        let usual = len.max(64);
+        let wanted = usual.saturating_mul(size);
+        let left = self.limits.memory.saturating_sub(self.memory_used());
+        if wanted <= left {
+            return usual;
+        }
+        // What room is left, when it is worth a move.
+        let fits = left / size.max(1);
+        if fits >= 64 {
+            return fits;
+        }
+        self.stack_wanted = self.stack_wanted.max(wanted);
+        // The steps of this window taken so far, and the next one.
+        let taken = self.window.saturating_sub(self.countdown);
+        self.window = taken.saturating_add(1);
+        self.countdown = 1;
+        64
+    }
+
+    /// Make room for more frames: out of line, so the call path keeps
+    /// only the capacity test.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn grow_frames(&mut self) {
+        let more = self.stack_growth(self.frames.len(), std::mem::size_of::<Frame>());
+        // Exactly: `reserve` would double whatever it is asked for.
+        self.frames.reserve_exact(more);
     }
 
     /// The bytes of the room the machine's stacks hold (what

@@ -171,8 +171,12 @@ impl<'a> Machine<'a> {
             self.push_frame(f, func, start, Kind::Normal, closure);
             return Ok(());
         };
-        self.stack
-            .resize(base + func.locals as usize, Value(Repr::Unit));
+        let end = base + func.locals as usize;
+        if end > self.stack.capacity() {
+            let more = self.stack_growth(self.stack.len(), crate::value::SLOT);
+            self.stack.reserve_exact(more.max(end - self.stack.len()));
+        }
+        self.stack.resize(end, Value(Repr::Unit));
         Ok(())
     }
 

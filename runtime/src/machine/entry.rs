@@ -167,6 +167,7 @@ impl<'a> Machine<'a> {
             started,
             earlier: Duration::ZERO,
             memory_base,
+            stack_wanted: 0,
             peak: std::cell::Cell::new(0),
             output: 0,
             pending: None,

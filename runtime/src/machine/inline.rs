@@ -63,7 +63,7 @@ impl<'a> Machine<'a> {
         closure: Option<Rc<ClosureObj>>,
     ) {
         if self.frames.len() == self.frames.capacity() {
-            grow_frames(&mut self.frames);
+            self.grow_frames();
         }
         let frame = Frame {
             func: f,
@@ -214,14 +214,6 @@ pub(super) fn push_in_place<T>(v: &mut Vec<T>, x: T) {
 #[inline(never)]
 fn grow_one<T>(v: &mut Vec<T>) {
     v.reserve(v.len().max(16));
-}
-
-/// Make room for more frames: out of line, so the call path keeps only
-/// the capacity test.
-#[cold]
-#[inline(never)]
-fn grow_frames(frames: &mut Vec<Frame>) {
-    frames.reserve(frames.len().max(64));
 }
 
 /// Let go of a value known to own nothing, without the out-of-line drop

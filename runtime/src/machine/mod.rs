@@ -147,6 +147,10 @@ pub struct Machine<'a> {
     /// Running time of the slices before the current one.
     earlier: std::time::Duration,
     memory_base: usize,
+    /// Bytes a full stack wanted to grow by and did not, as that would
+    /// have passed the memory limit ([`Machine::stack_growth`]): the next
+    /// step's check ends the run with `E5002` for them.
+    stack_wanted: usize,
     /// The most memory in use seen by a memory check so far.
     peak: std::cell::Cell<usize>,
     output: usize,
@@ -205,16 +209,19 @@ impl Machine<'_> {
                 self.stack.set_len(len + 1);
             }
         } else {
-            push_growing(&mut self.stack, v);
+            self.push_growing(v);
         }
     }
-}
 
-/// A push onto a full stack, out of line (see [`Machine::push`]).
-#[cold]
-#[inline(never)]
-fn push_growing(stack: &mut Vec<Value>, v: Value) {
-    stack.push(v);
+    /// A push onto a full stack, out of line (see [`Machine::push`]).
+    #[cold]
+    #[inline(never)]
+    fn push_growing(&mut self, v: Value) {
+        let more = self.stack_growth(self.stack.len(), crate::value::SLOT);
+        // Exactly: `reserve` would double whatever it is asked for.
+        self.stack.reserve_exact(more);
+        self.stack.push(v);
+    }
 }
 
 fn bad_index() -> RunError {

@@ -179,6 +179,7 @@ pub(super) fn decode<'a>(
         started: Instant::now(),
         earlier,
         memory_base: base,
+        stack_wanted: 0,
         peak: Cell::new(peak),
         output,
         pending: Some(pending),
