@@ -356,16 +356,18 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
                 );
                 None
             }
-            Some((p, span)) if crate::store::sqlite_path_refusal(&p).is_some() => {
-                let reason = crate::store::sqlite_path_refusal(&p).unwrap_or_default();
-                r.invalid(
-                    span,
-                    format!("in `path` of [store]: {reason}"),
-                    "name the store's file, like `path = \"audit.db\"` (relative to the policy's directory)",
-                );
-                None
-            }
-            other => other.map(|(s, _)| s),
+            Some((p, span)) => match crate::store::sqlite_path_refusal(&p) {
+                Some(reason) => {
+                    r.invalid(
+                        span,
+                        format!("in `path` of [store]: {reason}"),
+                        "name the store's file, like `path = \"audit.db\"` (relative to the policy's directory)",
+                    );
+                    None
+                }
+                None => Some(p),
+            },
+            None => None,
         };
         store.seed = r.str(t, "seed", "[store]").map(|(s, _)| s);
         // A time of at most 60s; for a timeout, above zero too (a

@@ -250,8 +250,9 @@ impl CheckSession {
         for (name, (binding, _, _)) in std::mem::take(&mut c.top_fns) {
             c.session.insert(name, binding);
         }
+        // Each name's bindings are kept in order of position (`items.rs`):
+        // the last is the one in force.
         for (name, mut sites) in std::mem::take(&mut c.top_lets) {
-            sites.sort_by_key(|(p, _)| *p);
             if let Some((_, b)) = sites.pop() {
                 c.session.insert(name, b);
             }
