@@ -413,3 +413,34 @@ fn the_handler_trap_walks_are_charged_to_the_budget() {
         "40 nested handlers over 4000 uses spent {deep} units, one spent {shallow}"
     );
 }
+
+/// Printing a session's bindings has its own bound per type, so a long
+/// input whose types are deep still shows every binding's type (each
+/// cut at the printed length), and the printing adds a constant per
+/// binding rather than a walk of each whole type.
+#[test]
+fn every_binding_of_a_long_input_shows_its_type() {
+    use writ_lang::types::session::CheckSession;
+    let count = 6_000;
+    let mut src = String::from("let a0 = 1\n");
+    for i in 1..count {
+        src.push_str(&format!("let a{i} = [a{}]\n", i - 1));
+    }
+    let parsed = parse(&src);
+    assert!(!parsed.has_errors());
+    let session = CheckSession::new(&[]);
+    let checked = session.check(&parsed.program, None);
+    assert!(checked.accepted(), "{:?}", checked.typed.diagnostics);
+    assert_eq!(checked.defined.len(), count);
+    let first_empty = checked.defined.iter().find(|d| d.ty.is_empty());
+    assert!(first_empty.is_none(), "{first_empty:?} has no type shown");
+    let last = checked.defined.last().map(|d| d.ty.as_str()).unwrap_or("");
+    assert!(
+        last.starts_with("List[List[") && last.ends_with('…'),
+        "{last}"
+    );
+    assert_eq!(
+        checked.defined.get(2).map(|d| d.ty.as_str()),
+        Some("List[List[Int]]")
+    );
+}

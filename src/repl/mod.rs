@@ -100,11 +100,14 @@ impl Reader {
         }
     }
 
-    fn refresh(&mut self, words: Words) {
+    /// Give completion the session's words, computed only when there is
+    /// a terminal to complete on (a piped session of thousands of inputs
+    /// does not sort its names after each one).
+    fn refresh(&mut self, words: impl FnOnce() -> Words) {
         if let Reader::Terminal(rl, _) = self
             && let Some(h) = rl.helper_mut()
         {
-            h.words = words;
+            h.words = words();
         }
     }
 }
@@ -292,7 +295,7 @@ impl Repl {
                 };
                 reader.remember(&line);
                 let whole = self.command(&line);
-                reader.refresh(self.words());
+                reader.refresh(|| self.words());
                 if !whole && !self.interactive {
                     // A plan whose text could not be read whole (a bracket
                     // closed too early) leaves lines that may be its own:
@@ -319,7 +322,7 @@ impl Repl {
             self.inputs += 1;
             let name = format!("<input {}>", self.inputs);
             self.eval(&name, &text);
-            reader.refresh(self.words());
+            reader.refresh(|| self.words());
         }
     }
 

@@ -21,6 +21,16 @@ use crate::types::typedecl::TypeDef;
 /// The longest type text printed, in characters.
 pub(super) const MAX_TYPE_TEXT: usize = 400;
 
+/// The most type nodes one printed type visits. Printing has its own
+/// bound rather than the check's budget: a program whose check spent
+/// most of that budget still has each binding's type shown, and the
+/// work printing adds stays a constant per printed type.
+const MAX_PRINT_STEPS: usize = 4 * MAX_TYPE_TEXT;
+
+/// The most type nodes walked to find which row variables end more than
+/// one arrow (only the part of a type that prints matters).
+const MAX_COUNT_STEPS: usize = 2_000;
+
 #[derive(Default)]
 struct Namer {
     names: HashMap<TyId, String>,
@@ -31,6 +41,8 @@ struct Namer {
     /// How many arrows end in each row variable: one that ends a single
     /// arrow says nothing (any effects) and is not printed.
     row_uses: HashMap<TyId, usize>,
+    /// Type nodes written so far, against [`MAX_PRINT_STEPS`].
+    steps: usize,
 }
 
 impl Namer {
@@ -84,7 +96,7 @@ impl Checker {
             // A type printed twice in one message (the whole and a part)
             // does not make its row variables look shared.
             if counted.insert(self.arena.resolve(*t)) {
-                let mut budget = 10_000usize;
+                let mut budget = MAX_COUNT_STEPS;
                 self.count_rows(*t, &mut namer.row_uses, &mut budget);
             }
         }
@@ -103,7 +115,7 @@ impl Checker {
     pub(super) fn show_value(&mut self, ty: TyId) -> String {
         let mut namer = Namer::default();
         self.rigid_names(ty, &mut namer.taken);
-        let mut budget = 10_000usize;
+        let mut budget = MAX_COUNT_STEPS;
         self.count_rows(ty, &mut namer.row_uses, &mut budget);
         let mut out = String::new();
         self.write_ty(ty, &mut namer, &mut out);
@@ -133,7 +145,7 @@ impl Checker {
         let quantified: HashSet<TyId> = vars.iter().map(|v| self.arena.resolve(*v)).collect();
         let mut namer = Namer::default();
         self.rigid_names(ty, &mut namer.taken);
-        let mut budget = 10_000usize;
+        let mut budget = MAX_COUNT_STEPS;
         self.count_rows(ty, &mut namer.row_uses, &mut budget);
         let mut weak = 0usize;
         for v in self.vars_in(ty) {
@@ -166,7 +178,7 @@ impl Checker {
         // Parameter names live in another namespace, but a reader would
         // still confuse `a: a`.
         namer.taken.extend(params.iter().cloned());
-        let mut budget = 10_000usize;
+        let mut budget = MAX_COUNT_STEPS;
         self.count_rows(ty, &mut namer.row_uses, &mut budget);
         let Node::Fn(ps, ret, own_row) = self.arena.node(ty).clone() else {
             let mut out = String::new();
@@ -270,7 +282,8 @@ impl Checker {
     }
 
     fn write_inner(&mut self, t: TyId, namer: &mut Namer, out: &mut String) {
-        if out.len() > MAX_TYPE_TEXT || !self.charge(1) {
+        namer.steps += 1;
+        if out.len() > MAX_TYPE_TEXT || namer.steps > MAX_PRINT_STEPS {
             return;
         }
         let t = self.arena.resolve(t);
@@ -398,7 +411,7 @@ impl Checker {
     }
 
     fn count_rows_inner(&self, t: TyId, uses: &mut HashMap<TyId, usize>, budget: &mut usize) {
-        if *budget == 0 || !self.charge(1) {
+        if *budget == 0 {
             return;
         }
         *budget -= 1;
