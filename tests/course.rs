@@ -321,3 +321,93 @@ fn every_lab_s_solutions_pass_and_its_starter_fails_what_it_should() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The names of the failed tests in a `writ test --format json` result.
+fn failed_in(json: &str) -> Vec<String> {
+    let doc: serde_json::Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}):\n{json}"));
+    let mut failed: Vec<String> = doc["tests"]
+        .as_array()
+        .map(|tests| {
+            tests
+                .iter()
+                .filter(|t| t["status"] != "passed")
+                .map(|t| t["name"].as_str().unwrap_or("?").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    failed.sort_unstable();
+    failed
+}
+
+/// The course README's grading loop, run as written (by bash) on two
+/// submissions of lab 6: the reference solutions pass every test, and a
+/// submission whose one change is the lab's own policy (widened to pay
+/// the attacker, which makes the starter's attack "succeed") is graded
+/// under the lab's policy, failing what the starter fails.
+#[test]
+fn the_readme_s_grading_loop_grades_with_the_lab_s_own_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/course");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("the course README");
+    let from = readme
+        .find("To grade a class")
+        .expect("the grading section");
+    let block = readme[from..]
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the grading loop");
+    let script = block.replacen("lab=lab3-reference-monitors", "lab=lab6-confused-deputy", 1);
+    assert_ne!(script, block, "the loop names its lab on its first line");
+    let lab = root.join("lab6-confused-deputy");
+    let dir = std::env::temp_dir().join(format!("writ-course-grading-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&lab, &dir.join("lab6-confused-deputy"));
+    copy_dir(
+        &lab.join("instructor/solution"),
+        &dir.join("submissions/alice"),
+    );
+    let mallory = dir.join("submissions/mallory");
+    copy_dir(&lab.join("starter"), &mallory);
+    let policy = std::fs::read_to_string(mallory.join("policy.toml")).expect("the lab's policy");
+    let widened = policy.replace(
+        "\"jetlow.example\"]",
+        "\"jetlow.example\", \"attacker.example\"]",
+    );
+    assert_ne!(widened, policy, "the lab's payees are listed as expected");
+    std::fs::write(mallory.join("policy.toml"), widened).expect("write the policy");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_writ"));
+    let path = format!(
+        "{}:{}",
+        bin.parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .args(["-e", "-c", &script])
+        .current_dir(&dir)
+        .env("PATH", path)
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.stderr.is_empty(),
+        "the loop printed errors: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = |name: &str| {
+        std::fs::read_to_string(dir.join(format!("results/{name}.json"))).expect("a result")
+    };
+    assert_eq!(failed_in(&result("alice")), Vec::<String>::new());
+    let listed =
+        std::fs::read_to_string(lab.join("instructor/starter_failures.txt")).unwrap_or_default();
+    let mut expected: Vec<String> = listed
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    expected.sort_unstable();
+    assert_eq!(failed_in(&result("mallory")), expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}

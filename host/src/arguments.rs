@@ -94,7 +94,7 @@ fn too_long(s: &str, what: &str, max: usize) -> Oversized {
 /// Text as an audit record holds it: quoted in full up to
 /// [`SHOWN_IN_FULL`] bytes, else its quoted start, its length and its
 /// SHA-256 (which identify it exactly).
-pub(crate) fn recorded(s: &str) -> String {
+pub fn recorded(s: &str) -> String {
     if s.len() <= SHOWN_IN_FULL {
         return format!("{s:?}");
     }

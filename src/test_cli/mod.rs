@@ -95,6 +95,10 @@ pub struct TestResult {
     pub log: Vec<String>,
     /// Fuel the run spent.
     pub fuel: u64,
+    /// How many tests this result counts as: 1, or, for a file that
+    /// could not be tested, the tests in it that were to run (each one
+    /// fails), at least 1.
+    pub counts: usize,
 }
 
 impl TestResult {
@@ -108,6 +112,7 @@ impl TestResult {
             diagnostics: Vec::new(),
             log: Vec::new(),
             fuel: 0,
+            counts: 1,
         }
     }
 
@@ -116,6 +121,15 @@ impl TestResult {
     fn file_error(file: &str, diagnostics: Vec<Placed>) -> TestResult {
         let mut r = TestResult::new(file, file, Kind::File);
         r.diagnostics = diagnostics;
+        r
+    }
+
+    /// A file that could not be tested, whose `tests` tests (those the
+    /// filter selects) therefore all fail: a submission that does not
+    /// check never scores better than one whose tests ran and failed.
+    fn file_error_of(file: &str, diagnostics: Vec<Placed>, tests: usize) -> TestResult {
+        let mut r = TestResult::file_error(file, diagnostics);
+        r.counts = tests.max(1);
         r
     }
 }

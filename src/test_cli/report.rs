@@ -58,6 +58,10 @@ impl Printer {
         for r in results {
             let mark = if r.passed { "pass" } else { "FAIL" };
             let name = match r.kind {
+                Kind::File if r.counts > 1 => format!(
+                    "(the file could not be tested: its {} tests fail)",
+                    r.counts
+                ),
                 Kind::File => "(the file could not be tested)".to_string(),
                 _ => safe(&r.name),
             };
@@ -69,8 +73,8 @@ impl Printer {
     /// The failures, the closing line, and the exit code: 0 when tests
     /// ran and all passed, 1 otherwise.
     pub fn finish(&self, results: &[TestResult], filter: Option<&str>) -> ExitCode {
-        let passed = results.iter().filter(|r| r.passed).count();
-        let failed = results.len() - passed;
+        let passed: usize = results.iter().filter(|r| r.passed).map(|r| r.counts).sum();
+        let failed: usize = results.iter().filter(|r| !r.passed).map(|r| r.counts).sum();
         let none = results.is_empty().then(|| no_tests(filter));
         if self.format == Format::Json {
             let tests: Vec<serde_json::Value> = results.iter().map(test_json).collect();
@@ -162,6 +166,7 @@ fn test_json(r: &TestResult) -> serde_json::Value {
         "diagnostics": diagnostics_json(r),
         "log": r.log,
         "fuel": r.fuel,
+        "counts": r.counts,
     })
 }
 

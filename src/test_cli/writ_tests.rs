@@ -194,6 +194,11 @@ pub fn run_file(path: &Path, filter: Option<&str>, limits: &writ::Limits) -> Vec
         inputs: &inputs,
         ..Default::default()
     };
+    // The tests that were to run: all fail when the file does not check.
+    let selected_count = tests
+        .iter()
+        .filter(|f| selected(&f.name.name, filter))
+        .count();
     let mut analysis = writ_lang::analyse(&program, &options);
     render::words::reword(&mut analysis.diagnostics, Edge::Test);
     let accepted = analysis.accepted();
@@ -203,14 +208,15 @@ pub fn run_file(path: &Path, filter: Option<&str>, limits: &writ::Limits) -> Vec
             .into_iter()
             .map(|d| sources.place(d))
             .collect();
-        return vec![TestResult::file_error(&shown, placed)];
+        return vec![TestResult::file_error_of(&shown, placed, selected_count)];
     };
     let module = match writ_runtime::compile(&analysis.program, &typed) {
         Ok(m) => m,
         Err(e) => {
-            return vec![TestResult::file_error(
+            return vec![TestResult::file_error_of(
                 &shown,
                 vec![sources.place_error(&e)],
+                selected_count,
             )];
         }
     };

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use writ::render::words::Edge;
 use writ::{Code, Diagnostic, RunError, render};
-use writ_host::engine::{Engine, Operation, ReadMode, RunOptions};
+use writ_host::engine::{Decision, Engine, Operation, ReadMode, RunOptions};
 
 use super::spec::{Case, End};
 
@@ -135,7 +135,23 @@ pub(super) fn run_program(
             Some(Ok(v)) => Ending::Finished(v),
             Some(Err(e)) => Ending::Stopped(e),
         };
-        return Ok(Ran::ended(ending, log, ran.usage.fuel));
+        // Without a policy `Log` is granted as `writ run` grants it: each
+        // line printed is an allowed `Log.info`, so that `allowed` and
+        // `never` see it as they would under a policy.
+        let operations = log
+            .iter()
+            .map(|line| Operation {
+                operation: "Log.info".to_string(),
+                arguments: writ_host::arguments::recorded(line),
+                decision: Decision::Allowed,
+                rule: "granted without a policy".to_string(),
+                audit_id: None,
+            })
+            .collect();
+        return Ok(Ran {
+            operations,
+            ..Ran::ended(ending, log, ran.usage.fuel)
+        });
     };
     let mut policy = crate::read_policy(&dir.join(policy_file)).map_err(|(_, diags)| {
         format!(
@@ -173,7 +189,16 @@ pub(super) fn run_program(
         ..RunOptions::default()
     };
     let ran = if case.plan {
-        engine.plan(&program, &policy, &options).map(|plan| Ran {
+        // A plan says nothing of the audit records it wrote (its reads and
+        // refusals, `for a plan`): they are the ones after the store's
+        // last record before it.
+        let before = last_record(store)?;
+        let planned = engine.plan(&program, &policy, &options);
+        let audit_ids = match planned {
+            Ok(_) => records_after(store, before)?,
+            Err(_) => Vec::new(),
+        };
+        planned.map(|plan| Ran {
             ending: match plan.result {
                 Ok(v) => Ending::Finished(v),
                 Err(words) => Ending::Stopped(planned_error(&words)),
@@ -191,7 +216,7 @@ pub(super) fn run_program(
                 })
                 .collect(),
             fuel: 0,
-            audit_ids: Vec::new(),
+            audit_ids,
         })
     } else {
         let mut log_line = |l: &str| log.push(l.to_string());
@@ -255,6 +280,29 @@ pub(super) fn audit_records(store: &TempStore) -> Result<Vec<(String, String, St
         .into_iter()
         .filter(|r| written.contains(&r.seq))
         .map(|r| (r.operation, r.arguments, r.decision))
+        .collect())
+}
+
+/// The sequence number of the store's last audit record (0 when it has
+/// none, or no file yet).
+fn last_record(store: &TempStore) -> Result<i64, String> {
+    Ok(records_after(store, 0)?.into_iter().max().unwrap_or(0))
+}
+
+/// The sequence numbers of the store's audit records after `seq`.
+fn records_after(store: &TempStore, seq: i64) -> Result<Vec<i64>, String> {
+    if !store.path.is_file() {
+        return Ok(Vec::new());
+    }
+    let s = writ_host::store::Store::open(&store.path.display().to_string(), None)
+        .map_err(|e| format!("the test's store could not be read: {e}"))?;
+    let records = s
+        .records()
+        .map_err(|e| format!("the test's store could not be read: {e}"))?;
+    Ok(records
+        .into_iter()
+        .map(|r| r.seq)
+        .filter(|n| *n > seq)
         .collect())
 }
 

@@ -1,6 +1,6 @@
 """Recompute every link and hash of a Writ store's audit log.
 
-This is the attack of step 6 of lab 5: someone who can write the store,
+This is the attack of step 4 of lab 5: someone who can write the store,
 and knows how a record's hash is made (the source is public), edits a
 record and then makes the whole chain consistent again, so that
 `writ audit verify` finds nothing. Only a head kept elsewhere catches it.
