@@ -142,6 +142,20 @@ fn ctrl_c_drops_the_input_or_stops_the_run() {
     line(&mut s, "2 + 2");
     expect(&mut s, "- : Int = 4");
     prompt(&mut s);
+    // A line that would continue an input that has already run is
+    // refused with a hint, not run on its own.
+    line(&mut s, "let xs = [1, 2]");
+    expect(&mut s, "xs : List[Int] = [1, 2]");
+    prompt(&mut s);
+    line(&mut s, "  |> list.length");
+    expect(&mut s, "found `|>` at the start of an input");
+    expect(&mut s, "end the line before with the operator");
+    prompt(&mut s);
+    line(&mut s, "xs |>");
+    expect(&mut s, "  ... ");
+    line(&mut s, "  list.length");
+    expect(&mut s, "- : Int = 2");
+    prompt(&mut s);
     // While running: the run stops, the REPL stays.
     line(&mut s, "fn spin(n) { spin(n + 1) }");
     expect(&mut s, "fn spin");

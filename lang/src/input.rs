@@ -36,6 +36,34 @@ pub fn needs_more(text: &str) -> bool {
         .is_some_and(|(t, _)| crate::parser::expects_more(t))
 }
 
+/// Whether the line `line` continues the expression of the lines above
+/// it, as the parser joins lines: its first token is a binary operator
+/// (`|>`, `+`, `&&`, ...), `.`, `else`, `->` or `=>`. A REPL reading a
+/// script joins such a line to the input before it.
+pub fn continues_above(line: &str) -> bool {
+    lex(line)
+        .tokens
+        .first()
+        .is_some_and(|(t, _)| crate::parser::continues_line(t))
+}
+
+/// Whether `text` closes a bracket it did not open (`}` with no `{`
+/// before it): it was meant to go on from text before it.
+pub fn closes_unopened(text: &str) -> bool {
+    let mut depth: i64 = 0;
+    for (t, _) in &lex(text).tokens {
+        if t.is_open() {
+            depth += 1;
+        } else if t.is_close() {
+            depth -= 1;
+            if depth < 0 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// Whether `text` holds nothing to check or run: only blanks and comments.
 pub fn is_blank(text: &str) -> bool {
     lex(text).tokens.is_empty()

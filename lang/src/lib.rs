@@ -14,7 +14,7 @@
 //!
 //! - parsing: [`parse`], [`parse_at`] (an input of a session) and
 //!   [`parse_library`] (a standard-library file) give a [`Parsed`]: the
-//!   [`ast`] and the syntax diagnostics; [`needs_more`] and [`is_blank`]
+//!   [`ast`] and the syntax diagnostics; [`needs_more`], [`continues_above`] and [`is_blank`]
 //!   say when a REPL's input is finished;
 //! - checking: [`analyse`] (parse, then check) and [`types`]: the checking
 //!   entry points, what they find ([`types::Typed`]: signatures, the
@@ -60,7 +60,7 @@ mod token;
 pub mod types;
 
 pub use diagnostic::{Code, Diagnostic, Hint, Label, Severity, sort_and_dedup};
-pub use input::{is_blank, needs_more};
+pub use input::{closes_unopened, continues_above, is_blank, needs_more};
 pub use lexer::is_deceptive;
 pub use parser::{Parsed, parse, parse_at, parse_library};
 pub use span::{LineIndex, Position, Span};

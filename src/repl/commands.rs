@@ -67,6 +67,11 @@ pub(super) fn reads_on(line: &str) -> bool {
     (name == "plan" && arg.is_empty()) || (takes_text(line) && writ_lang::needs_more(arg))
 }
 
+/// Whether `line` is a `:plan` command.
+pub(super) fn is_plan(line: &str) -> bool {
+    split(line).0 == "plan"
+}
+
 /// Whether the command of `line` takes Writ text (`:type`, `:effects`,
 /// `:plan`), which may go on over several lines.
 pub(super) fn takes_text(line: &str) -> bool {

@@ -55,6 +55,9 @@ const MORE: &str = "  ... ";
 /// One line read, or why there is none.
 enum Read {
     Line(String),
+    /// A line that is not UTF-8 text: the offset of its first invalid
+    /// byte (unknown on a terminal, which does not say).
+    NotUtf8(Option<usize>),
     Interrupted,
     End,
 }
@@ -62,8 +65,17 @@ enum Read {
 /// Where lines come from: the terminal (rustyline) or a pipe.
 enum Reader {
     Terminal(Box<Editor<ReplHelper, DefaultHistory>>, Option<PathBuf>),
-    Pipe(std::io::StdinLock<'static>),
+    /// Standard input, and the lines read ahead (to see whether one
+    /// continues the input before it, or whether the lines after a plan
+    /// were meant to be in it), oldest first.
+    Pipe(
+        std::io::StdinLock<'static>,
+        std::collections::VecDeque<Read>,
+    ),
 }
+
+/// The most lines read ahead after a plan (the lines up to an empty one).
+const PLAN_LOOK_AHEAD: usize = 10_000;
 
 impl Reader {
     fn read(&mut self, prompt: &str) -> Read {
@@ -71,24 +83,54 @@ impl Reader {
             Reader::Terminal(rl, _) => match rl.readline(prompt) {
                 Ok(l) => Read::Line(l),
                 Err(ReadlineError::Interrupted) => Read::Interrupted,
+                Err(ReadlineError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    Read::NotUtf8(None)
+                }
                 Err(_) => Read::End,
             },
-            Reader::Pipe(stdin) => {
-                let mut line = String::new();
-                match stdin.read_line(&mut line) {
-                    Ok(0) | Err(_) => Read::End,
-                    Ok(_) => {
-                        if line.ends_with('\n') {
-                            line.pop();
-                            if line.ends_with('\r') {
-                                line.pop();
-                            }
-                        }
-                        Read::Line(line)
-                    }
+            Reader::Pipe(stdin, ahead) => match ahead.pop_front() {
+                Some(read) => read,
+                None => read_piped(stdin),
+            },
+        }
+    }
+
+    /// The `n`th line ahead (0: the next), read now if it was not yet.
+    fn peek(&mut self, n: usize) -> Option<&Read> {
+        let Reader::Pipe(stdin, ahead) = self else {
+            return None;
+        };
+        while ahead.len() <= n {
+            if matches!(ahead.back(), Some(Read::End)) {
+                return None;
+            }
+            ahead.push_back(read_piped(stdin));
+        }
+        ahead.get(n)
+    }
+
+    /// Whether the next line of a script starts with an operator (or `.`,
+    /// `else`, ...) and so continues the input before it, as it would in
+    /// a file. Never on a terminal, where the input before it has run.
+    fn continues(&mut self) -> bool {
+        matches!(self.peek(0), Some(Read::Line(l)) if writ_lang::continues_above(l))
+    }
+
+    /// Whether the lines of a script after a plan, up to an empty line,
+    /// close a bracket they did not open: then they were meant to be in
+    /// the plan, whose text closed too early. Never on a terminal.
+    fn closes_a_plan(&mut self) -> bool {
+        let mut text = String::new();
+        for n in 0..PLAN_LOOK_AHEAD {
+            match self.peek(n) {
+                Some(Read::Line(l)) if !l.trim().is_empty() => {
+                    text.push_str(l);
+                    text.push('\n');
                 }
+                _ => break,
             }
         }
+        writ_lang::closes_unopened(&text)
     }
 
     fn remember(&mut self, entry: &str) {
@@ -231,7 +273,7 @@ pub fn main(options: Options) -> ExitCode {
             }
         }
     } else {
-        Reader::Pipe(std::io::stdin().lock())
+        Reader::Pipe(std::io::stdin().lock(), Default::default())
     };
     repl.run(&mut reader);
     if !repl.interactive && repl.failed {
@@ -250,6 +292,7 @@ fn read_rest(
     more: &str,
     unfinished: impl Fn(&str) -> bool,
     blank_ends: bool,
+    not_text: &mut impl FnMut(Option<usize>),
 ) -> Option<String> {
     while unfinished(&text) {
         match reader.read(more) {
@@ -259,11 +302,66 @@ fn read_rest(
                 text.push('\n');
                 text.push_str(&l);
             }
+            Read::NotUtf8(at) => {
+                not_text(at);
+                return None;
+            }
             Read::Interrupted => return None,
             Read::End => break,
         }
     }
     Some(text)
+}
+
+/// One line of standard input, without its line break.
+fn read_piped(stdin: &mut std::io::StdinLock<'static>) -> Read {
+    let mut line = Vec::new();
+    match stdin.read_until(b'\n', &mut line) {
+        Ok(0) | Err(_) => Read::End,
+        Ok(_) => {
+            if line.ends_with(b"\n") {
+                line.pop();
+                if line.ends_with(b"\r") {
+                    line.pop();
+                }
+            }
+            match String::from_utf8(line) {
+                Ok(line) => Read::Line(line),
+                Err(e) => Read::NotUtf8(Some(e.utf8_error().valid_up_to())),
+            }
+        }
+    }
+}
+
+/// Report an input that starts by continuing the one before it (`|>
+/// list.map(f)` on a line of its own, typed after the input it was to
+/// continue had run).
+fn continued_alone(text: &str, color: bool) {
+    let word = text.split_whitespace().next().unwrap_or_default();
+    let d = writ::Diagnostic::new(
+        writ::Code::UnexpectedToken,
+        format!(
+            "expected a statement, found `{}` at the start of an input",
+            writ::render::terminal_safe(word)
+        ),
+    )
+    .with_help("in the REPL an input ends with its line once it is complete, and runs: end the line before with the operator (`xs |>`), or write the whole expression on one line or in parentheses");
+    err_print!("{}", writ::render::human(&[d], "", "", color));
+}
+
+/// Report a line that is not UTF-8 text (`E9003`, as `:load` reports a
+/// file): the line is dropped, and the input it was part of with it.
+fn not_utf8(at: Option<usize>, color: bool) {
+    let found = match at {
+        Some(at) => format!("an invalid byte at column {} of the line", at + 1),
+        None => "a line that is not".to_string(),
+    };
+    let d = writ::Diagnostic::new(
+        writ::Code::NotUtf8,
+        format!("expected UTF-8 text, found {found}"),
+    )
+    .with_help("the line was not read: write it again as UTF-8 text (in a string, a `\\u{...}` escape writes any character)");
+    err_print!("{}", writ::render::human(&[d], "", "", color));
 }
 
 impl Repl {
@@ -273,9 +371,26 @@ impl Repl {
         } else {
             ("", "")
         };
+        // A line that is not UTF-8 text is reported and dropped, with the
+        // input it was part of. From a pipe nothing more is read: the lines
+        // after it may belong with it (inside a handler it opened, say),
+        // and none of them may act on its own.
+        let color = self.color;
+        let bad = std::cell::Cell::new(false);
+        let mut not_text = |at: Option<usize>| {
+            not_utf8(at, color);
+            bad.set(true);
+        };
         while !self.quit {
             let first = match reader.read(prompt) {
                 Read::Line(l) => l,
+                Read::NotUtf8(at) => {
+                    not_text(at);
+                    if self.stop_after_bad_line(&bad) {
+                        break;
+                    }
+                    continue;
+                }
                 Read::Interrupted => continue,
                 Read::End => break,
             };
@@ -290,31 +405,79 @@ impl Repl {
                     more,
                     commands::reads_on,
                     false,
+                    &mut not_text,
                 ) else {
+                    if self.stop_after_bad_line(&bad) {
+                        break;
+                    }
                     continue;
                 };
                 reader.remember(&line);
                 let whole = self.command(&line);
                 reader.refresh(|| self.words());
-                if !whole && !self.interactive {
-                    // A plan whose text could not be read whole (a bracket
-                    // closed too early) leaves lines that may be its own:
-                    // a script is not read on, so none of them acts.
+                let planned = commands::is_plan(&line);
+                if !self.interactive && (!whole || (planned && reader.closes_a_plan())) {
+                    // A plan whose text could not be read whole, or whose
+                    // next lines (up to an empty one) close a bracket they
+                    // did not open (its text closed too early), leaves
+                    // lines that may be its own: a script is not read on,
+                    // so none of them acts.
                     self.failed = true;
                     err_println!(
-                        "error: the rest of the input is not read: the `:plan` above could not be read whole, and the lines after it may be part of it"
+                        "error: the rest of the input is not read: the `:plan` above could not be read whole, or the lines after it close a bracket they did not open, and they may be part of it"
                     );
                     break;
                 }
                 continue;
             }
-            let Some(text) = read_rest(reader, first, more, writ_lang::needs_more, true) else {
+            let Some(text) = read_rest(
+                reader,
+                first,
+                more,
+                writ_lang::needs_more,
+                true,
+                &mut not_text,
+            ) else {
+                if self.stop_after_bad_line(&bad) {
+                    break;
+                }
                 continue;
             };
+            let mut text = text;
+            while reader.continues() {
+                let Read::Line(line) = reader.read(more) else {
+                    break;
+                };
+                text.push('\n');
+                text.push_str(&line);
+                match read_rest(
+                    reader,
+                    text,
+                    more,
+                    writ_lang::needs_more,
+                    true,
+                    &mut not_text,
+                ) {
+                    Some(t) => text = t,
+                    None => {
+                        text = String::new();
+                        break;
+                    }
+                }
+            }
+            if self.stop_after_bad_line(&bad) {
+                break;
+            }
             if text.trim().is_empty() {
                 continue;
             }
             reader.remember(&text);
+            if writ_lang::continues_above(&text) {
+                // The input before it has run: it cannot be continued.
+                self.failed = true;
+                continued_alone(&text, self.color);
+                continue;
+            }
             if writ_lang::is_blank(&text) {
                 // Only comments: nothing to check or run.
                 continue;
@@ -324,6 +487,22 @@ impl Repl {
             self.eval(&name, &text);
             reader.refresh(|| self.words());
         }
+    }
+
+    /// After a line that was not UTF-8 text (when `bad` says so): the
+    /// session has failed, and from a pipe it reads no further (true).
+    fn stop_after_bad_line(&mut self, bad: &std::cell::Cell<bool>) -> bool {
+        if !bad.replace(false) {
+            return false;
+        }
+        self.failed = true;
+        if self.interactive {
+            return false;
+        }
+        err_println!(
+            "error: the rest of the input is not read: a line above is not UTF-8 text, and the lines after it may belong with it"
+        );
+        true
     }
 
     /// The first lines an interactive session prints.

@@ -225,7 +225,7 @@ fn skipped_stmt(s: Span) -> Stmt {
 }
 
 /// Tokens that, at the start of a line, continue the expression above.
-fn continues_line(tok: &Token) -> bool {
+pub(crate) fn continues_line(tok: &Token) -> bool {
     tok.is_binary_operator()
         || matches!(
             tok,

@@ -27,6 +27,7 @@ mod types;
 use chumsky::input::{Checkpoint, Cursor, Input as _, MappedInput};
 use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
+pub(crate) use grammar::continues_line;
 
 use crate::ast::{Ident, Program};
 use crate::delimiters;
