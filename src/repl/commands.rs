@@ -186,8 +186,15 @@ impl Repl {
                     .map(|k| format!(" ({})", k.as_str()))
                     .unwrap_or_default();
                 if span.start >= base && span.start <= base + text.len() {
+                    // A one-line expression is placed by its column; one
+                    // over several lines by line and column.
                     let p = lines.position(span.start - base);
-                    let _ = writeln!(o, "  {}.{op}{kind} at column {}", m.effect, p.column);
+                    let at = if text.contains('\n') {
+                        format!("line {}, column {}", p.line, p.column)
+                    } else {
+                        format!("column {}", p.column)
+                    };
+                    let _ = writeln!(o, "  {}.{op}{kind} at {at}", m.effect);
                 } else {
                     let _ = writeln!(o, "  {}.{op}{kind} in a function defined earlier", m.effect);
                 }

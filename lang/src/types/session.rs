@@ -227,7 +227,19 @@ impl CheckSession {
                 .find(|(p, _)| *p == pos)
                 .map(|(_, t)| *t)
         });
-        let value_type = value.map(|t| c.show_value(t));
+        // A bare name of a generic function (`list.sum`, `f`) shows its
+        // declared type with its bounded variables, not the instance its
+        // lone use here fixed (`Int` for a number type left open).
+        let named = last_expression(program)
+            .and_then(|pos| program.items.get(pos))
+            .and_then(|item| match item {
+                Item::Stmt(Stmt::Expr(e)) => named_scheme(&c, e),
+                _ => None,
+            });
+        let value_type = match named {
+            Some(ty) => Some(c.show_value(ty)),
+            None => value.map(|t| c.show_value(t)),
+        };
         let (calling_performs, calling_open) =
             value.map_or((Vec::new(), false), |t| calling_effects(&mut c, t));
         if typed.diagnostics.iter().any(Diagnostic::is_error) {
@@ -360,6 +372,29 @@ fn last_expression(program: &Program) -> Option<usize> {
         .enumerate()
         .rfind(|(_, i)| matches!(i, Item::Stmt(_)))?;
     matches!(item, Item::Stmt(Stmt::Expr(_))).then_some(pos)
+}
+
+/// The declared type of `e` when it is a bare name of a generic
+/// function: a session's (`f`) or a library namespace's (`list.sum`).
+fn named_scheme(c: &Checker, e: &crate::ast::Expr) -> Option<crate::types::ty::TyId> {
+    use crate::ast::ExprKind;
+    let binding = match &e.kind {
+        ExprKind::Var(v) => c.lookup(&v.name),
+        ExprKind::Field { expr, name } => match &expr.kind {
+            ExprKind::Var(ns) if c.lookup(&ns.name).is_none() => c
+                .namespaces
+                .get(&ns.name)
+                .and_then(|members| members.get(&name.name)),
+            _ => None,
+        },
+        _ => None,
+    }?;
+    let generic_fn = !binding.scheme.vars.is_empty()
+        && matches!(
+            c.arena.node(binding.scheme.ty),
+            crate::types::ty::Node::Fn(..)
+        );
+    generic_fn.then_some(binding.scheme.ty)
 }
 
 /// The names `program` defines, with their types.
