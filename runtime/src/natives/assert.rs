@@ -173,7 +173,8 @@ pub(super) fn eq(cx: &Cx, a: &[Value]) -> R {
 
 /// What a message of two unequal parts adds when showing them does not
 /// tell them apart: where two long texts first differ (shown from just
-/// before there), and that `NaN` equals nothing.
+/// before there), the characters of two short texts that may show alike, and
+/// that `NaN` equals nothing.
 fn explained(cx: &Cx, actual: &Value, expected: &Value) -> Result<String, RunError> {
     match (actual.view(), expected.view()) {
         // Texts short enough to be shown whole speak for themselves.
@@ -198,10 +199,27 @@ fn explained(cx: &Cx, actual: &Value, expected: &Value) -> Result<String, RunErr
                 format!("`{lead}{}`", shown(cx, &Value::str(&part), PART))
             };
             Ok(format!(
-                "; the texts first differ at character {}: expected {}, found {}",
-                index + 1,
+                "; the texts first differ at index {index} (counted in characters from 0, as `str` counts): expected {}, found {}",
                 window(y),
                 window(x)
+            ))
+        }
+        // Short texts with a character past ASCII may show alike (`"é"`
+        // written as one character or as `e` and a combining accent, a
+        // Cyrillic `а` for a Latin `a`): their characters tell them apart.
+        (View::Str(x), View::Str(y))
+            if x.chars().chain(y.chars()).any(|c| !c.is_ascii_graphic() && c != ' ') =>
+        {
+            let points = |s: &str| -> String {
+                s.chars()
+                    .map(|c| format!("U+{:04X}", u32::from(c)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            Ok(format!(
+                "; their characters: expected {}, found {}",
+                points(y),
+                points(x)
             ))
         }
         (View::Float(a), View::Float(b)) if a.is_nan() || b.is_nan() => Ok(
