@@ -29,6 +29,10 @@ const CASES: &[(&str, &[&str])] = &[
     ("capability_in_a_test", &["test", "pays_test.writ"]),
     ("misspelt_operation", &["test", "programs/typo_test.toml"]),
     ("plans", &["test", "programs/plan_test.toml"]),
+    (
+        "odd_tests_named_twice",
+        &["test", "programs/odd_test.toml", "programs/odd_test.toml"],
+    ),
     ("unknown_code", &["test", "programs/badcode_test.toml"]),
     ("directory_filtered", &["test", ".", "--filter", "pays"]),
     (

@@ -43,6 +43,9 @@ pub enum Edge<'a> {
     /// or a test's `Limits:` line, and a test has only `Log` and `Fail`
     /// (a capability is played by a handler in the test).
     Test,
+    /// A `[[test]]` table of a `*_test.toml` file: its `limits` key sets
+    /// the limits, over `--limit` and the policy's.
+    TestTable,
 }
 
 /// How to raise `limit` at `edge`, with `it` for the limit (`it`, `the
@@ -58,6 +61,7 @@ fn raise(limit: Limit, edge: Edge<'_>, it: &str) -> String {
         Edge::Test => format!(
             "raise {it} with `--limit {name}=...`, or with a line `Limits: {name}=...` in the test's doc comment"
         ),
+        Edge::TestTable => format!("raise {it} with the test's `limits = [\"{name}=...\"]`"),
     }
 }
 
@@ -197,6 +201,10 @@ mod tests {
         assert_eq!(
             help(Edge::Test),
             "raise it with `--limit fuel=...`, or with a line `Limits: fuel=...` in the test's doc comment if the program needs more"
+        );
+        assert_eq!(
+            help(Edge::TestTable),
+            "raise it with the test's `limits = [\"fuel=...\"]` if the program needs more"
         );
         assert_eq!(
             help(Edge::Policy(Some("p.toml"))),

@@ -236,6 +236,13 @@ fn discover(paths: &[PathBuf]) -> Result<Vec<TestFile>, String> {
             })?);
         }
     }
+    // A file named twice, or named and also found in a directory named,
+    // runs once, where it first came.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| {
+        let (TestFile::Writ(p) | TestFile::Program(p)) = f;
+        seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone()))
+    });
     Ok(files)
 }
 

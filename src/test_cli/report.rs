@@ -180,7 +180,9 @@ fn diagnostics_json(r: &TestResult) -> serde_json::Value {
     )
 }
 
-/// Text from a test file or a program, safe to print on a terminal.
+/// Text from a test file or a program, safe to print on a terminal, and
+/// on one line: its line breaks are escaped too, so that no test's name
+/// can split a `pass`/`FAIL` line or imitate another.
 fn safe(text: &str) -> String {
-    render::terminal_safe(text)
+    writ_runtime::display::safe_text(text, writ_runtime::display::LineBreaks::Escape)
 }

@@ -123,6 +123,12 @@ fn run_case(
             return result;
         }
     };
+    if case.name.trim().is_empty() {
+        result.diagnostics = about_test(malformed(
+            "expected a test's `name` to say what it tests, found an empty name".to_string(),
+        ));
+        return result;
+    }
     if let Some(why) = unknown_matcher(&case.expect) {
         result.diagnostics = about_test(malformed(why));
         return result;
@@ -309,7 +315,9 @@ fn run_case(
     // test expects.
     let shown = match &ran.ending {
         Ending::Rejected(diags) => diags.clone(),
-        Ending::Stopped(e) => vec![render::words::run_error_in(e, Edge::Cli, &text)],
+        // A limit is raised with the test's own `limits` key, which is
+        // over `--limit` and the policy's.
+        Ending::Stopped(e) => vec![render::words::run_error_in(e, Edge::TestTable, &text)],
         Ending::Finished(_) => Vec::new(),
     };
     if end != case.expect.outcome || code.is_some_and(|c| !ran.ending.has(c)) {

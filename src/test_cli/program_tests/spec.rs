@@ -180,5 +180,17 @@ pub(super) fn unknown_matcher(expect: &Expect) -> Option<String> {
             ));
         }
     }
+    // `never` speaks of what was carried out, which only an allowed
+    // operation is: `never` a denied one could not fail.
+    if let Some(m) = expect
+        .never
+        .iter()
+        .find(|m| m.parts().2.is_some_and(|d| d != "allowed"))
+    {
+        return Some(format!(
+            "expected `never` of operations carried out (allowed), found {} in `never`, which holds whatever happens; to say it was asked for and refused, use `denied`",
+            m.shown()
+        ));
+    }
     None
 }
