@@ -297,3 +297,51 @@ let b = handle { Http.get(\"https://fares.example/b\") } with { Fail.fail(why) =
         "{audit:#?}"
     );
 }
+
+/// A policy's `recorded` response is held to the grant's
+/// `max_response_bytes` as a live one is: one over it is denied (and
+/// audited so), one within it answered.
+#[test]
+fn a_recorded_response_over_the_grants_bound_is_denied() {
+    let e = engine(1_000, true);
+    let dir = std::env::temp_dir().join(format!("writ-reads-recorded-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(
+        dir.join("responses.toml"),
+        "[[response]]\nurl = \"https://fares.example/small\"\nbody = \"0123456789\"\n\n\
+         [[response]]\nurl = \"https://fares.example/big\"\nbody = \"0123456789a\"\n",
+    );
+    let text = "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Http]\nrecorded = \"responses.toml\"\nmax_response_bytes = 10\naudit = true\n";
+    let mut p = e.parse_policy(text).unwrap_or_else(|d| panic!("{d:#?}"));
+    p.dir = Some(dir);
+    let db = common::db("reads", "recorded-bound");
+    let o = run(
+        &e,
+        &p,
+        "Http.get(\"https://fares.example/small\")",
+        &db,
+        ReadMode::Live,
+    );
+    assert_eq!(o.result.as_deref().ok(), Some("\"0123456789\""));
+    let o = run(
+        &e,
+        &p,
+        "Http.get(\"https://fares.example/big\")",
+        &db,
+        ReadMode::Live,
+    );
+    let err = o.result.expect_err("denied");
+    assert_eq!(err.code.as_str(), "E4005", "{}", err.message);
+    assert!(
+        err.message
+            .contains("the recorded response of https://fares.example/big is larger than 10 bytes"),
+        "{}",
+        err.message
+    );
+    let denied: Vec<_> = o
+        .operations
+        .iter()
+        .filter(|op| op.decision == writ_host::engine::Decision::Denied)
+        .collect();
+    assert_eq!(denied.len(), 1, "{:?}", o.operations);
+}
