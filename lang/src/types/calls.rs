@@ -89,14 +89,18 @@ impl Checker {
         };
         if params.len() != all.len() {
             self.report_arity(span, callee, params.len(), all.len(), piped.is_some());
-            // What it takes, by type (a library function's parameters are
-            // not seen where it is called).
-            let shown = self.show_value(ft);
+            // What it takes: a library function's declaration, with its
+            // parameters' names (they are not seen where it is called),
+            // else its type.
+            let help = match library_declaration(self, callee) {
+                Some((name, declared)) => format!("`{name}` is declared `{declared}`"),
+                None => format!("its type is `{}`", self.show_value(ft)),
+            };
             if let Some(d) = self.diagnostics.last_mut()
                 && d.code == Code::ArgumentCount
                 && d.help.is_none()
             {
-                d.help = Some(format!("its type is `{shown}`"));
+                d.help = Some(help);
             }
             for a in &all {
                 self.infer(a);
@@ -678,4 +682,26 @@ fn callee_name(callee: &Expr) -> Option<String> {
         },
         _ => None,
     }
+}
+
+/// The declaration of a standard-library function called as `ns.name`
+/// (where `ns` is a namespace, not a local of that name), as the library
+/// writes it: `("list.map", "fn map(xs: List[a], f: ...) -> ...")`.
+fn library_declaration(c: &Checker, callee: &crate::ast::Expr) -> Option<(String, String)> {
+    let ExprKind::Field { expr, name } = &callee.kind else {
+        return None;
+    };
+    let ExprKind::Var(ns) = &expr.kind else {
+        return None;
+    };
+    if c.lookup(&ns.name).is_some() || !c.namespaces.contains_key(&ns.name) {
+        return None;
+    }
+    static ENTRIES: std::sync::OnceLock<Vec<crate::stdlib::reference::Entry>> =
+        std::sync::OnceLock::new();
+    ENTRIES
+        .get_or_init(crate::stdlib::reference::entries)
+        .iter()
+        .find(|e| e.namespace == ns.name && e.name == name.name)
+        .map(|e| (format!("{}.{}", ns.name, name.name), e.signature.clone()))
 }
