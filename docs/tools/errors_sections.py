@@ -822,8 +822,9 @@ meaning=r'''
 An effect operation, written `Effect.operation`, is named without being
 called. Operations are not functions: performing one is an effect, so Writ
 only allows it as a call, `Effect.operation(arguments)`, where it is plain
-to see where the effect happens. A common cause is passing an operation to
-a higher-order function such as `list.map`. Note that a call's `(` must be
+to see where the effect happens (or on the right of `|>`: `url |>
+Http.get` is the call `Http.get(url)`). A common cause is passing an
+operation to a higher-order function such as `list.map`. Note that a call's `(` must be
 on the same line as the operation's name: `Http.get` at the end of a line
 followed by `(url)` on the next line is also reported with this code,
 because a `(` that starts a line never continues a call.

@@ -497,6 +497,10 @@ pub struct Perform {
     pub op: Ident,
     /// The arguments.
     pub args: Vec<Expr>,
+    /// Whether it was written as a call (`Eff.op(...)`). `Eff.op` alone
+    /// is an operation only on the right of `|>` (`x |> Http.get` is
+    /// `Http.get(x)`); anywhere else the checker reports `E0102`.
+    pub called: bool,
 }
 
 /// `fn(params) (-> T)? (/ row)? { body }`

@@ -425,25 +425,14 @@ pub(crate) fn expr<'t>(expr: impl P<'t, Expr>, block: impl P<'t, Block>) -> impl
         .then_ignore(just(Token::Dot))
         .then(operation_name())
         .then(call_args(expr.clone(), just(Token::LParen).ignored()).or_not())
-        .validate(|((effect, op), args), e, _| match args {
-            Some(args) => ExprKind::Perform(Box::new(Perform { effect, op, args })),
-            None => {
-                report(e, |at| {
-                    Diagnostic::new(
-                        Code::OperationNotCalled,
-                        format!(
-                            "expected a call of the operation `{}.{}`, found it used as a value",
-                            effect.name, op.name
-                        ),
-                    )
-                    .with_primary(at, "operation not called")
-                    .with_help(format!(
-                        "operations are performed by calling them: `{}.{}(...)`; to pass one as a function, wrap it: `fn(x) {{ {}.{}(x) }}`",
-                        effect.name, op.name, effect.name, op.name
-                    ))
-                });
-                ExprKind::Error
-            }
+        .map(|((effect, op), args)| {
+            let called = args.is_some();
+            ExprKind::Perform(Box::new(Perform {
+                effect,
+                op,
+                args: args.unwrap_or_default(),
+                called,
+            }))
         });
 
     let lambda = just(Token::Fn)

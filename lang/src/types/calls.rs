@@ -245,6 +245,24 @@ impl Checker {
 
     /// `Eff.op(args)`.
     pub(super) fn infer_perform(&mut self, span: Span, p: &Perform, piped: Option<&Expr>) -> TyId {
+        if !p.called && piped.is_none() {
+            self.report(
+                Diagnostic::new(
+                    Code::OperationNotCalled,
+                    format!(
+                        "expected a call of the operation `{}.{}`, found it used as a value",
+                        p.effect.name, p.op.name
+                    ),
+                )
+                .with_primary(span, "operation not called")
+                .with_help(format!(
+                    "operations are performed by calling them: `{e}.{o}(...)` (or `x |> {e}.{o}`, which is `{e}.{o}(x)`); to pass one as a function, wrap it: `fn(x) {{ {e}.{o}(x) }}`",
+                    e = p.effect.name,
+                    o = p.op.name
+                )),
+            );
+            return self.error_ty();
+        }
         let all: Vec<&Expr> = piped.into_iter().chain(p.args.iter()).collect();
         let Some(info) = self.types.effects.get(&p.effect.name).cloned() else {
             for a in &all {
