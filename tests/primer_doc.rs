@@ -12,7 +12,7 @@
 //! - ```` ```toml ````: a policy (or its grants) that `writ` accepts.
 //!
 //! No other kind of block is allowed, so nothing in the primer goes
-//! unchecked. The file is at most 12 KB and its core (up to
+//! unchecked. The file is at most 13 KB and its core (up to
 //! `<!-- core ends -->`) at most 4 KB.
 
 use std::path::{Path, PathBuf};
@@ -96,8 +96,8 @@ fn writ(dir: &Path, args: &[&str]) -> (bool, String) {
 fn the_primer_fits_a_prompt() {
     let text = primer_text();
     assert!(
-        text.len() <= 12 * 1024,
-        "docs/primer.md is {} bytes, over 12 KB",
+        text.len() <= 13 * 1024,
+        "docs/primer.md is {} bytes, over 13 KB",
         text.len()
     );
     assert_eq!(
