@@ -165,8 +165,14 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
         {
             "a named function's parameters are names: take the argument apart in the body, `let (a, b) = pair`; a lambda may take a pattern, `fn((a, b)) { a + b }`"
         }
+        Token::Comma if wanted("`)`") && wanted("an operator") => {
+            "a handler has one state: hold several values in a tuple, `with (st = (a, b))`, and take it apart with `let (a, b) = st`"
+        }
         Token::Bar if wanted("an operator") => "for logical or, write `||`",
         Token::Bar if wanted("an expression") => "a function value is written `fn(x) { x + 1 }`",
+        Token::Upper(_) if wanted("a field name") => {
+            "a constructor is never qualified by a namespace or its type: write it alone (`Null`, `Some(x)`, `Active`)"
+        }
         Token::Upper(_) if wanted("a lower-case name") => {
             "names of values, parameters and type parameters start with a lower-case letter: `[a]`, `x`"
         }

@@ -794,6 +794,31 @@ impl Checker {
     fn infer_update(&mut self, base: &Expr, fields: &[FieldInit]) -> TyId {
         let tb = self.infer(base);
         let row = self.record_fields(fields);
+        // What is known not to be a record (a number, a list, an
+        // `Option`, a declared variant): said so, at the `..` value.
+        let resolved = self.arena.resolve(tb);
+        let not_record = match self.arena.node(resolved) {
+            Node::Con(c, _) => Some(*c != TypeCon::NEVER),
+            Node::Tuple(_) | Node::Fn(..) => Some(true),
+            _ => None,
+        };
+        if not_record == Some(true) {
+            let shown = self.show(&[tb]).remove(0);
+            let help = if shown.starts_with("Option[") {
+                "to update the record in an `Option`, match it, or map it: `option.map(o, fn(r) { { ..r, field: value } })`".to_string()
+            } else {
+                "`{ ..r, field: value }` is a copy of the record `r` with `field` replaced; only a record can be updated so".to_string()
+            };
+            self.report(
+                Diagnostic::new(
+                    Code::TypeMismatch,
+                    format!("expected a record after `..`, found `{shown}`"),
+                )
+                .with_primary(base.span, format!("this is `{shown}`, not a record"))
+                .with_help(help),
+            );
+            return self.error_ty();
+        }
         for (label, t) in row {
             let rest = self.fresh_row();
             let want = self.extend(&[(label, t)], rest);
@@ -873,7 +898,7 @@ impl Checker {
                         && d.code == Code::TypeMismatch
                     {
                         d.help = Some(
-                            "an `if` without `else` has no value; add an `else` branch".into(),
+                            "an `if` without `else` has no value: add an `else` branch of the same type, or, if the value is not needed, drop it with `let _ = ...`".into(),
                         );
                     }
                     // Reported: uses of its value are not reported again.

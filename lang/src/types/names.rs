@@ -306,6 +306,12 @@ impl Checker {
                 Some(_) if shadowed => d.with_help(format!(
                     "rename `{ns}`: it hides the `{ns}` namespace, whose functions work on this value"
                 )),
+                // Adding one element has no function of its own: the
+                // hint (`xs ++ [x]`) is the help.
+                Some(Guess {
+                    name: f,
+                    hint: Some(h),
+                }) if f == "concat" => d.with_help(format!("Writ has no methods: {h}")),
                 Some(Guess { name: f, hint }) => {
                     let arity = self
                         .namespaces

@@ -196,7 +196,17 @@ impl Checker {
             (_, Node::Con(y, _)) if self.types.name(y) == "Result" && sb.starts_with(&format!("Result[{sa},")) => {
                 Some("this may be an `Err`: use `match`, or `result.unwrap_or(value, default)`".into())
             }
-            (Node::Con(x, _), Node::Con(y, _)) if x == TypeCon::UNIT && y != TypeCon::UNIT => None,
+            (Node::Con(x, _), Node::Con(y, _))
+                if x == TypeCon::STR
+                    && (y == TypeCon::INT || y == TypeCon::FLOAT || y == TypeCon::BOOL) =>
+            {
+                Some("to make text of a value, interpolate it: `\"${x}\"`".into())
+            }
+            (Node::Con(x, _), Node::Con(y, _))
+                if x == TypeCon::UNIT && y != TypeCon::UNIT && y != TypeCon::NEVER =>
+            {
+                Some("`()` is expected here: if the value is not needed, drop it with `let _ = ...`".into())
+            }
             _ => None,
         }
     }
@@ -287,7 +297,9 @@ impl Checker {
         let mut d = Diagnostic::new(Code::UnsupportedOperation, message)
             .with_primary(span, format!("this is `{ts}`"));
         if is_fn {
-            d = d.with_note(if c.0 & 16 != 0 && c.0 & 3 == 0 {
+            d = d.with_note(if c.0 & 4 != 0 {
+                "a function is not a number: to use what it returns, call it (`f()`)".to_string()
+            } else if c.0 & 16 != 0 && c.0 & 3 == 0 {
                 "functions have no display form".to_string()
             } else {
                 "functions cannot be compared".to_string()
