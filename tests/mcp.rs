@@ -251,6 +251,52 @@ fn a_payment_over_the_cap_is_denied_and_audited() {
     assert_eq!(audit["records"][0]["decision"], "denied");
 }
 
+/// A store may be shared by several people: the audit resource shows
+/// the model only the records of its own person's runs.
+#[test]
+fn the_audit_resource_shows_only_this_persons_records() {
+    let mut s = Server::start("shared", false);
+    let dir = std::env::temp_dir().join(format!("writ-mcp-shared-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let other = dir.join("eve.toml");
+    std::fs::write(
+        &other,
+        "[principal]\nid = \"eve\"\nrole = \"employee\"\n\n[grants.Pay]\npayees = [\"shop.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 100\n",
+    )
+    .expect("a policy");
+    let program = dir.join("secret.writ");
+    std::fs::write(
+        &program,
+        "Pay.pay(\"shop.example\", 500, \"eve's secret memo\")\n",
+    )
+    .expect("a program");
+    let out = Command::new(env!("CARGO_BIN_EXE_writ"))
+        .arg("run")
+        .arg(&program)
+        .arg("--policy")
+        .arg(&other)
+        .arg("--db")
+        .arg(&s.db)
+        .output()
+        .expect("writ runs");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "eve's payment is denied (exit 3)"
+    );
+    let source = std::fs::read_to_string("examples/book_ticket/over_cap.writ").expect("example");
+    let (is_error, _) = s.call(1, "run", json!({ "source": source }));
+    assert!(is_error);
+    let r = s.request(2, "resources/read", json!({ "uri": "writ://audit" }));
+    let text = r["result"]["contents"][0]["text"].as_str().unwrap_or("");
+    let audit: Value = serde_json::from_str(text).expect("the audit log as JSON");
+    assert_eq!(audit["total"], 1, "{audit}");
+    assert_eq!(audit["records"][0]["operation"], "Pay.pay");
+    assert_ne!(audit["records"][0]["principal"], "eve");
+    assert!(!text.contains("eve"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_confirmation_is_asked_of_the_person_through_elicitation() {
     let mut s = Server::start("confirm", true);

@@ -29,7 +29,7 @@ pub fn list() -> Vec<Resource> {
     let mut audit = Resource::new(AUDIT, "audit").with_title("The audit log (its last records)");
     audit.mime_type = Some("application/json".to_string());
     audit.description = Some(format!(
-        "The last {} records of the audit log of the store the server runs with, as JSON (read-only).",
+        "The last {} records of this person's runs in the audit log of the store the server runs with, as JSON (read-only).",
         limits::AUDIT_RECORDS
     ));
     vec![
@@ -76,7 +76,9 @@ fn audit(shared: &Shared) -> String {
     let path = shared.store_path();
     let opened = writ_host::engine::open_existing(&shared.policy, &path).and_then(|s| {
         s.map(|s| {
-            s.last_records(limits::AUDIT_RECORDS)
+            // Only this person's records: a store may be shared by several
+            // people (a team's), and theirs are not this model's to read.
+            s.last_records_of(&shared.policy.principal.id, limits::AUDIT_RECORDS)
                 .map_err(|e| e.to_string())
         })
         .transpose()

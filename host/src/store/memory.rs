@@ -465,6 +465,31 @@ impl Tx for On<'_> {
         Ok(records.get(at..).unwrap_or_default().to_vec())
     }
 
+    fn record_count_of(&mut self, principal: &str) -> Result<i64, WriteError> {
+        let n = self
+            .get()
+            .records
+            .iter()
+            .filter(|r| r.principal == principal)
+            .count();
+        Ok(i64::try_from(n).unwrap_or(i64::MAX))
+    }
+
+    fn last_records_of(&mut self, principal: &str, n: i64) -> Result<Vec<AuditRecord>, WriteError> {
+        let n = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
+        let mut records: Vec<AuditRecord> = self
+            .get()
+            .records
+            .iter()
+            .rev()
+            .filter(|r| r.principal == principal)
+            .take(n)
+            .cloned()
+            .collect();
+        records.reverse();
+        Ok(records)
+    }
+
     fn first_of_last(&mut self, n: i64) -> Result<i64, WriteError> {
         let records = &self.get().records;
         let n = usize::try_from(n.max(0)).unwrap_or(usize::MAX);

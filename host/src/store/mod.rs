@@ -296,6 +296,10 @@ pub(crate) trait Tx {
     fn records_from(&mut self, first: i64) -> Result<Vec<AuditRecord>, WriteError>;
     /// The smallest of the last `n` records' sequence numbers (0 for none).
     fn first_of_last(&mut self, n: i64) -> Result<i64, WriteError>;
+    /// How many records of `principal`'s runs the log holds.
+    fn record_count_of(&mut self, principal: &str) -> Result<i64, WriteError>;
+    /// The last `n` records of `principal`'s runs, in order.
+    fn last_records_of(&mut self, principal: &str, n: i64) -> Result<Vec<AuditRecord>, WriteError>;
     /// Every ledger row, in order.
     fn ledger_rows(&mut self) -> Result<Vec<LedgerRow>, WriteError>;
     /// An employee: name, manager, and fields.
@@ -753,6 +757,24 @@ impl Store {
             }
             let first = tx.first_of_last(i64::try_from(n).unwrap_or(i64::MAX))?;
             Ok((tx.records_from(first)?, total))
+        })
+    }
+
+    /// The last `n` audit records of `principal`'s runs, in order, and
+    /// how many of theirs the log holds: what one person may be shown of
+    /// a store that several share (their records, not the others').
+    pub fn last_records_of(
+        &self,
+        principal: &str,
+        n: usize,
+    ) -> Result<(Vec<AuditRecord>, i64), StoreError> {
+        self.read(|tx| {
+            let total = tx.record_count_of(principal)?;
+            if n == 0 || total == 0 {
+                return Ok((Vec::new(), total));
+            }
+            let n = i64::try_from(n).unwrap_or(i64::MAX);
+            Ok((tx.last_records_of(principal, n)?, total))
         })
     }
 

@@ -605,6 +605,26 @@ impl Tx for On<'_> {
         )
     }
 
+    fn record_count_of(&mut self, principal: &str) -> Result<i64, WriteError> {
+        self.one(
+            "SELECT count(*) FROM audit WHERE principal = $1",
+            &[&principal],
+        )
+    }
+
+    fn last_records_of(&mut self, principal: &str, n: i64) -> Result<Vec<AuditRecord>, WriteError> {
+        let mut records = self
+            .rows(
+                "SELECT seq, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, prev_hash, hash FROM audit WHERE principal = $1 ORDER BY seq DESC LIMIT $2",
+                &[&principal, &n],
+            )?
+            .iter()
+            .map(record)
+            .collect::<Result<Vec<_>, _>>()?;
+        records.reverse();
+        Ok(records)
+    }
+
     fn ledger_rows(&mut self) -> Result<Vec<LedgerRow>, WriteError> {
         self.rows(
             "SELECT id, time_ms, day, principal, payee, cents, currency, memo, audit_seq FROM ledger ORDER BY id",

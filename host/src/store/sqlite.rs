@@ -207,25 +207,31 @@ impl Tx for On<'_> {
         let mut st = self.0.prepare(
             "SELECT seq, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, prev_hash, hash FROM audit WHERE seq >= ?1 ORDER BY seq",
         ).map_err(failed)?;
-        let rows = st
-            .query_map([first], |r| {
-                Ok(AuditRecord {
-                    seq: r.get(0)?,
-                    time_ms: r.get(1)?,
-                    principal: r.get(2)?,
-                    program: r.get(3)?,
-                    operation: r.get(4)?,
-                    arguments: r.get(5)?,
-                    decision: r.get(6)?,
-                    rule: r.get(7)?,
-                    ledger_id: r.get(8)?,
-                    ledger_hash: r.get(9)?,
-                    prev_hash: r.get(10)?,
-                    hash: r.get(11)?,
-                })
-            })
-            .map_err(failed)?;
+        let rows = st.query_map([first], audit_row).map_err(failed)?;
         rows.collect::<rusqlite::Result<_>>().map_err(failed)
+    }
+
+    fn record_count_of(&mut self, principal: &str) -> Result<i64, WriteError> {
+        self.0
+            .query_row(
+                "SELECT count(*) FROM audit WHERE principal = ?1",
+                [principal],
+                |r| r.get(0),
+            )
+            .map_err(failed)
+    }
+
+    fn last_records_of(&mut self, principal: &str, n: i64) -> Result<Vec<AuditRecord>, WriteError> {
+        let mut st = self.0.prepare(
+            "SELECT seq, time_ms, principal, program, operation, arguments, decision, rule, ledger_id, ledger_hash, prev_hash, hash FROM audit WHERE principal = ?1 ORDER BY seq DESC LIMIT ?2",
+        ).map_err(failed)?;
+        let rows = st
+            .query_map(rusqlite::params![principal, n], audit_row)
+            .map_err(failed)?;
+        let mut records: Vec<AuditRecord> =
+            rows.collect::<rusqlite::Result<_>>().map_err(failed)?;
+        records.reverse();
+        Ok(records)
     }
 
     fn first_of_last(&mut self, n: i64) -> Result<i64, WriteError> {
@@ -297,4 +303,24 @@ impl Tx for On<'_> {
             .map_err(failed)?;
         rows.collect::<rusqlite::Result<_>>().map_err(failed)
     }
+}
+
+/// An audit record from a row of `SELECT seq, time_ms, principal,
+/// program, operation, arguments, decision, rule, ledger_id, ledger_hash,
+/// prev_hash, hash`.
+fn audit_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRecord> {
+    Ok(AuditRecord {
+        seq: r.get(0)?,
+        time_ms: r.get(1)?,
+        principal: r.get(2)?,
+        program: r.get(3)?,
+        operation: r.get(4)?,
+        arguments: r.get(5)?,
+        decision: r.get(6)?,
+        rule: r.get(7)?,
+        ledger_id: r.get(8)?,
+        ledger_hash: r.get(9)?,
+        prev_hash: r.get(10)?,
+        hash: r.get(11)?,
+    })
 }

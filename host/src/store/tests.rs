@@ -110,6 +110,7 @@ on_both!(
     a_head_finds_a_removed_or_rewritten_tail,
     decisions_are_stored_as_the_text_stores_have_always_held,
     last_records_reads_only_the_tail_of_the_log,
+    last_records_of_a_principal_are_theirs_only,
     stores_of_other_schemas_are_refused_or_migrated,
 );
 
@@ -135,6 +136,11 @@ mod on_memory {
     #[test]
     fn last_records_reads_only_the_tail_of_the_log() {
         super::last_records_reads_only_the_tail_of_the_log(Db::Memory)
+    }
+
+    #[test]
+    fn last_records_of_a_principal_are_theirs_only() {
+        super::last_records_of_a_principal_are_theirs_only(Db::Memory)
     }
 }
 
@@ -746,4 +752,41 @@ fn last_records_reads_only_the_tail_of_the_log(db: Db) {
         Some((0, 5))
     );
     assert_eq!(s.last_records(99).map(|(r, _)| r.len()).ok(), Some(5));
+}
+
+/// On a store two people share, each one's last records are theirs
+/// alone, the last `n` of them in order, with their own count.
+fn last_records_of_a_principal_are_theirs_only(db: Db) {
+    let mut s = match db.fresh(None) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    for (i, who) in ["ada", "bob", "ada", "bob", "ada"].iter().enumerate() {
+        let op = format!("Log.info(\"{i}\")");
+        let e = Entry {
+            principal: who,
+            ..entry(&op)
+        };
+        if let Err(e) = s.audit(&e) {
+            panic!("{e}");
+        }
+    }
+    let (ada, total) = match s.last_records_of("ada", 2) {
+        Ok(t) => t,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(total, 3);
+    let ops: Vec<&str> = ada.iter().map(|r| r.operation.as_str()).collect();
+    assert_eq!(ops, ["Log.info(\"2\")", "Log.info(\"4\")"]);
+    assert!(ada.iter().all(|r| r.principal == "ada"));
+    let (bob, total) = match s.last_records_of("bob", 99) {
+        Ok(t) => t,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!((bob.len(), total), (2, 2));
+    assert!(bob.iter().all(|r| r.principal == "bob"));
+    assert_eq!(
+        s.last_records_of("eve", 5).map(|(r, t)| (r.len(), t)).ok(),
+        Some((0, 0))
+    );
 }
