@@ -331,11 +331,11 @@ impl Plan {
         for (i, a) in allowed.iter().enumerate() {
             lines.push(format!("  {}. {}", i + 1, act_words(a, policy)));
         }
-        let mut paid = 0i64;
+        let mut paid = 0i128;
         let mut payments = 0;
         for a in &allowed {
             if a.operation == "Pay.pay" {
-                paid = paid.saturating_add(a.arguments.get(1).and_then(Json::as_i64).unwrap_or(0));
+                paid += i128::from(a.arguments.get(1).and_then(Json::as_i64).unwrap_or(0));
                 payments += 1;
             }
         }

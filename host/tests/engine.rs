@@ -81,6 +81,46 @@ fn payment_caps_hold_per_payment_per_run_and_per_day() {
     let _ = std::fs::remove_file(&db);
 }
 
+/// Caps near the largest `Int`: a sum of payments past it is over every
+/// cap (it was counted saturating, so a second payment of the largest
+/// amount passed a cap of the largest amount, and the run then stopped on
+/// an overflow), and the rule's words name the true total.
+#[test]
+fn caps_near_the_largest_int_are_not_passed_by_overflowing_the_total() {
+    let engine = Engine::new();
+    let max = i64::MAX;
+    let p = policy(&format!(
+        "[grants.Pay]\npayees = [\"air-one.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = {max}\nmax_run_cents = {max}\nmax_day_cents = {max}\non_deny = \"fail\"\n"
+    ));
+    let db = db("caps-max");
+    let o = run_with(&engine, &payments(&[max, max, 1]), &p, &db);
+    assert_eq!(
+        o.output,
+        [
+            format!("paid {max}"),
+            "refused".to_string(),
+            "refused".to_string()
+        ]
+    );
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    let denied: Vec<&str> = o
+        .operations
+        .iter()
+        .filter(|op| op.decision == Decision::Denied)
+        .map(|op| op.rule.as_str())
+        .collect();
+    assert_eq!(
+        denied.first().copied(),
+        Some(
+            "92233720368547758.07 EUR would bring this run's payments to 184467440737095516.14 EUR, over the cap of 92233720368547758.07 EUR"
+        )
+    );
+    // The next run, the same day: over the day's cap, however it adds up.
+    let o = run_with(&engine, &payments(&[max]), &p, &db);
+    assert_eq!(o.output, ["refused"]);
+    let _ = std::fs::remove_file(&db);
+}
+
 #[test]
 fn a_payee_off_the_list_is_refused_whatever_its_spelling() {
     let engine = Engine::new();

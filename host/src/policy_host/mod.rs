@@ -713,9 +713,19 @@ pub(crate) fn confirmation(memo: &str, payee: &str, cents: i64, currency: &str) 
     )
 }
 
-/// Cents as an amount with two decimals.
-pub(crate) fn money(cents: i64) -> String {
-    format!("{}.{:02}", cents / 100, (cents % 100).abs())
+/// Cents as an amount with two decimals (a sum of payments is counted
+/// in `i128`, which no sum of `i64` amounts overflows).
+pub(crate) fn money(cents: impl Into<i128>) -> String {
+    let cents: i128 = cents.into();
+    let sign = if cents < 0 { "-" } else { "" };
+    let abs = cents.unsigned_abs();
+    format!("{sign}{}.{:02}", abs / 100, abs % 100)
+}
+
+/// Whether `cents` more on top of `total` stays within `cap`, counted
+/// without overflow (a sum past `i64::MAX` is over every cap).
+pub(crate) fn within_cap(total: i64, cents: i64, cap: i64) -> bool {
+    i128::from(total) + i128::from(cents) <= i128::from(cap)
 }
 
 /// When the running run's time is up: a request or a wait for the

@@ -8,7 +8,7 @@
 
 use writ_runtime::{HostError, RunError, Value};
 
-use super::{PolicyHost, clean, confirmation, money, quoted, recorded};
+use super::{PolicyHost, clean, confirmation, money, quoted, recorded, within_cap};
 use crate::arguments::{self, Oversized};
 use crate::engine::unavailable;
 use crate::policy::{Decision, Grant, PayScope, Scope};
@@ -49,7 +49,7 @@ fn over_day(scope: &PayScope, cents: i64, today: i64) -> String {
     clean(&format!(
         "{} {cur} would bring today's payments to {} {cur}, over the cap of {} {cur}",
         money(cents),
-        money(today.saturating_add(cents)),
+        money(i128::from(today) + i128::from(cents)),
         money(scope.max_day_cents)
     ))
 }
@@ -115,7 +115,7 @@ impl PolicyHost<'_> {
                 ),
             ));
         }
-        if self.paid_this_run.saturating_add(cents) > scope.max_run_cents {
+        if !within_cap(self.paid_this_run, cents, scope.max_run_cents) {
             return Err(self.deny(
                 grant,
                 op,
@@ -123,7 +123,7 @@ impl PolicyHost<'_> {
                 &format!(
                     "{} {cur} would bring this run's payments to {} {cur}, over the cap of {} {cur}",
                     money(cents),
-                    money(self.paid_this_run.saturating_add(cents)),
+                    money(i128::from(self.paid_this_run) + i128::from(cents)),
                     money(scope.max_run_cents)
                 ),
             ));
@@ -145,7 +145,7 @@ impl PolicyHost<'_> {
                 ));
             }
         };
-        if today.saturating_add(cents) > scope.max_day_cents {
+        if !within_cap(today, cents, scope.max_day_cents) {
             return Err(self.deny(grant, op, &shown, &over_day(scope, cents, today)));
         }
         let rule = format!(
@@ -227,7 +227,7 @@ impl PolicyHost<'_> {
         self.audit_ids.push(seq);
         let rule = self.purposed(&rule);
         self.note(op, shown, Decision::Allowed, &rule, Some(seq));
-        self.paid_this_run += cents;
+        self.paid_this_run = self.paid_this_run.saturating_add(cents);
         Value::record(
             self.module,
             vec![

@@ -799,7 +799,9 @@ impl Store {
         let day = day_of(p.time_ms);
         self.write(|tx| {
             let today = tx.paid_on(e.principal, &day)?;
-            if today.saturating_add(p.cents) > p.max_day_cents {
+            // Counted without overflow: a total past `i64::MAX` is over
+            // every cap.
+            if i128::from(today) + i128::from(p.cents) > i128::from(p.max_day_cents) {
                 let rule = over(today);
                 let denied = Entry {
                     decision: Decision::Denied,
