@@ -33,6 +33,7 @@ pub use crate::policy::Decision;
 use crate::policy::{Policy, Scope};
 pub use crate::policy_host::clean;
 pub use crate::reads::{ReadMode, RecordedRead, Recording};
+pub use crate::snapshot::saved_pause_at;
 use crate::store::{self, Store};
 
 /// A checked, compiled program, ready to run any number of times.

@@ -14,6 +14,7 @@
 //! | the principal's id | the same person only |
 //! | a nonce (16 random bytes) | each snapshot resumes once |
 //! | the run's state: payments so far, whether recordings were used, its output lines, operations and audit ids | |
+//! | where the run is handed out to its host (`pause_at`: every operation, or those named) | restored so by default ([`saved_pause_at`]) |
 //! | the runtime's bytes | |
 //! | an HMAC-SHA256 of all the above, keyed with the store's secret | |
 //!
@@ -43,14 +44,15 @@ use sha2::{Digest, Sha256};
 use writ_lang::Code;
 use writ_runtime::RunError;
 
+use crate::drive::PauseAt;
 use crate::engine::Operation;
 use crate::policy::Decision;
 
 /// The first bytes of every snapshot.
 const MAGIC: &[u8; 8] = b"WRITRUN\0";
 
-/// The envelope's format version.
-pub(crate) const FORMAT: u16 = 1;
+/// The envelope's format version (2: with where the run is handed out).
+pub(crate) const FORMAT: u16 = 2;
 
 /// The version of Writ that wrote a snapshot, and the only one that
 /// restores it.
@@ -69,6 +71,8 @@ pub(crate) struct Envelope {
     pub(crate) output: Vec<String>,
     pub(crate) operations: Vec<Operation>,
     pub(crate) audit_ids: Vec<i64>,
+    /// Where the run was handed out to its host when it was saved.
+    pub(crate) pause_at: PauseAt,
 }
 
 /// HMAC-SHA256 of `data` under `key` (RFC 2104).
@@ -131,6 +135,16 @@ pub(crate) fn seal(envelope: &Envelope, runtime: &[u8], key: &[u8; 32]) -> Vec<u
     for id in &envelope.audit_ids {
         w.0.extend_from_slice(&id.to_le_bytes());
     }
+    match &envelope.pause_at {
+        PauseAt::Every => w.0.push(0),
+        PauseAt::Only(names) => {
+            w.0.push(1);
+            w.count(names.len());
+            for name in names {
+                w.text(name);
+            }
+        }
+    }
     w.0.extend_from_slice(&(runtime.len() as u64).to_le_bytes());
     w.0.extend_from_slice(runtime);
     let mac = hmac(key, &w.0);
@@ -175,6 +189,26 @@ pub(crate) fn open<'b>(bytes: &'b [u8], key: &[u8; 32]) -> Result<(Envelope, &'b
             "a seal that does not match: the bytes were changed, cut short, or sealed by another store",
         ));
     }
+    read(body)
+}
+
+/// Where the run saved in `bytes` was handed out to its host (the
+/// `pause_at` it was started with), to restore it so: read **before** the
+/// seal is checked, so it says nothing of whether the bytes will be
+/// accepted; [`Engine::restore`](crate::engine::Engine::restore) checks
+/// the seal, which covers it, and refuses bytes changed anywhere (`E4009`).
+/// `E4009` for bytes that are not a snapshot of this format.
+pub fn saved_pause_at(bytes: &[u8]) -> Result<PauseAt, RunError> {
+    check_kind(bytes)?;
+    let Some(body_len) = bytes.len().checked_sub(MAC_BYTES) else {
+        return Err(refused("a seal of 32 bytes at the end", "fewer bytes"));
+    };
+    read(bytes.get(..body_len).unwrap_or_default()).map(|(e, _)| e.pause_at)
+}
+
+/// The envelope in `body` (a snapshot without its seal), and the
+/// runtime's bytes.
+fn read(body: &[u8]) -> Result<(Envelope, &[u8]), RunError> {
     let mut r = Reader {
         bytes: body,
         at: MAGIC.len() + 2,
@@ -220,6 +254,16 @@ pub(crate) fn open<'b>(bytes: &'b [u8], key: &[u8; 32]) -> Result<(Envelope, &'b
     for _ in 0..r.count(8, "the number of audit ids")? {
         audit_ids.push(i64::from_le_bytes(r.array("an audit id")?));
     }
+    let pause_at = match r.flag("whether the run pauses at named operations only")? {
+        false => PauseAt::Every,
+        true => {
+            let mut names = Vec::new();
+            for _ in 0..r.count(4, "the number of operations to pause at")? {
+                names.push(r.text("an operation to pause at")?);
+            }
+            PauseAt::Only(names)
+        }
+    };
     let runtime_len = u64::from_le_bytes(r.array("the length of the run's state")?);
     let runtime = r.take(
         usize::try_from(runtime_len).unwrap_or(usize::MAX),
@@ -240,6 +284,7 @@ pub(crate) fn open<'b>(bytes: &'b [u8], key: &[u8; 32]) -> Result<(Envelope, &'b
         output,
         operations,
         audit_ids,
+        pause_at,
     };
     Ok((envelope, runtime))
 }
@@ -333,7 +378,8 @@ impl<'b> Reader<'b> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Envelope, FORMAT, MAC_BYTES, WRIT_VERSION, hmac, open, seal};
+    use super::{Envelope, FORMAT, MAC_BYTES, WRIT_VERSION, hmac, open, saved_pause_at, seal};
+    use crate::drive::PauseAt;
     use crate::engine::Operation;
     use crate::policy::Decision;
 
@@ -353,6 +399,7 @@ mod tests {
                 audit_id: Some(3),
             }],
             audit_ids: vec![3],
+            pause_at: PauseAt::Only(vec!["Confirm".into(), "Http.post".into()]),
         }
     }
 
@@ -371,6 +418,21 @@ mod tests {
             (e.output, e.audit_ids),
             (envelope().output, envelope().audit_ids)
         );
+        assert_eq!(e.pause_at, envelope().pause_at);
+        // Where it pauses is read without the key, and sealed with the
+        // rest: changed, the bytes are refused.
+        assert_eq!(saved_pause_at(&bytes).ok(), Some(envelope().pause_at));
+        let every = Envelope {
+            pause_at: PauseAt::Every,
+            ..envelope()
+        };
+        let every = seal(&every, b"runtime bytes", &key);
+        assert_eq!(saved_pause_at(&every).ok(), Some(PauseAt::Every));
+        let mut changed = bytes.clone();
+        let at = changed.len() - MAC_BYTES - 8 - b"runtime bytes".len() - 1;
+        changed[at] ^= 1;
+        assert!(open(&changed, &key).is_err());
+        assert!(saved_pause_at(&bytes[..20]).is_err());
     }
 
     /// `bytes` with their seal made again under `key` (what only a holder

@@ -7,7 +7,7 @@
 //! objects are immutable snapshots of what the checker found.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyString};
 use writ::{CheckOptions, Grants, InputDecl, LineIndex};
 use writ_lang::types::{GrantedBy, ManifestEntry, Signature};
 use writ_lang::{Diagnostic, Severity};
@@ -17,6 +17,40 @@ use crate::policy::PyPolicy;
 /// Diagnostics as `writ check` prints them, without colour.
 pub(crate) fn rendered(diags: &[Diagnostic], path: &str, text: &str) -> String {
     writ::render::human(diags, path, text, false)
+}
+
+/// Text from Python (a program's, a policy's), read by the rules the
+/// command line reads a file's bytes by ([`writ::source_text`]): at most
+/// [`writ::MAX_SOURCE_BYTES`] (2 MiB, else `E9004`), a leading byte-order
+/// mark skipped; a `str` that has no UTF-8 form (a lone surrogate, such
+/// as `"\ud800"`) is text that is not UTF-8 (`E9003`). The text, or the
+/// diagnostic that refuses it.
+pub(crate) fn text_of(s: &Bound<'_, PyString>) -> PyResult<Result<String, Diagnostic>> {
+    if let Ok(text) = s.to_cow() {
+        return Ok(writ::source_text(text.as_bytes()).map(str::to_string));
+    }
+    // Its code points as UTF-8 would write them, surrogates included:
+    // the shared reader then finds where the text stops being UTF-8.
+    let bytes = s.call_method1("encode", ("utf-8", "surrogatepass"))?;
+    let bytes = bytes.cast::<PyBytes>()?.as_bytes();
+    Ok(match writ::source_text(bytes) {
+        Ok(text) => Ok(text.to_string()),
+        Err(d) if d.code == writ_lang::Code::NotUtf8 => Err(d.with_help(
+            "a str holding a lone surrogate (such as '\\ud800') has no UTF-8 form: remove it, or decode the bytes the text came from with errors=\"replace\"",
+        )),
+        Err(d) => Err(d),
+    })
+}
+
+/// What checking finds of text refused before it is read ([`text_of`]).
+pub(crate) fn refused_text(d: Diagnostic) -> PyChecked {
+    let c = writ::Checked {
+        diagnostics: vec![d],
+        signatures: Vec::new(),
+        manifest: Vec::new(),
+        inputs: Vec::new(),
+    };
+    checked(&c, "")
 }
 
 /// A place a diagnostic points at: lines and columns count from 1
@@ -56,24 +90,41 @@ impl PyLabel {
 /// >>> d = writ.check("let x = 1 +\n").diagnostics[0]
 /// >>> d.code, d.severity, d.line
 /// ('E0100', 'error', 1)
-#[pyclass(frozen, get_all, name = "Diagnostic", module = "writ")]
+#[pyclass(frozen, name = "Diagnostic", module = "writ")]
 #[derive(Clone)]
 pub(crate) struct PyDiagnostic {
+    #[pyo3(get)]
     code: String,
+    #[pyo3(get)]
     severity: String,
+    #[pyo3(get)]
     message: String,
+    #[pyo3(get)]
     labels: Vec<PyLabel>,
+    #[pyo3(get)]
     notes: Vec<String>,
+    #[pyo3(get)]
     help: Option<String>,
+    #[pyo3(get)]
     rendered: String,
+    #[pyo3(get)]
     line: usize,
+    #[pyo3(get)]
     column: usize,
+    /// The diagnostic as `writ check --format json` writes it.
+    json: serde_json::Value,
 }
 
 impl PyDiagnostic {
     /// Each diagnostic about `text` (named `path` in the rendered text).
     pub(crate) fn all(diags: &[Diagnostic], path: &str, text: &str) -> Vec<PyDiagnostic> {
         let index = LineIndex::new(text);
+        // Each as `writ check --format json` writes it (one index of the
+        // text's lines for all of them).
+        let mut json = match writ::render::json(diags, path, text) {
+            serde_json::Value::Array(all) => all.into_iter(),
+            _ => Vec::new().into_iter(),
+        };
         diags
             .iter()
             .map(|d| {
@@ -112,6 +163,7 @@ impl PyDiagnostic {
                     rendered: rendered(std::slice::from_ref(d), path, text),
                     line: at.0,
                     column: at.1,
+                    json: json.next().unwrap_or_default(),
                 }
             })
             .collect()
@@ -124,30 +176,13 @@ impl PyDiagnostic {
 
 #[pymethods]
 impl PyDiagnostic {
-    /// The diagnostic as a dict, in the shape of `writ check --format json`.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("code", &self.code)?;
-        d.set_item("severity", &self.severity)?;
-        d.set_item("message", &self.message)?;
-        let labels = self
-            .labels
-            .iter()
-            .map(|l| {
-                let ld = PyDict::new(py);
-                ld.set_item("primary", l.primary)?;
-                ld.set_item("message", &l.message)?;
-                ld.set_item("line", l.line)?;
-                ld.set_item("column", l.column)?;
-                ld.set_item("end_line", l.end_line)?;
-                ld.set_item("end_column", l.end_column)?;
-                Ok(ld)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        d.set_item("labels", labels)?;
-        d.set_item("notes", &self.notes)?;
-        d.set_item("help", &self.help)?;
-        Ok(d)
+    /// The diagnostic as a dict, exactly as `writ check --format json`
+    /// writes it: `code`, `severity`, `message`, `file` (`"<program>"`, or
+    /// the policy's path), `labels` (each with `primary`, `message`, and
+    /// `start` and `end`, each a `line`, `column` and byte `offset`),
+    /// `notes` and `help`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::convert::to_py(py, &self.json)
     }
 
     fn __str__(&self) -> String {
@@ -321,7 +356,7 @@ pub(crate) fn input_decls(inputs: Option<Vec<(String, String)>>) -> Vec<InputDec
 #[pyo3(signature = (source, *, inputs=None, grants=None, policy=None))]
 pub(crate) fn check(
     py: Python<'_>,
-    source: &str,
+    source: Bound<'_, PyString>,
     inputs: Option<std::collections::BTreeMap<String, String>>,
     grants: Option<Vec<String>>,
     policy: Option<PyRef<'_, PyPolicy>>,
@@ -346,6 +381,10 @@ pub(crate) fn check(
         (_, Some(p)) => Some((p.policy.granted(), GrantedBy::Policy)),
         _ => None,
     };
+    let source = match text_of(&source)? {
+        Ok(text) => text,
+        Err(refused) => return Ok(refused_text(refused)),
+    };
     let decls = input_decls(inputs.map(|m| m.into_iter().collect()));
     let c = py.detach(|| {
         let grants = names.as_ref().map(|(n, by)| Grants { names: n, by: *by });
@@ -354,9 +393,9 @@ pub(crate) fn check(
             inputs: &decls,
             ..CheckOptions::default()
         };
-        writ::check_source(source, &options)
+        writ::check_source(&source, &options)
     });
-    Ok(checked(&c, source))
+    Ok(checked(&c, &source))
 }
 
 /// The documentation of a diagnostic code (`"E3002"`), as `writ explain`

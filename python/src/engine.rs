@@ -17,15 +17,17 @@ use std::sync::atomic::AtomicBool;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use writ_host::engine::{self as host, Compiled, Outcome, Plan, ReadMode, RunOptions};
 use writ_host::policy::Policy;
 use writ_host::store::Store;
 use writ_lang::types::InputDecl;
 
 use crate::caps::{PyCapability, handler};
-use crate::convert::{to_json, to_py};
-use crate::diag::{PyChecked, PyManifestEntry, checked, input_decls, manifest};
+use crate::convert::{json_text_to_py, to_json, to_py};
+use crate::diag::{
+    PyChecked, PyManifestEntry, checked, input_decls, manifest, refused_text, text_of,
+};
 use crate::errors::{self, AuditError, NotApproved};
 use crate::policy::PyPolicy;
 
@@ -202,13 +204,13 @@ pub(crate) fn outcome(py: Python<'_>, o: Outcome, source: &str) -> PyResult<PyOu
         memory: o.usage.memory_peak,
         time_ms: o.usage.time.as_secs_f64() * 1000.0,
     };
+    // The value's JSON text is read as a whole, at any depth (serde_json
+    // would refuse one nested deeper than 128): never None for a value.
     let (value, error) = match (&o.result, &o.value) {
         (Err(e), _) => (py.None(), Some(e.clone())),
         (Ok(_), Some(Err(e))) => (py.None(), Some(e.clone())),
-        (Ok(_), _) => match o.value_json() {
-            Some(Ok(j)) => (to_py(py, &j)?.unbind(), None),
-            _ => (py.None(), None),
-        },
+        (Ok(_), Some(Ok(json))) => (json_text_to_py(py, json.as_str())?.unbind(), None),
+        (Ok(_), None) => (py.None(), None),
     };
     let made = PyOutcome {
         value,
@@ -250,16 +252,45 @@ impl PyPlan {
 
     /// A plan from its JSON text; one that was changed after it was made
     /// (its digests do not match) or is malformed is `NotApproved`
-    /// (E4014). With `policy`, its `words` are made too.
+    /// (E4014). With `policy` (the `Policy` it was made under, or the
+    /// `Engine` that made it, whose `limits` may differ from its policy's),
+    /// its `words` are made too; a policy other than the plan's is
+    /// `NotApproved` (E4014), as a run of it under that policy would be.
     #[staticmethod]
     #[pyo3(signature = (text, *, policy=None))]
-    fn from_json(
-        py: Python<'_>,
-        text: &str,
-        policy: Option<PyRef<'_, PyPolicy>>,
-    ) -> PyResult<PyPlan> {
+    fn from_json(py: Python<'_>, text: &str, policy: Option<Bound<'_, PyAny>>) -> PyResult<PyPlan> {
+        let under: Option<Policy> = match &policy {
+            None => None,
+            Some(p) if p.is_none() => None,
+            Some(p) => {
+                if let Ok(p) = p.cast::<PyPolicy>() {
+                    Some(p.get().policy.clone())
+                } else if let Ok(e) = p.cast::<PyEngine>() {
+                    Some(e.get().shared.policy.clone())
+                } else {
+                    return Err(PyTypeError::new_err(format!(
+                        "policy: expected a writ.Policy or a writ.Engine, found {}",
+                        crate::convert::short_repr(p)
+                    )));
+                }
+            }
+        };
         let plan = plan_from_json(py, text)?;
-        let words = policy.map(|p| plan.words(&p.policy)).unwrap_or_default();
+        let words = match under {
+            Some(p) if host::policy_digest(&p) != plan.policy => {
+                return Err(errors::plain_with_help(
+                    py,
+                    NotApproved::new_err,
+                    writ_lang::Code::PlanNotApplicable.as_str(),
+                    "expected a plan made under this policy, found one made under another (or this one since changed)",
+                    Some(
+                        "give the policy the plan was made under (or the engine that made it, if it was made with limits of its own); nothing was run",
+                    ),
+                ));
+            }
+            Some(p) => plan.words(&p),
+            None => Vec::new(),
+        };
         Ok(PyPlan {
             plan: Arc::new(plan),
             words,
@@ -392,7 +423,7 @@ impl PyAuditRecord {
 #[derive(FromPyObject)]
 pub(crate) enum ProgramArg<'py> {
     Compiled(PyRef<'py, PyProgram>),
-    Source(String),
+    Source(Bound<'py, PyString>),
 }
 
 impl PyEngine {
@@ -415,9 +446,24 @@ impl PyEngine {
                 Ok((again.compiled, again.source))
             }
             ProgramArg::Source(text) => {
-                let p = self.compile_decls(py, &text, Vec::new())?;
+                let p = self.compile_text(py, &text, Vec::new())?;
                 Ok((p.compiled, p.source))
             }
+        }
+    }
+
+    /// Compile source text from Python, read as the command line reads
+    /// a source file ([`crate::diag::text_of`]: `Rejected` with `E9004`
+    /// or `E9003` when it cannot be).
+    fn compile_text(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyString>,
+        decls: Vec<(String, String)>,
+    ) -> PyResult<PyProgram> {
+        match text_of(source)? {
+            Ok(text) => self.compile_decls(py, &text, decls),
+            Err(refused) => Err(errors::rejected(py, "", &[refused])),
         }
     }
 
@@ -482,7 +528,7 @@ impl PyEngine {
         py: Python<'_>,
         program: ProgramArg<'_>,
         inputs: Option<&Bound<'_, PyAny>>,
-        pause_at: Option<Vec<String>>,
+        pause_at: Option<host::PauseAt>,
         snapshot: Option<Vec<u8>>,
     ) -> PyResult<Py<PyAny>> {
         let (compiled, source) = self.program_of(py, program)?;
@@ -490,13 +536,16 @@ impl PyEngine {
         let cancel = Arc::new(AtomicBool::new(false));
         let mut options = self.options(inputs, &cancel)?;
         if let Some(at) = pause_at {
-            options.pause_at = host::PauseAt::Only(at);
+            options.pause_at = at;
         }
         let shared = self.shared.clone();
         crate::pause::start(py, shared, compiled, source, options, cancel, snapshot)
     }
 
-    /// Open the store and do `f` with it, the GIL released.
+    /// Open the store, which must exist already, and do `f` with it, the
+    /// GIL released. A store that does not exist (no run made it yet, or
+    /// a mistyped path) is an `AuditError`, never an empty log, and is not
+    /// created.
     fn with_store<R: Send>(
         &self,
         py: Python<'_>,
@@ -504,21 +553,25 @@ impl PyEngine {
     ) -> PyResult<R> {
         let path = self.shared.store.clone();
         let policy = &self.shared.policy;
-        let opened = py.detach(|| {
-            let location = writ_host::store::Location::parse(&path).map_err(|e| e.to_string())?;
-            let options = host::reach(policy, &location)?;
-            Store::open_at(&location, &options, None)
-                .map(|s| f(&s))
-                .map_err(|e| e.to_string())
-        });
-        opened.map_err(|e| {
-            errors::plain(
+        let opened =
+            py.detach(|| host::open_existing(policy, &path).map(|found| found.map(|s| f(&s))));
+        match opened {
+            Ok(Some(r)) => Ok(r),
+            Ok(None) => Err(errors::plain(
+                py,
+                AuditError::new_err,
+                writ_lang::Code::HostUnavailable.as_str(),
+                &format!(
+                    "there is no store at {path}: expected an existing store (a run creates one), found none; nothing was created"
+                ),
+            )),
+            Err(e) => Err(errors::plain(
                 py,
                 AuditError::new_err,
                 writ_lang::Code::HostUnavailable.as_str(),
                 &format!("the store {path} could not be opened: {e}"),
-            )
-        })
+            )),
+        }
     }
 }
 
@@ -570,23 +623,53 @@ fn check_interface(py: Python<'_>, name: &str, interface: &str) -> PyResult<()> 
     Ok(())
 }
 
-/// Apply `limits={...}` to a policy's limits.
+/// Apply `limits={...}` to a policy's limits: each a whole number in the
+/// limit's unit (milliseconds for `time`, as `Policy.limits` gives them),
+/// or a str as a policy writes it (`"64M"`, `"2s"`). A `bool` is refused,
+/// though Python counts it an `int`.
 fn apply_limits(policy: &mut Policy, limits: &Bound<'_, PyDict>) -> PyResult<()> {
     for (k, v) in limits.iter() {
         let name: String = k
             .extract()
             .map_err(|_| PyTypeError::new_err("limits: expected str keys"))?;
-        let text = if let Ok(s) = v.extract::<String>() {
-            s
-        } else if let Ok(i) = v.extract::<u64>() {
-            i.to_string()
-        } else if let Ok(f) = v.extract::<f64>() {
-            f.to_string()
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "limits[{name:?}]: expected an int or a str (\"64M\", \"2s\"), found {}",
+        let expected = || {
+            format!(
+                "limits[{name:?}]: expected a whole number ({}) or a str (\"64M\", \"2s\"), found {}",
+                if name == "time" {
+                    "milliseconds"
+                } else {
+                    "in the limit's unit"
+                },
                 crate::convert::short_repr(&v)
-            )));
+            )
+        };
+        let number = if v.cast::<pyo3::types::PyBool>().is_ok() {
+            return Err(PyValueError::new_err(expected()));
+        } else if let Ok(s) = v.cast::<pyo3::types::PyString>() {
+            policy
+                .limits
+                .set(&name, &s.to_cow()?)
+                .map_err(|e| PyValueError::new_err(format!("limits[{name:?}]: {e}")))?;
+            continue;
+        } else if let Ok(i) = v.cast::<pyo3::types::PyInt>() {
+            i.extract::<u64>()
+                .map_err(|_| PyValueError::new_err(expected()))?
+        } else if let Ok(f) = v.cast::<pyo3::types::PyFloat>() {
+            // A float that is a whole number (`1e6`) is that number.
+            let x = f.value();
+            if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 18_446_744_073_709_551_616.0 {
+                x as u64
+            } else {
+                return Err(PyValueError::new_err(expected()));
+            }
+        } else {
+            return Err(PyTypeError::new_err(expected()));
+        };
+        // A number is in the limit's unit: milliseconds for `time`.
+        let text = if name == "time" {
+            format!("{number}ms")
+        } else {
+            number.to_string()
         };
         policy
             .limits
@@ -667,6 +750,12 @@ impl PyEngine {
             Some(s) => s.display().to_string(),
             None => host::store_path(&p, &RunOptions::default()),
         };
+        // A location no run could open is refused now, as a run would
+        // refuse it (E4006): a URL holding a password never reaches the
+        // engine's `store`, its repr or a message.
+        if let Err(e) = writ_host::store::Location::parse(&store) {
+            return Err(errors::store_refused(py, &e.to_string()));
+        }
         Ok(PyEngine {
             shared: Arc::new(Shared {
                 engine,
@@ -696,9 +785,13 @@ impl PyEngine {
     fn check(
         &self,
         py: Python<'_>,
-        source: &str,
+        source: Bound<'_, PyString>,
         inputs: Option<BTreeMap<String, String>>,
-    ) -> PyChecked {
+    ) -> PyResult<PyChecked> {
+        let source = match text_of(&source)? {
+            Ok(text) => text,
+            Err(refused) => return Ok(refused_text(refused)),
+        };
         let decls = input_decls(inputs.map(|m| m.into_iter().collect()));
         let shared = &self.shared;
         let c = py.detach(|| {
@@ -717,9 +810,9 @@ impl PyEngine {
                 interfaces: &interfaces,
                 inputs: &decls,
             };
-            writ::check_source(source, &options)
+            writ::check_source(&source, &options)
         });
-        checked(&c, source)
+        Ok(checked(&c, &source))
     }
 
     /// Check and compile a program, with `inputs` declared (`{"request":
@@ -729,12 +822,12 @@ impl PyEngine {
     fn compile(
         &self,
         py: Python<'_>,
-        source: &str,
+        source: Bound<'_, PyString>,
         inputs: Option<BTreeMap<String, String>>,
     ) -> PyResult<PyProgram> {
-        self.compile_decls(
+        self.compile_text(
             py,
-            source,
+            &source,
             inputs.map(|m| m.into_iter().collect()).unwrap_or_default(),
         )
     }
@@ -818,14 +911,22 @@ impl PyEngine {
         inputs: Option<Bound<'_, PyAny>>,
         pause_at: Option<Vec<String>>,
     ) -> PyResult<Py<PyAny>> {
-        self.paused_run(py, program, inputs.as_ref(), pause_at, None)
+        self.paused_run(
+            py,
+            program,
+            inputs.as_ref(),
+            pause_at.map(host::PauseAt::Only),
+            None,
+        )
     }
 
     /// A paused run again from the bytes `Paused.dump()` made of it (in
     /// this process or another), with the same program, person and
     /// store: `Paused` at the same operation (decided again by the
-    /// policy), or `Done`. A snapshot resumes once; damaged bytes, or
-    /// those of another program, person or store, are `SnapshotError`
+    /// policy), or `Done`. It then pauses where the run was started to
+    /// pause (`pause_at` of `start`, which the bytes hold, sealed), unless
+    /// `pause_at` says otherwise. A snapshot resumes once; damaged bytes,
+    /// or those of another program, person or store, are `SnapshotError`
     /// (E4009).
     #[pyo3(signature = (program, data, *, pause_at=None))]
     fn load(
@@ -835,7 +936,13 @@ impl PyEngine {
         data: Vec<u8>,
         pause_at: Option<Vec<String>>,
     ) -> PyResult<Py<PyAny>> {
-        self.paused_run(py, program, None, pause_at, Some(data))
+        let at = match pause_at {
+            Some(at) => host::PauseAt::Only(at),
+            // Read before the bytes' seal is checked; the restore checks
+            // it, and it covers where the run pauses.
+            None => host::saved_pause_at(&data).map_err(|e| errors::run_error(py, &e, "", None))?,
+        };
+        self.paused_run(py, program, None, Some(at), Some(data))
     }
 
     /// Plan a run: its reads are performed (and recorded), its acts

@@ -163,16 +163,51 @@ pub(crate) fn run_error(
 }
 
 /// An error of the package's own (a store that cannot be read, say) with
-/// a code.
+/// a code. A `RunError` (of any kind) has its `outcome` and `limit`, both
+/// None: nothing ran.
 pub(crate) fn plain(py: Python<'_>, make: fn(String) -> PyErr, code: &str, message: &str) -> PyErr {
-    let text = format!("[{code}] Error: {message}\n");
-    with_fields(
+    plain_with_help(py, make, code, message, None)
+}
+
+/// [`plain`], with `help`.
+pub(crate) fn plain_with_help(
+    py: Python<'_>,
+    make: fn(String) -> PyErr,
+    code: &str,
+    message: &str,
+    help: Option<&str>,
+) -> PyErr {
+    let text = match help {
+        Some(h) => format!("[{code}] Error: {message}\n  Help: {h}\n"),
+        None => format!("[{code}] Error: {message}\n"),
+    };
+    let err = with_fields(
         py,
         make(format!("[{code}] {message}")),
         code,
         message,
-        None,
+        help,
         &text,
+    );
+    let value = err.value(py);
+    if value.is_instance_of::<RunError>() {
+        let _ = value.setattr("limit", py.None());
+        let _ = value.setattr("outcome", py.None());
+    }
+    err
+}
+
+/// A store's location that no run could open (a `postgres://` URL that
+/// holds a password, a URL of another scheme, a name SQLite gives a
+/// meaning of its own), refused as a run refuses it: `RunError` `E4006`,
+/// in the run's words. The reason never holds the password.
+pub(crate) fn store_refused(py: Python<'_>, reason: &str) -> PyErr {
+    plain_with_help(
+        py,
+        RunError::new_err,
+        Code::HostUnavailable.as_str(),
+        reason,
+        Some("nothing was run: the host could not make the checks the policy asks for"),
     )
 }
 

@@ -12,11 +12,21 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use writ_host::policy::{self, Policy};
 use writ_lang::types::HOST_CAPABILITIES;
+use writ_lang::{Code, Diagnostic};
 use writ_runtime::limits::Limit;
 
+use crate::diag::text_of;
 use crate::errors::policy_error;
+
+/// The most bytes of a policy's text, as the command line reads one.
+const MAX_POLICY_BYTES: u64 = writ::MAX_SOURCE_BYTES;
+
+/// What to do about a policy over [`MAX_POLICY_BYTES`] (the command
+/// line's words).
+const TOO_LARGE_HELP: &str = "a policy grants capabilities and sets limits in a few lines; data (records, responses) belongs in the files it names, such as `[store] seed`";
 
 /// A person's policy: who they are (`principal`, `role`), what is granted
 /// (`grants`), the run's `limits` and the store.
@@ -71,22 +81,45 @@ impl PyPolicy {
 impl PyPolicy {
     /// Read a policy from its TOML text; relative paths in it (the store,
     /// seed, recorded responses) resolve against `base_dir` (default: the
-    /// current directory). Raises `PolicyError` with its diagnostics.
+    /// process's current directory, whenever a run uses them). Raises
+    /// `PolicyError` with its diagnostics (`E9004` for text over 2 MiB,
+    /// `E9003` for a str with no UTF-8 form); a leading byte-order mark is
+    /// skipped, as the command line skips one.
     #[staticmethod]
     #[pyo3(signature = (text, *, base_dir=None))]
-    fn from_toml(py: Python<'_>, text: String, base_dir: Option<PathBuf>) -> PyResult<PyPolicy> {
-        PyPolicy::parse(py, text, "<policy>".to_string(), base_dir)
+    fn from_toml(
+        py: Python<'_>,
+        text: Bound<'_, PyString>,
+        base_dir: Option<PathBuf>,
+    ) -> PyResult<PyPolicy> {
+        let shown = "<policy>";
+        let text = match text_of(&text)? {
+            Ok(t) => t,
+            Err(d) if d.code == Code::FileTooLarge => {
+                let found = text.to_cow().map(|t| t.len()).unwrap_or_default();
+                let d = Diagnostic::new(
+                    Code::FileTooLarge,
+                    format!(
+                        "expected a policy of at most {MAX_POLICY_BYTES} bytes, found {found} bytes"
+                    ),
+                )
+                .with_help(TOO_LARGE_HELP);
+                return Err(policy_error(py, "", shown, &[d]));
+            }
+            Err(d) => return Err(policy_error(py, "", shown, &[d])),
+        };
+        PyPolicy::parse(py, text, shown.to_string(), base_dir)
     }
 
     /// Read a policy file; relative paths in it resolve against its
-    /// directory. Raises `PolicyError` (E9005 for a file that cannot be
-    /// read).
+    /// directory. Raises `PolicyError` with its diagnostic: `E9001` for a
+    /// file that cannot be read, `E9004` for one over 2 MiB, `E9003` for
+    /// one not in UTF-8 (a leading byte-order mark is skipped).
     #[staticmethod]
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<PyPolicy> {
         let shown = path.display().to_string();
         // At most 2 MiB, as the command line reads a policy: a device or a
         // pipe named as the policy is read no further than one byte past.
-        const MAX_POLICY_BYTES: u64 = 2 * 1024 * 1024;
         let read = std::fs::File::open(&path).and_then(|f| {
             let mut bytes = Vec::new();
             std::io::Read::read_to_end(
@@ -95,36 +128,38 @@ impl PyPolicy {
             )
             .map(|_| bytes)
         });
-        if let Ok(bytes) = &read
-            && bytes.len() as u64 > MAX_POLICY_BYTES
-        {
-            return Err(crate::errors::plain(
-                py,
-                crate::errors::PolicyError::new_err,
-                writ_lang::Code::FileTooLarge.as_str(),
-                &format!(
-                    "expected a policy file of at most {MAX_POLICY_BYTES} bytes, found more in {shown}"
-                ),
-            ));
-        }
-        let text = match read {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(_) => {
-                    return Err(crate::errors::plain(
-                        py,
-                        crate::errors::PolicyError::new_err,
-                        writ_lang::Code::NotUtf8.as_str(),
-                        &format!("expected a policy file in UTF-8, found other bytes in {shown}"),
-                    ));
-                }
-            },
+        let refused = |code: Code, message: String| {
+            let d = Diagnostic::new(code, message);
+            let d = if code == Code::FileTooLarge {
+                d.with_help(TOO_LARGE_HELP)
+            } else {
+                d
+            };
+            policy_error(py, "", &shown, &[d])
+        };
+        let bytes = match read {
+            Ok(bytes) if bytes.len() as u64 > MAX_POLICY_BYTES => {
+                return Err(refused(
+                    Code::FileTooLarge,
+                    format!(
+                        "expected a policy file of at most {MAX_POLICY_BYTES} bytes, found more in {shown}"
+                    ),
+                ));
+            }
+            Ok(bytes) => bytes,
             Err(e) => {
-                return Err(crate::errors::plain(
-                    py,
-                    crate::errors::PolicyError::new_err,
-                    writ_lang::Code::CannotReadFile.as_str(),
-                    &format!("cannot read the policy file {shown}: {e}"),
+                return Err(refused(
+                    Code::CannotReadFile,
+                    format!("cannot read the policy file {shown}: {e}"),
+                ));
+            }
+        };
+        let text = match writ::source_text(&bytes) {
+            Ok(t) => t.to_string(),
+            Err(_) => {
+                return Err(refused(
+                    Code::NotUtf8,
+                    format!("expected a policy file in UTF-8, found other bytes in {shown}"),
                 ));
             }
         };

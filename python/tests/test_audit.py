@@ -172,8 +172,37 @@ def test_store_that_cannot_be_read(tmp_path):
 
 
 def test_empty_store(engine):
-    assert engine.audit() == []
-    assert engine.verify() == 0
     engine.run('Log.info("not audited")\n')
     assert engine.audit() == []
+    assert engine.audit(last=3) == []
     assert engine.verify() == 0
+
+
+@pytest.mark.parametrize("read", ["audit", "verify"])
+def test_a_store_that_does_not_exist_is_an_error_never_an_empty_log(tmp_path, read):
+    """A mistyped store path (or one no run has made yet) raises, as `writ
+    audit` refuses it, and nothing is created there."""
+    path = tmp_path / "mistyped.db"
+    engine = writ.Engine(make_policy(LOG), store=path)
+    with pytest.raises(writ.AuditError) as info:
+        getattr(engine, read)()
+    e = info.value
+    assert e.code == "E4006"
+    assert e.message == (
+        f"there is no store at {path}: expected an existing store (a run creates one), found none; nothing was created"
+    )
+    assert not path.exists()
+    # In a directory that does not exist either.
+    missing_dir = tmp_path / "nowhere" / "writ.db"
+    with pytest.raises(writ.AuditError):
+        getattr(writ.Engine(make_policy(LOG), store=missing_dir), read)()
+    assert not missing_dir.parent.exists()
+
+
+def test_an_empty_file_is_no_store(tmp_path):
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    engine = writ.Engine(make_policy(LOG), store=path)
+    with pytest.raises(writ.AuditError) as info:
+        engine.audit()
+    assert info.value.message.startswith(f"there is no store at {path}")

@@ -92,16 +92,123 @@ def test_rejected_program_rendered_golden():
 def test_diagnostic_to_dict():
     d = writ.check(BAD).errors[0]
     as_dict = d.to_dict()
-    assert as_dict["code"] == "E2001"
-    assert as_dict["severity"] == "error"
-    assert as_dict["message"] == "expected `Int`, found `Str`"
-    assert as_dict["help"] is None
-    assert as_dict["notes"] == []
-    assert [l["message"] for l in as_dict["labels"]] == ["this is `Str`", "the type is declared here"]
-    assert [l["primary"] for l in as_dict["labels"]] == [True, False]
+    # Exactly what `writ check --format json` writes for one diagnostic.
+    assert as_dict == {
+        "code": "E2001",
+        "severity": "error",
+        "message": "expected `Int`, found `Str`",
+        "file": "<program>",
+        "labels": [
+            {
+                "primary": True,
+                "message": "this is `Str`",
+                "start": {"line": 2, "column": 14, "offset": 53},
+                "end": {"line": 2, "column": 17, "offset": 56},
+            },
+            {
+                "primary": False,
+                "message": "the type is declared here",
+                "start": {"line": 2, "column": 8, "offset": 47},
+                "end": {"line": 2, "column": 11, "offset": 50},
+            },
+        ],
+        "notes": [],
+        "help": None,
+    }
+    # The same places as the diagnostic's labels.
+    assert [(l.line, l.column, l.end_line, l.end_column) for l in d.labels] == [
+        (x["start"]["line"], x["start"]["column"], x["end"]["line"], x["end"]["column"])
+        for x in as_dict["labels"]
+    ]
     import json
 
     json.dumps(as_dict)  # plain data
+
+
+def test_a_policys_diagnostic_to_dict_names_its_file(tmp_path):
+    path = tmp_path / "policy.toml"
+    path.write_text('[principal]\nid = "ada"\nrole = "r"\n\n[grants.Pay]\npayees = ["a.example"]\n')
+    with pytest.raises(writ.PolicyError) as info:
+        writ.Policy.from_file(path)
+    assert info.value.diagnostics[0].to_dict()["file"] == str(path)
+
+
+# --- text as the command line reads it: a byte-order mark, 2 MiB, UTF-8 -----
+
+
+def test_a_leading_byte_order_mark_is_skipped(engine):
+    for checked in (writ.check("\ufeff1 + 1"), engine.check("\ufeff1 + 1")):
+        assert checked.accepted, checked.rendered
+    program = engine.compile('\ufeffLog.info("hi")\n6 * 7\n')
+    assert program.source == 'Log.info("hi")\n6 * 7\n'
+    import hashlib
+
+    assert program.hash == hashlib.sha256(program.source.encode()).hexdigest()
+    assert engine.run("\ufeff6 * 7").value == 42
+    # Only one, and only leading: another is a character the lexer refuses.
+    for text in ("\ufeff\ufeff1 + 1", "1 + \ufeff1"):
+        checked = writ.check(text)
+        assert not checked.accepted
+        assert checked.errors[0].code == "E0001"
+
+
+def test_a_byte_order_mark_does_not_move_the_diagnostics(engine):
+    d = writ.check('\ufefflet x: Int = "a"\n').errors[0]
+    assert (d.code, d.line, d.column) == ("E2001", 1, 14)
+
+
+MAX = 2 * 1024 * 1024
+
+
+def test_a_program_of_2_mib_is_read_one_byte_more_is_refused(engine):
+    at_most = "1" + " " * (MAX - 1)
+    assert len(at_most.encode()) == MAX
+    assert writ.check(at_most).accepted
+    over = at_most + " "
+    for checked in (writ.check(over), engine.check(over)):
+        assert not checked.accepted
+        [d] = checked.diagnostics
+        assert d.code == "E9004"
+        assert d.message == f"expected a source file of at most {MAX} bytes, found {MAX + 1} bytes"
+    # Bytes of UTF-8 count, not characters.
+    wide = "1" + " " * (MAX - 2) + "é"
+    assert len(wide) == MAX and len(wide.encode()) == MAX + 1
+    assert writ.check(wide).errors[0].code == "E9004"
+    # A leading byte-order mark counts, as a file's would.
+    assert writ.check("\ufeff" + "1" + " " * (MAX - 3)).errors[0].code == "E9004"
+
+
+def test_a_program_over_2_mib_is_refused_at_once_by_compile_and_run(engine):
+    import time
+
+    huge = "1 + " * (8 * 1024 * 1024) + "1"  # 32 MiB
+    t0 = time.monotonic()
+    for call in (engine.compile, engine.run, engine.plan, engine.start):
+        with pytest.raises(writ.Rejected) as info:
+            call(huge)
+        assert info.value.code == "E9004"
+        assert [d.code for d in info.value.diagnostics] == ["E9004"]
+    assert time.monotonic() - t0 < 5.0
+
+
+@pytest.mark.parametrize("text", ["1\ud800", "\udfff", 'let a = 1\nlet b = "\ud83d"\n'])
+def test_a_str_with_a_lone_surrogate_is_e9003_never_an_exception(engine, text):
+    for checked in (writ.check(text), engine.check(text), writ.check(text, grants=["Log"])):
+        assert not checked.accepted
+        [d] = checked.diagnostics
+        assert d.code == "E9003"
+        assert d.message.startswith("expected UTF-8 text, found an invalid byte at offset ")
+        assert "lone surrogate" in d.help
+        assert "[E9003] Error: expected UTF-8 text" in checked.rendered
+    for call in (engine.compile, engine.run):
+        with pytest.raises(writ.Rejected) as info:
+            call(text)
+        assert info.value.code == "E9003"
+
+
+def test_where_a_lone_surrogate_is(engine):
+    d = writ.check('let a = 1\nlet b = "\ud83d"\n').errors[0]
+    assert d.message == "expected UTF-8 text, found an invalid byte at offset 19 (line 2)"
 
 
 def test_warning_only_is_accepted():

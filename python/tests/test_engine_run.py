@@ -367,10 +367,56 @@ def test_time_limit(log_policy, store):
     assert e.limit == "time"
 
 
-@pytest.mark.parametrize("limits", [{"fuel": "lots"}, {"colour": 1}, {"memory": -1}, {"time": "2 weeks"}, {"time": 200}])
+@pytest.mark.parametrize(
+    "limits",
+    [{"fuel": "lots"}, {"colour": 1}, {"memory": -1}, {"time": "2 weeks"}, {"time": "200"}, {"time": -5}],
+)
 def test_bad_limits(log_policy, store, limits):
     with pytest.raises((ValueError, TypeError, writ.WritError)):
         writ.Engine(log_policy, store=store, limits=limits)
+
+
+def test_time_limit_as_a_number_is_milliseconds(log_policy, store):
+    e = _limit(writ.Engine(log_policy, store=store, limits={"fuel": 10**15, "time": 200}), SPIN)
+    assert e.limit == "time"
+    assert e.message == "expected the program to finish within 200 ms, but it ran longer"
+    # A whole float is that number (`2e2`), in the same unit.
+    e = _limit(writ.Engine(log_policy, store=store, limits={"fuel": 10**15, "time": 2e2}), SPIN)
+    assert e.message == "expected the program to finish within 200 ms, but it ran longer"
+    assert writ.Engine(log_policy, store=store, limits={"time": 2000}).run("6 * 7\n").value == 42
+
+
+def test_a_policys_own_limits_are_accepted_as_limits(store):
+    """`Policy.limits` gives each limit in its unit (time in
+    milliseconds): given back as `limits`, it sets the same limits."""
+    policy = make_policy(LOG, limits='fuel = 5000\ntime = "3s"')
+    assert policy.limits["time"] == 3000
+    engine = writ.Engine(policy, store=store, limits=policy.limits)
+    e = _limit(engine, SPIN)
+    assert e.limit == "fuel"
+    assert "5000 units of fuel" in e.message
+
+
+@pytest.mark.parametrize("name", ["fuel", "memory", "depth", "output", "time"])
+@pytest.mark.parametrize("value", [True, False])
+def test_limits_refuse_bools(log_policy, store, name, value):
+    with pytest.raises(ValueError) as info:
+        writ.Engine(log_policy, store=store, limits={name: value})
+    unit = "milliseconds" if name == "time" else "in the limit's unit"
+    assert str(info.value) == (
+        f'limits["{name}"]: expected a whole number ({unit}) or a str ("64M", "2s"), found {value!r}'
+    )
+
+
+@pytest.mark.parametrize("value", [1.5, float("nan"), float("inf"), -1.0, 2**64])
+def test_limits_refuse_numbers_that_are_not_whole(log_policy, store, value):
+    with pytest.raises(ValueError):
+        writ.Engine(log_policy, store=store, limits={"fuel": value})
+
+
+def test_limits_refuse_other_types(log_policy, store):
+    with pytest.raises(TypeError):
+        writ.Engine(log_policy, store=store, limits={"fuel": [1]})
 
 
 # --- denials, payments, confirmations --------------------------------------------------
@@ -468,6 +514,26 @@ def test_payment_confirmation(store):
     answer["value"] = True
     assert engine.run('Pay.pay("air-one.example", 600, "Coffee order 1").id\n').value == "pay-1"
     assert len(asked) == 2
+
+
+
+def test_confirm_asks_the_programs_question_raw(store):
+    """`Confirm.ask`'s question is the program's text, as it is: a host
+    that shows it on a terminal escapes it (the package does not)."""
+    asked = []
+    engine = writ.Engine(make_policy(LOG, CONFIRM), store=store, confirm=lambda q: asked.append(q) or True)
+    engine.run('Confirm.ask("Book it?\\n\\u{1b}[2J\\u{202e}yes")\n')
+    assert asked == ["Book it?\n\x1b[2J\u202eyes"]
+
+
+def test_a_payments_question_is_escaped_by_the_host(store):
+    """A payment's question (`confirm = true`) is made by the engine: the
+    memo, the program's text, is shown escaped and on one line."""
+    asked = []
+    engine = writ.Engine(make_policy(LOG, PAY + "confirm = true\n"), store=store, confirm=lambda q: asked.append(q) or True)
+    engine.run('Pay.pay("air-one.example", 600, "pen\\n\\u{1b}[2Jfree")\n')
+    assert asked == ['memo "pen\\n\\u{1b}[2Jfree" — Pay 6.00 EUR to air-one.example?']
+    assert "\n" not in asked[0] and "\x1b" not in asked[0]
 
 
 # --- the store ---------------------------------------------------------------------
@@ -587,3 +653,169 @@ def test_limit_rendered_names_the_limit_plainly(log_policy, store):
     assert e.help == "raise the fuel limit if the program needs more"
     assert "   ╭─[ <program>:1:26 ]\n" in e.rendered
     assert "the fuel limit was reached here" in e.rendered
+
+
+# --- values of any depth ------------------------------------------------------------
+
+
+def _unwrap_lists(value, depth):
+    for _ in range(depth):
+        assert isinstance(value, list) and len(value) == 1, value
+        value = value[0]
+    return value
+
+
+@pytest.mark.parametrize("depth", [1, 127, 128, 129, 250])
+def test_a_deeply_nested_list_arrives_whole(engine, depth):
+    out = engine.run("[" * depth + "1" + "]" * depth)
+    assert _unwrap_lists(out.value, depth) == 1
+    assert out.display == "[" * depth + "1" + "]" * depth
+
+
+def test_a_deeply_nested_json_parse_result_arrives_whole(engine):
+    out = engine.run('json.parse("' + "[" * 43 + "]" * 43 + '")')
+    value = out.value
+    assert value is not None
+    # Ok(Array([Array([...])])): each level a constructor of one list.
+    value = value["ok"]
+    for _ in range(42):
+        assert value["tag"] == "Array", value
+        [inner] = value["fields"]
+        [value] = inner
+    assert value == {"tag": "Array", "fields": [[]]}
+
+
+@pytest.mark.parametrize("depth", [63, 64, 65, 20_000])
+def test_a_deep_recursive_constructor_arrives_whole(engine, depth):
+    src = (
+        "type T = Leaf | Node(T)\n"
+        "fn build(n: Int, t: T) -> T { if n == 0 { t } else { build(n - 1, Node(t)) } }\n"
+        f"build({depth}, Leaf)\n"
+    )
+    value = engine.run(src).value
+    for _ in range(depth):
+        assert value["tag"] == "Node"
+        [value] = value["fields"]
+    assert value == {"tag": "Leaf", "fields": []}
+
+
+def test_a_value_over_the_output_limit_is_refused_never_none(log_policy, store):
+    engine = writ.Engine(log_policy, store=store, limits={"output": "16K"})
+    src = (
+        "type T = Leaf | Node(T)\n"
+        "fn build(n: Int, t: T) -> T { if n == 0 { t } else { build(n - 1, Node(t)) } }\n"
+        "build(5000, Leaf)\n"
+    )
+    e = _limit(engine, src)
+    assert (e.code, e.limit) == ("E5004", "output")
+
+
+def test_strings_and_numbers_of_the_value_read_back_exactly(engine):
+    src = r'''(
+  ("quote \" back \\ slash", "tab\t nl\n cr\r", "\u{1}\u{1f}", "é ✓ 😀"),
+  (9223372036854775807, -9223372036854775807 - 1, 0.1, -2.5e-300),
+)'''
+    value = engine.run("let x = " + src + "\nx").value
+    assert value == [
+        ["quote \" back \\ slash", "tab\t nl\n cr\r", "\x01\x1f", "é ✓ 😀"],
+        [2**63 - 1, -(2**63), 0.1, -2.5e-300],
+    ]
+
+
+# --- inputs: how deep --------------------------------------------------------------
+
+
+def _nested(depth):
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def test_input_nested_128_deep_is_taken_129_refused(engine):
+    program = engine.compile("x\n", inputs={"x": "List[" * 127 + "List[Int]" + "]" * 127})
+    value = engine.run(program, inputs={"x": _nested(128)}).value
+    assert _unwrap_lists(value, 127) == []
+    with pytest.raises(ValueError) as info:
+        engine.run(program, inputs={"x": _nested(129)})
+    assert str(info.value) == (
+        'input "x": expected data nested at most 128 deep (lists, tuples and dicts), found deeper'
+    )
+    # A scalar inside the deepest container is not a level.
+    program = engine.compile("x\n", inputs={"x": "List[" * 128 + "Int" + "]" * 128})
+    deep = _nested(128)
+    innermost = deep
+    for _ in range(127):
+        innermost = innermost[0]
+    innermost.append(7)
+    assert _unwrap_lists(engine.run(program, inputs={"x": deep}).value, 128) == 7
+
+
+def test_input_dicts_and_tuples_count_as_levels(engine):
+    program = engine.compile("1\n", inputs={"x": "Int"})
+    deep: object = 1
+    for i in range(129):
+        deep = {"a": deep} if i % 2 else (deep,)
+    with pytest.raises(ValueError):
+        engine.run(program, inputs={"x": deep})
+
+
+# --- stores that no run could open ---------------------------------------------------------
+
+
+PASSWORD_URLS = [
+    "postgres://writ:hunter2@127.0.0.1:1/team",
+    "postgresql://writ:hunter2@127.0.0.1:1/team",
+    "postgres://writ@127.0.0.1:1/team?password=hunter2",
+    "postgres://writ:hunter2@127.0.0.1:notaport/team",
+    "postgres:/writ:hunter2@127.0.0.1/team",
+]
+
+
+@pytest.mark.parametrize("url", PASSWORD_URLS)
+def test_a_store_url_with_a_password_is_refused_when_the_engine_is_made(log_policy, url):
+    with pytest.raises(writ.RunError) as info:
+        writ.Engine(log_policy, store=url)
+    e = info.value
+    assert e.code == "E4006"
+    assert (e.outcome, e.limit) == (None, None)
+    for shown in (str(e), e.message, e.rendered, repr(e), str(e.help)):
+        assert "hunter2" not in shown
+
+
+def test_the_refusal_of_a_password_is_a_runs_own(log_policy):
+    with pytest.raises(writ.RunError) as info:
+        writ.Engine(log_policy, store="postgres://writ:hunter2@127.0.0.1:1/team")
+    assert info.value.message == (
+        "a store's URL must not hold a password (it would show in policies, command lines and "
+        "messages); put the password in PGPASSWORD, or name a file or variable in the policy's "
+        "[store] password_file or password_env"
+    )
+    assert info.value.help == "nothing was run: the host could not make the checks the policy asks for"
+    assert str(info.value).startswith("[E4006] a store's URL must not hold a password")
+
+
+def test_a_store_url_without_a_password_is_taken(log_policy):
+    url = "postgres://writ@127.0.0.1:1/team"
+    engine = writ.Engine(log_policy, store=url)
+    assert engine.store == url
+    assert url in repr(engine)
+
+
+@pytest.mark.parametrize("location", [":memory:", "file:x.db?mode=memory", "https://example.com/x.db", ""])
+def test_other_stores_no_run_could_open_are_refused_when_the_engine_is_made(log_policy, location):
+    with pytest.raises(writ.RunError) as info:
+        writ.Engine(log_policy, store=location)
+    assert info.value.code == "E4006"
+
+
+def test_inputs_need_compile(engine):
+    """Source text given to `run` is compiled with no inputs declared."""
+    with pytest.raises(writ.Rejected) as info:
+        engine.run("x + 1\n", inputs={"x": 1})
+    assert info.value.code == "E1001"
+    with pytest.raises(writ.RunError) as info:
+        engine.run("1\n", inputs={"x": 1})
+    assert info.value.code == "E4008"
+    program = engine.compile("x + 1\n", inputs={"x": "Int"})
+    assert engine.run(program, inputs={"x": 1}).value == 2

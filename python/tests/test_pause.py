@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import writ
-from conftest import CONFIRM, LOG, PAY, make_policy, weather_engine
+from conftest import CONFIRM, LOG, PAY, make_policy, outcome_of, weather_engine
 
 BOOK = 'Log.info("found a flight")\nif Confirm.ask("Book it?") { "booked" } else { "not booked" }\n'
 BOOK_HANDLED = (
@@ -308,3 +308,99 @@ def test_limits_carry_across_a_pause(store):
     assert info.value.code == "E5001"
     with pytest.raises(writ.LimitExceeded):
         engine.start("fn spin(n: Int) -> Int { spin(n + 1) }\nspin(0)\n")
+
+
+# --- a loaded run pauses where it was started to pause ---------------------------------------
+
+
+LOG_CONFIRM_LOG = 'Log.info("a")\nif Confirm.ask("x") {\n  Log.info("b")\n  1\n} else { 0 }\n'
+
+
+def test_load_keeps_the_pause_at_the_run_was_started_with(confirm_engine):
+    data = _paused(confirm_engine, LOG_CONFIRM_LOG).dump()
+    p = confirm_engine.load(LOG_CONFIRM_LOG, data)
+    assert p.operation == "Confirm.ask"
+    # Not paused at `Log.info("b")`: the run was started to pause at Confirm only.
+    done = p.resume(True)
+    assert isinstance(done, writ.Done)
+    assert done.value == 1
+    assert list(done.output) == ["a", "b"]
+
+
+def test_load_keeps_a_pause_at_every_operation(confirm_engine):
+    step = confirm_engine.start(LOG_CONFIRM_LOG)  # every operation
+    assert step.operation == "Log.info"
+    step = step.carry_out()
+    data = step.dump()
+    p = confirm_engine.load(LOG_CONFIRM_LOG, data)
+    assert p.operation == "Confirm.ask"
+    p = p.resume(True)
+    assert (p.operation, list(p.args)) == ("Log.info", ["b"])
+    assert p.carry_out().value == 1
+
+
+def test_load_keeps_a_pause_at_one_operation(store):
+    engine = writ.Engine(make_policy(LOG, CONFIRM), store=store)
+    src = 'Log.info("a")\nlet x = Confirm.ask("x")\nLog.info("b")\nif Confirm.ask("y") { 1 } else { 0 }\n'
+    step = engine.start(src, pause_at=["Confirm.ask"])
+    data = step.dump()
+    p = engine.load(src, data)
+    p = p.resume(True)
+    assert (p.operation, list(p.args), list(p.output)) == ("Confirm.ask", ["y"], ["a", "b"])
+
+
+def test_a_changed_pause_at_is_refused(store):
+    engine = writ.Engine(make_policy(LOG, CONFIRM, PAY), store=store)
+    data = _paused(engine, LOG_CONFIRM_LOG).dump()
+    named = b"\x07\x00\x00\x00Confirm"
+    assert data.count(named) == 1
+    # Another capability's name of the same length, the seal left as it was.
+    changed = data.replace(named, b"\x07\x00\x00\x00Records")
+    with pytest.raises(writ.SnapshotError) as info:
+        engine.load(LOG_CONFIRM_LOG, changed)
+    assert info.value.code == "E4009"
+    assert "a seal that does not match" in info.value.message
+    # An explicit pause_at does not let changed bytes through either.
+    with pytest.raises(writ.SnapshotError):
+        engine.load(LOG_CONFIRM_LOG, changed, pause_at=["Confirm"])
+    assert engine.load(LOG_CONFIRM_LOG, data).resume(False).value == 0
+
+
+# --- what a host may answer itself -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "src, grant, operation",
+    [
+        ('Log.info("x")\n', LOG, "Log.info"),
+        ('Audit.note("x")\n', "[grants.Audit]", "Audit.note"),
+        ("Records.list()\n", '[grants.Records]\nscope = "self"', "Records.list"),
+        ('Records.read("ada")\n', '[grants.Records]\nscope = "self"', "Records.read"),
+        ('Pay.pay("air-one.example", 100, "x")\n', PAY, "Pay.pay"),
+    ],
+)
+def test_operations_the_engine_carries_out_cannot_be_answered(store, src, grant, operation):
+    engine = writ.Engine(make_policy(grant), store=store)
+    p = engine.start(src)
+    assert p.operation == operation
+    with pytest.raises(writ.RunError) as info:
+        p.resume(None)
+    assert info.value.code == "E4010"
+    assert info.value.message == (
+        f"{operation} is carried out by the engine only (the store or the run holds what it does)"
+    )
+    # Still paused there: the engine carries it out.
+    outcome_of(p.carry_out)
+
+
+@pytest.mark.parametrize(
+    "src, grant, answer, value",
+    [
+        ("Clock.now()\n", "[grants.Clock]", 1234, 1234),
+        ('Confirm.ask("x")\n', CONFIRM, True, True),
+        ('Http.get("https://a.example/")\n', '[grants.Http]\nallow = ["https://a.example/"]', "page", "page"),
+    ],
+)
+def test_operations_a_host_may_answer(store, src, grant, answer, value):
+    engine = writ.Engine(make_policy(grant), store=store)
+    assert engine.start(src).resume(answer).value == value

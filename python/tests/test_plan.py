@@ -256,3 +256,69 @@ def test_the_same_program_planned_again_can_be_approved(pay_engine, store):
     with pytest.raises(writ.NotApproved):
         pay_engine.run(small, approve=second)
     assert ledger_rows(store) == 2
+
+
+# --- a plan's words come from the policy it was made under --------------------------
+
+
+def test_from_json_refuses_a_policy_other_than_the_plans(pay_engine):
+    text = pay_engine.plan(BOOK).to_json()
+    usd = make_policy(LOG, CONFIRM, PAY.replace('"EUR"', '"USD"'))
+    with pytest.raises(writ.NotApproved) as info:
+        writ.Plan.from_json(text, policy=usd)
+    e = info.value
+    assert e.code == "E4014"
+    assert e.message == (
+        "expected a plan made under this policy, found one made under another (or this one since changed)"
+    )
+    assert (e.outcome, e.limit) == (None, None)
+    # Never words of another currency.
+    assert "USD" not in str(e) and "USD" not in e.rendered
+    # The policy it was made under (the same text, read again) makes its words.
+    same = make_policy(LOG, CONFIRM, PAY)
+    assert list(writ.Plan.from_json(text, policy=same).words) == WORDS
+    assert list(writ.Plan.from_json(text, policy=pay_engine).words) == WORDS
+    # Without a policy there are no words, and nothing is refused.
+    assert list(writ.Plan.from_json(text).words) == []
+
+
+def test_from_json_of_a_plan_made_by_an_engine_with_limits_of_its_own(store):
+    policy = make_policy(LOG, CONFIRM, PAY)
+    engine = writ.Engine(policy, store=store, limits={"fuel": 10**6})
+    text = engine.plan(BOOK).to_json()
+    # The engine's policy is not the one given: its limits differ.
+    with pytest.raises(writ.NotApproved):
+        writ.Plan.from_json(text, policy=policy)
+    back = writ.Plan.from_json(text, policy=engine)
+    assert list(back.words) == WORDS
+    assert engine.run(BOOK, approve=back).value == "pay-1"
+
+
+def test_from_json_of_a_plan_with_a_capability_of_the_embedders(store):
+    engine = weather_engine(store, extra=(LOG,))
+    src = 'Weather.alert("Oslo", 3)\n'
+    text = engine.plan(src).to_json()
+    back = writ.Plan.from_json(text, policy=engine.policy)
+    assert back.words[0] == "It will, in this order (approve all or none):"
+    assert engine.run(src, approve=back).value is True
+
+
+def test_from_json_policy_of_another_type(pay_engine):
+    text = pay_engine.plan(BOOK).to_json()
+    with pytest.raises(TypeError):
+        writ.Plan.from_json(text, policy="policy.toml")  # type: ignore[arg-type]
+
+
+# --- NotApproved is a RunError, with its attributes ------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["{x", "not json", "{}", '{"format": 2}'])
+def test_not_approved_of_a_malformed_plan_has_outcome_and_limit(pay_engine, bad):
+    for call in (lambda: writ.Plan.from_json(bad), lambda: pay_engine.run(BOOK, approve=bad)):
+        with pytest.raises(writ.NotApproved) as info:
+            call()
+        e = info.value
+        assert isinstance(e, writ.RunError)
+        assert e.code == "E4014"
+        assert e.outcome is None
+        assert e.limit is None

@@ -257,3 +257,80 @@ def test_missing_seed_file(tmp_path, store):
     with pytest.raises(writ.WritError) as info:
         writ.Engine(p, store=store).run(READ)
     assert info.value.code == "E4006"
+
+
+# --- where a policy's relative paths resolve without base_dir --------------------------
+
+
+def test_from_toml_without_base_dir_resolves_against_the_current_directory(tmp_path, store, monkeypatch):
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    (here / "responses.toml").write_text(RESPONSES)
+    policy = writ.Policy.from_toml(policy_text(LOG, HTTP_RECORDED))
+    engine = writ.Engine(policy, store=store)
+    monkeypatch.chdir(here)
+    out = engine.run('Http.get("https://air-one.example/offers")\n')
+    assert out.recorded is True
+    # The directory current at the run, not when the policy was read.
+    monkeypatch.chdir(elsewhere)
+    with pytest.raises(writ.RunError) as info:
+        engine.run('Http.get("https://air-one.example/offers")\n')
+    assert info.value.code == "E4006"
+    assert "responses.toml" in info.value.message
+
+
+# --- a policy's text, read as the command line reads it ----------------------------------
+
+
+def test_a_policy_with_a_leading_byte_order_mark(tmp_path):
+    text = policy_text(LOG)
+    assert writ.Policy.from_toml("\ufeff" + text).grants == ["Log"]
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    p = writ.Policy.from_file(path)
+    assert (p.grants, p.text) == (["Log"], text)
+
+
+def test_a_policy_str_with_a_lone_surrogate_is_a_policy_error():
+    with pytest.raises(writ.PolicyError) as info:
+        writ.Policy.from_toml(policy_text(LOG) + '# \ud800\n')
+    e = info.value
+    assert e.code == "E9003"
+    assert [d.code for d in e.diagnostics] == ["E9003"]
+
+
+def test_a_policy_over_2_mib_is_refused(tmp_path):
+    big = policy_text(LOG) + "#" * (2 * 1024 * 1024)
+    with pytest.raises(writ.PolicyError) as info:
+        writ.Policy.from_toml(big)
+    assert info.value.code == "E9004"
+    assert info.value.message == f"expected a policy of at most {2 * 1024 * 1024} bytes, found {len(big)} bytes"
+    path = tmp_path / "big.toml"
+    path.write_text(big)
+    with pytest.raises(writ.PolicyError) as info:
+        writ.Policy.from_file(path)
+    assert info.value.code == "E9004"
+    assert [d.code for d in info.value.diagnostics] == ["E9004"]
+    # 2 MiB exactly is read.
+    at_most = policy_text(LOG)
+    at_most += "#" * (2 * 1024 * 1024 - len(at_most))
+    assert writ.Policy.from_toml(at_most).grants == ["Log"]
+
+
+def test_from_file_errors_are_policy_errors_with_diagnostics(tmp_path):
+    cases = {
+        "E9001": tmp_path / "nowhere.toml",
+        "E9003": tmp_path / "latin1.toml",
+    }
+    cases["E9003"].write_bytes(policy_text(LOG).encode() + b"# caf\xe9\n")
+    for code, path in cases.items():
+        with pytest.raises(writ.PolicyError) as info:
+            writ.Policy.from_file(path)
+        e = info.value
+        assert e.code == code
+        assert [d.code for d in e.diagnostics] == [code]
+        assert str(path) in e.message
+    with pytest.raises(writ.PolicyError) as info:
+        writ.Policy.from_file(tmp_path)  # a directory
+    assert info.value.code == "E9001"

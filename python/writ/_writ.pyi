@@ -38,7 +38,10 @@ class Diagnostic:
     rendered: str
     line: int
     column: int
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """As ``writ check --format json`` writes it: code, severity,
+        message, file, labels (primary, message, start and end: line,
+        column, offset), notes, help."""
 
 class Signature:
     name: str
@@ -69,7 +72,9 @@ def check(
     inputs: Optional[Mapping[str, str]] = None,
     grants: Optional[Sequence[str]] = None,
     policy: Optional[Policy] = None,
-) -> Checked: ...
+) -> Checked:
+    """Never raises for a bad program: text over 2 MiB is E9004, a str
+    with no UTF-8 form E9003; a leading byte-order mark is skipped."""
 def primer(policy: Optional[Policy] = None) -> str: ...
 def explain(code: str) -> Optional[str]: ...
 
@@ -93,7 +98,7 @@ class Rejected(WritError):
 
 class RunError(WritError):
     """The run stopped with an error (``outcome`` says what it did first,
-    or None when nothing ran)."""
+    or None when nothing ran; ``limit`` the limit reached, or None)."""
 
     outcome: Optional[Outcome]
     limit: Optional[str]
@@ -112,7 +117,8 @@ class SnapshotError(RunError):
     """A snapshot that cannot be loaded (E4009)."""
 
 class AuditError(WritError):
-    """The audit log does not verify, or the store cannot be read."""
+    """The audit log does not verify (E4015), or the store does not exist
+    or cannot be read (E4006)."""
 
 class Refuse(Exception):
     """Raised by a capability's handler: deny the operation (audited), for
@@ -206,7 +212,10 @@ class Plan:
     words: list[str]
     def to_json(self) -> str: ...
     @staticmethod
-    def from_json(text: str, *, policy: Optional[Policy] = None) -> Plan: ...
+    def from_json(text: str, *, policy: Optional[Union[Policy, Engine]] = None) -> Plan:
+        """A plan from its JSON; ``NotApproved`` (E4014) for one changed or
+        malformed, or for a ``policy`` other than the one it was made under
+        (an ``Engine`` gives its own policy, its ``limits`` included)."""
 
 class AuditRecord:
     seq: int
@@ -232,7 +241,11 @@ class Engine:
         limits: Optional[Mapping[str, Union[int, float, str]]] = None,
         capabilities: Optional[Mapping[str, Union[Capability, tuple[str, Any]]]] = None,
         confirm: Optional[Callable[[str], bool]] = None,
-    ) -> None: ...
+    ) -> None:
+        """``limits``: whole numbers in each limit's unit (``time`` in
+        milliseconds, as ``Policy.limits`` gives them) or strings (``"64M"``,
+        ``"2s"``); a bool is ``ValueError``. A ``store`` no run could open (a
+        URL holding a password, say) is ``RunError`` E4006."""
     def check(self, source: str, *, inputs: Optional[Mapping[str, str]] = None) -> Checked: ...
     def compile(self, source: str, *, inputs: Optional[Mapping[str, str]] = None) -> Program: ...
     def run(
@@ -257,8 +270,13 @@ class Engine:
         data: bytes,
         *,
         pause_at: Optional[Sequence[str]] = None,
-    ) -> Union[Paused, Done]: ...
+    ) -> Union[Paused, Done]:
+        """The saved run again; it pauses where it was started to pause
+        (the ``pause_at`` the bytes hold), unless ``pause_at`` is given."""
     def plan(self, program: Union[Program, str], *, inputs: Optional[Mapping[str, JSON]] = None) -> Plan: ...
     def primer(self) -> str: ...
-    def audit(self, last: Optional[int] = None) -> list[AuditRecord]: ...
-    def verify(self) -> int: ...
+    def audit(self, last: Optional[int] = None) -> list[AuditRecord]:
+        """``AuditError`` (E4006) when the store does not exist."""
+    def verify(self) -> int:
+        """``AuditError`` (E4006) when the store does not exist, (E4015)
+        when the log does not verify."""

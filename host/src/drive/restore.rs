@@ -82,6 +82,7 @@ impl Pending<'_> {
             output: state.output.clone(),
             operations: state.operations.clone(),
             audit_ids: state.audit_ids.clone(),
+            pause_at: self.run.pause_at.clone().unwrap_or_default(),
         };
         Ok(snapshot::seal(&envelope, &runtime, &key))
     }
@@ -94,7 +95,9 @@ impl Engine {
     /// operation it was paused at, decided again by `policy` (an
     /// operation the policy now denies is not handed out: the run goes on
     /// past its denial), then handed out at the operations
-    /// `options.pause_at` names. `options.inputs` is not used (the run
+    /// `options.pause_at` names (the snapshot holds those the run was
+    /// started with: [`saved_pause_at`](crate::engine::saved_pause_at)
+    /// reads them). `options.inputs` is not used (the run
     /// has its values). Bytes that are not a snapshot, of another format,
     /// Writ version, program or person, sealed by another store, changed,
     /// cut short, or already resumed are refused (`E4009`), and nothing
