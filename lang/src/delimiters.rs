@@ -53,6 +53,11 @@ pub(crate) struct Unreported {
     /// For each, the span of its opener and where it was closed (the
     /// secondary and primary spans its diagnostic would have had).
     pub(crate) regions: Vec<(Span, Span)>,
+    /// How many stray or mismatched closers were not reported: past
+    /// [`MAX_UNCLOSED_DIAGNOSTICS`] of them, each would sort after that
+    /// many others and never be shown (2 MiB of `)` built two million
+    /// diagnostics, a gigabyte).
+    pub(crate) closers: usize,
 }
 
 /// The balanced tokens of a text, and the unclosed brackets not reported.
@@ -175,6 +180,8 @@ struct Balancer<'s> {
     quiet_from: Option<usize>,
     /// Unclosed brackets built into diagnostics so far.
     unclosed_reported: usize,
+    /// Stray and mismatched closers built into diagnostics so far.
+    closers_reported: usize,
     unreported: Unreported,
 }
 
@@ -337,6 +344,7 @@ pub(crate) fn balance_at(
         repair: !is_balanced(&tokens),
         surplus,
         unclosed_reported: 0,
+        closers_reported: 0,
         unreported: Unreported::default(),
     };
     let mut iter = tokens.into_iter().peekable();
@@ -586,7 +594,7 @@ impl Balancer<'_> {
     /// Handle one closing token.
     fn close(&mut self, tok: Token, span: Span, diags: &mut Vec<Diagnostic>) {
         let Some(top) = self.stack.last() else {
-            report_stray(&tok, span, diags);
+            self.report_stray(&tok, span, diags);
             self.adjust(&tok, 1);
             return;
         };
@@ -597,7 +605,7 @@ impl Balancer<'_> {
         // A closer inside an interpolation cannot close a bracket opened
         // outside the string.
         if matches!(top_token, Token::StrHead(_)) {
-            report_stray(&tok, span, diags);
+            self.report_stray(&tok, span, diags);
             self.adjust(&tok, 1);
             return;
         }
@@ -668,14 +676,16 @@ impl Balancer<'_> {
             // A closer of a kind that has one too many closers, and nothing
             // open to close: stray.
             None if !wrong_kind && self.surplus_of(&tok) < 0 => {
-                report_stray(&tok, span, diags);
+                self.report_stray(&tok, span, diags);
                 self.adjust(&tok, 1);
             }
             _ => {
                 self.stack.pop();
                 let want = top_token.closer().unwrap_or(Token::RParen);
                 let at = self.lines.position(top_span.start);
-                diags.push(
+                let reported = self.closer_reported();
+                if reported {
+                    diags.push(
                     Diagnostic::new(
                         Code::MismatchedDelimiter,
                         format!(
@@ -686,7 +696,8 @@ impl Balancer<'_> {
                     .with_primary(span, format!("expected {want} here"))
                     .with_secondary(top_span, "opened here")
                     .with_help(format!("replace {tok} with {want}")),
-                );
+                    );
+                }
                 self.adjust(&top_token, -1);
                 self.adjust(&tok, 1);
                 self.out.push((want, span));
@@ -695,18 +706,33 @@ impl Balancer<'_> {
     }
 }
 
-fn report_stray(tok: &Token, span: Span, diags: &mut Vec<Diagnostic>) {
-    diags.push(
-        Diagnostic::new(
-            Code::UnexpectedClosingDelimiter,
-            format!("expected an opening bracket before {tok}, found none open"),
-        )
-        .with_primary(span, "nothing to close here")
-        .with_help("remove it, or add the opening bracket it belongs to"),
-    );
-}
-
 impl Balancer<'_> {
+    /// Whether one more stray or mismatched closer is built into a
+    /// diagnostic; past [`MAX_UNCLOSED_DIAGNOSTICS`] it is only counted.
+    fn closer_reported(&mut self) -> bool {
+        if self.closers_reported >= MAX_UNCLOSED_DIAGNOSTICS {
+            self.unreported.closers += 1;
+            return false;
+        }
+        self.closers_reported += 1;
+        true
+    }
+
+    /// Report the closer `tok` at `span`, which closes nothing.
+    fn report_stray(&mut self, tok: &Token, span: Span, diags: &mut Vec<Diagnostic>) {
+        if !self.closer_reported() {
+            return;
+        }
+        diags.push(
+            Diagnostic::new(
+                Code::UnexpectedClosingDelimiter,
+                format!("expected an opening bracket before {tok}, found none open"),
+            )
+            .with_primary(span, "nothing to close here")
+            .with_help("remove it, or add the opening bracket it belongs to"),
+        );
+    }
+
     /// Report `open` as unclosed, closed at `at` where `found` was found;
     /// past [`MAX_UNCLOSED_DIAGNOSTICS`], only count it and keep its region.
     /// Returns whether a diagnostic was built.
@@ -840,6 +866,24 @@ mod tests {
         // Every bracket is still closed.
         let closers = out.tokens.iter().filter(|(t, _)| *t == Token::RParen);
         assert_eq!(closers.count(), 400);
+    }
+
+    #[test]
+    fn stray_and_mismatched_closers_past_the_limit_are_only_counted() {
+        let src = ")".repeat(400);
+        let mut diags = Vec::new();
+        let out = balance_at(&src, 0, lex(&src).tokens, &mut diags);
+        assert_eq!(diags.len(), MAX_UNCLOSED_DIAGNOSTICS);
+        assert_eq!(out.unreported.closers, 400 - MAX_UNCLOSED_DIAGNOSTICS);
+        assert!(out.tokens.is_empty(), "strays are dropped");
+        let src = "(]".repeat(300);
+        let mut diags = Vec::new();
+        let out = balance_at(&src, 0, lex(&src).tokens, &mut diags);
+        assert_eq!(diags.len(), MAX_UNCLOSED_DIAGNOSTICS);
+        assert_eq!(out.unreported.closers, 300 - MAX_UNCLOSED_DIAGNOSTICS);
+        // Each `]` still closes its `(`, as `)`.
+        let closers = out.tokens.iter().filter(|(t, _)| *t == Token::RParen);
+        assert_eq!(closers.count(), 300);
     }
 
     #[test]

@@ -43,6 +43,9 @@ use unicode::{
     shown,
 };
 
+/// The most characters of a run of unknown ones a diagnostic shows.
+const SHOWN_RUN: usize = 32;
+
 /// Lexer output: tokens with their spans, and every lexical diagnostic.
 #[derive(Clone, Debug, Default)]
 pub struct Lexed {
@@ -381,6 +384,8 @@ impl<'s> Driver<'s> {
         }
     }
 
+    /// Report the unknown character at `span`, one diagnostic for a run
+    /// of them (whose message shows at most [`SHOWN_RUN`] characters).
     fn unknown(&mut self, span: Span) {
         let text = self.src.get(span.start..span.end).unwrap_or("");
         let c = text.chars().next().unwrap_or('\u{FFFD}');
@@ -401,12 +406,18 @@ impl<'s> Driver<'s> {
             if let Some(l) = d.labels.first_mut() {
                 l.span = merged;
             }
+            // The run is shown by its first characters only (formatting
+            // it whole at each merge made a long run quadratic), and once
+            // it is cut, its message stays as it is.
+            if d.message.ends_with('…') {
+                return;
+            }
+            let run = self.src.get(merged.start..merged.end).unwrap_or("");
+            let shown: String = run.chars().take(SHOWN_RUN).collect();
+            let cut = if shown.len() < run.len() { "…" } else { "" };
             d.message = format!(
-                "expected a token, found the characters `{}`",
-                self.src
-                    .get(merged.start..merged.end)
-                    .unwrap_or("")
-                    .escape_debug()
+                "expected a token, found the characters `{}`{cut}",
+                shown.escape_debug()
             );
             d.help = Some(
                 if self.src.get(merged.start..merged.end) == Some("??") {

@@ -2,6 +2,7 @@
 
 use super::lex;
 use crate::diagnostic::Code;
+use crate::span::Span;
 use crate::token::Token;
 
 fn kinds(src: &str) -> Vec<Token> {
@@ -207,4 +208,31 @@ fn a_conditional_names_the_if_to_write() {
         .and_then(|d| d.help.clone())
         .unwrap_or_default();
     assert!(help.contains("no `?` operator"), "{help}");
+}
+
+#[test]
+fn a_run_of_unknown_characters_is_one_diagnostic_showing_its_start() {
+    // A short run is shown whole.
+    let l = lex("let a = 1 @@@");
+    assert_eq!(l.diagnostics.len(), 1);
+    assert_eq!(
+        l.diagnostics[0].message,
+        "expected a token, found the characters `@@@`"
+    );
+    // A long run (here 200,000 characters) is one diagnostic over all of
+    // it, showing its first 32 characters: its message was formatted
+    // whole at each character, quadratic in the run's length.
+    let run = "\u{2603}".repeat(200_000);
+    let l = lex(&run);
+    assert_eq!(l.diagnostics.len(), 1);
+    let d = &l.diagnostics[0];
+    assert_eq!(d.code, Code::UnknownCharacter);
+    assert_eq!(d.primary_span(), Some(Span::new(0, run.len())));
+    assert_eq!(
+        d.message,
+        format!(
+            "expected a token, found the characters `{}`…",
+            "\u{2603}".repeat(32)
+        )
+    );
 }

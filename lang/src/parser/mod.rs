@@ -560,7 +560,10 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
         }
     }
     sort_and_dedup(&mut diagnostics);
-    cap(&mut diagnostics, unreported.count);
+    cap(
+        &mut diagnostics,
+        unreported.count.saturating_add(unreported.closers),
+    );
     if let (Some(at), Some(last)) = (stopped_at, diagnostics.last_mut()) {
         last.notes.push(format!(
             "after {MAX_RECOVERIES} syntax errors, the parser skipped the rest of each \
