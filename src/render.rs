@@ -42,6 +42,14 @@ pub fn terminal_safe(text: &str) -> String {
 /// costs the same whatever the length of the line; every other diagnostic
 /// is drawn from the text itself.
 pub fn human(diagnostics: &[Diagnostic], path: &str, text: &str, color: bool) -> String {
+    // What reaches the terminal from the file (its excerpts, its name, and
+    // what the messages quote of it) cannot drive the terminal: control
+    // characters are replaced, each by one of its own length in bytes, so
+    // that every span still points where it did.
+    let shown = shown_source(text);
+    let text: &str = &shown;
+    let path_shown = terminal_safe(path);
+    let path: &str = &path_shown;
     let mut out = String::new();
     // Built once per file: ariadne indexes the lines of the source.
     let mut cache = (path, Source::from(text));
@@ -54,6 +62,25 @@ pub fn human(diagnostics: &[Diagnostic], path: &str, text: &str, color: bool) ->
         }
     }
     out
+}
+
+/// `text` with each control character (other than a tab or a line
+/// break) replaced by one of the same length in UTF-8: `?` for one byte,
+/// `¿` for two (the C1 controls), so that byte offsets are kept.
+fn shown_source(text: &str) -> std::borrow::Cow<'_, str> {
+    let control = |c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
+    if !text.chars().any(control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| match c {
+                c if control(c) && c.len_utf8() == 1 => '?',
+                c if control(c) => '\u{bf}',
+                c => c,
+            })
+            .collect(),
+    )
 }
 
 /// Draw `d` from `ex`, an excerpt of `text`: its labels moved into the
@@ -225,6 +252,31 @@ mod tests {
         assert!(human(std::slice::from_ref(&d), "f.writ", text, false).contains("E0100"));
         let v = json_one(&d, "f.writ", text);
         assert_eq!(v["labels"][0]["start"]["offset"], 2);
+    }
+
+    #[test]
+    fn control_characters_of_the_source_never_reach_the_terminal() {
+        // A comment holding escape sequences (a window title, a cleared
+        // screen, a forged line), a C1 control and a backspace, on the
+        // line a diagnostic points at; the file's name holds one too.
+        let text = "let n = 1 / 0 // \u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}x\u{8}y\tz\n";
+        let at = text.find('/').unwrap_or(0);
+        let d =
+            Diagnostic::new(Code::UnexpectedToken, "m").with_primary(Span::new(at, at + 1), "here");
+        for color in [false, true] {
+            let shown = human(std::slice::from_ref(&d), "f\u{1b}[8m.writ", text, color);
+            let raw = shown
+                .chars()
+                .filter(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+                .filter(|c| !(color && *c == '\u{1b}'));
+            assert_eq!(raw.count(), 0, "{shown:?}");
+        }
+        // Without colour, no escape character at all; the line is shown
+        // with its controls replaced, the label still under the `/`.
+        let plain = human(std::slice::from_ref(&d), "f.writ", text, false);
+        assert!(!plain.contains('\u{1b}'), "{plain:?}");
+        assert!(plain.contains("1 / 0 // ?]0;owned??[2J¿x?y"), "{plain:?}");
+        assert!(plain.contains("f.writ:1:11"), "{plain:?}");
     }
 
     #[test]
