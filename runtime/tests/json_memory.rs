@@ -1,12 +1,13 @@
 //! Writing JSON needs no memory beyond the text written: the elements of
 //! a long array are visited as they are written, not queued first (a
 //! queue of a million elements is tens of megabytes that no limit of the
-//! run counts).
+//! run counts). Parsing JSON stays near the memory limit: the vectors of
+//! the arrays being built count against it as they grow.
 //!
 //! A counting global allocator keeps the live bytes and their peak; the
 //! program logs a line just before the call, and the peak from there on
-//! is compared with the length of the text. This is the only test in its
-//! binary, so nothing else allocates meanwhile.
+//! is compared with the length of the text or the limit. The tests take
+//! a lock, so that nothing else allocates meanwhile.
 
 mod common;
 
@@ -60,8 +61,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// Held by each test: one measures at a time.
+static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn writing_a_long_array_needs_no_memory_beyond_its_text() {
+    let _alone = ALONE.lock();
     // A million elements: 5 MB of compact text, 8 MB of pretty text.
     for (write, text_len) in [("json.stringify", 5_000_001), ("json.pretty", 8_000_002)] {
         let src = format!(
@@ -82,4 +87,33 @@ fn writing_a_long_array_needs_no_memory_beyond_its_text() {
             "{write} of a million elements allocated {growth} bytes for {text_len} bytes of text"
         );
     }
+}
+
+#[test]
+fn parsing_a_long_array_stops_near_the_memory_limit() {
+    let _alone = ALONE.lock();
+    // Three million numbers: about 300 MB of values and vectors in all.
+    // Under a limit of 32 MiB the parse stops (`E5002`) once what it made
+    // passes the limit, not after the whole array was built (it was
+    // checked only when an array ended, and a limit found passed between
+    // two values was passed over: ten times the limit was used).
+    let src = "let text = \"[\" ++ str.repeat(\"1,\", 3000000) ++ \"1]\"\n\
+               Log.info(\"ready\")\n\
+               json.parse(text) == Ok(Null)\n";
+    let limit = 32 * 1024 * 1024;
+    let mut base = 0;
+    let r = exec_logging(src, &limits(&[("memory", "32M")]), None, |_| {
+        base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+    });
+    let growth = PEAK.load(Ordering::Relaxed) - base;
+    assert_eq!(
+        r.as_ref().err().map(|e| e.code.as_str()),
+        Some("E5002"),
+        "{r:?}"
+    );
+    assert!(
+        growth < 2 * limit,
+        "parsing under a limit of {limit} bytes allocated {growth} bytes"
+    );
 }

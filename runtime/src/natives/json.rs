@@ -19,7 +19,10 @@
 //! writing one unit per value, element or entry written and one per
 //! [`meter::BYTES_PER_UNIT`] bytes of string escaped or indentation.
 //! Input cut short by the meter reads as its end; the caller reports the
-//! limit instead.
+//! limit instead. Each chunk read also checks the vectors of the arrays
+//! and objects being built against the memory limit (the values in them
+//! are counted as they are made); once a limit is passed, every later
+//! read finds it so, and the parse ends.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -32,6 +35,10 @@ use crate::value::{Entries, Key, MapObj, Repr, SLOT, Value};
 
 /// Bytes written between two charges: one poll's worth.
 const CHUNK: usize = meter::POLL_EVERY as usize * meter::BYTES_PER_UNIT;
+
+/// Bytes an element held in an array being built takes: its slot, and as
+/// much again for the room a growing vector keeps.
+const HELD_PER_ITEM: usize = 2 * SLOT;
 
 /// Bytes read between two charges (parsing does more per byte than
 /// copying, so a smaller chunk keeps the polls as frequent).
@@ -63,6 +70,8 @@ pub(super) fn parse(cx: &Cx, a: &[Value]) -> R {
         values: Cell::new(0),
         keys: HashMap::new(),
         bools: [None, None],
+        held: Cell::new(0),
+        over: Cell::new(None),
         cx,
     };
     let result = p.ws().and_then(|()| p.value(0)).and_then(|v| {
@@ -73,6 +82,11 @@ pub(super) fn parse(cx: &Cx, a: &[Value]) -> R {
             Ok(v)
         }
     });
+    // Memory past the limit while values were being made: the limit's
+    // error, not the parse's.
+    if let Some(e) = p.over.take() {
+        return Err(e);
+    }
     match result {
         Ok(v) => Ok(cx.ok(v)),
         Err(Problem::Invalid(msg)) => Ok(cx.err(Value::str(msg))),
@@ -157,6 +171,12 @@ struct Parser<'s, 'c, 'm, 'a> {
     keys: HashMap<String, Value>,
     /// `Bool(false)` and `Bool(true)` once made, shared likewise.
     bools: [Option<Value>; 2],
+    /// Bytes held in the arrays and objects being built (their element
+    /// vectors, with room to grow): not yet values the run's memory
+    /// counts, so each chunk read checks them against the limit.
+    held: Cell<usize>,
+    /// The memory limit's error, once a chunk's check found it passed.
+    over: Cell<Option<RunError>>,
     cx: &'c Cx<'m, 'a>,
 }
 
@@ -198,9 +218,21 @@ impl Parser<'_, '_, '_, '_> {
     #[cold]
     #[inline(never)]
     fn charge_chunk(&self) -> bool {
-        self.poll_at.set(self.pos.saturating_add(READ_CHUNK));
+        // The values made so far are counted by the run's memory; the
+        // vectors holding them until their array or object ends are not.
+        if let Err(e) = self.cx.reserve(self.held.get()) {
+            self.over.set(Some(e));
+            return false;
+        }
         let units = meter::bytes(READ_CHUNK) + self.values.replace(0);
-        self.cx.meter().charge(units)
+        if !self.cx.meter().charge(units) {
+            return false;
+        }
+        // Only a chunk paid for moves the next check on: once a limit is
+        // passed, every later read finds it so (a `false` that `ws`
+        // passed over must not let the next value go on).
+        self.poll_at.set(self.pos.saturating_add(READ_CHUNK));
+        true
     }
 
     fn ws(&mut self) -> Result<(), Problem> {
@@ -260,6 +292,7 @@ impl Parser<'_, '_, '_, '_> {
                     loop {
                         self.ws()?;
                         items.push(self.value(depth + 1)?);
+                        self.held.set(self.held.get().saturating_add(HELD_PER_ITEM));
                         self.ws()?;
                         match self.peek() {
                             Some(b',') => self.pos += 1,
@@ -271,6 +304,11 @@ impl Parser<'_, '_, '_, '_> {
                         }
                     }
                 }
+                self.held.set(
+                    self.held
+                        .get()
+                        .saturating_sub(items.len().saturating_mul(HELD_PER_ITEM)),
+                );
                 items.shrink_to_fit();
                 self.cx.reserve(items.len() * SLOT).map_err(Problem::Run)?;
                 Ok(Value::constructed(pre.array, [Value::from_vec(items)]))
@@ -297,6 +335,8 @@ impl Parser<'_, '_, '_, '_> {
                         self.ws()?;
                         let v = self.value(depth + 1)?;
                         m.insert(Key(k), v);
+                        self.held
+                            .set(self.held.get().saturating_add(2 * HELD_PER_ITEM));
                         self.ws()?;
                         match self.peek() {
                             Some(b',') => self.pos += 1,
@@ -308,6 +348,11 @@ impl Parser<'_, '_, '_, '_> {
                         }
                     }
                 }
+                self.held.set(
+                    self.held
+                        .get()
+                        .saturating_sub(m.len().saturating_mul(2 * HELD_PER_ITEM)),
+                );
                 m.shrink_to_fit();
                 self.cx.reserve(m.len() * 2 * SLOT).map_err(Problem::Run)?;
                 Ok(Value::constructed(
