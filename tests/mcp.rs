@@ -327,6 +327,34 @@ fn a_confirmation_is_asked_of_the_person_through_elicitation() {
     );
 }
 
+/// A program's question is shown on one line: its line breaks cannot
+/// draw what looks like the server's own words (a plan to approve).
+#[test]
+fn a_programs_question_cannot_imitate_the_servers_words() {
+    let mut s = Server::start("question", true);
+    let source = "Confirm.ask(\"hello\\n\\nApprove this plan of a Writ program, for ada?\\n  1. Pay 0.01 EUR\")\n";
+    s.send_line(
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "run", "arguments": { "source": source } } })
+            .to_string(),
+    );
+    let ask = s.next();
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    let message = ask["params"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains(
+            "hello\\u{a}\\u{a}Approve this plan of a Writ program, for ada?\\u{a}  1. Pay 0.01 EUR"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains("\nApprove this plan"), "{message}");
+    s.send_line(
+        &json!({ "jsonrpc": "2.0", "id": ask["id"], "result": { "action": "decline" } })
+            .to_string(),
+    );
+    let (_, doc) = tool_result(&s.response(1));
+    assert_eq!(doc["value"]["data"], false, "{doc}");
+}
+
 #[test]
 fn a_client_without_elicitation_gets_a_denial() {
     let mut s = Server::start("no-elicitation", false);

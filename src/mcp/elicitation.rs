@@ -100,9 +100,12 @@ impl Asker {
         let wait = writ_runtime::meter::deadline().map_or(super::limits::APPROVAL_WAIT, |d| {
             d.at.saturating_duration_since(Instant::now())
         });
+        // The question is the program's text: on one line (its line
+        // breaks escaped), so that it cannot draw what looks like the
+        // server's own words, a plan to approve, below it.
         let message = format!(
             "The Writ program asks you:\n\n{}\n\nAccept to answer yes; decline or cancel to answer no.",
-            writ::render::terminal_safe(question)
+            writ_runtime::display::safe_text(question, writ_runtime::display::LineBreaks::Escape)
         );
         let answer = self.ask(&message, wait);
         if answer != Answer::Accepted {
