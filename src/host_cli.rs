@@ -271,7 +271,9 @@ fn save_recording(file: &Path, outcome: &writ_host::engine::Outcome) -> Result<(
         reads: outcome.reads.clone(),
     };
     let text = serde_json::to_string_pretty(&recording.to_json()).unwrap_or_default() + "\n";
-    std::fs::write(file, text).map_err(|e| {
+    // What the run read (records, pages): readable by its owner only, as
+    // a plan or a saved run is.
+    crate::pause_cli::write_private(file, text.as_bytes()).map_err(|e| {
         err_println!(
             "[E9005] Error: cannot write the recording of reads to `{}`: {e}",
             file.display()

@@ -806,3 +806,19 @@ fn a_memo_holding_a_nul_character_is_refused_on_every_store() {
     );
     let _ = std::fs::remove_file(&db);
 }
+
+/// A new store is readable by its owner only: it holds the records a
+/// policy redacts and the key that seals saved runs.
+#[cfg(unix)]
+#[test]
+fn a_new_store_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let engine = Engine::new();
+    let db = db("private");
+    let _ = std::fs::remove_file(&db);
+    let o = run_with(&engine, "Log.info(\"x\")", &policy(""), &db);
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    let mode = std::fs::metadata(&db).map(|m| m.permissions().mode() & 0o777);
+    assert_eq!(mode.ok(), Some(0o600));
+    let _ = std::fs::remove_file(&db);
+}

@@ -35,6 +35,19 @@ impl Sqlite {
     /// never as a `file:` URI (the location refused those already:
     /// [`super::location::sqlite_path_refusal`]).
     pub(super) fn open(path: &str) -> Result<Sqlite, StoreError> {
+        // A new store is made readable by its owner only: it holds the
+        // records a policy redacts and the key that seals saved runs
+        // (SQLite gives its journal files the same permissions). One
+        // that exists keeps the permissions it has.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path);
+        }
         let flags = rusqlite::OpenFlags::default().difference(rusqlite::OpenFlags::SQLITE_OPEN_URI);
         let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::Open {
             path: path.to_string(),
