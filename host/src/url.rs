@@ -15,7 +15,11 @@
 //! (`%2F`, `%5C`, `%2E`, in any case), an encoded `%` (`%25`, which a
 //! server that decodes twice turns into one of those), or a `;` (a path
 //! parameter, which some servers drop: `/q/..;/admin` is `/admin` to
-//! them). So `/q/..%2Fadmin` never passes a rule for `/q`.
+//! them), or percent-encoded bytes that are not UTF-8 text (`%C0%AE`, an
+//! over-long `.` that lax servers decode as one), or a character that
+//! Unicode's compatibility folding turns into a separator or dots (`．`,
+//! `／`, `‥`, raw or encoded). So `/q/..%2Fadmin` never passes a rule for
+//! `/q`.
 //!
 //! Invariant: two URLs that reach the same resource by these rules
 //! normalise to the same [`Url`]; anything this module cannot normalise is
@@ -112,6 +116,16 @@ pub enum UrlError {
         /// Its two hex digits, as written.
         hex: String,
     },
+    /// Percent-encoded bytes that are not UTF-8 text (an over-long
+    /// encoding of `.` or `/`, such as `%C0%AE`, which a lax server
+    /// decodes as one).
+    EncodedNotText,
+    /// A character that some servers fold into `.`, `/` or `\`
+    /// (`．`, `／`, `‥`: Unicode's compatibility forms).
+    LookAlikeSeparator {
+        /// The character.
+        ch: char,
+    },
     /// An allow-list entry with a query or a fragment.
     RuleQuery,
 }
@@ -157,6 +171,14 @@ impl fmt::Display for UrlError {
             UrlError::EncodedSeparator { ch, hex } => write!(
                 f,
                 "a URL path may not contain an encoded `{ch}` (`%{hex}`), which servers read differently"
+            ),
+            UrlError::EncodedNotText => f.write_str(
+                "a URL path may not contain percent-encoded bytes that are not UTF-8 text (an over-long `.` or `/`, which lax servers decode as one)",
+            ),
+            UrlError::LookAlikeSeparator { ch } => write!(
+                f,
+                "a URL path may not contain `{ch}` (U+{:04X}), which servers that fold Unicode read as `.`, `/` or `\\`",
+                u32::from(*ch)
             ),
             UrlError::RuleQuery => {
                 f.write_str("an allow-list entry may not have a query or fragment")
@@ -260,8 +282,13 @@ fn normalise_path(path: &str) -> Result<String, UrlError> {
         return Err(UrlError::PathParameter);
     }
     let mut decoded = String::new();
-    let mut chars = path.chars();
+    // The run of encoded bytes past ASCII being read: it must be UTF-8.
+    let mut high: Vec<u8> = Vec::new();
+    let mut chars = path.chars().peekable();
     while let Some(c) = chars.next() {
+        if is_look_alike_separator(c) {
+            return Err(UrlError::LookAlikeSeparator { ch: c });
+        }
         if c != '%' {
             decoded.push(c);
             continue;
@@ -271,6 +298,16 @@ fn normalise_path(path: &str) -> Result<String, UrlError> {
             .ok()
             .filter(|_| hex.len() == 2)
             .ok_or_else(|| UrlError::PercentHex { found: hex.clone() })?;
+        if byte >= 0x80 {
+            // Kept encoded, as it was written; the run it ends checked.
+            high.push(byte);
+            decoded.push_str(&format!("%{byte:02X}"));
+            if chars.peek() != Some(&'%') {
+                encoded_text(&mut high)?;
+            }
+            continue;
+        }
+        encoded_text(&mut high)?;
         let ch = char::from(byte);
         if matches!(ch, '/' | '\\' | '.' | '%') {
             return Err(UrlError::EncodedSeparator { ch, hex });
@@ -281,6 +318,7 @@ fn normalise_path(path: &str) -> Result<String, UrlError> {
             decoded.push_str(&format!("%{byte:02X}"));
         }
     }
+    encoded_text(&mut high)?;
     let mut out: Vec<&str> = Vec::new();
     let segments: Vec<&str> = decoded.split('/').skip(1).collect();
     let last = segments.len().saturating_sub(1);
@@ -298,6 +336,41 @@ fn normalise_path(path: &str) -> Result<String, UrlError> {
         }
     }
     Ok(format!("/{}", out.join("/")))
+}
+
+/// Check the run of percent-encoded bytes past ASCII just read (and
+/// empty it): UTF-8 text, whose characters are not look-alikes of a
+/// separator.
+fn encoded_text(high: &mut Vec<u8>) -> Result<(), UrlError> {
+    if high.is_empty() {
+        return Ok(());
+    }
+    let text = std::str::from_utf8(high).map_err(|_| UrlError::EncodedNotText)?;
+    if let Some(ch) = text.chars().find(|c| is_look_alike_separator(*c)) {
+        return Err(UrlError::LookAlikeSeparator { ch });
+    }
+    high.clear();
+    Ok(())
+}
+
+/// Characters that Unicode's compatibility folding (NFKC), which some
+/// servers apply to paths, turns into `.`, `..`, `...`, `/` or `\`.
+fn is_look_alike_separator(c: char) -> bool {
+    matches!(
+        c,
+        '\u{2024}' // one dot leader
+            | '\u{2025}' // two dot leader
+            | '\u{2026}' // ellipsis
+            | '\u{FE52}' // small full stop
+            | '\u{FF0E}' // fullwidth full stop
+            | '\u{FF0F}' // fullwidth solidus
+            | '\u{FF3C}' // fullwidth reverse solidus
+            | '\u{FE68}' // small reverse solidus
+            | '\u{2215}' // division slash
+            | '\u{2044}' // fraction slash
+            | '\u{29F8}' // big solidus
+            | '\u{29F9}' // big reverse solidus
+    )
 }
 
 /// One allow-list entry: a scheme, host and port, and a path prefix that
@@ -436,6 +509,46 @@ mod tests {
         assert_eq!(
             Rule::parse("https://a.example/q?x=1").map_err(|e| e.to_string()),
             Err("an allow-list entry may not have a query or fragment".into())
+        );
+    }
+
+    #[test]
+    fn over_long_encodings_and_look_alike_separators_are_refused() {
+        let rule = "https://a.example/q";
+        // Encoded UTF-8 text passes, kept encoded; raw text too.
+        assert!(allowed(rule, "https://a.example/q/caf%C3%A9"));
+        assert!(allowed(rule, "https://a.example/q/café"));
+        for bad in [
+            "https://a.example/q/%c0%ae%c0%ae/admin",
+            "https://a.example/q/%e0%80%ae%e0%80%ae/admin",
+            "https://a.example/q/%c0%af..%c0%afadmin",
+            "https://a.example/q/%C3",
+            "https://a.example/q/%C3%41",
+        ] {
+            assert_eq!(
+                parse(bad).map(|u| u.path),
+                Err(UrlError::EncodedNotText),
+                "{bad}"
+            );
+            assert!(!allowed(rule, bad), "{bad}");
+        }
+        for (bad, ch) in [
+            ("https://a.example/q/\u{FF0E}\u{FF0E}/admin", '\u{FF0E}'),
+            ("https://a.example/q/\u{FF0F}../admin", '\u{FF0F}'),
+            ("https://a.example/q/\u{2025}/admin", '\u{2025}'),
+            ("https://a.example/q/%E2%80%A5/admin", '\u{2025}'),
+            ("https://a.example/q/%EF%BC%8E%EF%BC%8E/admin", '\u{FF0E}'),
+        ] {
+            assert_eq!(
+                parse(bad).map(|u| u.path),
+                Err(UrlError::LookAlikeSeparator { ch }),
+                "{bad}"
+            );
+            assert!(!allowed(rule, bad), "{bad}");
+        }
+        assert_eq!(
+            UrlError::LookAlikeSeparator { ch: '\u{2025}' }.to_string(),
+            "a URL path may not contain `\u{2025}` (U+2025), which servers that fold Unicode read as `.`, `/` or `\\`"
         );
     }
 
