@@ -6,7 +6,10 @@
 //! costs one unit on the [`Meter`], and a pair of strings one more unit per
 //! [`crate::meter::BYTES_PER_UNIT`] bytes of the shorter.
 //!
-//! Invariants: iterative (no recursion on a value's depth); once the meter
+//! Invariants: iterative (no recursion on a value's depth), and a
+//! sequence whose last pair is being compared is no longer held, so the
+//! room the walk takes grows only with the parts left to compare at
+//! each level, not with depth alone; once the meter
 //! trips, the walk stops at once and answers "equal" — the caller reports
 //! the exhausted limit instead of using that answer.
 
@@ -71,14 +74,26 @@ pub fn equal(a: &Value, b: &Value) -> bool {
 /// The children of a node still to visit.
 enum Items<'a> {
     Slice(std::slice::Iter<'a, Value>),
-    Dyn(Box<dyn Iterator<Item = &'a Value> + 'a>),
+    Dyn(std::iter::Peekable<Box<dyn Iterator<Item = &'a Value> + 'a>>),
 }
 
 impl<'a> Items<'a> {
+    fn dynamic(items: Box<dyn Iterator<Item = &'a Value> + 'a>) -> Items<'a> {
+        Items::Dyn(items.peekable())
+    }
+
     fn next(&mut self) -> Option<&'a Value> {
         match self {
             Items::Slice(s) => s.next(),
             Items::Dyn(d) => d.next(),
+        }
+    }
+
+    /// Whether no child is left.
+    fn known_empty(&mut self) -> bool {
+        match self {
+            Items::Slice(s) => s.len() == 0,
+            Items::Dyn(d) => d.peek().is_none(),
         }
     }
 }
@@ -156,8 +171,8 @@ fn node<'a>(a: &'a Value, b: &'a Value, ieee: bool, meter: Meter) -> Step<'a> {
                 return done(Ordering::Less);
             }
             Step::Into(Seq {
-                xs: Items::Dyn(Box::new(x.iter())),
-                ys: Items::Dyn(Box::new(y.iter())),
+                xs: Items::dynamic(Box::new(x.iter())),
+                ys: Items::dynamic(Box::new(y.iter())),
                 lengths: x.len().cmp(&y.len()),
             })
         }
@@ -166,8 +181,8 @@ fn node<'a>(a: &'a Value, b: &'a Value, ieee: bool, meter: Meter) -> Step<'a> {
                 return done(Ordering::Less);
             }
             Step::Into(Seq {
-                xs: Items::Dyn(Box::new(x.entries.iter().flat_map(|(k, v)| [&k.0, v]))),
-                ys: Items::Dyn(Box::new(y.entries.iter().flat_map(|(k, v)| [&k.0, v]))),
+                xs: Items::dynamic(Box::new(x.entries.iter().flat_map(|(k, v)| [&k.0, v]))),
+                ys: Items::dynamic(Box::new(y.entries.iter().flat_map(|(k, v)| [&k.0, v]))),
                 lengths: x.entries.len().cmp(&y.entries.len()),
             })
         }
@@ -210,6 +225,14 @@ fn walk<'a>(a: &'a Value, b: &'a Value, meter: Meter, ieee: bool) -> Ordering {
             match (top.xs.next(), top.ys.next()) {
                 (Some(x), Some(y)) => {
                     (a, b) = (x, y);
+                    // The last pair of a sequence is compared in its
+                    // place (its lengths are equal, as both ended
+                    // together): a value nested through its last part
+                    // (`T(Some(T(...)))`, a list in a list's last
+                    // element) is walked in constant room.
+                    if top.xs.known_empty() && top.ys.known_empty() {
+                        work.pop();
+                    }
                     break;
                 }
                 _ => {

@@ -44,6 +44,12 @@ use crate::host::HostError;
 use crate::limits::Limit;
 use crate::value::{self, Repr, Value};
 
+/// The handler entries an operation's search for its handler may look at
+/// free of charge: a search that looks at more is charged a unit of fuel
+/// for each entry it looked at ([`Machine::lookup`]). Handlers nest this
+/// deep in ordinary programs.
+const FREE_SEARCH: u64 = 16;
+
 /// The rest of a handled computation: what `resume` calls.
 #[derive(Debug, Default)]
 pub struct Resumption {
@@ -381,7 +387,6 @@ impl<'a> Machine<'a> {
     ) -> Result<(), RunError> {
         let Some(Entry::Handler {
             closures,
-            param,
             frame,
             stack,
             ..
@@ -393,14 +398,18 @@ impl<'a> Machine<'a> {
             .get(clause.clause as usize)
             .cloned()
             .ok_or_else(bad_index)?;
-        let param = param.clone();
         let (frame, stack_base) = (*frame as usize, *stack as usize);
         let with_param = usize::from(has_param);
+        // The clause holds the parameter alone ([`Machine::take_param`]):
+        // every `resume` of it gives the handler its next one. It is
+        // taken once nothing can stop the operation before the clause
+        // is called (a limit that stops it leaves the handler whole).
         if clause.tail_resumptive {
-            self.handlers.push(Entry::Skip(i as u32));
             if has_param {
+                let param = self.take_param(i);
                 self.push(param);
             }
+            self.handlers.push(Entry::Skip(i as u32));
             self.call(body, argc + with_param, CallFrame::New)?;
             if let Some(f) = self.frames.last_mut() {
                 f.kind = Kind::Clause;
@@ -413,7 +422,9 @@ impl<'a> Machine<'a> {
         if stack_base > start || frame > self.frames.len() || i > self.handlers.len() {
             return Err(bad_index());
         }
+        let param;
         let resume = if clause.abortive {
+            param = self.take_param(i);
             self.frames.truncate(frame);
             // The arguments are taken off, what lies between the handler's
             // base and them is let go (plain values, most of a deep
@@ -429,6 +440,7 @@ impl<'a> Machine<'a> {
             let moved =
                 (self.frames.len() - frame) + (start - stack_base) + (self.handlers.len() - i);
             self.tick(moved as u64)?;
+            param = self.take_param(i);
             // Into a kept resumption when there is one (its vectors'
             // room too), else a new one.
             let mut kept = self.spare.take();
@@ -566,7 +578,10 @@ impl<'a> Machine<'a> {
         effect: u32,
         op: Option<u32>,
     ) -> Result<Option<Found<'a>>, RunError> {
-        self.lookup(effect, op).map_err(|()| bad_index())
+        self.lookup(effect, op).map_err(|()| match self.metered() {
+            Err(limit) => limit,
+            Ok(()) => bad_index(),
+        })
     }
 
     /// The walk down the handler stack behind [`Machine::handler_for`],
@@ -576,12 +591,20 @@ impl<'a> Machine<'a> {
     /// place, or [`Machine::perform_at`] with what it found, and sends
     /// anything else (no handler, or a bad index, reported there) to
     /// [`Machine::perform`].
+    ///
+    /// A walk that looks at more than [`FREE_SEARCH`] entries is charged a
+    /// unit of fuel per entry it looked at (an operation under a hundred
+    /// thousand handlers of other effects is that much work); `Err` too
+    /// when that trips the meter ([`Machine::handler_for`] then reports
+    /// the limit).
     #[inline(always)]
     pub(super) fn lookup(&self, effect: u32, op: Option<u32>) -> Result<Option<Found<'a>>, ()> {
         let module = self.module;
         let mut i = self.handlers.len();
+        let mut visited = 0u64;
         while i > 0 {
             i -= 1;
+            visited += 1;
             match self.handlers.get(i) {
                 Some(Entry::Skip(t)) => i = *t as usize,
                 Some(Entry::Handler { info, .. }) => {
@@ -591,13 +614,27 @@ impl<'a> Machine<'a> {
                         .iter()
                         .find(|c| c.effect == effect && op.is_none_or(|op| c.op == op))
                     {
+                        if visited > FREE_SEARCH && !self.charge_search(visited) {
+                            return Err(());
+                        }
                         return Ok(Some((i, c, info)));
                     }
                 }
                 None => return Err(()),
             }
         }
+        if visited > FREE_SEARCH && !self.charge_search(visited) {
+            return Err(());
+        }
         Ok(None)
+    }
+
+    /// Charge a long walk down the handler stack ([`Machine::lookup`]):
+    /// `false` when it trips the meter.
+    #[cold]
+    #[inline(never)]
+    fn charge_search(&self, visited: u64) -> bool {
+        self.meter().charge(visited)
     }
 
     /// Whether `Fail.fail` performed here would reach a handler of the

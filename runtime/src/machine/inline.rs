@@ -16,9 +16,9 @@
 
 use std::rc::Rc;
 
-use crate::code::{Arith, Atom, ClauseInfo, Function, HandlerInfo, Operand, SimpleClause};
+use crate::code::{Arith, Atom, ClauseInfo, Function, Operand, SimpleClause};
 use crate::error::RunError;
-use crate::value::{ClosureObj, Repr, Value};
+use crate::value::{ClosureObj, Repr, Value, plain};
 
 use super::{Entry, Frame, Kind, Machine};
 
@@ -161,36 +161,55 @@ impl<'a> Machine<'a> {
         Some(result)
     }
 
-    /// A tail-resumptive `clause` of the handler at index `at` (described
-    /// by `info`), to run in place: the clause's function and closure (if
-    /// it captures anything), and the handler's parameter (if it has
-    /// one).
+    /// A tail-resumptive `clause` of the handler at index `at`, to run in
+    /// place: the clause's function and its closure (if it captures
+    /// anything). The handler's parameter is taken separately
+    /// ([`Machine::take_param`]), once the call is sure to be made.
     #[inline(always)]
-    pub(super) fn tail_clause(
-        &self,
-        at: usize,
-        clause: &ClauseInfo,
-        info: &HandlerInfo,
-    ) -> Option<InPlace> {
-        let Some(Entry::Handler {
-            closures, param, ..
-        }) = self.handlers.get(at)
-        else {
+    pub(super) fn tail_clause(&self, at: usize, clause: &ClauseInfo) -> Option<InPlace> {
+        let Some(Entry::Handler { closures, .. }) = self.handlers.get(at) else {
             return None;
         };
-        let (f, closure) = match closures.get(clause.clause as usize)? {
-            Value(Repr::Func(f)) => (f.get(), None),
-            Value(Repr::Closure(cl)) => (cl.func, Some(cl.clone())),
-            _ => return None,
-        };
-        Some((f, closure, info.has_param.then(|| param.clone())))
+        match closures.get(clause.clause as usize)? {
+            Value(Repr::Func(f)) => Some((f.get(), None)),
+            Value(Repr::Closure(cl)) => Some((cl.func, Some(cl.clone()))),
+            _ => None,
+        }
+    }
+
+    /// The parameter of the handler at index `at`, for a clause about to
+    /// run: taken, not copied, so that the clause holds the only
+    /// reference (`resume((), seen ++ [x])` then extends `seen` in
+    /// place). The handler keeps `()` meanwhile; nothing reads it before
+    /// the clause's `resume` gives it its next value (a handler with a
+    /// parameter is resumed with one), and operations the clause
+    /// performs skip this handler.
+    ///
+    /// A tuple or constructor of plain parts only (`(i, j)`, `Acc(n,
+    /// total)`) is shared instead: nothing in it can be extended in
+    /// place, and the handler's copy, let go when the clause resumes,
+    /// is kept for the next one the clause makes (decision 031), where
+    /// the clause's own would be freed as it is taken apart.
+    #[inline(always)]
+    pub(super) fn take_param(&mut self, at: usize) -> Value {
+        match self.handlers.get_mut(at) {
+            Some(Entry::Handler { param, .. }) => {
+                let plain_parts = matches!(param.0, Repr::Tuple(_) | Repr::Variant(_))
+                    && param.parts().iter().all(|p| matches!(p.0, plain!()));
+                if plain_parts {
+                    param.clone()
+                } else {
+                    std::mem::replace(param, Value(Repr::Unit))
+                }
+            }
+            _ => Value(Repr::Unit),
+        }
     }
 }
 
 /// A tail-resumptive clause to run in place ([`Machine::tail_clause`]):
-/// the clause's function, its closure (if it captures anything), and the
-/// handler's parameter (if it has one).
-type InPlace = (u32, Option<Rc<ClosureObj>>, Option<Value>);
+/// the clause's function and its closure (if it captures anything).
+type InPlace = (u32, Option<Rc<ClosureObj>>);
 
 /// Push onto a vector: inline when it has room, its growth out of line
 /// (`Vec::push` is left out of line whole by the optimiser).

@@ -805,15 +805,16 @@ impl<'a> Machine<'a> {
                     // A tail-resumptive clause runs in place, in a new
                     // frame (with its closure, if it captures anything).
                     if clause.tail_resumptive
-                        && let Some((f, closure, param)) = self.tail_clause(i, clause, info)
+                        && let Some((f, closure)) = self.tail_clause(i, clause)
                         && let Some(func) = functions.get(f as usize)
-                        && func.arity as usize == n + usize::from(param.is_some())
+                        && func.arity as usize == n + usize::from(info.has_param)
                         && self.frames.len() < self.limits.depth
                     {
-                        push_in_place(&mut self.handlers, Entry::Skip(i as u32));
-                        if let Some(s) = param {
+                        if info.has_param {
+                            let s = self.take_param(i);
                             self.push(s);
                         }
+                        push_in_place(&mut self.handlers, Entry::Skip(i as u32));
                         base = self.stack.len() - func.arity as usize;
                         self.push_frame(f, func, base, Kind::Clause, closure);
                         code = &func.ops;
