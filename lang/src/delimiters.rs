@@ -947,6 +947,37 @@ mod tests {
     }
 
     #[test]
+    fn deep_interpolation_is_cut_off_like_brackets() {
+        // Strings nested in `${` a hundred thousand deep, closed or not:
+        // one E0013 at the limit, and the lexer hands over no more than
+        // the limit's worth of tokens (it kept a token and a diagnostic per
+        // level, half a gigabyte for 600,000 levels).
+        let depth = 100_000;
+        let closed = format!("{}1{}", "\"${".repeat(depth), "}\"".repeat(depth));
+        let (toks, codes) = run(&closed);
+        assert_eq!(codes, vec![Code::NestingTooDeep]);
+        assert_eq!(toks.len(), MAX_NESTING * 2 + 1);
+        let open = "\"${".repeat(depth);
+        let lexed = lex(&open);
+        assert!(
+            lexed.tokens.len() < 3 * MAX_NESTING,
+            "{}",
+            lexed.tokens.len()
+        );
+        let (_, codes) = run(&open);
+        assert_eq!(codes, vec![Code::NestingTooDeep]);
+        // At the limit, accepted.
+        let src = format!(
+            "{}1{}",
+            "\"${".repeat(MAX_NESTING),
+            "}\"".repeat(MAX_NESTING)
+        );
+        let (toks, codes) = run(&src);
+        assert!(codes.is_empty(), "{codes:?}");
+        assert_eq!(toks.len(), MAX_NESTING * 2 + 1);
+    }
+
+    #[test]
     fn deep_nesting_is_cut_off() {
         let src = format!("{}{}", "(".repeat(10_000), ")".repeat(10_000));
         let (toks, codes) = run(&src);

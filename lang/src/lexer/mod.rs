@@ -8,7 +8,10 @@
 //! Strings with `${...}` interpolation are split into [`Token::StrHead`],
 //! the tokens of each embedded expression, [`Token::StrMid`] between them, and
 //! [`Token::StrTail`]; a stack of brace depths tells a `}` that ends an
-//! interpolation from one that closes a block inside it.
+//! interpolation from one that closes a block inside it. Strings nested in
+//! `${` deeper than the bracket limit keep their tokens only one level past
+//! it ([`MAX_INTERPOLATION`]), where the bracket balancer cuts them off as
+//! nested too deep (`E0013`).
 //!
 //! Invariants: token spans are non-overlapping, increasing, and lie on
 //! character boundaries; an ordinary string literal never spans a line
@@ -45,6 +48,15 @@ use unicode::{
 
 /// The most characters of a run of unknown ones a diagnostic shows.
 const SHOWN_RUN: usize = 32;
+
+/// The deepest `${` whose tokens are kept: one past the bracket nesting
+/// limit, so that the bracket balancer (which counts each string with an
+/// open `${` as a bracket) reports the nesting as too deep (`E0013`) and
+/// replaces the interpolation that passes the limit by one error token.
+/// Inside it, the lexer goes on reading (to find where it ends) but keeps
+/// no tokens and no diagnostics: a line of `"${` nested a million deep
+/// costs a counter per level, not a token and a diagnostic.
+const MAX_INTERPOLATION: usize = crate::delimiters::MAX_NESTING + 1;
 
 /// Lexer output: tokens with their spans, and every lexical diagnostic.
 #[derive(Clone, Debug, Default)]
@@ -176,24 +188,46 @@ pub const RESERVED_WORDS: &[&str] = &[
 pub(crate) struct Driver<'s> {
     src: &'s str,
     out: Lexed,
-    /// One entry per open `${`: how many `{` are open inside it.
     /// One entry per open `${`: how many `{` are open inside it, where it
     /// opened, and the multi-line string it is in, if it is in one.
     interp: Vec<(usize, Span, Option<multiline::Multi>)>,
+    /// Where the last token lexed ends, whether it was kept or not (see
+    /// [`MAX_INTERPOLATION`]); `None` before the first.
+    last_end: Option<usize>,
+    /// Bytes read ahead of quotes inside `${` (to tell a string's own
+    /// closing quote), counted for tests of the lexer's work.
+    #[cfg(test)]
+    looked_ahead: usize,
     /// Mixed-script names already reported.
     mixed_reported: std::collections::HashSet<String>,
 }
 
 impl<'s> Driver<'s> {
+    /// Whether the lexer is inside a `${` nested deeper than
+    /// [`MAX_INTERPOLATION`], whose tokens and diagnostics are dropped.
+    fn too_deep(&self) -> bool {
+        self.interp.len() > MAX_INTERPOLATION
+    }
+
     fn push(&mut self, token: Token, span: Span) {
-        self.out.tokens.push((token, span));
+        self.last_end = Some(span.end);
+        if !self.too_deep() {
+            self.out.tokens.push((token, span));
+        }
     }
 
     fn error(&mut self, d: Diagnostic) {
-        self.out.diagnostics.push(d);
+        if !self.too_deep() {
+            self.out.diagnostics.push(d);
+        }
     }
 
-    fn run(mut self) -> Lexed {
+    /// Where the last token lexed ends (0 before the first).
+    fn last_end(&self) -> usize {
+        self.last_end.unwrap_or(0)
+    }
+
+    fn run(&mut self) {
         let src = self.src;
         self.report_bidi();
         let mut lex = Raw::lexer(src);
@@ -202,7 +236,7 @@ impl<'s> Driver<'s> {
             let span = Span::new(range.start, range.end);
             let slice = lex.slice();
             if !self.interp.is_empty() && self.newline_since_last_token(span.start) {
-                let from = self.out.tokens.last().map_or(0, |(_, s)| s.end);
+                let from = self.last_end();
                 let line_end = src
                     .get(from..)
                     .and_then(|r| r.find('\n'))
@@ -241,11 +275,7 @@ impl<'s> Driver<'s> {
                         continue;
                     }
                     let closes_string = matches!(self.interp.last(), Some((0, _, None)))
-                        && !src
-                            .get(span.end..)
-                            .and_then(|r| r.split('\n').next())
-                            .unwrap_or("")
-                            .contains('"');
+                        && !self.quote_ahead_on_line(span.end);
                     if closes_string {
                         if let Some((_, open, _)) = self.interp.pop() {
                             self.error(
@@ -306,7 +336,7 @@ impl<'s> Driver<'s> {
                 Raw::LParen => {
                     let starts_line = src.get(..span.start).is_some_and(|before| {
                         before.trim_end_matches([' ', '\t', '\r']).ends_with('\n')
-                    }) && self.out.tokens.last().is_some();
+                    }) && self.last_end.is_some();
                     let starts_line = starts_line && self.newline_since_last_token(span.start);
                     self.push(
                         if starts_line {
@@ -321,7 +351,7 @@ impl<'s> Driver<'s> {
             }
         }
         if !self.interp.is_empty() {
-            let from = self.out.tokens.last().map_or(0, |(_, s)| s.end);
+            let from = self.last_end();
             let line_end = src
                 .get(from..)
                 .and_then(|r| r.find('\n'))
@@ -333,12 +363,25 @@ impl<'s> Driver<'s> {
             };
             self.end_interpolations(line_end, found);
         }
-        self.out
+    }
+
+    /// Whether a `"` follows `offset` on its line. Only the text up to the
+    /// next quote or line break is read, so the reads from successive
+    /// quotes never overlap: all of them together read each byte at most
+    /// once.
+    fn quote_ahead_on_line(&mut self, offset: usize) -> bool {
+        let rest = self.src.as_bytes().get(offset..).unwrap_or(&[]);
+        let stop = rest.iter().position(|&b| b == b'"' || b == b'\n');
+        #[cfg(test)]
+        {
+            self.looked_ahead += stop.map_or(rest.len(), |i| i + 1);
+        }
+        stop.is_some_and(|i| rest.get(i) == Some(&b'"'))
     }
 
     /// Whether any line break lies between the previous token and `offset`.
     fn newline_since_last_token(&self, offset: usize) -> bool {
-        let from = self.out.tokens.last().map_or(0, |(_, s)| s.end);
+        let from = self.last_end();
         self.src
             .get(from..offset)
             .is_some_and(|gap| gap.contains('\n'))
@@ -652,11 +695,21 @@ fn punct(raw: Raw) -> Token {
 /// Lex `src` completely. Never fails: problems become diagnostics and
 /// [`Token::Error`] tokens.
 pub fn lex(src: &str) -> Lexed {
-    Driver {
-        src,
-        out: Lexed::default(),
-        interp: Vec::new(),
-        mixed_reported: std::collections::HashSet::new(),
+    let mut driver = Driver::new(src);
+    driver.run();
+    driver.out
+}
+
+impl<'s> Driver<'s> {
+    fn new(src: &'s str) -> Self {
+        Driver {
+            src,
+            out: Lexed::default(),
+            interp: Vec::new(),
+            last_end: None,
+            #[cfg(test)]
+            looked_ahead: 0,
+            mixed_reported: std::collections::HashSet::new(),
+        }
     }
-    .run()
 }

@@ -174,22 +174,22 @@ impl Driver<'_> {
     /// interpolation, like the string around it, cannot span lines. When
     /// the outermost was in a multi-line string, that string goes on from
     /// `at`: returns where lexing resumes, after it.
+    ///
+    /// At most two diagnostics are built: for the innermost level kept
+    /// (the one shown: the others say the same at the same place, and are
+    /// dropped as duplicates of it), and for the outermost, whose region,
+    /// from its `${` to `at`, holds all the others' (the parser stays
+    /// quiet inside it). Building one per level made a line of deep `${`
+    /// cost a diagnostic per level.
     pub(super) fn end_interpolations(&mut self, at: usize, found: &str) -> Option<usize> {
         let mut resume = None;
+        let mut reported = false;
         while let Some((_, open, multi)) = self.interp.pop() {
-            self.error(
-                Diagnostic::new(
-                    Code::UnterminatedInterpolation,
-                    format!("expected `}}` to close the interpolation, found {found}"),
-                )
-                .with_primary(Span::point(at), "expected `}` here")
-                .with_secondary(open, "interpolation starts here")
-                .with_help(if multi.is_some() {
-                    "close the expression with `}` on the same line"
-                } else {
-                    "close the expression with `}` and the string with `\"` on the same line"
-                }),
-            );
+            let outermost = self.interp.is_empty();
+            if outermost || (!reported && !self.too_deep()) {
+                reported = true;
+                self.report_unclosed_interpolation(at, found, open, multi.is_some());
+            }
             self.push(Token::StrTail(String::new()), Span::point(at));
             if let Some(m) = multi
                 && at < self.src.len()
@@ -201,6 +201,23 @@ impl Driver<'_> {
             }
         }
         resume
+    }
+
+    /// Report the `${` opened at `open` as not closed at `at`.
+    fn report_unclosed_interpolation(&mut self, at: usize, found: &str, open: Span, multi: bool) {
+        self.error(
+            Diagnostic::new(
+                Code::UnterminatedInterpolation,
+                format!("expected `}}` to close the interpolation, found {found}"),
+            )
+            .with_primary(Span::point(at), "expected `}` here")
+            .with_secondary(open, "interpolation starts here")
+            .with_help(if multi {
+                "close the expression with `}` on the same line"
+            } else {
+                "close the expression with `}` and the string with `\"` on the same line"
+            }),
+        );
     }
 
     /// `'text'` on one line: reported once as a string in the wrong quotes,

@@ -23,11 +23,14 @@
 //! largest first. The `rest` of a pattern is loaded in the branches where
 //! its pattern applies.
 //!
-//! A match whose tree would grow past [`BUDGET`] ops is instead lowered
-//! arm by arm ([`super::pattern`]): a tree can be exponentially larger
-//! than the arms in rare cases.
+//! A match whose tree would grow past [`BUDGET`] ops, or whose matrix
+//! work (the cells of the rows examined and copied while building it)
+//! would pass [`WORK`], is instead lowered arm by arm
+//! ([`super::pattern`]): a tree can be exponentially larger than the arms
+//! in rare cases, and each test re-examines the rows below it, so a match
+//! of many arms (200,000 literals) would cost arms times tests to build.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use writ_lang::Span;
 use writ_lang::ast::{Arm, Pattern, PatternKind};
@@ -38,6 +41,47 @@ use crate::code::{Literal, Op};
 /// The most ops a decision tree may take before the match is lowered arm
 /// by arm instead.
 const BUDGET: usize = 4096;
+
+/// The most matrix cells (see [`Limit::spend`]) building a decision tree
+/// may examine or copy before the match is lowered arm by arm instead.
+/// Building the tree of a match of a few hundred arms takes far less.
+const WORK: usize = 1 << 20;
+
+/// What building one decision tree may still spend.
+struct Limit {
+    /// The op index the code may not pass ([`BUDGET`] past the start).
+    ops_end: usize,
+    /// Matrix cells still to spend (from [`WORK`]).
+    work: usize,
+    /// Matrix cells spent so far, counted for tests of the work done.
+    #[cfg(test)]
+    spent: usize,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Matrix cells spent building decision trees on this thread.
+    static SPENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl Limit {
+    /// Charge for examining or copying `rows`: a unit per row and per
+    /// cell and binding it holds. `false` once the work passes [`WORK`].
+    fn spend(&mut self, rows: &[Row]) -> bool {
+        let cost: usize = rows.iter().map(|r| 1 + r.cells.len() + r.bound.len()).sum();
+        #[cfg(test)]
+        {
+            self.spent = self.spent.saturating_add(cost);
+        }
+        match self.work.checked_sub(cost) {
+            Some(left) => {
+                self.work = left;
+                true
+            }
+            None => false,
+        }
+    }
+}
 
 /// The slot of a part no row examines: never read (an op that did read it
 /// would stop the run with an internal error, not read a wrong value).
@@ -95,7 +139,7 @@ enum Split {
 }
 
 /// A literal pattern's value.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 enum Lit {
     Int(i64),
     Float(u64),
@@ -154,14 +198,15 @@ impl Lowerer {
             })
             .collect();
         let mut leaves: Vec<Leaf> = Vec::new();
-        let ok = self.tree(
-            rows,
-            vec![slot],
-            arms,
-            &arm_slots,
-            &mut leaves,
-            start + BUDGET,
-        );
+        let mut limit = Limit {
+            ops_end: start + BUDGET,
+            work: WORK,
+            #[cfg(test)]
+            spent: 0,
+        };
+        let ok = self.tree(rows, vec![slot], arms, &arm_slots, &mut leaves, &mut limit);
+        #[cfg(test)]
+        SPENT.with(|s| s.set(s.get().saturating_add(limit.spent)));
         if !ok {
             self.abandon(start);
             self.pop_scope(saved);
@@ -169,11 +214,19 @@ impl Lowerer {
         }
         // An arm reached by a single leaf without a guard binds its
         // variables where the leaf found them: the copies are jumped over.
+        // (Leaves are counted per arm first: searching them for each arm
+        // took arms times leaves.)
+        let mut count = vec![0usize; arms.len()];
+        for leaf in &leaves {
+            if let Some(n) = count.get_mut(leaf.arm) {
+                *n += 1;
+            }
+        }
         let mut in_place: Vec<Option<Vec<(Span, u32)>>> = vec![None; arms.len()];
-        for (i, slot) in in_place.iter_mut().enumerate() {
-            let mut mine = leaves.iter().filter(|l| l.arm == i);
-            if let (Some(only), None) = (mine.next(), mine.next())
-                && let Some(c) = &only.copies
+        for leaf in &leaves {
+            if count.get(leaf.arm) == Some(&1)
+                && let Some(slot) = in_place.get_mut(leaf.arm)
+                && let Some(c) = &leaf.copies
             {
                 if c.len > 0 {
                     let past = (c.at + c.len) as u32;
@@ -236,7 +289,7 @@ impl Lowerer {
 
     /// Lower the decision tree of `rows` over the values in `cols`. Leaves
     /// jump to their arm's body: each such jump is pushed on `leaves` with
-    /// its arm. `false` when the code passes `limit` ops.
+    /// its arm. `false` when the code or the work passes `limit`.
     fn tree<'a>(
         &mut self,
         mut rows: Vec<Row<'a>>,
@@ -244,9 +297,9 @@ impl Lowerer {
         arms: &'a [Arm],
         arm_slots: &[HashMap<Span, u32>],
         leaves: &mut Vec<Leaf>,
-        limit: usize,
+        limit: &mut Limit,
     ) -> bool {
-        if self.here() as usize > limit {
+        if self.here() as usize > limit.ops_end || !limit.spend(&rows) {
             return false;
         }
         // Variables are recorded and become wildcards.
@@ -339,6 +392,9 @@ impl Lowerer {
                         self.emit(Op::Local(col), Span::default());
                         Some(self.emit(Op::TestCtor(k, 0), Span::default()))
                     };
+                    if !limit.spend(&rows) {
+                        return false;
+                    }
                     let ctor_ids = &self.ctor_ids;
                     let rows = specialise(&rows, c, arity, |p| match &p.kind {
                         PatternKind::Ctor { name, args }
@@ -403,6 +459,9 @@ impl Lowerer {
                         };
                         Some(self.emit(op, Span::default()))
                     };
+                    if !limit.spend(&rows) {
+                        return false;
+                    }
                     let rests = self.rests(&rows, c, n);
                     let rows = specialise_list(&rows, c, n, is_exact.then_some(n), &rests);
                     let parts = self.load_needed(col, &rows, c, n, Op::Item);
@@ -443,6 +502,9 @@ impl Lowerer {
             }
             Split::Literals(lits) => {
                 for lit in lits {
+                    if !limit.spend(&rows) {
+                        return false;
+                    }
                     self.emit(Op::Local(col), Span::default());
                     self.push_lit(&lit);
                     let test = self.emit(Op::TestEq(0), Span::default());
@@ -476,7 +538,7 @@ impl Lowerer {
         arms: &'a [Arm],
         arm_slots: &[HashMap<Span, u32>],
         leaves: &mut Vec<Leaf>,
-        limit: usize,
+        limit: &mut Limit,
     ) -> bool {
         let mut rows = rows;
         let first = rows.remove(0);
@@ -524,8 +586,12 @@ impl Lowerer {
 
     /// What column `c` asks for, from the patterns in it.
     fn split(&self, rows: &[Row], c: usize) -> Option<Split> {
+        // The distinct constructors and literals, in first-appearance
+        // order (the sets make a column of many literals linear).
         let mut ctors = Vec::new();
+        let mut ctor_seen = HashSet::new();
         let mut lits = Vec::new();
+        let mut lit_seen = HashSet::new();
         let mut tuple = None;
         let mut record: Vec<String> = Vec::new();
         let mut is_record = false;
@@ -537,7 +603,7 @@ impl Lowerer {
             match &p.kind {
                 PatternKind::Ctor { name, .. } => {
                     let k = *self.ctor_ids.get(&name.name)?;
-                    if !ctors.contains(&k) {
+                    if ctor_seen.insert(k) {
                         ctors.push(k);
                     }
                 }
@@ -559,7 +625,8 @@ impl Lowerer {
                 }
                 _ => {
                     let l = lit_of(p)?;
-                    if !lits.contains(&l) {
+                    if !lit_seen.contains(&l) {
+                        lit_seen.insert(l.clone());
                         lits.push(l);
                     }
                 }
@@ -760,8 +827,50 @@ fn remove(cols: &[u32], c: usize) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
+    use super::{SPENT, WORK};
     use crate::code::Op;
     use crate::lower::testing::{compiled, ops_of};
+
+    /// `f`, a match of `arms` literal arms and a final `_`, and a call.
+    fn literal_match(arms: usize) -> String {
+        let mut src = String::from("fn f(a: Int) -> Int { match a {\n");
+        for i in 0..arms {
+            src.push_str(&format!("{i} => {},\n", i + 1));
+        }
+        src.push_str("_ => 0 } }\nf(3)\n");
+        src
+    }
+
+    /// A match of many literal arms: building its tree re-examined the
+    /// rows below each literal tested, arms times tests (200,000 arms
+    /// took 24 seconds before the run began). The work is capped: past
+    /// [`WORK`] cells the match is lowered arm by arm, and still chooses
+    /// the right arm.
+    #[test]
+    fn a_match_of_many_arms_is_built_in_bounded_work() {
+        let arms = 20_000;
+        SPENT.with(|s| s.set(0));
+        let m = compiled(&literal_match(arms));
+        let spent = SPENT.with(std::cell::Cell::get);
+        // Linear in the arms: the cap, and the last charge past it.
+        assert!(WORK + 4 * arms <= 64 * arms);
+        assert!(spent <= 64 * arms, "spent {spent}");
+        let f = ops_of(&m, "f");
+        let tests = f.iter().filter(|op| matches!(op, Op::TestEq(..))).count();
+        assert_eq!(tests, arms, "one test per arm, arm by arm");
+    }
+
+    /// A match of a few dozen literal arms is still built as a tree, in
+    /// work well inside the cap.
+    #[test]
+    fn a_match_of_some_arms_is_a_tree() {
+        let arms = 40;
+        SPENT.with(|s| s.set(0));
+        let m = compiled(&literal_match(arms));
+        let spent = SPENT.with(std::cell::Cell::get);
+        assert!(spent > 0 && spent < WORK / 100, "spent {spent}");
+        assert!(!ops_of(&m, "f").contains(&Op::NoMatch));
+    }
 
     const SHAPES: &str = "type T = A | B(Int) | C\n";
 
