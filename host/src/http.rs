@@ -116,15 +116,8 @@ pub(crate) fn fetch<E>(
                 .and_then(|v| v.to_str().ok())
                 .ok_or_else(|| failed(format!("{text} redirected without a location")))?
                 .to_string();
-            let next = if location.starts_with('/') {
-                url::parse(&format!(
-                    "{}://{}:{}{location}",
-                    url.scheme, url.host, url.port
-                ))
-            } else {
-                url::parse(&location)
-            }
-            .map_err(|e| failed(format!("{text} redirected to a malformed URL: {e}")))?;
+            let next = url::parse(&url::resolve(&url, &location))
+                .map_err(|e| failed(format!("{text} redirected to a malformed URL: {e}")))?;
             if followed == 5 {
                 return Err(too_many(&url));
             }

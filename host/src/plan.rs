@@ -469,6 +469,10 @@ pub(crate) struct PlannedActs {
     pub(crate) acts: Vec<PlannedAct>,
     allowed: usize,
     bytes: usize,
+    /// The cents of the payments allowed so far: each later payment is
+    /// decided as if they had been made, against the caps per run and
+    /// per day (the run the plan is approved for makes them).
+    cents: i64,
 }
 
 impl PlannedActs {
@@ -513,7 +517,10 @@ pub(crate) fn plan_act(
     arguments: Vec<Json>,
 ) -> Result<writ_runtime::Value, writ_runtime::HostError> {
     let max = host.policy.limits.memory;
-    let ready = match host.decide(effect, op, args) {
+    host.planned_cents = acts.cents;
+    let decided = host.decide(effect, op, args);
+    host.planned_cents = 0;
+    let ready = match decided {
         Ok(r) => r,
         Err(e) => {
             let (shown, rule) = host
@@ -533,6 +540,7 @@ pub(crate) fn plan_act(
         }
     };
     let v = host.simulated(&ready, acts.allowed + 1)?;
+    acts.cents = acts.cents.saturating_add(ready.cents());
     let act = PlannedAct::new(
         ready.operation.to_string(),
         arguments,

@@ -455,7 +455,11 @@ pub fn parse_with(text: &str, extra: &[String]) -> Result<Policy, Vec<Diagnostic
                     ),
                 )
                 .with_primary(kspan, "no such capability");
-                if let Some(s) = writ_lang::types::suggest_name(&name, &known) {
+                if name == "Fail" {
+                    d = d.with_help(
+                        "`Fail` needs no grant: every program may fail, and may handle `Fail` itself; remove this section",
+                    );
+                } else if let Some(s) = writ_lang::types::suggest_name(&name, &known) {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 }
                 r.diags.push(d);
@@ -550,7 +554,7 @@ impl Reader {
             if let Some(s) = writ_lang::types::suggest_name(name, known) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             } else {
-                d = d.with_help("a key the policy does not know is an error, so that a misspelt limit never goes unnoticed");
+                d = d.with_help("a key the policy does not know is an error, so that a misspelt key (a limit, a cap) never goes unnoticed");
             }
             self.diags.push(d);
         }
@@ -655,7 +659,14 @@ impl Reader {
         match parsed {
             Some(n) if n >= 0 => Some(n),
             _ => {
-                self.invalid(span_of(v), format!("expected `{key}` in {section} to be a whole number of at least 0, found {}", describe(v.get_ref())), "amounts are whole numbers of cents: `50000` for 500.00");
+                let help = if key.ends_with("_cents") {
+                    "amounts are whole numbers of cents: `50000` for 500.00"
+                } else if key.ends_with("_bytes") {
+                    "a size is a whole number of bytes, without a unit or quotes: `1048576` for 1 MiB"
+                } else {
+                    "write a whole number, without quotes"
+                };
+                self.invalid(span_of(v), format!("expected `{key}` in {section} to be a whole number of at least 0, found {}", describe(v.get_ref())), help);
                 None
             }
         }

@@ -468,6 +468,7 @@ impl Session {
                     operations: Vec::new(),
                     audit_ids: Vec::new(),
                     paid_this_run: self.paid,
+                    planned_cents: 0,
                     recorded: u.recorded.as_ref(),
                     used_recorded: false,
                     purpose: None,

@@ -189,6 +189,41 @@ impl fmt::Display for UrlError {
 
 impl std::error::Error for UrlError {}
 
+/// The URL a reference found at `base` names (a redirect's `Location`),
+/// as text to [`parse`]: a URL with a scheme as it is, and a relative
+/// reference resolved against `base` as RFC 3986 (section 5.2) does:
+/// `//host/p` takes `base`'s scheme, `/p` its origin, `?q` its path,
+/// `p` or `../p` the directory of its path (dot segments are resolved
+/// by [`parse`], which stops a path climbing at `/`), and a fragment is
+/// dropped.
+pub fn resolve(base: &Url, reference: &str) -> String {
+    let reference = reference.split_once('#').map_or(reference, |(r, _)| r);
+    let has_scheme = reference.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if has_scheme {
+        return reference.to_string();
+    }
+    if reference.starts_with("//") {
+        return format!("{}:{reference}", base.scheme);
+    }
+    let origin = format!("{}://{}:{}", base.scheme, base.host, base.port);
+    if reference.starts_with('/') {
+        return format!("{origin}{reference}");
+    }
+    if reference.is_empty() {
+        return base.to_string();
+    }
+    if reference.starts_with('?') {
+        return format!("{origin}{}{reference}", base.path);
+    }
+    let dir = base.path.rsplit_once('/').map_or("", |(dir, _)| dir);
+    format!("{origin}{dir}/{reference}")
+}
+
 /// Parse and normalise `text`; the error says what was wrong.
 pub fn parse(text: &str) -> Result<Url, UrlError> {
     if text.chars().any(|c| c.is_whitespace() || c.is_control()) {
@@ -209,6 +244,11 @@ pub fn parse(text: &str) -> Result<Url, UrlError> {
     };
     if authority.contains('@') {
         return Err(UrlError::UserInfo);
+    }
+    // `[::1]` holds colons of its own: refused whole, before its last
+    // colon is taken for a port's.
+    if authority.starts_with('[') {
+        return Err(UrlError::Ipv6);
     }
     let (host, port) = match authority.rsplit_once(':') {
         Some((h, p)) => {
@@ -416,6 +456,37 @@ mod tests {
             (Ok(r), Ok(u)) => r.allows(&u),
             _ => false,
         }
+    }
+
+    #[test]
+    fn relative_references_resolve_against_the_url_they_were_found_at() {
+        let base =
+            parse("https://shop.example:8443/ok/redir?x=1").unwrap_or_else(|e| panic!("{e}"));
+        let at = |r: &str| parse(&resolve(&base, r)).map(|u| u.to_string());
+        for (reference, want) in [
+            ("target", "https://shop.example:8443/ok/target"),
+            ("./target?y=2", "https://shop.example:8443/ok/target?y=2"),
+            ("../up", "https://shop.example:8443/up"),
+            ("/root", "https://shop.example:8443/root"),
+            ("?y=2", "https://shop.example:8443/ok/redir?y=2"),
+            ("", "https://shop.example:8443/ok/redir?x=1"),
+            ("#part", "https://shop.example:8443/ok/redir?x=1"),
+            ("t#part", "https://shop.example:8443/ok/t"),
+            ("//other.example/p", "https://other.example/p"),
+            ("HTTP://Other.Example/p", "http://other.example/p"),
+        ] {
+            assert_eq!(at(reference), Ok(want.to_string()), "{reference:?}");
+        }
+        // Climbing above the root stops there, as in any URL.
+        assert_eq!(
+            at("../../../etc"),
+            Ok("https://shop.example:8443/etc".to_string())
+        );
+        // Not a scheme: a first segment with a colon after a digit.
+        assert_eq!(
+            at("1x:y"),
+            Ok("https://shop.example:8443/ok/1x:y".to_string())
+        );
     }
 
     #[test]
@@ -633,6 +704,11 @@ mod tests {
             ),
             (
                 "http://[::1]:80/",
+                UrlError::Ipv6,
+                "IPv6 addresses are not supported in URLs here",
+            ),
+            (
+                "https://[2001:db8::1]/x",
                 UrlError::Ipv6,
                 "IPv6 addresses are not supported in URLs here",
             ),

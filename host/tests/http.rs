@@ -251,10 +251,13 @@ fn encoded_traversal_is_refused_before_any_request() {
 
 #[test]
 fn each_redirect_hop_is_checked_and_audited() {
-    let (port, seen) = serve_with(8, |path| {
+    let (port, seen) = serve_with(11, |path| {
         let to = |p: &str| ("302 Found", format!("Location: {p}\r\n"), String::new());
         match path {
             "/q/a" => to("/q/b"),
+            // Relative references, resolved against the URL they came from.
+            "/q/f" => to("b"),
+            "/q/g" => to("../admin"),
             "/q/b" => ("200 OK", String::new(), "b".to_string()),
             "/q/c" => to("/q/d"),
             "/q/d" => to("/admin"),
@@ -265,7 +268,7 @@ fn each_redirect_hop_is_checked_and_audited() {
     });
     let base = format!("http://127.0.0.1:{port}");
     let policy = http_policy(&format!("{base}/q"));
-    let urls: Vec<String> = ["/q/a", "/q/c", "/q/e"]
+    let urls: Vec<String> = ["/q/a", "/q/c", "/q/e", "/q/f", "/q/g"]
         .iter()
         .map(|p| format!("{base}{p}"))
         .collect();
@@ -278,7 +281,11 @@ fn each_redirect_hop_is_checked_and_audited() {
                 "denied: Http.get(\"{base}/admin\") was denied: {base}/q/d redirected to {base}/admin, which is not in the allow-list"
             ),
             format!(
-                "denied: Http.get(\"{base}/q/missing\") was denied: {base}/q/missing answered with status 404"
+                "denied: Http.get(\"{base}/q/missing\") failed after the policy allowed it: {base}/q/missing answered with status 404"
+            ),
+            "b".to_string(),
+            format!(
+                "denied: Http.get(\"{base}/admin\") was denied: {base}/q/g redirected to {base}/admin, which is not in the allow-list"
             ),
         ]
     );
@@ -299,11 +306,30 @@ fn each_redirect_hop_is_checked_and_audited() {
             format!(
                 "Http.get(\"{base}/q/missing\") denied: {base}/q/missing answered with status 404"
             ),
+            format!("Http.get(\"{base}/q/f\") allowed: {rule}"),
+            format!("Http.get(\"{base}/q/b\") allowed: {}", hop("/q/f")),
+            format!("Http.get(\"{base}/q/g\") allowed: {rule}"),
+            format!(
+                "Http.get(\"{base}/admin\") denied: {base}/q/g redirected to {base}/admin, which is not in the allow-list"
+            ),
         ]
     );
-    // The denied hop was never requested.
+    // The denied hops were never requested.
     let seen = seen.lock().map(|l| l.clone()).unwrap_or_default();
-    assert_eq!(seen, ["/q/a", "/q/b", "/q/c", "/q/d", "/q/e", "/q/missing"]);
+    assert_eq!(
+        seen,
+        [
+            "/q/a",
+            "/q/b",
+            "/q/c",
+            "/q/d",
+            "/q/e",
+            "/q/missing",
+            "/q/f",
+            "/q/b",
+            "/q/g"
+        ]
+    );
 }
 
 #[test]
@@ -343,4 +369,31 @@ fn a_request_ends_when_the_runs_time_is_up() {
         "{records:?}"
     );
     let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn a_request_that_fails_once_allowed_says_it_may_have_reached_the_server() {
+    let port = serve(1);
+    let base = format!("http://127.0.0.1:{port}");
+    let text = format!(
+        "[principal]\nid = \"ada\"\nrole = \"employee\"\n\n[grants.Http]\nallow = [\"{base}\"]\ntimeout = \"2s\"\n"
+    );
+    let policy = policy::parse(&text).unwrap_or_else(|d| panic!("{d:#?}"));
+    let db = common::db("http", "failed-once-allowed");
+    let program = format!("Http.post(\"{base}/missing\", \"order 1 pizza\")\n");
+    let outcome = common::run_with(&Engine::new(), &program, &policy, &db);
+    let _ = std::fs::remove_file(&db);
+    let Err(e) = outcome.result else {
+        panic!("expected the run to stop, found {:?}", outcome.result);
+    };
+    assert_eq!(e.code.as_str(), "E4005");
+    assert_eq!(
+        e.message,
+        format!(
+            "Http.post(\"{base}/missing\", \"order 1 pizza\") failed after the policy allowed it: {base}/missing answered with status 404"
+        )
+    );
+    let help = e.help.unwrap_or_default();
+    assert!(help.contains("may have reached the server"), "{help}");
+    assert!(!help.contains("nothing was carried out"), "{help}");
 }

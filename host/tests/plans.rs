@@ -645,3 +645,80 @@ fn an_approved_run_handed_out_at_a_question_stays_bound_to_its_plan() {
     assert_eq!(err.as_deref(), Some("E4013"), "{:?}", outcome.operations);
     let _ = std::fs::remove_file(&db);
 }
+
+/// A policy paying `shop.example` up to 10.00 EUR a payment, with caps
+/// per run and per day.
+fn capped_policy(engine: &Engine, run: i64, day: i64) -> Policy {
+    let text = format!(
+        "[principal]\nid = \"grace\"\nrole = \"employee\"\n\n[grants.Log]\n\n\
+         [grants.Pay]\npayees = [\"shop.example\"]\ncurrency = \"EUR\"\nmax_payment_cents = 1000\n\
+         max_run_cents = {run}\nmax_day_cents = {day}\non_deny = \"fail\"\n"
+    );
+    engine
+        .parse_policy(&text)
+        .unwrap_or_else(|d| panic!("{d:#?}"))
+}
+
+/// Ten payments of 4.00 EUR, each caught if refused.
+const PIECES: &str = "\
+fn piece(n: Int) -> Str / {Pay} {
+  handle Pay.pay(\"shop.example\", 400, \"piece ${n}\").id with { Fail.fail(why) => \"refused\" }
+}
+list.map(list.range(1, 11), piece)
+";
+
+#[test]
+fn a_plans_payments_count_toward_the_caps_of_the_ones_after_them() {
+    let e = engine();
+    for (name, run, day, allowed, rule) in [
+        (
+            "run-cap",
+            1500,
+            100000,
+            3,
+            "4.00 EUR would bring this run's payments to 16.00 EUR, over the cap of 15.00 EUR",
+        ),
+        (
+            "day-cap",
+            100000,
+            2000,
+            5,
+            "4.00 EUR would bring today's payments to 24.00 EUR, over the cap of 20.00 EUR",
+        ),
+    ] {
+        let p = capped_policy(&e, run, day);
+        let program = check(&e, PIECES, &p);
+        let db = common::db("plans", name);
+        let plan = e
+            .plan(&program, &p, &options(&db))
+            .unwrap_or_else(|err| panic!("{err:?}"));
+        let decisions: Vec<Decision> = plan.acts.iter().map(|a| a.decision).collect();
+        let mut want = vec![Decision::Allowed; allowed];
+        want.resize(10, Decision::Denied);
+        assert_eq!(decisions, want, "{name}");
+        assert_eq!(
+            plan.acts.get(allowed).map(|a| a.rule.as_str()),
+            Some(rule),
+            "{name}"
+        );
+        // The run it approves pays exactly what the plan says, and is
+        // refused the rest at the same acts: it does not deviate.
+        let o = e
+            .run(&program, &p, &approved(&db, &plan), &mut |_| {})
+            .unwrap_or_else(|err| panic!("{name}: {err:?}"));
+        let paid: Vec<String> = (1..=10)
+            .map(|n| {
+                if n <= allowed {
+                    format!("\"pay-{n}\"")
+                } else {
+                    "\"refused\"".to_string()
+                }
+            })
+            .collect();
+        assert_eq!(
+            o.result.as_deref().ok(),
+            Some(format!("[{}]", paid.join(", ")).as_str()),
+            "{name}"
+        );
+    }
+}

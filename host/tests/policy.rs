@@ -394,3 +394,47 @@ fn a_store_on_postgresql_is_named_by_a_url_without_a_password() {
         );
     }
 }
+
+#[test]
+fn a_count_of_the_wrong_form_gets_the_help_of_its_unit() {
+    let head = "[principal]\nid = \"e1\"\nrole = \"r\"\n";
+    for (grant, help) in [
+        (
+            "[grants.Http]\nallow = [\"https://a.example/x\"]\nmax_response_bytes = \"1M\"\n",
+            "a size is a whole number of bytes, without a unit or quotes: `1048576` for 1 MiB",
+        ),
+        (
+            "[grants.Pay]\npayees = [\"a\"]\ncurrency = \"EUR\"\nmax_payment_cents = \"5.00\"\n",
+            "amounts are whole numbers of cents: `50000` for 500.00",
+        ),
+    ] {
+        let d = match parse(&format!("{head}{grant}")) {
+            Ok(_) => panic!("{grant:?} was accepted"),
+            Err(d) => d,
+        };
+        let helps: Vec<Option<&str>> = d.iter().map(|d| d.help.as_deref()).collect();
+        assert_eq!(helps, [Some(help)], "{grant:?}");
+    }
+}
+
+#[test]
+fn a_grant_of_fail_is_refused_with_the_reason() {
+    let text = "[principal]\nid = \"e1\"\nrole = \"r\"\n[grants.Fail]\n";
+    let d = match parse(text) {
+        Ok(_) => panic!("a grant of Fail was accepted"),
+        Err(d) => d,
+    };
+    let found: Vec<(&str, Option<&str>)> = d
+        .iter()
+        .map(|d| (d.code.as_str(), d.help.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "E6004",
+            Some(
+                "`Fail` needs no grant: every program may fail, and may handle `Fail` itself; remove this section"
+            )
+        )]
+    );
+}

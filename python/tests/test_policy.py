@@ -190,7 +190,7 @@ def test_policy_error_rendered_golden():
         "   │ ───┬──  \n"
         "   │    ╰──── unknown key\n"
         "   │ \n"
-        "   │ Help: a key the policy does not know is an error, so that a misspelt limit never goes unnoticed\n"
+        "   │ Help: a key the policy does not know is an error, so that a misspelt key (a limit, a cap) never goes unnoticed\n"
         "───╯"
     )
     assert e.diagnostics[0].rendered == e.rendered or e.diagnostics[0].rendered in e.rendered

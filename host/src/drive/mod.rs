@@ -244,6 +244,7 @@ impl<'a> Run<'a> {
             operations: std::mem::take(&mut state.operations),
             audit_ids: std::mem::take(&mut state.audit_ids),
             paid_this_run: state.paid_this_run,
+            planned_cents: 0,
             recorded: state.recorded.as_ref(),
             used_recorded: state.used_recorded,
             purpose: self.purpose.as_deref(),

@@ -205,7 +205,7 @@ impl<'a> Pending<'a> {
     fn convert(&self, json: &serde_json::Value) -> Result<Value, RunError> {
         let ty = self.answer_type().map_err(|why| {
             RunError::new(Code::AnswerMismatch, why)
-                .with_help("reply CarryOut to let the engine carry it out, or Fail or Refuse it")
+                .with_help("let the engine carry it out (`Reply::CarryOut`; `writ resume --carry-out`), or fail or refuse it (`Reply::Fail`, `Reply::Refuse`; `--fail`, `--refuse`)")
         })?;
         let name = format!("{}.{}", self.paused.effect(), self.paused.op());
         let module = self.run.program.module();

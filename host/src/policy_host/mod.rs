@@ -66,6 +66,10 @@ pub(crate) struct PolicyHost<'a> {
     pub(crate) operations: Vec<Operation>,
     pub(crate) audit_ids: Vec<i64>,
     pub(crate) paid_this_run: i64,
+    /// While a plan's act is decided, the cents of the payments the plan
+    /// allowed before it, counted as paid this run and today (0
+    /// otherwise; see [`crate::plan::plan_act`]).
+    pub(crate) planned_cents: i64,
     pub(crate) recorded: Option<&'a HashMap<String, String>>,
     pub(crate) used_recorded: bool,
     /// Why the run runs, when not for itself: appended to the rule of
@@ -196,27 +200,59 @@ impl PolicyHost<'_> {
         rule: &str,
         audit_id: Option<i64>,
     ) -> HostError {
-        self.denied_because(grant, (operation, arguments, rule), audit_id, BY_POLICY)
+        self.denied_because(
+            grant,
+            (operation, arguments, rule),
+            audit_id,
+            Stopper::Policy,
+        )
     }
 
-    /// [`PolicyHost::denied`], with the help the run's error gives (who
-    /// denied it).
+    /// [`PolicyHost::denied`], said as `by` says (who stopped it, and
+    /// so the message's verb and the run's help).
     fn denied_because(
         &mut self,
         grant: &Grant,
         (operation, arguments, rule): (&str, &str, &str),
         audit_id: Option<i64>,
-        help: &str,
+        by: Stopper,
     ) -> HostError {
         self.note(operation, arguments, Decision::Denied, rule, audit_id);
-        let message = format!(
-            "{operation}({}) was denied: {}",
-            clean(arguments),
-            clean(rule)
-        );
+        let (verb, help) = match by {
+            Stopper::Policy => ("was denied", BY_POLICY),
+            Stopper::Host => ("was denied", BY_HOST),
+            Stopper::Failure => ("failed after the policy allowed it", BY_FAILURE),
+        };
+        let message = format!("{operation}({}) {verb}: {}", clean(arguments), clean(rule));
         match grant.on_deny {
             OnDeny::Fail => HostError::Fail(message),
             OnDeny::Stop => HostError::Stop(RunError::denied(message, help)),
+        }
+    }
+
+    /// An operation the policy allowed that failed once begun (a request
+    /// answered with an error status, cut off, or too large): audited as
+    /// not carried out, then `Fail` or the end of the run as the grant's
+    /// `on_deny` says, saying that it may have had its effect.
+    fn failed_once_begun(
+        &mut self,
+        grant: &Grant,
+        operation: &str,
+        arguments: &str,
+        why: &str,
+    ) -> HostError {
+        let audited = self.audit(operation, recorded(grant, arguments), Decision::Denied, why);
+        match audited {
+            Ok(seq) => self.denied_because(
+                grant,
+                (operation, arguments, why),
+                Some(seq),
+                Stopper::Failure,
+            ),
+            Err(e) => {
+                self.note(operation, arguments, Decision::Denied, why, None);
+                e
+            }
         }
     }
 
@@ -249,6 +285,16 @@ pub(crate) struct Ready {
     /// The rule that allowed it so far.
     pub(crate) rule: Cow<'static, str>,
     act: Act,
+}
+
+impl Ready {
+    /// The cents it pays: a payment's amount, 0 for any other act.
+    pub(crate) fn cents(&self) -> i64 {
+        match &self.act {
+            Act::Pay(p) => p.cents(),
+            _ => 0,
+        }
+    }
 }
 
 /// What carrying a ready operation out does.
@@ -616,7 +662,7 @@ impl<'p> PolicyHost<'p> {
                 grant,
                 (&ready.operation, &ready.shown, &rule),
                 Some(seq),
-                BY_HOST,
+                Stopper::Host,
             ),
             Err(e) => {
                 self.note(
@@ -632,9 +678,24 @@ impl<'p> PolicyHost<'p> {
     }
 }
 
+/// What stopped an operation the host does not carry out.
+#[derive(Clone, Copy)]
+enum Stopper {
+    /// The policy denied it.
+    Policy,
+    /// The host refused it (`--refuse`, an embedder's answer).
+    Host,
+    /// It was allowed and failed once begun ([`PolicyHost::failed_once_begun`]).
+    Failure,
+}
+
 /// The help of a run stopped by the policy's denial.
 const BY_POLICY: &str =
     "the policy does not allow this; nothing was carried out, and the denial is in the audit log";
+
+/// The help of a run stopped by an allowed operation that failed once
+/// begun ([`PolicyHost::failed_once_begun`]).
+const BY_FAILURE: &str = "the policy allowed this, but it failed once begun: a request may have reached the server before it failed, so find out whether it took effect before sending it again; the failure is in the audit log";
 
 /// The help of a run stopped by the host's refusal (`--refuse`, an
 /// embedder's answer).

@@ -115,7 +115,9 @@ impl PolicyHost<'_> {
                 ),
             ));
         }
-        if !within_cap(self.paid_this_run, cents, scope.max_run_cents) {
+        // A plan's earlier payments count as made (`planned_cents`).
+        let this_run = self.paid_this_run.saturating_add(self.planned_cents);
+        if !within_cap(this_run, cents, scope.max_run_cents) {
             return Err(self.deny(
                 grant,
                 op,
@@ -123,7 +125,7 @@ impl PolicyHost<'_> {
                 &format!(
                     "{} {cur} would bring this run's payments to {} {cur}, over the cap of {} {cur}",
                     money(cents),
-                    money(i128::from(self.paid_this_run) + i128::from(cents)),
+                    money(i128::from(this_run) + i128::from(cents)),
                     money(scope.max_run_cents)
                 ),
             ));
@@ -135,7 +137,7 @@ impl PolicyHost<'_> {
             .store
             .paid_on(&self.policy.principal.id, &store::day_of(now))
         {
-            Ok(t) => t,
+            Ok(t) => t.saturating_add(self.planned_cents),
             Err(e) => {
                 return Err(self.deny(
                     grant,

@@ -185,7 +185,7 @@ impl PolicyHost<'_> {
                 } else {
                     quoted(&at.to_string())
                 };
-                Err(self.deny(grant, operation, &at_shown, &why))
+                Err(self.failed_once_begun(grant, operation, &at_shown, &why))
             }
         }
     }
