@@ -178,7 +178,8 @@ codes! {
     /// thrown away.
     StateDiscarded = "W3007", "handler state thrown away";
     /// A clause that never calls `resume` although its value has the
-    /// operation's result type: it stops the handled code where it
+    /// operation's result type, or is a next value of the handler's
+    /// parameter computed from it: it stops the handled code where it
     /// probably meant to continue it.
     ContinuationDropped = "W3008", "clause does not resume";
     /// Integer arithmetic whose result does not fit in 64 bits.
@@ -263,6 +264,9 @@ codes! {
     ExpectationNotMet = "E7003", "expectation not met";
     /// `writ test` found no test to run.
     NoTests = "E7004", "no tests found";
+    /// A function of a `*_test.writ` file named almost like a test
+    /// (`testTotal`, `tset_total`), which `writ test` would not run.
+    NotNamedAsTest = "E7005", "function named almost like a test";
     /// A file that cannot be read.
     CannotReadFile = "E9001", "cannot read file";
     /// A path that names a directory where a file was expected.

@@ -2,7 +2,8 @@
 //! a long array are visited as they are written, not queued first (a
 //! queue of a million elements is tens of megabytes that no limit of the
 //! run counts). Parsing JSON stays near the memory limit: the vectors of
-//! the arrays being built count against it as they grow.
+//! the arrays being built count against it as they grow. Comparing deep
+//! values takes no room per level nested through a last part.
 //!
 //! A counting global allocator keeps the live bytes and their peak; the
 //! program logs a line just before the call, and the peak from there on
@@ -115,5 +116,43 @@ fn parsing_a_long_array_stops_near_the_memory_limit() {
     assert!(
         growth < 2 * limit,
         "parsing under a limit of {limit} bytes allocated {growth} bytes"
+    );
+}
+
+#[test]
+fn comparing_values_nested_through_their_last_part_needs_no_room_per_level() {
+    let _alone = ALONE.lock();
+    // Two equal values, not shared, 200,000 levels deep through a
+    // constructor's last field, an option, a map's value and a list's
+    // last element. The walk of `==` held every level's sequence of parts
+    // to compare (tens of bytes a level, and a map's or list's walk
+    // boxed besides): megabytes no limit counted, six times the memory
+    // limit at depth. A sequence whose last pair is being compared is now
+    // let go first.
+    let src = "type T = T(Int, Option[T]) | M(Map[Int, T]) | L(List[T]) | End\n\
+               fn build(n: Int, acc: T) -> T {\n\
+                 if n == 0 { acc } else {\n\
+                   let next = match n % 3 {\n\
+                     0 => T(n, Some(acc)),\n\
+                     1 => M(map.from_list([(n, acc)])),\n\
+                     _ => L([End, acc]),\n\
+                   }\n\
+                   build(n - 1, next)\n\
+                 }\n\
+               }\n\
+               let a = build(200000, End)\n\
+               let b = build(200000, End)\n\
+               Log.info(\"ready\")\n\
+               a == b\n";
+    let mut base = 0;
+    let r = exec_logging(src, &limits(&[]), None, |_| {
+        base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+    });
+    let growth = PEAK.load(Ordering::Relaxed) - base;
+    assert_eq!(r.as_deref().ok(), Some("true"));
+    assert!(
+        growth < 64 * 1024,
+        "comparing 200,000 levels allocated {growth} bytes"
     );
 }

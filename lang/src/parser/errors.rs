@@ -143,10 +143,11 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
         Token::FatArrow if wanted("`->`") => {
             "write the return type after `->`: `fn f(x: Int) -> Int { ... }`"
         }
-        // An arm without a `,` before one that starts with `-`, `(` or
-        // `[`: that line went on with the arm before (`"zero" - 2`).
+        // An arm without a `,` before one that starts with an operator
+        // (`-1 => ...`): that line went on with the arm before
+        // (`"zero" - 1`).
         Token::FatArrow if wanted("an operator") && wanted("`,`") && wanted("a pattern") => {
-            "the arm before this one has no `,` at its end, so this line went on with it (a line that starts with `-`, `(` or `[` continues the one before): end that arm with `,`"
+            "the arm before this one has no `,` at its end, so this line went on with it (a line that starts with an operator, such as `-` in `-1`, continues the one before): end that arm with `,`"
         }
         Token::FatArrow if wanted("an expression") || wanted("a block") => {
             "a function value is written `fn(x) { x + 1 }`; `=>` only follows a pattern, in `match` arms and handler clauses"
@@ -198,6 +199,31 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
         _ => return (Code::UnexpectedToken, None),
     };
     (Code::UnexpectedToken, Some(help.to_string()))
+}
+
+/// The help for a field name expected after a number and a `.` (`1.`).
+pub(crate) const TRAILING_DOT: &str = "a number has digits after its `.`: write `1.0`, not `1.` (a `.` after a value starts a field name)";
+
+/// Whether `before` (the source before an error) ends with a number and
+/// a `.`, as `1.` does, and not with a name or a field access (`v2.`).
+pub(crate) fn after_trailing_dot(before: &str) -> bool {
+    let Some(rest) = before.trim_end().strip_suffix('.') else {
+        return false;
+    };
+    let head = rest.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_');
+    let number = rest.get(head.len()..).unwrap_or("");
+    number.starts_with(|c: char| c.is_ascii_digit())
+        && !head.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+}
+
+/// The name, if `before` (the source before an unexpected `,`) ends with
+/// `{` and one lower-case name, as `{ name, age }` does.
+pub(crate) fn block_of_one_name(before: &str) -> Option<&str> {
+    let before = before.trim_end();
+    let head = before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+    let name = before.get(head.len()..)?;
+    let first_lower = name.starts_with(|c: char| c.is_lowercase() || c == '_');
+    (first_lower && head.trim_end().ends_with('{')).then_some(name)
 }
 
 /// Convert one chumsky error. `eoi` is the source length.

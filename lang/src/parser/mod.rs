@@ -556,7 +556,22 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
                 .iter()
                 .any(|&w| w < at.start && lines.line_number(w) == lines.line_number(at.start));
         if !known {
-            diagnostics.push(errors::to_diagnostic(&err, end));
+            let mut d = errors::to_diagnostic(&err, end);
+            if d.message.starts_with("expected a field name")
+                && errors::after_trailing_dot(
+                    src.get(..at.start.saturating_sub(base)).unwrap_or(""),
+                )
+            {
+                d.help = Some(errors::TRAILING_DOT.to_string());
+            } else if d.message.ends_with("found `,`") && d.help.is_none() {
+                let before = src.get(..at.start.saturating_sub(base)).unwrap_or("");
+                if let Some(name) = errors::block_of_one_name(before) {
+                    d.help = Some(format!(
+                        "Writ has no record shorthand: write each field with its value, `{{ {name}: {name}, ... }}` (a `{{` that starts with a name and no `:` is a block)"
+                    ));
+                }
+            }
+            diagnostics.push(d);
         }
     }
     sort_and_dedup(&mut diagnostics);

@@ -125,6 +125,14 @@ impl Checker {
             let guarded = arms.iter().any(|a| a.guard.is_some());
             let help = if report.missing.iter().all(|m| m == "_") {
                 "add a final `_ => ...` arm for the other values".to_string()
+            } else if report.missing.iter().all(|m| is_literal(m)) {
+                // Listing `""`, then `"a"`, ... would never end.
+                "`Int`, `Float` and `Str` have too many values to list: end with an arm for the rest, `_ => ...` (or a name, `other => ...`)".to_string()
+            } else if !more && report.missing.iter().any(|m| names_a_literal(m)) {
+                format!(
+                    "add an arm for {} with `_` or a name in place of the number or text (`Int`, `Float` and `Str` have too many values to list), or a final `_ => ...` arm",
+                    shown.join(", ")
+                )
             } else if more {
                 "add arms for these, or a final `_ => ...` arm".to_string()
             } else {
@@ -302,6 +310,7 @@ impl Checker {
         self.warn_state_discarded(h);
         for c in &op_clauses {
             self.warn_dropped_continuation(h, c, result);
+            self.warn_state_not_resumed(h, c, result, param.as_ref().map(|(_, t)| *t));
         }
         // A clause of the wrong type was reported: the handler is not
         // reported again where it is used.
@@ -461,4 +470,29 @@ impl Checker {
         }
         (ps, r)
     }
+}
+
+/// Whether a missing value `witness` is itself a literal (`""`, `2`,
+/// `-1`, `0.5`).
+fn is_literal(witness: &str) -> bool {
+    witness.starts_with('"')
+        || witness
+            .strip_prefix('-')
+            .unwrap_or(witness)
+            .starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Whether a missing value `witness` (as the exhaustiveness check shows
+/// it: `""`, `2`, `Some(-1)`, `(_, "")`) holds a literal of `Int`,
+/// `Float` or `Str`, whose values no list of arms can cover.
+fn names_a_literal(witness: &str) -> bool {
+    let mut before = ' ';
+    for c in witness.chars() {
+        let starts_number = c.is_ascii_digit() && !(before.is_alphanumeric() || before == '_');
+        if c == '"' || starts_number {
+            return true;
+        }
+        before = c;
+    }
+    false
 }

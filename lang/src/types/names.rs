@@ -276,6 +276,13 @@ impl Checker {
             ),
         )
         .with_primary(name.span, format!("`{shown}` has no field `{}`", name.name));
+        // `1.` then a name on the next line: a field access of the number.
+        if let ExprKind::Int(n) = &expr.kind {
+            self.report(d.with_help(format!(
+                "a number has digits after its `.`: write `{n}.0`, not `{n}.` (a `.` after a value starts a field name, even on the next line)"
+            )));
+            return;
+        }
         let ns = match self.arena.node(t) {
             Node::Con(c, _) if *c == TypeCon::LIST => Some("list"),
             Node::Con(c, _) if *c == TypeCon::STR => Some("str"),

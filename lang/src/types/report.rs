@@ -135,7 +135,12 @@ impl Checker {
                     format!("expected `{}`, found `{}`", shown[0], shown[1]),
                 )
                 .with_primary(span, detail);
-                if is_effect {
+                if is_effect && in_expected {
+                    // The value's row cannot take `name`: it ends in a
+                    // row variable of a signature (`f: fn() -> Int / {e}`),
+                    // which stands for exactly the caller's effects.
+                    d.with_help(format!("`{}` has a row of its own (a parameter's `{{e}}`), which cannot take `{name}`: wrap the function in a function value written in place, which takes the row expected: `fn() {{ f() }}` (`fn(x) {{ f(x) }}` with a parameter)", shown[1]))
+                } else if is_effect {
                     d.with_help(format!("the expected function type does not allow `{name}`: if it is written in a parameter's type, add `{name}` to its row; if it comes from a `type` or `effect` declaration (where a function type without `/ {{...}}` performs nothing), give the declaration a row parameter: `type Job[e] = Job(fn() -> Unit / {{e}})`"))
                 } else {
                     d

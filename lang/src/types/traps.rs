@@ -373,6 +373,69 @@ impl Checker {
         );
     }
 
+    /// W3008 for a handler with a parameter: a clause that never names
+    /// its `resume` and whose value, of the parameter's type, is computed
+    /// from the parameter (`Gen.yield(x) => acc ++ [x]`): it looks like
+    /// the parameter's next value, but it stops the handled code at the
+    /// first operation and becomes the value of the whole `handle`. A
+    /// clause giving the parameter back as it is (`Stop.stop() => acc`)
+    /// stops on purpose and is left alone.
+    pub(super) fn warn_state_not_resumed(
+        &mut self,
+        h: &Handle,
+        c: &OpClause,
+        result: TyId,
+        param_ty: Option<TyId>,
+    ) {
+        let (Some(param), Some(init)) = (&h.param, param_ty) else {
+            return;
+        };
+        if !c.clean
+            || self.op_never(c.effect, c.op) != Some(false)
+            || self.uses_own_resume(c.body, c.span)
+            || self.ends_in_never(c.body)
+        {
+            return;
+        }
+        let Some(value) = value_expr(c.body) else {
+            return;
+        };
+        let name = &param.name.name;
+        let is_param = matches!(&value.kind, ExprKind::Var(v) if v.name == *name);
+        let reads_param = self.vars_of(value).iter().any(|v| v.name == *name);
+        if is_param || !reads_param {
+            return;
+        }
+        // The value is of the parameter's type: the handler's type is.
+        let shown = self.show(&[result, init, c.result]);
+        if shown[0] != shown[1] {
+            return;
+        }
+        let op = format!("{}.{}", c.effect.name, c.op.name);
+        let first = if matches!(shown[2].as_str(), "()" | "Unit") {
+            "()".to_string()
+        } else {
+            format!("the operation's result, of type `{}`", shown[2])
+        };
+        self.report(
+            Diagnostic::new(
+                Code::ContinuationDropped,
+                format!(
+                    "expected the clause for `{op}` to resume the code that performed it, found a next value of `{name}` and no `resume`"
+                ),
+            )
+            .with_primary(
+                value.span,
+                "this value stops the handled code at its first `{op}` and becomes the value of the whole `handle`".replace("{op}", &op),
+            )
+            .with_help(format!(
+                "to continue the handled code with this as the next value of `{name}`, give it to `resume` after {}: `resume({}, <this value>)`; to stop here on purpose, give `{name}` back as it is",
+                if first == "()" { "`()`, the operation's result".to_string() } else { first.clone() },
+                if first == "()" { "()" } else { "..." },
+            )),
+        );
+    }
+
     /// An error was just reported at the value of an operation clause's
     /// body (`diagnostic` is its index): if the clause never names its
     /// `resume`, say that the fix is probably a `resume`.

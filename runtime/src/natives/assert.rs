@@ -255,7 +255,7 @@ pub(super) fn that(_: &Cx, a: &[Value]) -> R {
     match condition.as_bool() {
         Some(true) => Ok(Value(Repr::Unit)),
         Some(false) => Err(failed(format!(
-            "expected {}, found it false",
+            "expected the condition to hold ({}), found it false",
             said(text(message, "assert.that")?)
         ))),
         None => Err(wrong_args("assert.that")),

@@ -44,6 +44,10 @@ const HELD_PER_ITEM: usize = 2 * SLOT;
 /// copying, so a smaller chunk keeps the polls as frequent).
 const READ_CHUNK: usize = 8 * 1024;
 
+/// What a value's place held when it starts no JSON value (an unquoted
+/// word, a `'`-quoted text, a stray character).
+const NOT_A_VALUE: &str = "expected a JSON value";
+
 type R = Result<Value, RunError>;
 
 /// The deepest nesting of arrays and objects `json.parse` accepts.
@@ -251,7 +255,21 @@ impl Parser<'_, '_, '_, '_> {
             self.pos += word.len();
             Ok(v)
         } else {
-            Err(self.error(&format!("expected `{word}`")))
+            // `nul` or `True` were meant as the literal; `name` or `no`
+            // were not JSON at all (an unquoted word).
+            let rest = self.src.get(self.pos..).unwrap_or(&[]);
+            let typed = rest
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric())
+                .count();
+            let meant = rest
+                .get(..typed)
+                .is_some_and(|w| word.as_bytes().starts_with(&w.to_ascii_lowercase()));
+            if meant {
+                Err(self.error(&format!("expected `{word}`")))
+            } else {
+                Err(self.error(NOT_A_VALUE))
+            }
         }
     }
 
@@ -360,7 +378,7 @@ impl Parser<'_, '_, '_, '_> {
                     [Value(Repr::Map(MapObj::new(m)))],
                 ))
             }
-            _ => Err(self.error("expected a JSON value")),
+            _ => Err(self.error(NOT_A_VALUE)),
         }
     }
 

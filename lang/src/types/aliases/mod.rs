@@ -53,6 +53,11 @@ const STR_CONCAT: &str = "to join two strings, write `a ++ b`";
 const UNWRAP: &str = "Writ has no unwrap that can fail: give a default with `option.unwrap_or(o, d)`, or `match` on `Some` and `None`";
 const RESULT_UNWRAP: &str = "Writ has no unwrap that can fail: give a default with `result.unwrap_or(r, d)`, or `match` on `Ok` and `Err`";
 const GET_OR: &str = "for a default, write `option.unwrap_or(map.get(m, key), default)`";
+const FORMAT: &str = "to put values into text, interpolate them: `\"${n} items\"`";
+const CHAR_AT: &str = "the character at `i` is `str.slice(s, i, i + 1)`";
+const INDEX_OF: &str = "the first element that passes a test is `list.find(xs, test)`; for its index, `list.find(list.enumerate(xs), fn(p) { ... })`";
+const SORT_DESC: &str = "for the largest first, write `list.reverse(list.sort(xs))`";
+const MAP_WALK: &str = "a map's entries are `map.to_list(m)`, a list of `(key, value)` pairs to walk with `list.map`, `list.filter` or `list.fold` (and `map.from_list` makes a map again)";
 const COUNT_IF: &str =
     "to count the elements that pass a test, write `list.length(list.filter(xs, test))`";
 
@@ -143,6 +148,12 @@ pub(super) const MEMBER_ALIASES: &[MemberAlias] = &[
     to("list", "dedup", "unique"),
     to("list", "groupBy", "group_by"),
     to("list", "with_index", "enumerate"),
+    hint("list", "index_of", "find", INDEX_OF),
+    hint("list", "indexOf", "find", INDEX_OF),
+    hint("list", "find_index", "find", INDEX_OF),
+    hint("list", "position", "find", INDEX_OF),
+    hint("list", "sort_desc", "sort", SORT_DESC),
+    hint("list", "sort_descending", "sort", SORT_DESC),
     to("list", "zipWithIndex", "enumerate"),
     to("list", "seq", "range"),
     to("list", "iota", "range"),
@@ -188,7 +199,12 @@ pub(super) const MEMBER_ALIASES: &[MemberAlias] = &[
     to("str", "to_string", "from"),
     to("str", "toString", "from"),
     to("str", "show", "from"),
-    to("str", "format", "from"),
+    hint("str", "format", "from", FORMAT),
+    hint("str", "sprintf", "from", FORMAT),
+    hint("str", "printf", "from", FORMAT),
+    hint("str", "char_at", "slice", CHAR_AT),
+    hint("str", "charAt", "slice", CHAR_AT),
+    hint("str", "at", "slice", CHAR_AT),
     hint("str", "concat", "join", STR_CONCAT),
     hint("str", "append", "join", STR_CONCAT),
     to("str", "explode", "chars"),
@@ -259,6 +275,12 @@ pub(super) const MEMBER_ALIASES: &[MemberAlias] = &[
     to("map", "keySet", "keys"),
     to("map", "vals", "values"),
     to("map", "elems", "values"),
+    hint("map", "filter", "to_list", MAP_WALK),
+    hint("map", "map", "to_list", MAP_WALK),
+    hint("map", "fold", "to_list", MAP_WALK),
+    hint("map", "each", "to_list", MAP_WALK),
+    hint("map", "for_each", "to_list", MAP_WALK),
+    hint("map", "forEach", "to_list", MAP_WALK),
     to("map", "alter", "update"),
     to("map", "upsert", "update"),
     to("map", "modify", "update"),
@@ -300,6 +322,8 @@ pub(super) const MEMBER_ALIASES: &[MemberAlias] = &[
     to("result", "getOrElse", "unwrap_or"),
     hint("result", "unwrap", "unwrap_or", RESULT_UNWRAP),
     hint("result", "expect", "unwrap_or", RESULT_UNWRAP),
+    to("result", "with_default", "unwrap_or"),
+    to("result", "get_or", "unwrap_or"),
     to("result", "isOk", "is_ok"),
     to("result", "is_success", "is_ok"),
     to("result", "isErr", "is_err"),
