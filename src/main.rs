@@ -657,9 +657,22 @@ fn explain(code: &str) -> ExitCode {
             ExitCode::SUCCESS
         }
         None => {
-            err_println!(
-                "error: `{code}` is not a Writ diagnostic code (codes look like `E0100`; see docs/errors.md)"
-            );
+            // `E3008` for `W3008`, `w3008`: the same number with the other
+            // letter, if that is a code.
+            let other = code.trim().get(1..).and_then(|digits| {
+                ["E", "W"]
+                    .iter()
+                    .map(|letter| format!("{letter}{digits}"))
+                    .find(|c| c != code && Code::parse(c).is_some())
+            });
+            match other {
+                Some(c) => err_println!(
+                    "error: `{code}` is not a Writ diagnostic code; did you mean `{c}`? (see docs/errors.md)"
+                ),
+                None => err_println!(
+                    "error: `{code}` is not a Writ diagnostic code (codes look like `E0100`; see docs/errors.md)"
+                ),
+            }
             ExitCode::from(2)
         }
     }

@@ -148,6 +148,13 @@ fn explain_prints_the_documented_section() {
         String::from_utf8_lossy(&o.stderr),
         "error: `E4242` is not a Writ diagnostic code (codes look like `E0100`; see docs/errors.md)\n"
     );
+    // A warning's number with an error's letter: the code meant is named.
+    let o = writ(&["explain", "E3008"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: `E3008` is not a Writ diagnostic code; did you mean `W3008`? (see docs/errors.md)\n"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -24,6 +24,10 @@ const CASES: &[(&str, &[&str])] = &[
     ("defined_in_both", &["test", "twice_test.writ"]),
     ("programs", &["test", "programs/shop_test.toml"]),
     ("malformed", &["test", "programs/malformed_test.toml"]),
+    (
+        "unparsable_counts_its_tests",
+        &["test", "programs/unparsable_test.toml"],
+    ),
     ("shadowed_namespace", &["test", "shadow_test.writ"]),
     ("top_level_stops", &["test", "setup_test.writ"]),
     ("capability_in_a_test", &["test", "pays_test.writ"]),
@@ -58,6 +62,11 @@ const CASES: &[(&str, &[&str])] = &[
         ],
     ),
     ("missing_path", &["test", "missing_test.writ"]),
+    ("named_almost_as_tests", &["test", "names_test.writ"]),
+    (
+        "named_almost_as_tests_filtered",
+        &["test", "names_test.writ", "--filter", "Camel"],
+    ),
     ("not_a_test_file", &["test", "programs/inputs.json"]),
     (
         "bad_limit",

@@ -2326,6 +2326,14 @@ returns `Never`, when the clause ends by performing an operation that
 never returns (such as `Fail.fail(...)`), or when its value has another
 type than the operation's result (an early exit such as
 `Found.found(x) => Some(x)`). The label covers the clause's body.
+
+In a handler with a parameter, `return` clause or not, a clause that never
+names its `resume` and whose value, of the parameter's type, is computed
+from the parameter (`Gen.yield(x) => acc ++ [x]`, where `resume((), acc ++
+[x])` was meant) is warned about too: it looks like the parameter's next
+value, but it stops the handled code at its first operation. A clause that
+gives the parameter back as it is (`Stop.stop() => acc`) stops on purpose
+and is not warned about.
 ''',
 source='''\
 effect Ask {
@@ -3544,6 +3552,38 @@ when `writ test` searches a directory):
 fix_code='''\
 fn test_total() {
   assert.eq(list.sum([1, 2]), 3)
+}
+''',
+),
+
+dict(code="E7005",
+meaning=r"""
+A function of a test file is named almost like a test, but not `test_...`
+(`testTotal`, `tests_total`, `tset_total`, `tst_total`): `writ test` would
+never run it, and a broken program would pass unnoticed. Only a function
+that takes nothing and declares no result (or `()`), as a test does, is
+taken for one; a helper that makes a value, with its result type
+written, is left alone.
+""",
+files={"main_test.writ": '''\
+fn testTotal() {
+  assert.eq(list.fold([250, 100], 0, fn(s, p) { s + p }), 350)
+}
+'''},
+source='''\
+fn testTotal() {
+  assert.eq(list.fold([250, 100], 0, fn(s, p) { s + p }), 350)
+}
+''',
+args=["main_test.writ"],
+cmd="test",
+lead="`writ test main_test.writ` prints:",
+fix=r"""
+**Fix**: name it as a test, `test_` and the rest in lower case:
+""",
+fix_code='''\
+fn test_total() {
+  assert.eq(list.fold([250, 100], 0, fn(s, p) { s + p }), 350)
 }
 ''',
 ),

@@ -227,14 +227,129 @@ pub fn run_file(path: &Path, filter: Option<&str>, limits: &writ::Limits) -> Vec
     };
     // The top level alone: if it stops, no test would run.
     let setup = runner.run(-1, limits);
-    tests
+    let mut results: Vec<TestResult> = tests
         .iter()
         .filter(|f| selected(&f.name.name, filter))
         .map(|f| {
             let at = index.iter().position(|n| *n == f.name.name);
             run_one(&shown, &runner, f, at, &setup)
         })
+        .collect();
+    results.extend(near_misses(&shown, &sources, &parsed.program.items, filter));
+    results
+}
+
+/// The functions of the test file that look like tests but are not named
+/// `test_...` (`testTotal`, `tset_total`, `Test_total`): each is a failed
+/// result (`E7005`), as a test that silently never runs would let a
+/// broken program pass. Only a function taking nothing and declaring no
+/// result (or `()`), as a test does, is taken for one: a helper that
+/// makes a value names its type.
+fn near_misses(
+    file: &str,
+    sources: &Sources,
+    items: &[Item],
+    filter: Option<&str>,
+) -> Vec<TestResult> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Fn(f) => Some(&**f),
+            _ => None,
+        })
+        .filter(|f| f.params.is_empty() && f.body.is_some())
+        .filter(|f| {
+            f.ret
+                .as_ref()
+                .is_none_or(|t| matches!(t.kind, writ_lang::ast::TypeExprKind::Unit))
+        })
+        .filter(|f| almost_test(&f.name.name) && selected(&f.name.name, filter))
+        .map(|f| {
+            let name = &f.name.name;
+            let mut result = TestResult::new(file, name, Kind::Writ);
+            result.diagnostics.push(Placed::new(
+                Diagnostic::new(
+                    Code::NotNamedAsTest,
+                    format!(
+                        "expected a test's name to start with `test_`, found `{name}`, which is not run"
+                    ),
+                )
+                .with_primary(f.name.span, "named like a test, but not one")
+                .with_help(format!(
+                    "rename it `{}` to run it as a test, or give a helper a name that does not look like one",
+                    as_test_name(name)
+                )),
+                &sources.test.0,
+                &sources.test.1,
+            ));
+            result
+        })
         .collect()
+}
+
+/// Whether `name` (not `test_...`) looks like a test's: `test` followed
+/// by anything but `_` (`testTotal`, `test1`, `tests_total`), any case
+/// of it (`Test_total`), or its first word one slip from `test` (`tset`,
+/// `tets`, `tst`, `tesst`).
+fn almost_test(name: &str) -> bool {
+    if name.starts_with("test_") {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("test") {
+        return true;
+    }
+    let Some((first, _)) = lower.split_once('_') else {
+        return false;
+    };
+    let t = first.as_bytes();
+    let test = b"test";
+    let swapped = t.len() == 4
+        && (0..3).any(|i| {
+            let mut w = [t[0], t[1], t[2], t[3]];
+            w.swap(i, i + 1);
+            &w == test
+        });
+    // One letter dropped or doubled (`tst`, `tesst`), not one changed
+    // (`rest_`, `best_` are words of their own).
+    let dropped = t.len() == 3 && (0..4).any(|i| test[..i] == t[..i] && test[i + 1..] == t[i..]);
+    let doubled = t.len() == 5 && (0..4).any(|i| t[..=i] == test[..=i] && t[i + 1..] == test[i..]);
+    swapped || dropped || doubled
+}
+
+/// `name` as a test's name: `test_` and the rest of it in snake case
+/// (`testTotal` -> `test_total`, `tset_total` -> `test_total`).
+fn as_test_name(name: &str) -> String {
+    let rest = match name.split_once('_') {
+        Some((first, rest))
+            if matches!(first.to_ascii_lowercase().as_str(), "test" | "tests")
+                || almost_test(&format!("{}_", first.to_ascii_lowercase())) =>
+        {
+            rest.to_string()
+        }
+        // `testTotal`: `test` is ASCII, so byte 4 is a character's start.
+        _ => name
+            .get(4..)
+            .unwrap_or("")
+            .trim_start_matches('_')
+            .to_string(),
+    };
+    let mut snake = String::new();
+    for c in rest.chars() {
+        if c.is_uppercase() {
+            if !snake.is_empty() && !snake.ends_with('_') {
+                snake.push('_');
+            }
+            snake.extend(c.to_lowercase());
+        } else {
+            snake.push(c);
+        }
+    }
+    if snake.is_empty() {
+        "test_it".to_string()
+    } else {
+        format!("test_{snake}")
+    }
 }
 
 /// The compiled program of a test file, and what a run of it needs.
@@ -536,4 +651,60 @@ fn strip_word<'a>(line: &'a str, word: &str) -> Option<&'a str> {
     head.eq_ignore_ascii_case(word)
         .then(|| line.get(word.len()..))
         .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{almost_test, as_test_name};
+
+    #[test]
+    fn names_one_slip_from_a_test_are_taken_for_tests() {
+        for name in [
+            "testTotal",
+            "test1",
+            "tests_total",
+            "test",
+            "tset_total",
+            "tets_total",
+            "etst_total",
+            "tst_total",
+            "tes_total",
+            "ttest_total",
+            "tesst_total",
+        ] {
+            assert!(almost_test(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn tests_and_other_names_are_not() {
+        for name in [
+            "test_total",
+            "rest_api",
+            "best_of",
+            "total",
+            "check_total",
+            "tester",
+            "t_x",
+            "tea_time",
+            "été_total",
+        ] {
+            assert_eq!(almost_test(name), name == "tester", "{name}");
+        }
+    }
+
+    #[test]
+    fn the_suggested_name_is_a_test_name() {
+        for (name, want) in [
+            ("testTotal", "test_total"),
+            ("test1", "test_1"),
+            ("tests_total", "test_total"),
+            ("tset_total", "test_total"),
+            ("tesst_cart_total", "test_cart_total"),
+            ("test", "test_it"),
+            ("testÉté", "test_été"),
+        ] {
+            assert_eq!(as_test_name(name), want, "{name}");
+        }
+    }
 }

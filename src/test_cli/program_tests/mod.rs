@@ -69,9 +69,16 @@ pub fn run_file(path: &Path, filter: Option<&str>, limit: &[String]) -> Vec<Test
             if let Some(r) = e.span() {
                 d = d.with_primary(Span::new(r.start, r.end), "here");
             }
-            return vec![TestResult::file_error(
+            // The tests it was to hold all fail, counted by their
+            // `[[test]]` headers (the file could not be read as tables).
+            let tests = text
+                .lines()
+                .filter(|l| l.trim().replace(' ', "") == "[[test]]")
+                .count();
+            return vec![TestResult::file_error_of(
                 &shown,
                 placed_in(vec![d], &shown, &text),
+                tests,
             )];
         }
     };
