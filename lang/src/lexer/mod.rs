@@ -58,13 +58,25 @@ const SHOWN_RUN: usize = 32;
 /// costs a counter per level, not a token and a diagnostic.
 const MAX_INTERPOLATION: usize = crate::delimiters::MAX_NESTING + 1;
 
+/// The most diagnostics the lexer keeps (ten times what is shown, as for
+/// the parser's recoveries): past them, a problem is counted in
+/// [`Lexed::unreported`], its token still made, so that a file of a
+/// million stray characters costs a token each, not a diagnostic each.
+/// An unterminated block comment, at most one and at the end, is always
+/// kept (a REPL reads on when it sees one).
+const MAX_KEPT: usize = 10 * crate::parser::MAX_DIAGNOSTICS;
+
 /// Lexer output: tokens with their spans, and every lexical diagnostic.
 #[derive(Clone, Debug, Default)]
 pub struct Lexed {
     /// The tokens in source order.
     pub tokens: Vec<(Token, Span)>,
-    /// Diagnostics found while lexing.
+    /// Diagnostics found while lexing (at most [`MAX_KEPT`] and an
+    /// unterminated comment).
     pub diagnostics: Vec<Diagnostic>,
+    /// Problems found after [`MAX_KEPT`] diagnostics, counted only (each
+    /// still an error token).
+    pub unreported: usize,
 }
 
 /// The raw token classes logos recognises; the driver below turns them into
@@ -217,9 +229,19 @@ impl<'s> Driver<'s> {
     }
 
     fn error(&mut self, d: Diagnostic) {
-        if !self.too_deep() {
-            self.out.diagnostics.push(d);
+        if self.too_deep() {
+            return;
         }
+        if self.full() && d.code != Code::UnterminatedComment {
+            self.out.unreported = self.out.unreported.saturating_add(1);
+            return;
+        }
+        self.out.diagnostics.push(d);
+    }
+
+    /// Whether [`MAX_KEPT`] diagnostics are kept already.
+    fn full(&self) -> bool {
+        self.out.diagnostics.len() >= MAX_KEPT
     }
 
     /// Where the last token lexed ends (0 before the first).
@@ -434,6 +456,18 @@ impl<'s> Driver<'s> {
         let c = text.chars().next().unwrap_or('\u{FFFD}');
         if is_bidi_control(c) || is_misleading_break(c) {
             // Already reported by `report_bidi`.
+            self.push(Token::Error, span);
+            return;
+        }
+        if self.full() {
+            // Counted, a run once, without building its diagnostic.
+            if let Some((Token::Error, prev)) = self.out.tokens.last_mut()
+                && prev.end == span.start
+            {
+                *prev = prev.join(span);
+                return;
+            }
+            self.out.unreported = self.out.unreported.saturating_add(1);
             self.push(Token::Error, span);
             return;
         }

@@ -1,6 +1,6 @@
 //! Unit tests of the lexer.
 
-use super::lex;
+use super::{MAX_KEPT, lex};
 use crate::diagnostic::Code;
 use crate::span::Span;
 use crate::token::Token;
@@ -332,4 +332,38 @@ fn interpolations_left_open_at_a_line_end_are_reported_at_most_twice() {
     let lexed = lex("let s = \"${x\nlet t = 1\n");
     let codes: Vec<Code> = lexed.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, vec![Code::UnterminatedInterpolation]);
+}
+
+#[test]
+fn diagnostics_past_the_kept_ones_are_counted_not_built() {
+    // A million stray `$`, each its own problem: a token each, but only
+    // the first MAX_KEPT diagnostics are built; the rest are counted.
+    let l = lex(&"$ ".repeat(1_000_000));
+    assert_eq!(l.tokens.len(), 1_000_000);
+    assert_eq!(l.diagnostics.len(), MAX_KEPT);
+    assert_eq!(l.unreported, 1_000_000 - MAX_KEPT);
+    // Past them, a run of unknown characters still counts once.
+    let l = lex(&format!("{}$$$$ @@", "$ ".repeat(MAX_KEPT)));
+    assert_eq!(l.diagnostics.len(), MAX_KEPT);
+    assert_eq!(l.unreported, 2);
+    assert_eq!(l.tokens.len(), MAX_KEPT + 2);
+    // An unterminated comment at the end is kept all the same.
+    let l = lex(&format!("{}/* open", "$ ".repeat(MAX_KEPT + 5)));
+    assert_eq!(l.diagnostics.len(), MAX_KEPT + 1);
+    assert_eq!(
+        l.diagnostics.last().map(|d| d.code),
+        Some(Code::UnterminatedComment)
+    );
+    // Below the bound, nothing is counted.
+    let l = lex(&"$ ".repeat(10));
+    assert_eq!((l.diagnostics.len(), l.unreported), (10, 0));
+    // The parse shows the first hundred and says how many more there were.
+    let p = crate::parser::parse(&"$ ".repeat(5000));
+    assert_eq!(p.diagnostics.len(), crate::parser::MAX_DIAGNOSTICS);
+    let last = p
+        .diagnostics
+        .last()
+        .map(|d| d.notes.join(" "))
+        .unwrap_or_default();
+    assert!(last.contains("4900 more problems"), "{last}");
 }

@@ -457,6 +457,7 @@ pub fn parse_library(src: &str) -> Parsed {
 fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
     let lexed = lexer::lex(src);
     let mut diagnostics = lexed.diagnostics;
+    let unreported_by_lexer = lexed.unreported;
     // Doc comments that document nothing go first, so that the balancer's
     // depth estimate sees exactly the tokens the grammar will.
     let delimiters::Balanced { tokens, unreported } = delimiters::balance_at(
@@ -577,7 +578,10 @@ fn parse_on_stack(src: &str, native: bool, base: usize) -> Parsed {
     sort_and_dedup(&mut diagnostics);
     cap(
         &mut diagnostics,
-        unreported.count.saturating_add(unreported.closers),
+        unreported
+            .count
+            .saturating_add(unreported.closers)
+            .saturating_add(unreported_by_lexer),
     );
     if let (Some(at), Some(last)) = (stopped_at, diagnostics.last_mut()) {
         last.notes.push(format!(
