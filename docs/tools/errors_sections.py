@@ -3136,7 +3136,10 @@ of whoever runs it. The default is 1 MiB; `--limit output=N` sets another
 limit is not written; the lines before it are. The same bound holds, each
 on its own, for the final value's display and for its JSON (`--format
 json`, an embedder's `value_json`): a value whose display or JSON would
-pass it is refused whole, never cut, and the run ends with this code.
+pass it is refused whole, never cut, and the run ends with this code. So
+is a value nested so deep that writing it would hold more than 16 times
+the limit (at least 1 MiB) in containers still open, though its text
+might fit ("nested deeper").
 ''',
 before=r'''
 A program that logs a line for each item it processes soon reaches the

@@ -10,9 +10,10 @@
 //!
 //! Invariants: iterative (a value nested a million deep prints without
 //! recursion), lazy (a list's elements are visited as they are printed,
-//! never queued ahead) and bounded (printing stops after `max` bytes,
-//! ending in `…`), so printing can neither overflow the stack nor exhaust
-//! memory. The program's own displays (interpolation, `str.from`,
+//! never queued ahead) and bounded (printing stops, ending in `…`, once
+//! the text written plus the room its work list holds — one entry per
+//! level of nesting still open — reaches `max` bytes), so printing can
+//! neither overflow the stack nor take more memory than it was given. The program's own displays (interpolation, `str.from`,
 //! `list.join`) are metered: one unit per piece printed and one per 16
 //! bytes of text, stopping early (with a cut-short text the caller
 //! discards) once the meter trips.
@@ -28,7 +29,8 @@ type Entries<'a> = Box<dyn Iterator<Item = (&'a Key, &'a Value)> + 'a>;
 enum Piece<'a> {
     Value(&'a Value),
     Text(&'static str),
-    Owned(String),
+    /// A record's field name, written with `: ` after it.
+    Field(&'a str),
     /// The elements of a tuple, list or variant not yet printed, and the
     /// closing bracket.
     Items {
@@ -65,16 +67,107 @@ pub enum LineBreaks {
     Escape,
 }
 
-/// Append the display form of `v` to `out`, at most `max` bytes more, a
-/// string at the top written in `form`. Not
-/// metered (the host's displays are bounded by `max`, and the work by it:
-/// every piece printed is at least a byte); never cut short.
-pub(crate) fn display(v: &Value, module: &Module, form: StrForm, out: &mut String, max: usize) {
-    display_in(v, module, form, out, max, Meter::OFF);
+/// Whether a display was written whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub(crate) enum Shown {
+    /// Written whole.
+    Whole,
+    /// Cut short: the text (or, for a program's display, the text and
+    /// the room its work list held) reached the bytes given (the text
+    /// then ends in `…`), or the meter tripped.
+    Cut,
+    /// Cut short, the text ending in `…`, because a host's display of a
+    /// value nested this deep would hold more room than it is allowed.
+    Deep,
 }
 
-/// [`display`], charging `meter` (what the program's own displays use:
-/// interpolation, `str.from`, `list.join`).
+/// How many times the bytes of text it may write a host's display (or
+/// JSON) may hold as room for its work list (one entry per open level of
+/// a deeply nested value).
+const HOST_ROOM: usize = 16;
+
+/// The room a host's display or JSON of at most `max` bytes may hold for
+/// its work list: [`HOST_ROOM`] times `max`, or a mebibyte if more.
+pub(crate) fn host_room(max: usize) -> usize {
+    max.saturating_mul(HOST_ROOM).max(1 << 20)
+}
+
+/// Append the display form of `v` to `out`, a string at the top written
+/// in `form`: at most `max` bytes more, holding at most [`HOST_ROOM`]
+/// times that (or a mebibyte, if more) as room for its work list while
+/// it is written. Not metered (the host's displays are bounded by `max`,
+/// and the work by it: every piece printed is at least a byte).
+pub(crate) fn display(
+    v: &Value,
+    module: &Module,
+    form: StrForm,
+    out: &mut String,
+    max: usize,
+) -> Shown {
+    write(v, module, form, out, max, Some(host_room(max)), Meter::OFF)
+}
+
+/// The work list of a display: what is still to be written, and the
+/// bytes of the iterators its entries own (with the list's own room,
+/// what a display holds besides its text).
+struct Work<'a> {
+    pieces: Vec<Piece<'a>>,
+    boxed: usize,
+}
+
+impl<'a> Work<'a> {
+    /// Bytes held besides the text.
+    fn room(&self) -> usize {
+        self.pieces
+            .capacity()
+            .saturating_mul(std::mem::size_of::<Piece<'a>>())
+            .saturating_add(self.boxed)
+    }
+
+    fn push(&mut self, piece: Piece<'a>) {
+        self.pieces.push(piece);
+    }
+
+    /// Queue `a, b, c close` (the opener is already written).
+    fn items(&mut self, items: Box<dyn Iterator<Item = &'a Value> + 'a>, close: &'static str) {
+        self.boxed = self
+            .boxed
+            .saturating_add(boxed_bytes(std::mem::size_of_val(&*items)));
+        self.pieces.push(Piece::Items {
+            items,
+            close,
+            first: true,
+        });
+    }
+
+    /// Queue a map's entries (`map.from_list([` is already written).
+    fn entries(&mut self, entries: Entries<'a>) {
+        self.boxed = self
+            .boxed
+            .saturating_add(boxed_bytes(std::mem::size_of_val(&*entries)));
+        self.pieces.push(Piece::Entries {
+            entries,
+            first: true,
+        });
+    }
+
+    /// An iterator of `bytes` is done with and dropped.
+    fn done(&mut self, bytes: usize) {
+        self.boxed = self.boxed.saturating_sub(boxed_bytes(bytes));
+    }
+}
+
+/// What an allocation of `bytes` takes: the allocator's word of
+/// bookkeeping, rounded up to 16 bytes.
+pub(crate) fn boxed_bytes(bytes: usize) -> usize {
+    (bytes.saturating_add(8).saturating_add(15) / 16).saturating_mul(16)
+}
+
+/// A program's own display (interpolation, `str.from`, `list.join`):
+/// like [`display`], but its `max` bytes (the memory left) bound the text
+/// written and the room its work list holds together, and `meter` is
+/// charged as it goes.
 pub(crate) fn display_in(
     v: &Value,
     module: &Module,
@@ -82,29 +175,59 @@ pub(crate) fn display_in(
     out: &mut String,
     max: usize,
     meter: Meter,
-) {
+) -> Shown {
+    write(v, module, form, out, max, None, meter)
+}
+
+/// Write `v` (see [`display`]): at most `max` bytes of text, and at most
+/// `room` bytes of work list besides (`None`: the text and the room
+/// share `max`).
+fn write<'a>(
+    v: &'a Value,
+    module: &'a Module,
+    form: StrForm,
+    out: &mut String,
+    max: usize,
+    room: Option<usize>,
+    meter: Meter,
+) -> Shown {
     if form == StrForm::Text
         && let Value(Repr::Str(s)) = v
     {
-        if meter::push_str(out, prefix(&s.text, max), meter) && s.text.len() > max {
-            out.push('…');
+        if !meter::push_str(out, prefix(&s.text, max), meter) {
+            return Shown::Cut;
         }
-        return;
+        if s.text.len() > max {
+            out.push('…');
+            return Shown::Cut;
+        }
+        return Shown::Whole;
     }
     let limit = out.len().saturating_add(max);
-    let mut work = vec![Piece::Value(v)];
-    while let Some(piece) = work.pop() {
-        if out.len() >= limit {
+    let mut work = Work {
+        pieces: vec![Piece::Value(v)],
+        boxed: 0,
+    };
+    while let Some(piece) = work.pieces.pop() {
+        let full = match room {
+            Some(room) if work.room() > room => Some(Shown::Deep),
+            Some(_) => (out.len() >= limit).then_some(Shown::Cut),
+            None => (out.len().saturating_add(work.room()) >= limit).then_some(Shown::Cut),
+        };
+        if let Some(shown) = full {
             truncate_to(out, limit);
             out.push('…');
-            return;
+            return shown;
         }
         if !meter.charge(1) {
-            return;
+            return Shown::Cut;
         }
         match piece {
             Piece::Text(t) => out.push_str(t),
-            Piece::Owned(t) => out.push_str(&t),
+            Piece::Field(name) => {
+                out.push_str(name);
+                out.push_str(": ");
+            }
             Piece::Value(v) => {
                 let left = limit.saturating_sub(out.len());
                 scalar_or_push(v, module, out, &mut work, left, meter);
@@ -125,7 +248,10 @@ pub(crate) fn display_in(
                         work.push(Piece::Text(", "));
                     }
                 }
-                None => out.push_str(close),
+                None => {
+                    work.done(std::mem::size_of_val(&*items));
+                    out.push_str(close);
+                }
             },
             Piece::Entries { mut entries, first } => match entries.next() {
                 Some((k, v)) => {
@@ -142,44 +268,55 @@ pub(crate) fn display_in(
                         work.push(Piece::Text(", "));
                     }
                 }
-                None => out.push_str("])"),
+                None => {
+                    work.done(std::mem::size_of_val(&*entries));
+                    out.push_str("])");
+                }
             },
         }
     }
     if out.len() > limit {
         truncate_to(out, limit);
         out.push('…');
+        return Shown::Cut;
     }
+    Shown::Whole
 }
 
 /// A value as a program prints it, at most `max` bytes (then `…`); a
 /// string at the top is its text or quoted, as `form` says. `module` is
 /// the one the value was made with (it names constructors, fields and
-/// functions). Not metered: the work is bounded by `max`.
+/// functions). Not metered: the work is bounded by `max`, which also
+/// bounds the room a deeply nested value's display holds besides its
+/// text ([`display`]).
 pub fn to_string(v: &Value, module: &Module, form: StrForm, max: usize) -> String {
     let mut s = String::new();
-    display(v, module, form, &mut s, max);
+    let _ = display(v, module, form, &mut s, max);
     s
 }
 
 /// A run's final value as it is shown (quoted, `()` as nothing), whole:
 /// at most `max` bytes (the run's output limit), else `E5004`, as its
 /// JSON is refused whole past the same bound (never cut, so a host or a
-/// person never takes the start of a value for the value).
+/// person never takes the start of a value for the value). A value
+/// nested so deep that its display would hold more room than
+/// [`display`] allows is refused the same way.
 pub fn result_text(v: &Value, module: &Module, max: usize) -> Result<String, crate::RunError> {
     if v.is_unit() {
         return Ok(String::new());
     }
-    let text = to_string(v, module, StrForm::Quoted, max);
-    if text.len() > max {
-        return Err(crate::RunError::limit(
-            crate::Limit::Output,
-            max as u64,
-            format!("expected the result's display to take at most {max} bytes, but it needed more"),
-        )
-        .with_help("the result is refused whole, never cut: return less (or write it with `Log.info` in parts)"));
-    }
-    Ok(text)
+    let mut text = String::new();
+    let message = match display(v, module, StrForm::Quoted, &mut text, max) {
+        Shown::Whole => return Ok(text),
+        Shown::Cut => {
+            format!("expected the result's display to take at most {max} bytes, but it needed more")
+        }
+        Shown::Deep => format!(
+            "expected the result to be nested shallowly enough to show in {max} bytes of output, but it is nested deeper"
+        ),
+    };
+    Err(crate::RunError::limit(crate::Limit::Output, max as u64, message)
+        .with_help("the result is refused whole, never cut: return less (or write it with `Log.info` in parts)"))
 }
 
 /// The longest start of `text` of at most `max` bytes.
@@ -277,9 +414,9 @@ pub(crate) fn quoted(s: &str, out: &mut String) {
 
 fn scalar_or_push<'a>(
     v: &'a Value,
-    module: &Module,
+    module: &'a Module,
     out: &mut String,
-    work: &mut Vec<Piece<'a>>,
+    work: &mut Work<'a>,
     left: usize,
     meter: Meter,
 ) {
@@ -299,17 +436,17 @@ fn scalar_or_push<'a>(
         }
         Value(Repr::Tuple(t)) => {
             out.push('(');
-            push_items(work, Box::new(t.items.iter()), ")");
+            work.items(Box::new(t.items.iter()), ")");
         }
         Value(Repr::List(l)) => {
             out.push('[');
-            push_items(work, Box::new(l.iter()), "]");
+            work.items(Box::new(l.iter()), "]");
         }
         Value(Repr::Tag(c)) => out.push_str(ctor_name(module, c.get())),
         Value(Repr::Variant(var)) => {
             out.push_str(ctor_name(module, var.ctor));
             out.push('(');
-            push_items(work, Box::new(var.fields.iter()), ")");
+            work.items(Box::new(var.fields.iter()), ")");
         }
         Value(Repr::Record(r)) => {
             if r.values.is_empty() {
@@ -324,7 +461,7 @@ fn scalar_or_push<'a>(
                     .symbols
                     .get(*sym as usize)
                     .map_or("?", String::as_str);
-                work.push(Piece::Owned(format!("{name}: ")));
+                work.push(Piece::Field(name));
                 if i > 0 {
                     work.push(Piece::Text(", "));
                 }
@@ -332,10 +469,7 @@ fn scalar_or_push<'a>(
         }
         Value(Repr::Map(m)) => {
             out.push_str("map.from_list([");
-            work.push(Piece::Entries {
-                entries: Box::new(m.entries.iter()),
-                first: true,
-            });
+            work.entries(Box::new(m.entries.iter()));
         }
         Value(Repr::Func(f)) => {
             let name = module
@@ -360,19 +494,6 @@ fn scalar_or_push<'a>(
         }
         Value(Repr::Resume(_)) => out.push_str("<resume>"),
     }
-}
-
-/// Queue `a, b, c close` (the opener is already written).
-fn push_items<'a>(
-    work: &mut Vec<Piece<'a>>,
-    items: Box<dyn Iterator<Item = &'a Value> + 'a>,
-    close: &'static str,
-) {
-    work.push(Piece::Items {
-        items,
-        close,
-        first: true,
-    });
 }
 
 fn ctor_name(module: &Module, c: u32) -> &str {

@@ -201,3 +201,43 @@ fn the_bound_is_exact() {
     assert_eq!(json_of("\"ab\"\n", 4).as_deref(), Ok("\"ab\""));
     assert!(json_of("\"ab\"\n", 3).is_err());
 }
+
+#[test]
+fn a_value_nested_deeper_than_its_room_allows_is_refused_whole() {
+    // Tuples of one element, 300,000 deep (a host can build these; a
+    // program's types can not): 600,000 bytes of JSON or display text,
+    // within 1 MiB, but an open container per level holds more room than
+    // sixteen times the bound allows.
+    let module = writ_runtime::Module::default();
+    let mut v = Value::unit();
+    for _ in 0..300_000 {
+        v = Value::tuple([v]);
+    }
+    let err = v.to_json(&module, 1 << 20).expect_err("too deep");
+    assert_eq!(err.code.as_str(), "E5004");
+    assert!(err.message.contains("nested deeper"), "{}", err.message);
+    let err = writ_runtime::display::result_text(&v, &module, 1 << 20).expect_err("too deep");
+    assert_eq!(err.code.as_str(), "E5004");
+    assert!(err.message.contains("nested deeper"), "{}", err.message);
+    // Written as text (a log line, a message), it is cut short instead.
+    let shown = writ_runtime::display::to_string(
+        &v,
+        &module,
+        writ_runtime::display::StrForm::Quoted,
+        1 << 20,
+    );
+    assert!(
+        shown.ends_with('…') && shown.len() < 1 << 20,
+        "{}",
+        shown.len()
+    );
+    // A tenth as deep, both are written whole.
+    let mut v = Value::unit();
+    for _ in 0..30_000 {
+        v = Value::tuple([v]);
+    }
+    let text = v.to_json(&module, 1 << 20).expect("fits").into_string();
+    assert_eq!(text.len(), 30_000 * 2 + 4);
+    let shown = writ_runtime::display::result_text(&v, &module, 1 << 20).expect("fits");
+    assert_eq!(shown.len(), 30_000 * 2 + 2);
+}

@@ -124,6 +124,20 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// The outcome of a program's own display, which was given the memory
+    /// left: the limit the meter tripped, if it did, else the memory
+    /// limit if the display was cut short (its text and the room it held
+    /// while it was written needed more than was left).
+    pub(crate) fn displayed(&self, shown: crate::display::Shown) -> Result<(), RunError> {
+        self.metered()?;
+        match shown {
+            crate::display::Shown::Whole => Ok(()),
+            crate::display::Shown::Cut | crate::display::Shown::Deep => {
+                self.check_memory(usize::MAX)
+            }
+        }
+    }
+
     /// Bytes in use: live values made during this run, plus the stacks,
     /// each for the room it holds (as a list is for its spare slots): a
     /// deep recursion's stacks hold their room after it returns, and that

@@ -352,7 +352,7 @@ impl<'a> Machine<'a> {
                 let budget = self.memory_left();
                 for p in &parts {
                     let left = budget.saturating_sub(s.len());
-                    display::display_in(
+                    let shown = display::display_in(
                         p,
                         self.module,
                         display::StrForm::Text,
@@ -360,8 +360,8 @@ impl<'a> Machine<'a> {
                         left,
                         self.meter(),
                     );
+                    self.displayed(shown)?;
                 }
-                self.metered()?;
                 self.check_memory(s.len() + value::HEADER)?;
                 self.push(Value::str(s));
             }

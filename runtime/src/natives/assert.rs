@@ -15,7 +15,6 @@
 use super::{Cx, text, wrong_args};
 use crate::display::{self, StrForm};
 use crate::error::RunError;
-use crate::meter::Meter;
 use crate::value::{self, Repr, Value, View};
 use writ_lang::Code;
 
@@ -36,7 +35,7 @@ fn failed(message: String) -> RunError {
 /// `v` as a message shows it: its display form, quoted, cut at `max` bytes.
 fn shown(cx: &Cx, v: &Value, max: usize) -> String {
     let mut out = String::new();
-    display::display_in(v, cx.module(), StrForm::Quoted, &mut out, max, Meter::OFF);
+    let _ = display::display(v, cx.module(), StrForm::Quoted, &mut out, max);
     display::safe_text(&out, display::LineBreaks::Escape)
 }
 

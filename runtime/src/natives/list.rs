@@ -367,7 +367,7 @@ pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
             s.push_str(sep);
         }
         let left = cx.machine.memory_left().saturating_sub(s.len());
-        display::display_in(
+        let shown = display::display_in(
             x,
             cx.module(),
             display::StrForm::Text,
@@ -375,6 +375,7 @@ pub(super) fn join(cx: &Cx, a: &[Value]) -> R {
             left,
             cx.meter(),
         );
+        cx.displayed(shown)?;
         cx.tick(1)?;
         cx.reserve(s.len())?;
     }

@@ -48,6 +48,14 @@ impl Cx<'_, '_> {
         self.machine.check_memory(bytes)
     }
 
+    /// The outcome of a program's own display (`str.from`, `list.join`)
+    /// given the memory left: the tripped limit if the meter tripped,
+    /// else, if the display was cut short, the memory limit (its text and
+    /// the room it held needed more than was left).
+    pub(crate) fn displayed(&self, shown: crate::display::Shown) -> Result<(), RunError> {
+        self.machine.displayed(shown)
+    }
+
     /// The run's work meter.
     pub(crate) fn meter(&self) -> Meter {
         self.machine.meter()

@@ -346,21 +346,42 @@ fn case_mapped(cx: &Cx, s: &str, f: fn(&str) -> String) -> R {
     let mut out = String::new();
     let mut rest = s;
     while !rest.is_empty() {
-        let end = match rest.get(..CHUNK.min(rest.len())) {
-            Some(head) if head.len() < rest.len() => head
-                .rfind(|c: char| c.is_ascii_whitespace())
-                .map_or(rest.len(), |i| i + 1),
-            _ => rest.len(),
+        let end = if rest.len() > CHUNK {
+            case_cut(rest.as_bytes(), CHUNK).unwrap_or(rest.len())
+        } else {
+            rest.len()
         };
-        let end = boundary(rest, end);
-        let (chunk, after) = rest.split_at(end);
+        let (chunk, after) = rest.split_at(boundary(rest, end));
         cx.tick(meter::bytes(chunk.len()))?;
+        // A mapped character takes at most three times its bytes (`ΐ`,
+        // two, is `Ϊ́` in upper case, six): a chunk without a place to
+        // cut is checked for that before it is mapped.
+        if chunk.len() > CHUNK {
+            cx.reserve(out.len().saturating_add(chunk.len().saturating_mul(3)))?;
+        }
         let mapped = f(chunk);
         cx.reserve(out.len() + mapped.len())?;
         out.push_str(&mapped);
         rest = after;
     }
     new_str(cx, out)
+}
+
+/// Where a text may be cut for case mapping, at most `max` bytes in: the
+/// last place after an ASCII space or between two ASCII letters or
+/// digits. No character's mapping looks across such a place (a final
+/// `Σ`, lower-cased as `ς`, looks past the letters and marks next to it,
+/// and stops at a space, a letter or a digit), so each part maps as it
+/// would in the whole. `None` if there is no such place.
+fn case_cut(bytes: &[u8], max: usize) -> Option<usize> {
+    (1..=max.min(bytes.len().saturating_sub(1)))
+        .rev()
+        .find(|&i| {
+            let (Some(&a), Some(&b)) = (bytes.get(i - 1), bytes.get(i)) else {
+                return false;
+            };
+            a.is_ascii_whitespace() || (a.is_ascii_alphanumeric() && b.is_ascii_alphanumeric())
+        })
 }
 
 pub(super) fn to_upper(cx: &Cx, a: &[Value]) -> R {
@@ -482,7 +503,7 @@ pub(super) fn from(cx: &Cx, a: &[Value]) -> R {
     };
     let mut s = String::new();
     let left = cx.machine.memory_left();
-    display::display_in(
+    let shown = display::display_in(
         v,
         cx.module(),
         display::StrForm::Text,
@@ -490,6 +511,7 @@ pub(super) fn from(cx: &Cx, a: &[Value]) -> R {
         left,
         cx.meter(),
     );
+    cx.displayed(shown)?;
     new_str(cx, s)
 }
 

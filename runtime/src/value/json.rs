@@ -90,13 +90,18 @@ impl Value {
             module,
             max,
             stack: Vec::new(),
+            boxed: 0,
         };
         w.value(self)?;
         while let Some(top) = w.stack.last_mut() {
             match top.items.next() {
                 None => {
                     let close = top.close;
-                    w.stack.pop();
+                    if let Some(done) = w.stack.pop() {
+                        w.boxed = w.boxed.saturating_sub(crate::display::boxed_bytes(
+                            std::mem::size_of_val(&*done.items),
+                        ));
+                    }
                     w.text(close)?;
                 }
                 Some(item) => {
@@ -114,7 +119,7 @@ impl Value {
                         }
                         Item::Pair(k, v) => {
                             w.text("[")?;
-                            w.open(Box::new([Item::Value(k), Item::Value(v)].into_iter()), "]");
+                            w.open(Box::new([Item::Value(k), Item::Value(v)].into_iter()), "]")?;
                         }
                     }
                 }
@@ -145,7 +150,10 @@ struct Writer<'a> {
     out: String,
     module: &'a Module,
     max: usize,
+    /// The containers open, innermost last.
     stack: Vec<Open<'a>>,
+    /// The bytes of the iterators `stack` owns.
+    boxed: usize,
 }
 
 impl<'a> Writer<'a> {
@@ -199,12 +207,39 @@ impl<'a> Writer<'a> {
         self.text("\"")
     }
 
-    fn open(&mut self, items: Box<dyn Iterator<Item = Item<'a>> + 'a>, close: &'static str) {
+    /// Open a container (its opening text is written): refused, as too
+    /// deep, once the containers open would hold more room than a host's
+    /// display may ([`crate::display::host_room`]).
+    fn open(
+        &mut self,
+        items: Box<dyn Iterator<Item = Item<'a>> + 'a>,
+        close: &'static str,
+    ) -> Result<(), RunError> {
+        self.boxed = self
+            .boxed
+            .saturating_add(crate::display::boxed_bytes(std::mem::size_of_val(&*items)));
         self.stack.push(Open {
             items,
             first: true,
             close,
         });
+        let room = self
+            .stack
+            .capacity()
+            .saturating_mul(std::mem::size_of::<Open<'a>>())
+            .saturating_add(self.boxed);
+        if room > crate::display::host_room(self.max) {
+            return Err(RunError::limit(
+                Limit::Output,
+                self.max as u64,
+                format!(
+                    "expected the result to be nested shallowly enough to write as JSON in {} bytes of output, but it is nested deeper",
+                    self.max
+                ),
+            )
+            .with_help("the result is refused whole, never cut: return less"));
+        }
+        Ok(())
     }
 
     /// Write a value: a scalar whole, a container's opening text (its
@@ -227,12 +262,12 @@ impl<'a> Writer<'a> {
                 View::Function => self.string(FUNCTION_MARKER),
                 View::Tuple(items) => {
                     self.text("[")?;
-                    self.open(Box::new(items.iter().map(Item::Value)), "]");
+                    self.open(Box::new(items.iter().map(Item::Value)), "]")?;
                     Ok(())
                 }
                 View::List(l) => {
                     self.text("[")?;
-                    self.open(Box::new(l.iter().map(Item::Value)), "]");
+                    self.open(Box::new(l.iter().map(Item::Value)), "]")?;
                     Ok(())
                 }
                 View::Record(r) => {
@@ -240,7 +275,7 @@ impl<'a> Writer<'a> {
                     self.open(
                         Box::new(r.fields(module).map(|(k, v)| Item::Keyed(k, v))),
                         "}",
-                    );
+                    )?;
                     Ok(())
                 }
                 View::Map(m) => {
@@ -258,10 +293,10 @@ impl<'a> Writer<'a> {
                                 _ => Item::Pair(k, v),
                             })),
                             "}",
-                        );
+                        )?;
                     } else {
                         self.text("[")?;
-                        self.open(Box::new(m.iter().map(|(k, v)| Item::Pair(k, v))), "]");
+                        self.open(Box::new(m.iter().map(|(k, v)| Item::Pair(k, v))), "]")?;
                     }
                     Ok(())
                 }
@@ -271,7 +306,7 @@ impl<'a> Writer<'a> {
                         (n, []) if n == prelude.none => self.text("null"),
                         (n, [inner]) if n == prelude.some && is_option(inner, module) => {
                             self.text("{")?;
-                            self.open(Box::new(std::iter::once(Item::Keyed("some", inner))), "}");
+                            self.open(Box::new(std::iter::once(Item::Keyed("some", inner))), "}")?;
                             Ok(())
                         }
                         (n, [inner]) if n == prelude.some => {
@@ -281,14 +316,14 @@ impl<'a> Writer<'a> {
                         (n, [inner]) if n == prelude.ok || n == prelude.err => {
                             let key = if n == prelude.ok { "ok" } else { "err" };
                             self.text("{")?;
-                            self.open(Box::new(std::iter::once(Item::Keyed(key, inner))), "}");
+                            self.open(Box::new(std::iter::once(Item::Keyed(key, inner))), "}")?;
                             Ok(())
                         }
                         (_, fields) => {
                             self.text("{\"tag\":")?;
                             self.string(c.name(module).unwrap_or("?"))?;
                             self.text(",\"fields\":[")?;
-                            self.open(Box::new(fields.iter().map(Item::Value)), "]}");
+                            self.open(Box::new(fields.iter().map(Item::Value)), "]}")?;
                             Ok(())
                         }
                     }
