@@ -448,6 +448,35 @@ fn load_policy(path: &Path) -> Result<writ_host::policy::Policy, ExitCode> {
     })
 }
 
+/// `policy` (read from `path`), if the files it names (its seed, its
+/// recorded responses) can be read as a run would read them; else what
+/// is wrong is printed, nothing is granted, and `writ` exits with 2.
+fn named_files(
+    path: &Path,
+    policy: writ_host::policy::Policy,
+) -> Result<writ_host::policy::Policy, ExitCode> {
+    let files: writ_host::engine::Files = std::sync::Arc::new(writ_host::engine::read_named_file);
+    match writ_host::engine::check_named_files(&policy, &files) {
+        Ok(()) => Ok(policy),
+        Err(e) => {
+            let shown = path.display().to_string();
+            let color = render::want_color(
+                std::io::stdout().is_terminal(),
+                std::env::var("NO_COLOR").ok().as_deref(),
+            );
+            let mut d = Diagnostic::new(e.code, e.message);
+            if let Some(help) = e.help {
+                d = d.with_help(help);
+            }
+            host_cli::out(&render::human(&[d], &shown, "", color));
+            host_cli::out(&format!(
+                "{shown}: a file the policy names cannot be used; nothing is granted\n"
+            ));
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
 /// Read and parse a policy file, or what went wrong: the file's text
 /// (empty when it could not be read) and the diagnostics about it.
 fn read_policy(path: &Path) -> Result<writ_host::policy::Policy, (String, Vec<Diagnostic>)> {
@@ -819,7 +848,7 @@ fn main() -> ExitCode {
                 Err(code) => return code,
             };
             if let Some(policy) = policy {
-                return match load_policy(&policy) {
+                return match load_policy(&policy).and_then(|p| named_files(&policy, p)) {
                     Ok(p) => {
                         let names = p.granted();
                         let grants = writ::Grants {

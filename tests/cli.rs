@@ -292,6 +292,39 @@ fn policy_grants_check_the_manifest_and_a_malformed_policy_exits_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stdout(&o).contains("[E9001]"), "{}", stdout(&o));
 
+    // The files a policy names are read as a run would read them: missing
+    // or malformed, the policy grants nothing (exit 2), as a run would not
+    // start.
+    std::fs::write(
+        dir.join("rec.toml"),
+        "[principal]\nid = \"e1\"\nrole = \"employee\"\n\n[grants.Log]\n\n[grants.Http]\nrecorded = \"responses.toml\"\n",
+    )
+    .expect("write");
+    let o = writ(&["check", "--policy", "rec.toml", "main.writ"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stdout(&o),
+        "[E4006] Error: cannot read the recorded responses responses.toml: No such file or directory (os error 2)\n  in rec.toml\n  Help: nothing was run: the host could not make the checks the policy asks for\nrec.toml: a file the policy names cannot be used; nothing is granted\n"
+    );
+    std::fs::write(
+        dir.join("responses.toml"),
+        "[[responses]]\nurl = \"https://air-one.example/offers\"\nbody = \"{}\"\n",
+    )
+    .expect("write");
+    let o = writ(&["check", "--policy", "rec.toml", "main.writ"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stdout(&o),
+        "[E4006] Error: expected recorded responses in responses.toml, found `responses`, which is not `response`\n  in rec.toml\n  Help: write each response as a table `[[response]]` with `url = \"...\"` and `body = \"...\"`; nothing was run\nrec.toml: a file the policy names cannot be used; nothing is granted\n"
+    );
+    std::fs::write(
+        dir.join("responses.toml"),
+        "[[response]]\nurl = \"https://air-one.example/offers\"\nbody = \"{}\"\n",
+    )
+    .expect("write");
+    let o = writ(&["check", "--policy", "rec.toml", "main.writ"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+
     let o = writ(
         &[
             "check",

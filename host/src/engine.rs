@@ -563,6 +563,19 @@ pub(crate) fn open_for(
     Ok((store, recorded_for(policy, files)?))
 }
 
+/// Read the files `policy` names as a run would before it starts: its
+/// seed (read, not applied) and its recorded `Http` responses (read
+/// strictly). What `writ check --policy` does, so that a policy whose
+/// files are missing or malformed is found before anything is run; the
+/// error is the one a run would stop with (`E4006`).
+pub fn check_named_files(policy: &Policy, files: &Files) -> Result<(), RunError> {
+    if let Some(s) = &policy.store.seed {
+        files(&policy.resolve(s))
+            .map_err(|e| unavailable(format!("cannot read the seed file {s}: {e}")))?;
+    }
+    recorded_for(policy, files).map(|_| ())
+}
+
 /// The recorded `Http` responses `policy` names, loaded.
 fn recorded_for(
     policy: &Policy,

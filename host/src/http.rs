@@ -15,11 +15,17 @@ use crate::engine::unavailable;
 use crate::url::{self, Url};
 
 /// A file of recorded responses: `[[response]]` tables with `url` and
-/// `body`.
+/// `body`, and nothing else. Read strictly, as a policy is: a key or table
+/// it does not know (a misspelt `[[responses]]`, a `status`), a
+/// `[response]` that is not a list, a URL recorded twice or a file with no
+/// response at all is refused, so that a mistake never leaves a run
+/// denied every request (or served another answer) without a word.
 pub(crate) fn load_recorded(
     path: &str,
     files: &crate::engine::Files,
 ) -> Result<HashMap<String, String>, RunError> {
+    const SHAPE: &str =
+        "write each response as a table `[[response]]` with `url = \"...\"` and `body = \"...\"`";
     let text = files(path)
         .map_err(|e| unavailable(format!("cannot read the recorded responses {path}: {e}")))?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| {
@@ -27,21 +33,73 @@ pub(crate) fn load_recorded(
             "the recorded responses {path} are not valid TOML: {e}"
         ))
     })?;
+    let refused = |what: String, help: &str| {
+        unavailable(format!("expected recorded responses in {path}, {what}"))
+            .with_help(format!("{help}; nothing was run"))
+    };
+    if let Some(key) = table.keys().find(|k| k.as_str() != "response") {
+        return Err(refused(
+            format!("found `{}`, which is not `response`", shown_key(key)),
+            SHAPE,
+        ));
+    }
+    let list = match table.get("response") {
+        None => return Err(refused("found no `[[response]]`".to_string(), SHAPE)),
+        Some(toml::Value::Array(list)) => list,
+        Some(_) => {
+            return Err(refused(
+                "found `response` as a single value, not a list of `[[response]]` tables"
+                    .to_string(),
+                "write `[[response]]` (two brackets) before each response",
+            ));
+        }
+    };
     let mut out = HashMap::new();
-    let list = table.get("response").and_then(toml::Value::as_array);
-    for entry in list.into_iter().flatten() {
+    for (i, entry) in list.iter().enumerate() {
+        let n = i + 1;
+        let Some(entry) = entry.as_table() else {
+            return Err(refused(format!("found response {n} not a table"), SHAPE));
+        };
+        if let Some(key) = entry.keys().find(|k| !matches!(k.as_str(), "url" | "body")) {
+            return Err(refused(
+                format!(
+                    "found `{}` in response {n}, which takes only `url` and `body`",
+                    shown_key(key)
+                ),
+                "a recorded response is a body served with status 200: leave out other keys",
+            ));
+        }
         let url = entry.get("url").and_then(toml::Value::as_str);
         let body = entry.get("body").and_then(toml::Value::as_str);
         let (Some(u), Some(b)) = (url, body) else {
-            return Err(unavailable(format!(
-                "each [[response]] in {path} needs a `url` and a `body`"
-            )));
+            return Err(refused(
+                format!(
+                    "found response {n} without a `url` and a `body` of text: each [[response]] needs a `url` and a `body`"
+                ),
+                SHAPE,
+            ));
         };
         let key = url::parse(u)
             .map_err(|e| unavailable(format!("a recorded URL in {path} is malformed: {u}: {e}")))?;
-        out.insert(key.to_string(), b.to_string());
+        let key = key.to_string();
+        if out.contains_key(&key) {
+            return Err(refused(
+                format!("found {key} recorded twice (response {n} again)"),
+                "record each URL once (URLs are compared normalised: `HTTPS://A.example/x` and `https://a.example/x` are one)",
+            ));
+        }
+        out.insert(key, b.to_string());
     }
     Ok(out)
+}
+
+/// A key of a recorded-responses file as a message shows it: escaped, and
+/// at most its first 64 characters (then `…`).
+fn shown_key(key: &str) -> String {
+    let start: String = key.chars().take(64).collect();
+    let cut = if start.len() < key.len() { "…" } else { "" };
+    let start = writ_runtime::display::safe_text(&start, writ_runtime::display::LineBreaks::Escape);
+    format!("{start}{cut}")
 }
 
 /// Why a request gave no body.

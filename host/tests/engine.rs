@@ -387,8 +387,8 @@ fn a_store_of_another_schema_or_a_malformed_recorded_file_stops_before_the_run()
         .err();
     let err = err.map(|e| (e.code.to_string(), e.message));
     assert!(
-        err.as_ref()
-            .is_some_and(|(c, m)| c == "E4006" && m.contains("needs a `url` and a `body`")),
+        err.as_ref().is_some_and(|(c, m)| c == "E4006"
+            && m.contains("found `bdy` in response 1, which takes only `url` and `body`")),
         "{err:?}"
     );
     assert!(printed.is_empty(), "nothing ran");
@@ -821,4 +821,74 @@ fn a_new_store_is_readable_by_its_owner_only() {
     let mode = std::fs::metadata(&db).map(|m| m.permissions().mode() & 0o777);
     assert_eq!(mode.ok(), Some(0o600));
     let _ = std::fs::remove_file(&db);
+}
+
+#[test]
+fn a_recorded_responses_file_is_read_strictly() {
+    let engine = Engine::new();
+    let dir = std::env::temp_dir().join(format!("writ-engine-strictrec-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let ok = "[[response]]\nurl = \"https://a.example/x\"\nbody = \"{}\"\n";
+    // Each file, and what its refusal says (each with E4006, before anything runs).
+    let cases: &[(&str, &str)] = &[
+        (
+            "[[responses]]\nurl = \"https://a.example/x\"\nbody = \"{}\"\n",
+            "found `responses`, which is not `response`",
+        ),
+        (
+            "[response]\nurl = \"https://a.example/x\"\nbody = \"{}\"\n",
+            "found `response` as a single value, not a list of `[[response]]` tables",
+        ),
+        (
+            "[[response]]\nurl = \"https://a.example/x\"\nbody = \"{}\"\nstatus = 404\n",
+            "found `status` in response 1, which takes only `url` and `body`",
+        ),
+        (
+            "[[response]]\nurl = \"https://a.example/x\"\nbody = 3\n",
+            "found response 1 without a `url` and a `body` of text",
+        ),
+        ("# nothing yet\n", "found no `[[response]]`"),
+        (
+            "[[response]]\nurl = \"https://a.example/x\"\nbody = \"{}\"\n[[response]]\nurl = \"HTTPS://A.example/x\"\nbody = \"[]\"\n",
+            "found https://a.example/x recorded twice (response 2 again)",
+        ),
+        ("response = [1]\n", "found response 1 not a table"),
+    ];
+    let program = match engine.check("Log.info(\"hi\")\n", &policy("")) {
+        Ok(x) => x,
+        Err(d) => panic!("{d:#?}"),
+    };
+    for (i, (file, said)) in cases.iter().chain([&(ok, "")]).enumerate() {
+        let _ = std::fs::write(dir.join("r.toml"), file);
+        let mut p = policy("[grants.Http]\nrecorded = \"r.toml\"\n");
+        p.dir = Some(dir.clone());
+        let db = db(&format!("strictrec{i}"));
+        let options = RunOptions {
+            store: Some(db.clone()),
+            ..Default::default()
+        };
+        let mut printed = Vec::new();
+        let err = engine
+            .run(&program, &p, &options, &mut |l: &str| {
+                printed.push(l.to_string())
+            })
+            .err()
+            .map(|e| (e.code.to_string(), e.message, e.help.unwrap_or_default()));
+        if said.is_empty() {
+            assert!(err.is_none(), "{err:?}");
+            assert_eq!(printed, ["hi"]);
+        } else {
+            let (code, message, help) = err.expect("refused");
+            assert_eq!(code, "E4006", "{message}");
+            assert!(
+                message.starts_with("expected recorded responses in "),
+                "{message}"
+            );
+            assert!(message.contains(said), "{message}");
+            assert!(help.ends_with("nothing was run"), "{help}");
+            assert!(printed.is_empty(), "nothing ran");
+        }
+        let _ = std::fs::remove_file(&db);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
