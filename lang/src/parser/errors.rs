@@ -131,6 +131,28 @@ fn help_for(found: Option<&Token>, raw: &[String]) -> (Code, Option<String>) {
     if let Token::Reserved(word) = found {
         return (Code::ReservedWord, Some(reserved_help(word)));
     }
+    // `-> Int / Log`: a row of one effect is still written in braces.
+    if let Token::Upper(name) = found
+        && raw.iter().any(|e| e.starts_with("an effect row"))
+    {
+        let help =
+            format!("an effect row is written in braces, even with one effect: `/ {{{name}}}`");
+        return (Code::UnexpectedToken, Some(help));
+    }
+    // `type shape = ...`, `effect ask { ... }`.
+    if let Token::Lower(name) = found
+        && wanted("a capitalised name")
+    {
+        let mut chars = name.chars();
+        let capital: String = chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+        let help = format!(
+            "names of types, effects and constructors start with a capital letter: `{capital}`"
+        );
+        return (Code::UnexpectedToken, Some(help));
+    }
     let help = match found {
         Token::Return => "Writ has no `return` statement: a block's value is its last expression",
         Token::Assign if wanted("an operator") || wanted("an expression") => {

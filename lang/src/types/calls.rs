@@ -240,6 +240,18 @@ impl Checker {
         if piped {
             d = d.with_note("the value before `|>` is passed as the first argument");
         }
+        // `Log.info("total", n)`, as a print with several arguments is
+        // written elsewhere: the message is one string.
+        if let ExprKind::Var(v) = &callee.kind
+            && let Some((e, o)) = v.name.split_once('.')
+            && matches!(e, "Log" | "Fail")
+            && want == 1
+            && got > 1
+        {
+            d = d.with_help(format!(
+                "`{e}.{o}` takes one `Str`: put the values in it with interpolation, `{e}.{o}(\"total: ${{n}}\")`"
+            ));
+        }
         self.report(d);
     }
 
