@@ -286,9 +286,9 @@ fn write<'a>(
 /// A value as a program prints it, at most `max` bytes (then `…`); a
 /// string at the top is its text or quoted, as `form` says. `module` is
 /// the one the value was made with (it names constructors, fields and
-/// functions). Not metered: the work is bounded by `max`, which also
-/// bounds the room a deeply nested value's display holds besides its
-/// text ([`display`]).
+/// functions). Not metered: the work is bounded by `max`; the room a
+/// deeply nested value's display holds besides its text is at most 16
+/// times `max` (at least 1 MiB), past which the text is cut short.
 pub fn to_string(v: &Value, module: &Module, form: StrForm, max: usize) -> String {
     let mut s = String::new();
     let _ = display(v, module, form, &mut s, max);
@@ -299,8 +299,8 @@ pub fn to_string(v: &Value, module: &Module, form: StrForm, max: usize) -> Strin
 /// at most `max` bytes (the run's output limit), else `E5004`, as its
 /// JSON is refused whole past the same bound (never cut, so a host or a
 /// person never takes the start of a value for the value). A value
-/// nested so deep that its display would hold more room than
-/// [`display`] allows is refused the same way.
+/// nested so deep that its display would hold more room than 16 times
+/// `max` (at least 1 MiB) is refused the same way.
 pub fn result_text(v: &Value, module: &Module, max: usize) -> Result<String, crate::RunError> {
     if v.is_unit() {
         return Ok(String::new());
