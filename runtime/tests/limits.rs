@@ -140,6 +140,33 @@ fn depth_stops_runaway_recursion() {
 }
 
 #[test]
+fn a_mutual_recursion_is_traced_as_it_ran() {
+    // `f` and `g` alternate: no entry merges frames that were not
+    // consecutive, and what does not fit is counted at the end.
+    let src = "fn f(n: Int) -> Int { if n == 0 { 1 / 0 } else { g(n - 1) + 1 } }\nfn g(n: Int) -> Int { f(n) + 1 }\nf(1000)\n";
+    let (r, _) = exec(src, &limits(&[]), None);
+    let Err(e) = r else {
+        panic!("expected a division by zero")
+    };
+    let names: Vec<(&str, usize)> = e
+        .trace
+        .iter()
+        .map(|t| (t.function.as_str(), t.times))
+        .collect();
+    let (last, kept) = names.split_last().expect("a trace");
+    assert!(kept.iter().all(|(_, times)| *times == 1), "{names:?}");
+    assert!(
+        kept.windows(2).all(|w| w[0].0 != w[1].0),
+        "alternating: {names:?}"
+    );
+    // 1,000 calls of `g`, 1,001 of `f` and the top level, in all.
+    assert_eq!(
+        *last,
+        (format!("... {} more calls", 2002 - kept.len()).as_str(), 1)
+    );
+}
+
+#[test]
 fn output_stops_a_chatty_program() {
     let src = "fn chat(n: Int) -> Unit / {Log} { Log.info(\"line ${n}\"); chat(n + 1) }\nchat(0)\n";
     let (r, lines) = exec(src, &limits(&[("output", "100")]), None);

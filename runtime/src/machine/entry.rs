@@ -225,7 +225,12 @@ impl<'a> Machine<'a> {
             }
             let full = trace.len() >= TRACE_ENTRIES;
             match trace.last_mut() {
-                Some(last) if last.function == func.name && last.span == span => last.times += 1,
+                // Merged only while nothing was left out since: past the
+                // bound, a frame like the last kept one is not consecutive
+                // with it (`f`, `g`, `f`, ... of a mutual recursion).
+                Some(last) if omitted == 0 && last.function == func.name && last.span == span => {
+                    last.times += 1
+                }
                 _ if full => omitted += 1,
                 _ => trace.push(TraceEntry {
                     function: func.name.clone(),
