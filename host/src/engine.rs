@@ -565,8 +565,8 @@ pub(crate) fn open_for(
 
 /// Read the files `policy` names as a run would before it starts: its
 /// seed (read, not applied) and its recorded `Http` responses (read
-/// strictly). What `writ check --policy` does, so that a policy whose
-/// files are missing or malformed is found before anything is run; the
+/// strictly), so that a policy whose files are missing or malformed is
+/// found before anything is run, as the command line's check does; the
 /// error is the one a run would stop with (`E4006`).
 pub fn check_named_files(policy: &Policy, files: &Files) -> Result<(), RunError> {
     if let Some(s) = &policy.store.seed {
