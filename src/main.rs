@@ -453,8 +453,10 @@ fn load_policy(path: &Path) -> Result<writ_host::policy::Policy, ExitCode> {
 /// is wrong is printed, nothing is granted, and `writ` exits with 2.
 fn named_files(
     path: &Path,
-    policy: writ_host::policy::Policy,
+    mut policy: writ_host::policy::Policy,
 ) -> Result<writ_host::policy::Policy, ExitCode> {
+    // Named files are relative to the policy's directory, as for a run.
+    policy.dir = path.parent().map(Path::to_path_buf);
     let files: writ_host::engine::Files = std::sync::Arc::new(writ_host::engine::read_named_file);
     match writ_host::engine::check_named_files(&policy, &files) {
         Ok(()) => Ok(policy),

@@ -324,6 +324,12 @@ fn policy_grants_check_the_manifest_and_a_malformed_policy_exits_2() {
     .expect("write");
     let o = writ(&["check", "--policy", "rec.toml", "main.writ"], &dir);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // Relative to the policy's directory, wherever `writ` runs.
+    std::fs::create_dir_all(dir.join("sub")).expect("mkdir");
+    std::fs::rename(dir.join("rec.toml"), dir.join("sub/rec.toml")).expect("move");
+    std::fs::rename(dir.join("responses.toml"), dir.join("sub/responses.toml")).expect("move");
+    let o = writ(&["check", "--policy", "sub/rec.toml", "main.writ"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
 
     let o = writ(
         &[
