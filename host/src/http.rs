@@ -94,12 +94,9 @@ pub(crate) fn load_recorded(
 }
 
 /// A key of a recorded-responses file as a message shows it: escaped, and
-/// at most its first 64 characters (then `…`).
+/// at most its first 64 bytes.
 fn shown_key(key: &str) -> String {
-    let start: String = key.chars().take(64).collect();
-    let cut = if start.len() < key.len() { "…" } else { "" };
-    let start = writ_runtime::display::safe_text(&start, writ_runtime::display::LineBreaks::Escape);
-    format!("{start}{cut}")
+    writ_runtime::display::safe_start(key, 64, writ_runtime::display::LineBreaks::Escape)
 }
 
 /// Why a request gave no body.

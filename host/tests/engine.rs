@@ -853,6 +853,11 @@ fn a_recorded_responses_file_is_read_strictly() {
             "found https://a.example/x recorded twice (response 2 again)",
         ),
         ("response = [1]\n", "found response 1 not a table"),
+        // A long key is shown by its start and length.
+        (
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx = 1\n",
+            "found `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… (100 bytes, shown shortened)`, which is not `response`",
+        ),
     ];
     let program = match engine.check("Log.info(\"hi\")\n", &policy("")) {
         Ok(x) => x,

@@ -373,7 +373,7 @@ pub fn safe_text(s: &str, breaks: LineBreaks) -> String {
 /// at a character boundary), then, when `s` is longer, `…` and its full
 /// length in bytes. The work is bounded by `max`, whatever the length of
 /// `s`.
-pub(crate) fn safe_start(s: &str, max: usize, breaks: LineBreaks) -> String {
+pub fn safe_start(s: &str, max: usize, breaks: LineBreaks) -> String {
     if s.len() <= max {
         return safe_text(s, breaks);
     }
